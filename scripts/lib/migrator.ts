@@ -1,0 +1,182 @@
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+
+/**
+ * Prisma Migrate without the network: Prisma's own schema engine, compiled to WebAssembly,
+ * driven over the pg driver adapter. The layout (prisma/migrations/<ts>_<name>/migration.sql,
+ * migration_lock.toml, the _prisma_migrations table) is the standard one, so `prisma migrate
+ * deploy` works unchanged wherever the native engine can be downloaded.
+ */
+const ROOT = path.resolve(import.meta.dirname, "../..");
+export const SCHEMA_PATH = path.join(ROOT, "prisma/schema.prisma");
+export const MIGRATIONS_DIR = path.join(ROOT, "prisma/migrations");
+
+type Engine = {
+  applyMigrations(input: unknown): Promise<{ appliedMigrationNames: string[] }>;
+  diff(input: unknown): Promise<{ exitCode: number; stdout: string | null }>;
+  free(): void;
+};
+
+/** The engine reads Postgres's internal "char" type (OID 18), which adapter-pg cannot map; text can. */
+class CharAsTextClient extends pg.Client {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...args: any[]): any {
+    const patch = (res: pg.QueryResult | undefined) => {
+      for (const f of res?.fields ?? []) if (f.dataTypeID === 18) f.dataTypeID = 25;
+      return res;
+    };
+    const last = args.length - 1;
+    if (typeof args[last] === "function") {
+      const cb = args[last];
+      args[last] = (err: unknown, res: pg.QueryResult) => cb(err, patch(res));
+    }
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const result = (super.query as any)(...args);
+    return result && typeof result.then === "function" ? result.then(patch) : result;
+  }
+}
+
+function poolConfig(url: string, database?: string): pg.PoolConfig {
+  const u = new URL(url);
+  // Separate fields, not a connection string: adapter-pg's own shadow-db helper ignores the
+  // database name when given a URL and would use the main database as the "shadow".
+  return {
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: database ?? decodeURIComponent(u.pathname.slice(1)),
+    Client: CharAsTextClient,
+    max: 4,
+  };
+}
+
+function adapterFactory(url: string) {
+  const main = new PrismaPg(new pg.Pool(poolConfig(url)));
+  return {
+    provider: "postgres" as const,
+    adapterName: main.adapterName,
+    connect: () => main.connect(),
+    // A throwaway database for diffing the migration history; dropped (FORCE) after its pool ends.
+    async connectToShadowDb() {
+      const name = `prisma_shadow_${randomUUID().replace(/-/g, "")}`;
+      const admin = new pg.Client(poolConfig(url));
+      await admin.connect();
+      await admin.query(`CREATE DATABASE "${name}"`);
+      await admin.end();
+      const pool = new pg.Pool(poolConfig(url, name));
+      const adapter = await new PrismaPg(pool).connect();
+      const dispose = adapter.dispose.bind(adapter);
+      adapter.dispose = async () => {
+        await dispose().catch(() => {});
+        await pool.end().catch(() => {});
+        const c = new pg.Client(poolConfig(url));
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await c.end();
+      };
+      return adapter;
+    },
+  };
+}
+
+async function loadEngine(url: string): Promise<Engine> {
+  const require = createRequire(import.meta.url);
+  const gluePath = require.resolve("@prisma/schema-engine-wasm/schema_engine_bg");
+  const glue = await import(gluePath);
+  const wasmPath = gluePath.replace(/\.js$/, ".wasm");
+  const module = await WebAssembly.compile(fs.readFileSync(wasmPath));
+  const imports: WebAssembly.Imports = {};
+  for (const imp of WebAssembly.Module.imports(module)) imports[imp.module] = glue;
+  const instance = await WebAssembly.instantiate(module, imports);
+  glue.__wbg_set_wasm(instance.exports);
+  (instance.exports as { __wbindgen_start?: () => void }).__wbindgen_start?.();
+  const schema = fs.readFileSync(SCHEMA_PATH, "utf8");
+  const log = () => {};
+  return glue.SchemaEngine.new(
+    { datamodels: [[SCHEMA_PATH, schema]] },
+    log,
+    bindMigrationAwareSqlAdapterFactory(adapterFactory(url) as never),
+  );
+}
+
+function migrationsList() {
+  const dirs = fs.existsSync(MIGRATIONS_DIR)
+    ? fs
+        .readdirSync(MIGRATIONS_DIR, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
+    : [];
+  const lockPath = path.join(MIGRATIONS_DIR, "migration_lock.toml");
+  return {
+    baseDir: MIGRATIONS_DIR,
+    lockfile: { path: lockPath, content: fs.existsSync(lockPath) ? fs.readFileSync(lockPath, "utf8") : null },
+    shadowDbInitScript: "",
+    migrationDirectories: dirs.map((name) => {
+      const file = path.join(MIGRATIONS_DIR, name, "migration.sql");
+      return {
+        path: path.join(MIGRATIONS_DIR, name),
+        migrationFile: {
+          path: file,
+          content: fs.existsSync(file)
+            ? { tag: "ok", value: fs.readFileSync(file, "utf8") }
+            : { tag: "error", value: "missing migration.sql" },
+        },
+      };
+    }),
+  };
+}
+
+const noFilter = { externalTables: [], externalEnums: [] };
+const schemaTarget = () => ({
+  tag: "schemaDatamodel",
+  files: [{ path: SCHEMA_PATH, content: fs.readFileSync(SCHEMA_PATH, "utf8") }],
+});
+
+async function withEngine<T>(url: string, fn: (e: Engine) => Promise<T>): Promise<T> {
+  const engine = await loadEngine(url);
+  try {
+    return await fn(engine);
+  } finally {
+    engine.free();
+  }
+}
+
+/** Applies every migration not yet recorded in _prisma_migrations. */
+export function deployMigrations(url: string): Promise<string[]> {
+  return withEngine(url, async (e) => {
+    const out = await e.applyMigrations({ migrationsList: migrationsList(), filters: noFilter });
+    return out.appliedMigrationNames;
+  });
+}
+
+/** SQL that would take the migrations to schema.prisma; "" when they agree. Uses a shadow database. */
+export function pendingSchemaChange(url: string): Promise<string> {
+  return withEngine(url, async (e) => {
+    const out = await e.diff({
+      from: { tag: "migrations", ...migrationsList() },
+      to: schemaTarget(),
+      script: true,
+      exitCode: true,
+      filters: noFilter,
+    });
+    return out.exitCode === 2 ? (out.stdout ?? "") : "";
+  });
+}
+
+/** Writes prisma/migrations/<timestamp>_<name>/migration.sql for the pending change, if any. */
+export async function createMigration(url: string, name: string): Promise<string | null> {
+  const sql = await pendingSchemaChange(url);
+  if (!sql.trim()) return null;
+  const stamp = new Date().toISOString().replace(/[-:TZ.]/g, "").slice(0, 14);
+  const dir = path.join(MIGRATIONS_DIR, `${stamp}_${name.replace(/[^a-z0-9_]/gi, "_")}`);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "migration.sql"), sql);
+  return dir;
+}
