@@ -138,6 +138,7 @@ CREATE TABLE "AiRuntimeJob" (
     "inputHash" TEXT NOT NULL,
     "runAfter" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "cancelRequested" BOOLEAN NOT NULL DEFAULT false,
+    "cancelRequestedAt" TIMESTAMP(3),
     "stage" TEXT,
     "progress" INTEGER NOT NULL DEFAULT 0,
     "progressMessage" TEXT,
@@ -179,7 +180,7 @@ CREATE TABLE "AiRuntimeResult" (
 
 -- CreateTable
 CREATE TABLE "JobEvent" (
-    "id" TEXT NOT NULL,
+    "id" BIGSERIAL NOT NULL,
     "jobId" TEXT NOT NULL,
     "fromStatus" "JobStatus",
     "toStatus" "JobStatus" NOT NULL,

@@ -1,0 +1,32 @@
+function num(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === "" ? fallback : Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got ${raw}`);
+  return value;
+}
+
+/** Job engine settings; defaults are SPEC §4's. Read on each call so tests can adjust them. */
+export const jobConfig = {
+  get leaseSeconds() {
+    return num("JOB_LEASE_SECONDS", 60);
+  },
+  get defaultTimeoutSeconds() {
+    return num("JOB_TIMEOUT_SECONDS", 120);
+  },
+  get defaultMaxRetryCount() {
+    return num("JOB_MAX_RETRY_COUNT", 3);
+  },
+  get pollIntervalMs() {
+    return num("RUNTIME_POLL_INTERVAL_MS", 2000);
+  },
+  /** First retry waits this long (seed 004's 5 s); each further retry doubles it, with jitter. */
+  get backoffBaseMs() {
+    return num("JOB_BACKOFF_BASE_MS", 5000);
+  },
+  get backoffCapMs() {
+    return num("JOB_BACKOFF_CAP_MS", 5 * 60_000);
+  },
+  get sweepBatchSize() {
+    return num("JOB_SWEEP_BATCH", 1000);
+  },
+};

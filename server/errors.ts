@@ -1,0 +1,63 @@
+/**
+ * One domain error type. Services throw AppError(code, message); one table maps each code to
+ * an HTTP status (Runtime routes) and a tRPC code (procedures).
+ */
+export const ERROR_CODES = {
+  UNAUTHORIZED: { status: 401, trpc: "UNAUTHORIZED" },
+  FORBIDDEN: { status: 403, trpc: "FORBIDDEN" },
+  CONSENT_REQUIRED: { status: 403, trpc: "FORBIDDEN" },
+  INVALID_REQUEST: { status: 400, trpc: "BAD_REQUEST" },
+  MALFORMED_JSON: { status: 400, trpc: "BAD_REQUEST" },
+  INVALID_PARAMS: { status: 400, trpc: "BAD_REQUEST" },
+  UNKNOWN_ERROR_CODE: { status: 400, trpc: "BAD_REQUEST" },
+  CANCEL_NOT_REQUESTED: { status: 400, trpc: "BAD_REQUEST" },
+  CREDENTIAL_REQUIRED: { status: 400, trpc: "BAD_REQUEST" },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: "BAD_REQUEST" },
+  PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
+  NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
+  JOB_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
+  TARGET_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
+  JOB_ALREADY_LOCKED: { status: 409, trpc: "CONFLICT" },
+  JOB_NOT_LOCKABLE: { status: 409, trpc: "CONFLICT" },
+  LOCK_LOST: { status: 409, trpc: "CONFLICT" },
+  RESULT_ALREADY_EXISTS: { status: 409, trpc: "CONFLICT" },
+  JOB_CANCELLED: { status: 409, trpc: "CONFLICT" },
+  JOB_NOT_CANCELLABLE: { status: 409, trpc: "CONFLICT" },
+  JOB_NOT_RERUNNABLE: { status: 409, trpc: "CONFLICT" },
+  INVALID_SCHEMA: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+}
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}
+
+/** Postgres unique violation, through Prisma (P2002) or a raw query (23505). */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; meta?: { code?: string }; cause?: { code?: string } } | null;
+  const text = String((e as Error)?.message ?? "");
+  return (
+    err?.code === "P2002" ||
+    err?.code === "23505" ||
+    err?.meta?.code === "23505" ||
+    err?.cause?.code === "23505" ||
+    /unique constraint|23505/i.test(text)
+  );
+}

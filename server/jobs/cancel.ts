@@ -1,0 +1,56 @@
+import { Prisma } from "../generated/prisma/client";
+import { getDb, type DbOrTx } from "../db";
+import { now } from "../clock";
+import { AppError } from "../errors";
+import { HELD_STATUSES } from "./constants";
+import { notify, RETURNING, transition, type Actor } from "./state-machine";
+
+/**
+ * Cancel (SPEC §7): pending → cancelled at once; locked/running → cancelRequested, which the
+ * Runtime learns on its next heartbeat. `ownerId` limits a learner to their own jobs; another
+ * learner's job is reported as not found.
+ */
+export async function cancelJob(jobId: string, actor: Actor, opts: { ownerId?: string } = {}) {
+  const db = getDb();
+  for (let tries = 0; tries < 3; tries++) {
+    const job = await db.aiRuntimeJob.findUnique({ where: { id: jobId }, select: { status: true, userId: true, cancelRequested: true } });
+    if (!job || (opts.ownerId && job.userId !== opts.ownerId)) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+    if (job.status === "pending") {
+      const rows = await cancelPending(db, Prisma.sql`j.id = ${jobId}`, actor);
+      if (rows.length) return { status: "cancelled" as const, cancelRequested: false };
+      continue; // taken or changed meanwhile: look again
+    }
+    if (HELD_STATUSES.includes(job.status)) {
+      const rows = await requestCancel(db, Prisma.sql`j.id = ${jobId}`);
+      if (rows.length) return { status: job.status, cancelRequested: true };
+      continue;
+    }
+    throw new AppError("JOB_NOT_CANCELLABLE", `job is already ${job.status}`, { status: job.status });
+  }
+  throw new AppError("JOB_NOT_CANCELLABLE", "job kept changing; try again");
+}
+
+export function cancelPending(db: DbOrTx, where: Prisma.Sql, actor: Actor) {
+  const at = now();
+  return transition(db, {
+    action: "cancelPending",
+    where,
+    to: Prisma.sql`'cancelled'`,
+    set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "errorCode" = 'CANCELLED', "errorMessage" = ${`cancelled by ${actor.type}`}`,
+    eventErrorCode: Prisma.sql`'CANCELLED'`,
+    actor,
+    now: at,
+  });
+}
+
+/** Not a status change, so no JobEvent; the push still tells watchers. */
+export function requestCancel(db: DbOrTx, where: Prisma.Sql) {
+  const at = now();
+  return db.$queryRaw<{ id: string }[]>`
+    WITH upd AS (
+      UPDATE "AiRuntimeJob" j SET "cancelRequested" = true, "cancelRequestedAt" = COALESCE(j."cancelRequestedAt", ${at}::timestamp(3)), "updatedAt" = ${at}::timestamp(3)
+      WHERE ${where} AND j.status IN ('locked', 'running')
+      RETURNING ${RETURNING}
+    )
+    SELECT upd.id, ${notify("upd")} FROM upd`;
+}

@@ -1,0 +1,47 @@
+import type { JobStatus, JobType } from "../generated/prisma/enums";
+
+export const JOB_TYPES = [
+  "learning_state_analysis",
+  "weak_point_analysis",
+  "next_action_planning",
+  "quiz_generation",
+  "flashcard_generation",
+] as const satisfies readonly JobType[];
+
+export const JOB_STATUSES = [
+  "pending",
+  "locked",
+  "running",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "expired",
+] as const satisfies readonly JobStatus[];
+
+export const TERMINAL_STATUSES: readonly JobStatus[] = ["succeeded", "failed", "cancelled"];
+export const IN_FLIGHT_STATUSES: readonly JobStatus[] = ["pending", "locked", "running", "expired"];
+export const HELD_STATUSES: readonly JobStatus[] = ["locked", "running"];
+
+export const TARGET_TYPES = ["user", "material", "knowledge_point"] as const;
+export const API_KEY_MODES = ["platform_key", "user_deepseek_key"] as const;
+
+/** Failure codes a Runtime may report, with the seed's retry class. */
+export const FAILURE_CODES = {
+  MODEL_TIMEOUT: { retryable: true },
+  MODEL_RATE_LIMIT: { retryable: true },
+  NETWORK_ERROR: { retryable: true },
+  TEMPORARY_PROVIDER_ERROR: { retryable: true },
+  JOB_TIMEOUT: { retryable: true },
+  /** The Runtime is shutting down and hands the job back (not a fault of the job). */
+  RUNTIME_SHUTDOWN: { retryable: true },
+  INVALID_SNAPSHOT: { retryable: false },
+  INVALID_SCHEMA: { retryable: false },
+  INVALID_CREDENTIAL: { retryable: false },
+  /** Acknowledges cancelRequested: the job ends cancelled. */
+  CANCELLED: { retryable: false },
+} as const;
+
+export type FailureCode = keyof typeof FAILURE_CODES;
+export const FAILURE_CODE_LIST = Object.keys(FAILURE_CODES) as FailureCode[];
+
+export const PROGRESS_STAGES = ["prompt_builder", "model_inference", "quality_check", "format_adapter"] as const;

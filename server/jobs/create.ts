@@ -1,0 +1,135 @@
+import { Prisma } from "../generated/prisma/client";
+import type { ApiKeyMode, JobType } from "../generated/prisma/enums";
+import { getDb, type DbOrTx } from "../db";
+import { jobConfig } from "../config";
+import { now } from "../clock";
+import { AppError, isUniqueViolation } from "../errors";
+import { IN_FLIGHT_STATUSES } from "./constants";
+import { hashJson } from "./hashing";
+import { paramsSchemas } from "./schemas";
+import { captureSnapshot, type Target } from "./snapshot";
+import type { Actor } from "./state-machine";
+import { toJobView } from "./views";
+
+export type CreateJobInput = {
+  userId: string;
+  jobType: JobType;
+  target: Target;
+  params?: unknown;
+  idempotencyKey?: string | null;
+  priority?: number;
+  /** Defaults to the learner's own setting (AiConsent.apiKeyMode). */
+  apiKeyMode?: ApiKeyMode;
+  maxRetryCount?: number;
+  timeoutSeconds?: number;
+  /** Admin re-run: run the old job's snapshot again instead of capturing a new one. */
+  snapshotId?: string;
+  retriedFromJobId?: string;
+  actor: Actor;
+};
+
+export function parseParams(jobType: JobType, params: unknown) {
+  const parsed = paramsSchemas[jobType].safeParse(params ?? {});
+  if (!parsed.success) {
+    throw new AppError(
+      "INVALID_PARAMS",
+      `invalid params for ${jobType}`,
+      parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+    );
+  }
+  return parsed.data as Record<string, unknown>;
+}
+
+const jobInclude = { result: { select: { id: true } } } as const;
+
+/**
+ * Creates a job, idempotently (SPEC §6): the same idempotency key returns the job it created;
+ * without a key, an identical request (type, target, params, snapshot content) returns the one
+ * still in flight. Both are enforced by unique indexes, so racing creators get one job.
+ * Creation holds the learner's consent row FOR SHARE: a concurrent revoke waits, then cancels it.
+ */
+export async function createJob(input: CreateJobInput) {
+  const db = getDb();
+  const params = parseParams(input.jobType, input.params);
+  const key = input.idempotencyKey ?? null;
+  const where = { userId: input.userId, jobType: input.jobType, targetType: input.target.type, targetId: input.target.id };
+
+  if (key) {
+    const existing = await db.aiRuntimeJob.findFirst({ where: { ...where, idempotencyKey: key }, include: jobInclude });
+    if (existing) return { job: toJobView(existing), created: false };
+  }
+
+  const consent = await db.aiConsent.findUnique({ where: { userId: input.userId } });
+  if (!consent?.granted) throw new AppError("CONSENT_REQUIRED", "AI analysis is turned off for this learner");
+  const apiKeyMode = input.apiKeyMode ?? consent.apiKeyMode;
+  let credentialId: string | null = null;
+  if (apiKeyMode === "user_deepseek_key") {
+    const credential = await db.userCredential.findFirst({
+      where: { userId: input.userId, provider: "deepseek", deletedAt: null },
+      orderBy: { createdAt: "desc" },
+      select: { id: true },
+    });
+    if (!credential) throw new AppError("CREDENTIAL_REQUIRED", "choose the platform key or store your DeepSeek key first");
+    credentialId = credential.id;
+  }
+
+  const snapshot = input.snapshotId
+    ? await db.snapshot.findFirstOrThrow({ where: { id: input.snapshotId, userId: input.userId }, select: { id: true, contentHash: true } })
+    : await captureSnapshot(db, input.userId, input.target);
+  const inputHash = hashJson({ ...where, params, snapshot: snapshot.contentHash, apiKeyMode });
+
+  if (!key) {
+    const inflight = await findInFlight(db, input.userId, inputHash);
+    if (inflight) return { job: toJobView(inflight), created: false };
+  }
+
+  try {
+    const job = await db.$transaction(async (tx) => {
+      const granted = await tx.$queryRaw<{ granted: boolean }[]>`
+        SELECT granted FROM "AiConsent" WHERE "userId" = ${input.userId} FOR SHARE`;
+      if (!granted[0]?.granted) throw new AppError("CONSENT_REQUIRED", "AI analysis is turned off for this learner");
+      const at = now();
+      const created = await tx.aiRuntimeJob.create({
+        data: {
+          ...where,
+          params: params as Prisma.InputJsonValue,
+          idempotencyKey: key,
+          priority: input.priority ?? 0,
+          apiKeyMode,
+          credentialId,
+          snapshotId: snapshot.id,
+          inputHash,
+          runAfter: at,
+          createdAt: at,
+          maxRetryCount: input.maxRetryCount ?? jobConfig.defaultMaxRetryCount,
+          timeoutSeconds: input.timeoutSeconds ?? jobConfig.defaultTimeoutSeconds,
+          retriedFromJobId: input.retriedFromJobId ?? null,
+          outputSchemaVersion: "v1",
+        },
+        include: jobInclude,
+      });
+      await tx.jobEvent.create({
+        data: { jobId: created.id, fromStatus: null, toStatus: "pending", actorType: input.actor.type, actorId: input.actor.id, attemptNo: 0, createdAt: at },
+      });
+      await tx.$executeRaw`SELECT pg_notify('ai_job_events', ${JSON.stringify({ id: created.id, userId: created.userId, status: "pending", stage: null, progress: 0 })})`;
+      return created;
+    });
+    return { job: toJobView(job), created: true };
+  } catch (e) {
+    if (!isUniqueViolation(e)) throw e;
+    // Lost a creation race: the winner's job is the answer.
+    const winner = key
+      ? await db.aiRuntimeJob.findFirst({ where: { ...where, idempotencyKey: key }, include: jobInclude })
+      : await findInFlight(db, input.userId, inputHash);
+    if (!winner) throw e;
+    return { job: toJobView(winner), created: false };
+  }
+}
+
+function findInFlight(db: DbOrTx, userId: string, inputHash: string) {
+  return db.aiRuntimeJob.findFirst({
+    where: { userId, inputHash, status: { in: [...IN_FLIGHT_STATUSES] } },
+    orderBy: { createdAt: "desc" },
+    include: jobInclude,
+  });
+}

@@ -1,0 +1,213 @@
+import { Prisma } from "../generated/prisma/client";
+import type { JobType } from "../generated/prisma/enums";
+import { getDb } from "../db";
+import { jobConfig } from "../config";
+import { now } from "../clock";
+import { AppError } from "../errors";
+import { decryptSecret } from "../security/secret-box";
+import { HELD_STATUSES, TERMINAL_STATUSES } from "./constants";
+import { getSnapshot } from "./snapshot";
+import { transition, type JobRow } from "./state-machine";
+import { sweepJob } from "./sweep";
+
+/**
+ * A lease lasts JOB_LEASE_SECONDS from the last lock/heartbeat, but never past lockedAt +
+ * timeoutSeconds: the execution timeout is the lease's hard cap, so a Runtime that keeps
+ * heartbeating a stuck job still loses it, and the sweep expires it like any other lease.
+ */
+function leaseUntil(at: Date) {
+  return Prisma.sql`LEAST(${new Date(at.getTime() + jobConfig.leaseSeconds * 1000)}::timestamp(3), j."lockedAt" + make_interval(secs => j."timeoutSeconds"))`;
+}
+
+const lockSet = (runtimeInstanceId: string, at: Date) => Prisma.sql`
+  "attemptNo" = j."attemptNo" + 1, "lockedBy" = ${runtimeInstanceId}, "lockedAt" = ${at}::timestamp(3),
+  "lockUntil" = LEAST(${new Date(at.getTime() + jobConfig.leaseSeconds * 1000)}::timestamp(3), ${at}::timestamp(3) + make_interval(secs => j."timeoutSeconds")),
+  stage = NULL, progress = 0, "progressMessage" = NULL`;
+
+const visible = (at: Date) => Prisma.sql`j."runAfter" <= ${at}::timestamp(3) AND NOT j."cancelRequested"`;
+
+export type PollInput = { runtimeInstanceId: string; capabilities: JobType[]; limit: number };
+
+/** Pending, visible jobs of the Runtime's types in queue order, without taking them. */
+export async function pollJobs(input: PollInput) {
+  const at = now();
+  const rows = await getDb().$queryRaw<
+    { id: string; jobType: JobType; targetType: string; targetId: string; priority: number; attemptNo: number; createdAt: Date }[]
+  >`
+    SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
+    FROM "AiRuntimeJob" j
+    WHERE j.status = 'pending' AND ${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})
+    ORDER BY j.priority, j."createdAt"
+    LIMIT ${Prisma.raw(String(clampLimit(input.limit)))}`;
+  return rows;
+}
+
+/**
+ * Takes up to `limit` jobs in one statement (FOR UPDATE SKIP LOCKED), so concurrent claimers get
+ * disjoint jobs. The limit is inlined: with a parameter, a generic plan may ignore the
+ * partial queue index.
+ */
+export async function claimJobs(input: PollInput) {
+  const at = now();
+  const rows = await transition(getDb(), {
+    action: "claim",
+    where: Prisma.sql`${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})`,
+    batch: { orderBy: Prisma.sql`j.priority, j."createdAt"`, limit: clampLimit(input.limit) },
+    to: Prisma.sql`'locked'`,
+    set: lockSet(input.runtimeInstanceId, at),
+    actor: { type: "runtime", id: input.runtimeInstanceId },
+    now: at,
+  });
+  return loadLeases(rows);
+}
+
+export async function lockJob(jobId: string, runtimeInstanceId: string) {
+  for (let tries = 0; tries < 2; tries++) {
+    const at = now();
+    const rows = await transition(getDb(), {
+      action: "lock",
+      where: Prisma.sql`j.id = ${jobId} AND ${visible(at)}`,
+      to: Prisma.sql`'locked'`,
+      set: lockSet(runtimeInstanceId, at),
+      actor: { type: "runtime", id: runtimeInstanceId },
+      now: at,
+    });
+    if (rows.length) return (await loadLeases(rows))[0]!;
+
+    const job = await getDb().aiRuntimeJob.findUnique({
+      where: { id: jobId },
+      select: { status: true, lockUntil: true, runAfter: true, cancelRequested: true },
+    });
+    if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+    if (HELD_STATUSES.includes(job.status)) {
+      if (job.lockUntil && job.lockUntil > at) throw new AppError("JOB_ALREADY_LOCKED", "another Runtime holds this job's lease");
+      // The holder's lease has passed but no sweep has run yet: end that attempt now, then retry.
+      await sweepJob(jobId);
+      continue;
+    }
+    if (TERMINAL_STATUSES.includes(job.status))
+      throw new AppError("JOB_NOT_LOCKABLE", `job is ${job.status}`, { status: job.status });
+    if (job.cancelRequested) throw new AppError("JOB_NOT_LOCKABLE", "job is being cancelled", { status: job.status });
+    if (job.status === "pending" && job.runAfter > at)
+      throw new AppError("JOB_NOT_LOCKABLE", `job waits to retry until ${job.runAfter.toISOString()}`, {
+        status: job.status,
+        runAfter: job.runAfter,
+      });
+    throw new AppError("JOB_ALREADY_LOCKED", "job was taken by another Runtime");
+  }
+  throw new AppError("JOB_ALREADY_LOCKED", "job was taken by another Runtime");
+}
+
+export type HeartbeatInput = {
+  runtimeInstanceId: string;
+  attemptNo: number;
+  stage?: string | null;
+  progress?: number | null;
+  message?: string | null;
+};
+
+/** Extends the lease; the first heartbeat of an attempt moves locked → running. */
+export async function heartbeat(jobId: string, input: HeartbeatInput) {
+  const at = now();
+  const rows = await transition(getDb(), {
+    action: "heartbeat",
+    where: holds(jobId, input.runtimeInstanceId, input.attemptNo, at),
+    to: Prisma.sql`'running'`,
+    set: Prisma.sql`
+      "startedAt" = CASE WHEN j.status = 'locked' THEN ${at}::timestamp(3) ELSE j."startedAt" END,
+      "lockUntil" = ${leaseUntil(at)},
+      stage = COALESCE(${input.stage ?? null}::text, j.stage),
+      progress = COALESCE(${input.progress ?? null}::int, j.progress),
+      "progressMessage" = COALESCE(${input.message ?? null}::text, j."progressMessage")`,
+    actor: { type: "runtime", id: input.runtimeInstanceId },
+    now: at,
+  });
+  const row = rows[0];
+  if (!row) throw await lockLost(jobId, input.runtimeInstanceId);
+  return { lockUntil: row.lockUntil!, cancelRequested: row.cancelRequested };
+}
+
+/** The fence every Runtime write passes: current holder, current attempt, lease not passed. */
+export function holds(jobId: string, runtimeInstanceId: string, attemptNo: number, at: Date) {
+  return Prisma.sql`j.id = ${jobId} AND j."lockedBy" = ${runtimeInstanceId} AND j."attemptNo" = ${attemptNo}
+    AND j."lockUntil" > ${at}::timestamp(3)`;
+}
+
+export async function lockLost(jobId: string, runtimeInstanceId: string) {
+  const job = await getDb().aiRuntimeJob.findUnique({
+    where: { id: jobId },
+    select: { status: true, attemptNo: true, lockedBy: true },
+  });
+  if (!job) return new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+  const reason =
+    job.lockedBy && job.lockedBy !== runtimeInstanceId
+      ? "another Runtime holds the lease"
+      : HELD_STATUSES.includes(job.status)
+        ? "the lease has passed or the attempt is not current"
+        : `the job is ${job.status}`;
+  return new AppError("LOCK_LOST", `lease lost: ${reason}`, { status: job.status, attemptNo: job.attemptNo });
+}
+
+function clampLimit(limit: number) {
+  return Math.min(50, Math.max(1, Math.floor(limit)));
+}
+
+/** What a Runtime needs to run a job it now holds (SPEC §4 lock response). */
+async function loadLeases(rows: JobRow[]) {
+  if (!rows.length) return [];
+  const jobs = await getDb().aiRuntimeJob.findMany({
+    where: { id: { in: rows.map((r) => r.id) } },
+    select: {
+      id: true, jobType: true, targetType: true, targetId: true, priority: true, params: true, snapshotId: true,
+      attemptNo: true, retryCount: true, maxRetryCount: true, timeoutSeconds: true, apiKeyMode: true,
+      modelProvider: true, modelName: true, promptVersion: true, outputSchemaVersion: true, createdAt: true,
+      lockUntil: true, userId: true,
+    },
+  });
+  const byId = new Map(jobs.map((j) => [j.id, j]));
+  return Promise.all(
+    rows.map(async (row) => {
+      const job = byId.get(row.id)!;
+      const snapshot = job.snapshotId ? await getSnapshot(getDb(), job.snapshotId) : null;
+      const apiKey = job.apiKeyMode === "user_deepseek_key" ? await userKey(job.userId) : undefined;
+      return {
+        job: {
+          id: job.id,
+          jobType: job.jobType,
+          targetType: job.targetType,
+          targetId: job.targetId,
+          priority: job.priority,
+          params: job.params as Record<string, unknown>,
+          attemptNo: job.attemptNo,
+          retryCount: job.retryCount,
+          maxRetryCount: job.maxRetryCount,
+          timeoutSeconds: job.timeoutSeconds,
+          outputSchemaVersion: job.outputSchemaVersion ?? "v1",
+          promptVersion: job.promptVersion,
+          createdAt: job.createdAt,
+          snapshot: snapshot
+            ? { id: job.snapshotId!, contentHash: snapshot.contentHash, capturedAt: snapshot.capturedAt, content: snapshot.content }
+            : null,
+          model: {
+            provider: job.modelProvider,
+            name: job.modelName,
+            apiKeyMode: job.apiKeyMode,
+            ...(apiKey ? { apiKey } : {}),
+          },
+        },
+        lockUntil: job.lockUntil!,
+      };
+    }),
+  );
+}
+
+/** The learner's key, decrypted only into the lease answer for the Runtime that holds the job. */
+async function userKey(userId: string) {
+  // The learner's current key, so a key replaced after the job was created is the one used.
+  const credential = await getDb().userCredential.findFirst({
+    where: { userId, provider: "deepseek", deletedAt: null },
+    orderBy: { createdAt: "desc" },
+    select: { ciphertext: true },
+  });
+  return credential ? decryptSecret(credential.ciphertext) : undefined;
+}

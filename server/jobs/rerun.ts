@@ -1,0 +1,30 @@
+import { getDb } from "../db";
+import { AppError } from "../errors";
+import { createJob } from "./create";
+import type { Actor } from "./state-machine";
+
+/**
+ * Admin re-run: a new job with the old one's input (same snapshot, params, target) linked by
+ * retriedFromJobId; the old job is not touched. Only failed or cancelled jobs can be re-run.
+ */
+export async function rerunJob(jobId: string, actor: Actor) {
+  const old = await getDb().aiRuntimeJob.findUnique({ where: { id: jobId } });
+  if (!old) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+  if (old.status !== "failed" && old.status !== "cancelled")
+    throw new AppError("JOB_NOT_RERUNNABLE", `only failed or cancelled jobs can be re-run; this one is ${old.status}`, {
+      status: old.status,
+    });
+  return createJob({
+    userId: old.userId,
+    jobType: old.jobType,
+    target: { type: old.targetType, id: old.targetId },
+    params: old.params,
+    priority: old.priority,
+    apiKeyMode: old.apiKeyMode,
+    maxRetryCount: old.maxRetryCount,
+    timeoutSeconds: old.timeoutSeconds,
+    snapshotId: old.snapshotId ?? undefined,
+    retriedFromJobId: old.id,
+    actor,
+  });
+}

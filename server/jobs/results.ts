@@ -1,0 +1,174 @@
+import { Prisma } from "../generated/prisma/client";
+
+import { getDb } from "../db";
+import { jobConfig } from "../config";
+import { now } from "../clock";
+import { AppError } from "../errors";
+import { FAILURE_CODES, HELD_STATUSES, type FailureCode } from "./constants";
+import { hashJson } from "./hashing";
+import { holds, lockLost } from "./lease";
+import { checkOutput } from "./quality";
+import { getSnapshot } from "./snapshot";
+import { transition } from "./state-machine";
+
+export type ResultInput = {
+  runtimeInstanceId: string;
+  attemptNo: number;
+  output: unknown;
+  outputSchemaVersion?: string;
+  promptVersion?: string | null;
+  modelProvider?: string | null;
+  modelName?: string | null;
+  usage?: Record<string, unknown> | null;
+  latencyMs?: number | null;
+  degraded?: boolean;
+};
+
+/**
+ * Stores a result and ends the job succeeded, in one statement fenced on the lease. Repeating
+ * the same output for the same attempt answers idempotent; a different output after success is
+ * RESULT_ALREADY_EXISTS. Output that fails the v1 schema or the quality rules fails the job
+ * (INVALID_SCHEMA, not retried). A cancel-requested job ends cancelled and keeps no result.
+ */
+export async function submitResult(jobId: string, input: ResultInput) {
+  const db = getDb();
+  const at = now();
+  const job = await db.aiRuntimeJob.findUnique({
+    where: { id: jobId },
+    select: {
+      jobType: true, params: true, snapshotId: true, status: true, lockedBy: true, attemptNo: true, lockUntil: true,
+      cancelRequested: true, outputSchemaVersion: true, result: { select: { id: true, resultIdempotencyKey: true } },
+    },
+  });
+  if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+
+  const version = input.outputSchemaVersion ?? job.outputSchemaVersion ?? "v1";
+  const snapshot = job.snapshotId ? await getSnapshot(db, job.snapshotId) : null;
+  const check = checkOutput(job.jobType, version, input.output, {
+    knowledgePointIds: snapshot?.kpIds ?? new Set(),
+    params: job.params,
+  });
+  const outputHash = hashJson(check.ok ? check.output : input.output);
+  const key = `${jobId}:${input.attemptNo}:${outputHash}`;
+
+  if (job.status === "succeeded" && job.result) {
+    if (job.result.resultIdempotencyKey === key) return { status: "succeeded" as const, resultId: job.result.id, idempotent: true };
+    throw new AppError("RESULT_ALREADY_EXISTS", "this job already has a different result", { resultId: job.result.id });
+  }
+  const holding =
+    HELD_STATUSES.includes(job.status) &&
+    job.lockedBy === input.runtimeInstanceId &&
+    job.attemptNo === input.attemptNo &&
+    !!job.lockUntil &&
+    job.lockUntil > at;
+  if (!holding) throw await lockLost(jobId, input.runtimeInstanceId);
+  if (job.cancelRequested) {
+    await endCancelled(jobId, input.runtimeInstanceId, input.attemptNo, at);
+    throw new AppError("JOB_CANCELLED", "the job was cancelled; its result was not stored");
+  }
+
+  if (!check.ok) {
+    const message = `output rejected: ${check.findings.join("; ")}`.slice(0, 2000);
+    const rows = await transition(db, {
+      action: "fail",
+      where: holds(jobId, input.runtimeInstanceId, input.attemptNo, at),
+      to: Prisma.sql`'failed'`,
+      set: Prisma.sql`"errorCode" = 'INVALID_SCHEMA', "errorMessage" = ${message}, "finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL`,
+      eventErrorCode: Prisma.sql`u."errorCode"`,
+      eventErrorMessage: Prisma.sql`u."errorMessage"`,
+      actor: { type: "runtime", id: input.runtimeInstanceId },
+      now: at,
+    });
+    if (!rows.length) throw await lockLost(jobId, input.runtimeInstanceId);
+    throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", check.findings);
+  }
+
+  const rows = await transition(db, {
+    action: "succeed",
+    where: Prisma.sql`${holds(jobId, input.runtimeInstanceId, input.attemptNo, at)} AND NOT j."cancelRequested"`,
+    to: Prisma.sql`'succeeded'`,
+    set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, progress = 100,
+      "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${input.promptVersion ?? null}::text, j."promptVersion"),
+      "outputSchemaVersion" = ${version}`,
+    also: Prisma.sql`res AS (
+      INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
+        "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
+      SELECT gen_random_uuid()::text, u.id, u."attemptNo", ${JSON.stringify(check.output)}::jsonb, ${outputHash}, ${key}, ${version},
+        ${input.promptVersion ?? null}, ${input.modelProvider ?? null}, ${input.modelName ?? null},
+        ${input.usage ? JSON.stringify(input.usage) : null}::jsonb, ${input.latencyMs ?? null}::int, ${input.degraded ?? false}, ${at}::timestamp(3)
+      FROM upd u RETURNING id, "jobId")`,
+    select: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
+    actor: { type: "runtime", id: input.runtimeInstanceId },
+    now: at,
+  });
+  const row = rows[0] as (typeof rows)[number] & { resultId?: string };
+  if (row?.resultId) return { status: "succeeded" as const, resultId: row.resultId, idempotent: false };
+  // Lost a race (a duplicate submit, a cancel, the sweep) between the read and the write: answer as if it came first.
+  return submitResult(jobId, input);
+}
+
+export type FailInput = { runtimeInstanceId: string; attemptNo: number; errorCode: string; errorMessage?: string | null };
+
+/** Backoff before retry n (0-based): base · 2^n, capped, with equal jitter (half fixed, half random). */
+export function backoffSql() {
+  return Prisma.sql`make_interval(secs => LEAST(${jobConfig.backoffCapMs}::float8, ${jobConfig.backoffBaseMs}::float8 * power(2, j."retryCount")) * (0.5 + random() * 0.5) / 1000.0)`;
+}
+
+/**
+ * A Runtime reports a failure for the attempt it holds. Retryable codes go back to pending with
+ * backoff while retries remain; others, or exhausted retries, end failed. CANCELLED acknowledges
+ * a cancel request. Any failure of a cancel-requested job ends it cancelled (JOB_CANCELLED).
+ */
+export async function failJob(jobId: string, input: FailInput) {
+  if (!(input.errorCode in FAILURE_CODES))
+    throw new AppError("UNKNOWN_ERROR_CODE", `unknown errorCode ${input.errorCode}`, { allowed: Object.keys(FAILURE_CODES) });
+  const code = input.errorCode as FailureCode;
+  const at = now();
+  const retry = Prisma.sql`(${FAILURE_CODES[code].retryable} AND j."retryCount" < j."maxRetryCount")`;
+  const message = (input.errorMessage ?? "").slice(0, 2000) || null;
+  const rows = await transition(getDb(), {
+    action: "fail",
+    where: Prisma.sql`${holds(jobId, input.runtimeInstanceId, input.attemptNo, at)} AND (${code} <> 'CANCELLED' OR j."cancelRequested")`,
+    to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
+    set: Prisma.sql`
+      "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
+      "runAfter" = CASE WHEN NOT j."cancelRequested" AND ${retry} THEN ${at}::timestamp(3) + ${backoffSql()} ELSE j."runAfter" END,
+      "finishedAt" = CASE WHEN j."cancelRequested" OR NOT ${retry} THEN ${at}::timestamp(3) ELSE NULL END,
+      "errorCode" = CASE WHEN j."cancelRequested" THEN 'CANCELLED' ELSE ${code} END,
+      "errorMessage" = CASE WHEN j."cancelRequested" AND ${code} <> 'CANCELLED' THEN 'cancelled before the failure was reported: ' || COALESCE(${message}::text, ${code}) ELSE ${message}::text END,
+      "lockedBy" = NULL, "lockUntil" = NULL`,
+    eventErrorCode: Prisma.sql`${code}::text`,
+    eventErrorMessage: Prisma.sql`${message}::text`,
+    actor: { type: "runtime", id: input.runtimeInstanceId },
+    now: at,
+  });
+  const row = rows[0];
+  if (!row) {
+    const job = await getDb().aiRuntimeJob.findUnique({
+      where: { id: jobId },
+      select: { status: true, lockedBy: true, attemptNo: true, lockUntil: true, cancelRequested: true },
+    });
+    if (
+      code === "CANCELLED" && job && !job.cancelRequested && job.lockedBy === input.runtimeInstanceId &&
+      job.attemptNo === input.attemptNo && HELD_STATUSES.includes(job.status) && job.lockUntil && job.lockUntil > at
+    )
+      throw new AppError("CANCEL_NOT_REQUESTED", "CANCELLED acknowledges a cancel request, and none was made");
+    throw await lockLost(jobId, input.runtimeInstanceId);
+  }
+  if (row.status === "cancelled" && code !== "CANCELLED")
+    throw new AppError("JOB_CANCELLED", "the job was cancelled; the failure was not recorded as a retry");
+  return { status: row.status, retryCount: row.retryCount, runAfter: row.status === "pending" ? row.runAfter : null };
+}
+
+async function endCancelled(jobId: string, runtimeInstanceId: string, attemptNo: number, at: Date) {
+  await transition(getDb(), {
+    action: "fail",
+    where: Prisma.sql`${holds(jobId, runtimeInstanceId, attemptNo, at)} AND j."cancelRequested"`,
+    to: Prisma.sql`'cancelled'`,
+    set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "errorCode" = 'CANCELLED', "errorMessage" = 'cancelled: a result arrived after cancel was requested', "lockedBy" = NULL, "lockUntil" = NULL`,
+    eventErrorCode: Prisma.sql`'CANCELLED'`,
+    actor: { type: "runtime", id: runtimeInstanceId },
+    now: at,
+  });
+}
+

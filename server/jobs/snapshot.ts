@@ -1,0 +1,116 @@
+import type { DbOrTx } from "../db";
+import { AppError, isUniqueViolation } from "../errors";
+import type { TargetType } from "../generated/prisma/enums";
+import { hashJson } from "./hashing";
+import type { SnapshotContent } from "./schemas";
+
+const MAX_MATERIAL_CHARS = 4000;
+const MAX_ATTEMPTS = 500;
+const MAX_SESSIONS = 200;
+
+export type Target = { type: TargetType; id: string };
+
+/** The learner's records that a target covers; a missing or foreign target is TARGET_NOT_FOUND. */
+export async function readLearningState(db: DbOrTx, userId: string, target: Target): Promise<SnapshotContent> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, name: true } });
+  if (!user) throw new AppError("TARGET_NOT_FOUND", "learner not found");
+  let title = user.name;
+  let materialIds: string[] | null = null;
+  let kpIds: string[] | null = null;
+
+  if (target.type === "user") {
+    if (target.id !== userId) throw new AppError("TARGET_NOT_FOUND", "a learner can only analyse themself");
+  } else if (target.type === "material") {
+    const m = await db.material.findFirst({ where: { id: target.id, userId }, select: { id: true, title: true } });
+    if (!m) throw new AppError("TARGET_NOT_FOUND", `material ${target.id} not found`);
+    title = m.title;
+    materialIds = [m.id];
+    kpIds = (await db.knowledgePoint.findMany({ where: { userId, materialId: m.id }, select: { id: true } })).map((k) => k.id);
+  } else {
+    const k = await db.knowledgePoint.findFirst({
+      where: { id: target.id, userId },
+      select: { id: true, title: true, materialId: true },
+    });
+    if (!k) throw new AppError("TARGET_NOT_FOUND", `knowledge point ${target.id} not found`);
+    title = k.title;
+    kpIds = [k.id];
+    materialIds = k.materialId ? [k.materialId] : [];
+  }
+
+  const [materials, knowledgePoints, attempts, sessions] = await Promise.all([
+    db.material.findMany({
+      where: { userId, ...(materialIds ? { id: { in: materialIds } } : {}) },
+      select: { id: true, title: true, content: true },
+      orderBy: { id: "asc" },
+    }),
+    db.knowledgePoint.findMany({
+      where: { userId, ...(kpIds ? { id: { in: kpIds } } : {}) },
+      select: { id: true, title: true, description: true, materialId: true },
+      orderBy: { id: "asc" },
+    }),
+    db.quizAttempt.findMany({
+      where: { userId, ...(kpIds ? { knowledgePointId: { in: kpIds } } : {}) },
+      select: { knowledgePointId: true, question: true, correct: true, answeredAt: true },
+      orderBy: [{ answeredAt: "desc" }, { id: "asc" }],
+      take: MAX_ATTEMPTS,
+    }),
+    db.studySession.findMany({
+      where: { userId, ...(materialIds ? { materialId: { in: materialIds } } : {}) },
+      select: { materialId: true, startedAt: true, minutes: true },
+      orderBy: [{ startedAt: "desc" }, { id: "asc" }],
+      take: MAX_SESSIONS,
+    }),
+  ]);
+
+  return {
+    version: 1,
+    learner: { id: user.id, name: user.name },
+    target: { type: target.type, id: target.id, title },
+    materials: materials.map((m) => ({ ...m, content: m.content.slice(0, MAX_MATERIAL_CHARS) })),
+    knowledgePoints,
+    quizAttempts: attempts.map((a) => ({ ...a, answeredAt: a.answeredAt.toISOString() })),
+    studySessions: sessions.map((s) => ({ ...s, startedAt: s.startedAt.toISOString() })),
+  };
+}
+
+/**
+ * Captures the target's state as an immutable, content-hashed snapshot. Identical content is
+ * stored once per learner, so repeated triggers on unchanged data share one row.
+ */
+export async function captureSnapshot(db: DbOrTx, userId: string, target: Target) {
+  const content = await readLearningState(db, userId, target);
+  const contentHash = hashJson(content);
+  const where = { userId_contentHash: { userId, contentHash } };
+  const existing = await db.snapshot.findUnique({ where, select: { id: true, contentHash: true } });
+  if (existing) return existing;
+  try {
+    return await db.snapshot.create({
+      data: { userId, targetType: target.type, targetId: target.id, contentHash, content },
+      select: { id: true, contentHash: true },
+    });
+  } catch (e) {
+    if (!isUniqueViolation(e)) throw e;
+    return db.snapshot.findUniqueOrThrow({ where, select: { id: true, contentHash: true } });
+  }
+}
+
+const cache = new Map<string, { contentHash: string; capturedAt: Date; content: SnapshotContent; kpIds: Set<string> }>();
+const CACHE_LIMIT = 2000;
+
+/** Snapshots never change, so a process may keep them; the hot paths (lock, result) read them here. */
+export async function getSnapshot(db: DbOrTx, id: string) {
+  const hit = cache.get(id);
+  if (hit) return hit;
+  const row = await db.snapshot.findUnique({ where: { id }, select: { contentHash: true, createdAt: true, content: true } });
+  if (!row) return null;
+  const content = row.content as SnapshotContent;
+  const value = {
+    contentHash: row.contentHash,
+    capturedAt: row.createdAt,
+    content,
+    kpIds: new Set((content.knowledgePoints ?? []).map((k) => k.id)),
+  };
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(id, value);
+  return value;
+}

@@ -1,0 +1,64 @@
+import { Prisma } from "../generated/prisma/client";
+import { getDb } from "../db";
+import { jobConfig } from "../config";
+import { now } from "../clock";
+import { transition, type JobRow } from "./state-machine";
+
+/**
+ * Ends attempts whose lease has passed (no heartbeat for JOB_LEASE_SECONDS, or the execution
+ * timeout, which caps every lease). Each row goes expired → pending (retryCount + 1) while
+ * retries remain, else → failed with JOB_TIMEOUT; a job asked to cancel ends cancelled. Both
+ * events are written; the row moves in one statement, so `expired` is never left behind.
+ */
+function expire(where: Prisma.Sql, at: Date, batch?: number) {
+  const retry = Prisma.sql`j."retryCount" < j."maxRetryCount"`;
+  return transition(getDb(), {
+    action: "expire",
+    where: Prisma.sql`${where} AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
+    batch: batch ? { orderBy: Prisma.sql`j."lockUntil"`, limit: batch } : undefined,
+    to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
+    set: Prisma.sql`
+      "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
+      "runAfter" = ${at}::timestamp(3),
+      "errorCode" = CASE WHEN j."cancelRequested" THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,
+      "errorMessage" = CASE WHEN j."cancelRequested" THEN 'cancelled: the lease ended while cancel was requested'
+        WHEN j."lockUntil" >= j."lockedAt" + make_interval(secs => j."timeoutSeconds") THEN 'execution timeout: running longer than timeoutSeconds'
+        ELSE 'lease expired: no heartbeat before lockUntil' END,
+      "finishedAt" = CASE WHEN j."cancelRequested" OR NOT ${retry} THEN ${at}::timestamp(3) ELSE NULL END,
+      "lockedBy" = NULL, "lockUntil" = NULL`,
+    eventErrorCode: Prisma.sql`u."errorCode"`,
+    eventErrorMessage: Prisma.sql`u."errorMessage"`,
+    viaExpired: true,
+    actor: { type: "system", id: "sweep" },
+    now: at,
+  });
+}
+
+export type SweepResult = { expired: number; requeued: number; failed: number; cancelled: number; batches: number };
+
+/** Sweeps every passed lease, in batches of JOB_SWEEP_BATCH rows (SKIP LOCKED: sweepers may overlap). */
+export async function sweepExpiredLeases(opts: { batchSize?: number; maxBatches?: number } = {}): Promise<SweepResult> {
+  const batchSize = opts.batchSize ?? jobConfig.sweepBatchSize;
+  const result: SweepResult = { expired: 0, requeued: 0, failed: 0, cancelled: 0, batches: 0 };
+  for (let i = 0; i < (opts.maxBatches ?? Infinity); i++) {
+    const rows = await expire(Prisma.sql`TRUE`, now(), batchSize);
+    result.batches++;
+    tally(result, rows);
+    if (rows.length < batchSize) break;
+  }
+  return result;
+}
+
+/** Ends one job's passed lease now (used by lock, so correctness never waits for the cron). */
+export async function sweepJob(jobId: string) {
+  return expire(Prisma.sql`j.id = ${jobId}`, now());
+}
+
+function tally(result: SweepResult, rows: JobRow[]) {
+  result.expired += rows.length;
+  for (const r of rows) {
+    if (r.status === "pending") result.requeued++;
+    else if (r.status === "failed") result.failed++;
+    else if (r.status === "cancelled") result.cancelled++;
+  }
+}

@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { jobTypeSchema, snapshotContentSchema } from "../jobs/schemas";
+
+/**
+ * The Runtime HTTP protocol (SPEC §4) as zod schemas: the route handlers parse requests with
+ * them, the reference Runtime validates responses with them, and the OpenAPI document is
+ * generated from them. Unknown request fields are ignored, so Runtimes can be newer than the API.
+ */
+export const runtimeInstanceId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._:@-]+$/, "letters, digits and . _ : @ - only");
+const attemptNo = z.number().int().min(1).max(1_000_000);
+const isoDate = z.union([z.iso.datetime(), z.date()]);
+
+export const pollRequest = z.object({
+  runtimeInstanceId,
+  capabilities: z.array(jobTypeSchema).min(1).max(5),
+  limit: z.number().int().min(1).max(50).default(10),
+  claim: z.boolean().default(false),
+  runtimeVersion: z.string().max(64).optional(),
+});
+
+export const lockRequest = z.object({ runtimeInstanceId });
+
+export const heartbeatRequest = z.object({
+  runtimeInstanceId,
+  attemptNo,
+  stage: z.string().min(1).max(64).nullish(),
+  progress: z.number().int().min(0).max(100).nullish(),
+  message: z.string().max(500).nullish(),
+});
+
+export const resultRequest = z.object({
+  runtimeInstanceId,
+  attemptNo,
+  output: z.record(z.string(), z.unknown()),
+  outputSchemaVersion: z.string().min(1).max(16).optional(),
+  promptVersion: z.string().max(64).nullish(),
+  modelProvider: z.string().max(64).nullish(),
+  modelName: z.string().max(128).nullish(),
+  usage: z.record(z.string().max(64), z.number().finite()).nullish(),
+  latencyMs: z.number().int().min(0).max(86_400_000).nullish(),
+  degraded: z.boolean().optional(),
+});
+
+export const failRequest = z.object({
+  runtimeInstanceId,
+  attemptNo,
+  errorCode: z.string().min(1).max(64),
+  errorMessage: z.string().max(2000).nullish(),
+});
+
+export const jobSummary = z.object({
+  id: z.string(),
+  jobType: jobTypeSchema,
+  targetType: z.string(),
+  targetId: z.string(),
+  priority: z.number().int(),
+  attemptNo: z.number().int(),
+  createdAt: isoDate,
+});
+
+export const leasedJob = z.object({
+  id: z.string(),
+  jobType: jobTypeSchema,
+  targetType: z.string(),
+  targetId: z.string(),
+  priority: z.number().int(),
+  params: z.record(z.string(), z.unknown()),
+  attemptNo: z.number().int(),
+  retryCount: z.number().int(),
+  maxRetryCount: z.number().int(),
+  timeoutSeconds: z.number().int(),
+  outputSchemaVersion: z.string(),
+  promptVersion: z.string().nullable(),
+  createdAt: isoDate,
+  snapshot: z
+    .object({ id: z.string(), contentHash: z.string(), capturedAt: isoDate, content: snapshotContentSchema })
+    .nullable(),
+  model: z.object({
+    provider: z.string(),
+    name: z.string(),
+    apiKeyMode: z.enum(["platform_key", "user_deepseek_key"]),
+    /** Present only for user_deepseek_key jobs, only to the lease holder. */
+    apiKey: z.string().optional(),
+  }),
+});
+
+export const lockResponse = z.object({ job: leasedJob, lockUntil: isoDate });
+export const pollResponse = z.object({
+  jobs: z.array(z.union([lockResponse, jobSummary])),
+  pollIntervalMs: z.number().int(),
+});
+export const heartbeatResponse = z.object({ lockUntil: isoDate, cancelRequested: z.boolean() });
+export const resultResponse = z.object({ status: z.literal("succeeded"), resultId: z.string(), idempotent: z.boolean() });
+export const failResponse = z.object({
+  status: z.enum(["pending", "failed", "cancelled"]),
+  retryCount: z.number().int(),
+  runAfter: isoDate.nullable(),
+});
+export const errorResponse = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
+});
+
+export type PollRequest = z.infer<typeof pollRequest>;
+export type LeasedJob = z.infer<typeof leasedJob>;

@@ -1,0 +1,60 @@
+import crypto from "node:crypto";
+import { getDb } from "./db";
+import { now } from "./clock";
+import { AppError } from "./errors";
+
+/**
+ * Runtime API keys: shown once at creation; only a SHA-256 hash and a short prefix are stored.
+ * A key has 256 random bits, so a fast hash is enough (no password stretching needed), and
+ * lookup by hash plus a constant-time comparison leaks nothing useful.
+ */
+const PREFIX = "ajr_";
+
+export async function createRuntimeKey(name: string) {
+  const key = PREFIX + crypto.randomBytes(32).toString("base64url");
+  const row = await getDb().runtimeApiKey.create({
+    data: { name, hash: hashKey(key), prefix: key.slice(0, PREFIX.length + 8) },
+    select: { id: true, name: true, prefix: true, createdAt: true },
+  });
+  return { ...row, key };
+}
+
+export function listRuntimeKeys() {
+  return getDb().runtimeApiKey.findMany({
+    select: { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true },
+    orderBy: { createdAt: "desc" },
+  });
+}
+
+export async function revokeRuntimeKey(id: string) {
+  const { count } = await getDb().runtimeApiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now() } });
+  if (!count) {
+    const exists = await getDb().runtimeApiKey.count({ where: { id } });
+    if (!exists) throw new AppError("NOT_FOUND", "runtime key not found");
+  }
+}
+
+function hashKey(key: string) {
+  return crypto.createHash("sha256").update(key).digest("hex");
+}
+
+const lastUsedWritten = new Map<string, number>();
+const LAST_USED_RESOLUTION_MS = 10_000;
+
+/** Checks a bearer key on every Runtime request; revoked keys fail on the next request. */
+export async function verifyRuntimeKey(authorization: string | null): Promise<{ keyId: string }> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  if (!match) throw new AppError("UNAUTHORIZED", "missing bearer token (Authorization: Bearer <runtime key>)");
+  const presented = hashKey(match[1]!);
+  const row = await getDb().runtimeApiKey.findUnique({ where: { hash: presented }, select: { id: true, hash: true, revokedAt: true } });
+  const ok = !!row && crypto.timingSafeEqual(Buffer.from(row.hash, "hex"), Buffer.from(presented, "hex"));
+  if (!ok || !row) throw new AppError("UNAUTHORIZED", "invalid runtime key");
+  if (row.revokedAt) throw new AppError("UNAUTHORIZED", "runtime key revoked");
+  // lastUsedAt is for people reading the key list: a 10 s resolution saves a write per request.
+  const t = Date.now();
+  if ((lastUsedWritten.get(row.id) ?? 0) + LAST_USED_RESOLUTION_MS < t) {
+    lastUsedWritten.set(row.id, t);
+    await getDb().runtimeApiKey.update({ where: { id: row.id }, data: { lastUsedAt: now() } });
+  }
+  return { keyId: row.id };
+}

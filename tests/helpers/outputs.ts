@@ -1,0 +1,47 @@
+import type { JobType } from "@/server/generated/prisma/enums";
+
+/** A small output that passes the v1 schema and quality rules for a learner's knowledge points. */
+export function validOutput(jobType: JobType, kpIds: string[], params: Record<string, unknown> = {}) {
+  const kp = kpIds[0]!;
+  switch (jobType) {
+    case "learning_state_analysis":
+      return {
+        summary: "Steady progress.",
+        overallMastery: 0.6,
+        engagementLevel: "medium",
+        strengths: ["Light reactions"],
+        risks: ["Calvin cycle"],
+        knowledgePoints: kpIds.map((id) => ({ knowledgePointId: id, title: "KP", mastery: 0.5, confidence: 0.4, attempts: 3 })),
+      };
+    case "weak_point_analysis":
+      return {
+        weakPoints: [{ knowledgePointId: kp, title: "Calvin cycle", severity: "high", evidence: ["2 of 3 wrong"], suggestedReview: "Re-read section 2" }],
+      };
+    case "next_action_planning":
+      return {
+        actions: [
+          { actionType: "review", target: { type: "knowledge_point", id: kp }, title: "Review", reason: "Weak", priority: 1, estimatedMinutes: 15 },
+        ],
+      };
+    case "quiz_generation": {
+      const count = Number(params.count ?? 5);
+      return {
+        questions: Array.from({ length: count }, (_, i) => ({
+          type: "single_choice",
+          stem: `Question ${i + 1}?`,
+          options: ["A", "B", "C"],
+          answer: "B",
+          explanation: "Because B.",
+          knowledgePointId: kp,
+          difficulty: "medium",
+        })),
+      };
+    }
+    case "flashcard_generation": {
+      const count = Number(params.count ?? 10);
+      return {
+        flashcards: Array.from({ length: count }, (_, i) => ({ front: `Front ${i + 1}`, back: "Back", knowledgePointId: kp, tags: ["bio"] })),
+      };
+    }
+  }
+}
