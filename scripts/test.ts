@@ -18,9 +18,11 @@ if (process.env.TEST_DATABASE_URL) {
   adminUrl = process.env.TEST_DATABASE_URL;
   await ensureDatabase(adminUrl, database);
 } else {
+  const port = Number(process.env.TEST_PG_PORT ?? 54330);
   const db = await startEmbeddedDb({
-    dir: path.join(DATA_DIR, "pg-test"),
-    port: Number(process.env.TEST_PG_PORT ?? 54330),
+    // One data folder per port, so runs on different ports never share (or stop) a server.
+    dir: path.join(DATA_DIR, `pg-test-${port}`),
+    port,
     database,
     fast: true,
   });

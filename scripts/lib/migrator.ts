@@ -90,10 +90,10 @@ async function loadEngine(url: string): Promise<Engine> {
   const gluePath = require.resolve("@prisma/schema-engine-wasm/schema_engine_bg");
   const glue = await import(gluePath);
   const wasmPath = gluePath.replace(/\.js$/, ".wasm");
-  const module = await WebAssembly.compile(fs.readFileSync(wasmPath));
+  const wasmModule = await WebAssembly.compile(fs.readFileSync(wasmPath));
   const imports: WebAssembly.Imports = {};
-  for (const imp of WebAssembly.Module.imports(module)) imports[imp.module] = glue;
-  const instance = await WebAssembly.instantiate(module, imports);
+  for (const imp of WebAssembly.Module.imports(wasmModule)) imports[imp.module] = glue;
+  const instance = await WebAssembly.instantiate(wasmModule, imports);
   glue.__wbg_set_wasm(instance.exports);
   (instance.exports as { __wbindgen_start?: () => void }).__wbindgen_start?.();
   const schema = fs.readFileSync(SCHEMA_PATH, "utf8");

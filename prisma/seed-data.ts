@@ -1,0 +1,102 @@
+/** Demo learners with different histories, so every analysis has something to say. */
+type Kp = { id: string; title: string; description: string };
+type Material = { id: string; title: string; content: string; kps: Kp[] };
+export type DemoLearner = {
+  id: string;
+  email: string;
+  name: string;
+  /** Per knowledge point: answers oldest → newest (true = correct), spaced a day apart, ending `daysAgo` days ago. */
+  history: Record<string, boolean[]>;
+  sessions: { materialId: string; daysAgo: number; minutes: number }[];
+  daysAgo: number;
+  materials: string[];
+};
+
+export const MATERIALS: Material[] = [
+  {
+    id: "mat_photosynthesis",
+    title: "Photosynthesis",
+    content:
+      "Photosynthesis turns light energy into chemical energy. In the light-dependent reactions, chlorophyll in the thylakoid membranes absorbs light, splits water and releases oxygen, producing ATP and NADPH. In the Calvin cycle, in the stroma, the enzyme RuBisCO fixes carbon dioxide, and ATP and NADPH are used to build glucose. Limiting factors are light intensity, carbon dioxide concentration and temperature.",
+    kps: [
+      { id: "kp_light_reactions", title: "Light-dependent reactions", description: "Chlorophyll in the thylakoid membranes absorbs light, splits water, releases oxygen and produces ATP and NADPH." },
+      { id: "kp_calvin_cycle", title: "Calvin cycle", description: "In the stroma, RuBisCO fixes carbon dioxide and ATP and NADPH from the light reactions are used to build glucose." },
+      { id: "kp_limiting_factors", title: "Limiting factors", description: "The rate of photosynthesis is limited by light intensity, carbon dioxide concentration and temperature." },
+    ],
+  },
+  {
+    id: "mat_linear_equations",
+    title: "Linear equations",
+    content:
+      "A linear equation in one variable has the form ax + b = c. To solve it, perform the same operation on both sides: subtract b, then divide by a. The slope-intercept form of a line is y = mx + b, where m is the slope (rise over run) and b is the y-intercept. Two lines are parallel when their slopes are equal and perpendicular when the product of their slopes is -1.",
+    kps: [
+      { id: "kp_solving_linear", title: "Solving ax + b = c", description: "Isolate x by applying the same operation to both sides: subtract b, then divide by a." },
+      { id: "kp_slope_intercept", title: "Slope-intercept form", description: "y = mx + b, where m is the slope (rise over run) and b is the y-intercept." },
+      { id: "kp_parallel_perpendicular", title: "Parallel and perpendicular lines", description: "Parallel lines have equal slopes; perpendicular lines have slopes whose product is -1." },
+    ],
+  },
+  {
+    id: "mat_french_verbs",
+    title: "French present tense",
+    content:
+      "Regular -er verbs such as parler drop -er and add -e, -es, -e, -ons, -ez, -ent. The verb être is irregular: je suis, tu es, il est, nous sommes, vous êtes, ils sont. The verb avoir is irregular too: j'ai, tu as, il a, nous avons, vous avez, ils ont.",
+    kps: [
+      { id: "kp_er_verbs", title: "Regular -er verbs", description: "Drop -er and add -e, -es, -e, -ons, -ez, -ent: je parle, nous parlons, ils parlent." },
+      { id: "kp_etre", title: "The verb être", description: "Irregular: je suis, tu es, il est, nous sommes, vous êtes, ils sont." },
+      { id: "kp_avoir", title: "The verb avoir", description: "Irregular: j'ai, tu as, il a, nous avons, vous avez, ils ont." },
+    ],
+  },
+];
+
+export const ADMIN = { id: "user_admin", email: "admin@example.com", name: "Alex Admin" };
+
+export const LEARNERS: DemoLearner[] = [
+  {
+    id: "user_ada",
+    email: "ada@example.com",
+    name: "Ada Lovelace",
+    materials: ["mat_photosynthesis", "mat_linear_equations"],
+    daysAgo: 1,
+    history: {
+      kp_light_reactions: [true, true, true, true, true],
+      kp_calvin_cycle: [false, true, false, true, true],
+      kp_limiting_factors: [true, true, false, true],
+      kp_solving_linear: [true, true, true, true, true, true],
+      kp_slope_intercept: [false, false, true, true],
+      kp_parallel_perpendicular: [false, true],
+    },
+    sessions: [
+      { materialId: "mat_photosynthesis", daysAgo: 1, minutes: 35 },
+      { materialId: "mat_linear_equations", daysAgo: 2, minutes: 40 },
+      { materialId: "mat_photosynthesis", daysAgo: 4, minutes: 25 },
+    ],
+  },
+  {
+    id: "user_ben",
+    email: "ben@example.com",
+    name: "Ben Carter",
+    materials: ["mat_linear_equations", "mat_french_verbs"],
+    daysAgo: 9,
+    history: {
+      kp_solving_linear: [false, false, true, false],
+      kp_slope_intercept: [false, false, false],
+      kp_parallel_perpendicular: [false, true, false, false],
+      kp_er_verbs: [true, false, true, true],
+      kp_etre: [false, false, false, true],
+      kp_avoir: [false, false],
+    },
+    sessions: [
+      { materialId: "mat_linear_equations", daysAgo: 9, minutes: 15 },
+      { materialId: "mat_french_verbs", daysAgo: 12, minutes: 10 },
+    ],
+  },
+  {
+    id: "user_chen",
+    email: "chen@example.com",
+    name: "Chen Wei",
+    materials: ["mat_french_verbs"],
+    daysAgo: 0,
+    history: { kp_er_verbs: [true] },
+    sessions: [{ materialId: "mat_french_verbs", daysAgo: 0, minutes: 20 }],
+  },
+];

@@ -1,0 +1,59 @@
+import path from "node:path";
+import { startDevDb, DATA_DIR } from "./lib/database-url";
+import { deployMigrations } from "./lib/migrator";
+import { ensureLocalRuntimeKey } from "./lib/local-runtime-key";
+import { startGroup, stopGroup } from "./lib/processes";
+import type { ChildProcess } from "node:child_process";
+
+/**
+ * `npm run dev` (and `npm start` with --prod): the whole app on one machine. Without
+ * DATABASE_URL it starts the embedded PostgreSQL (data in .data/pg, kept between runs); either
+ * way it applies migrations, seeds the demo data, and starts Next.js.
+ */
+const prod = process.argv.includes("--prod");
+const port = process.env.PORT ?? "3000";
+const children: ChildProcess[] = [];
+let stopDb = async () => {};
+
+let url = process.env.DATABASE_URL;
+if (!url) {
+  const db = await startDevDb();
+  url = db.url;
+  stopDb = db.stop;
+  console.log(`[dev] embedded PostgreSQL at ${url.replace(/:[^:@/]+@/, ":***@")} (data in .data/pg)`);
+}
+process.env.DATABASE_URL = url;
+
+const applied = await deployMigrations(url);
+console.log(applied.length ? `[dev] applied migrations: ${applied.join(", ")}` : "[dev] database schema is current");
+const { seed } = await import("../prisma/seed");
+await seed();
+const runtimeKey = await ensureLocalRuntimeKey(DATA_DIR);
+const { closeDb } = await import("../server/db");
+await closeDb();
+
+const env = {
+  DATABASE_URL: url,
+  PORT: port,
+  NEXT_TELEMETRY_DISABLED: "1",
+  APP_DATA_DIR: process.env.APP_DATA_DIR ?? DATA_DIR,
+};
+const next = path.join("node_modules", ".bin", "next");
+if (prod) {
+  children.push(startGroup(next, ["start", "-p", port], { ...env, NODE_ENV: "production" }, "next"));
+} else {
+  children.push(startGroup(next, ["dev", "-p", port], env, "next"));
+}
+console.log(`[dev] app on http://localhost:${port}  (runtime key for curl: ${runtimeKey.slice(0, 12)}…, full key in .data/runtime-key)`);
+
+let stopping = false;
+async function shutdown() {
+  if (stopping) return;
+  stopping = true;
+  await Promise.all(children.map((c) => stopGroup(c)));
+  await stopDb();
+  process.exit(0);
+}
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);
+for (const c of children) c.on("exit", () => void shutdown());
