@@ -6,6 +6,8 @@ import type { Actor } from "./state-machine";
 /**
  * Admin re-run: a new job with the old one's input (same snapshot, params, target) linked by
  * retriedFromJobId; the old job is not touched. Only failed or cancelled jobs can be re-run.
+ * Re-running is idempotent per source job (key `rerun:<id>`): a double click makes one job, and
+ * a re-run that failed in turn is re-run from its own row, which keeps the lineage a chain.
  */
 export async function rerunJob(jobId: string, actor: Actor) {
   const old = await getDb().aiRuntimeJob.findUnique({ where: { id: jobId } });
@@ -25,6 +27,7 @@ export async function rerunJob(jobId: string, actor: Actor) {
     timeoutSeconds: old.timeoutSeconds,
     snapshotId: old.snapshotId ?? undefined,
     retriedFromJobId: old.id,
+    idempotencyKey: `rerun:${old.id}`,
     actor,
   });
 }

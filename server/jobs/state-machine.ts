@@ -48,12 +48,13 @@ export type JobRow = {
   progress: number;
   snapshotId: string | null;
   errorCode: string | null;
+  errorMessage: string | null;
 };
 
 export const RETURNING = Prisma.raw(
   `j.id, j."userId", j."jobType"::text AS "jobType", j.status::text AS status, j."attemptNo", j."retryCount",
    j."maxRetryCount", j."lockedBy", j."lockUntil", j."runAfter", j."cancelRequested", j.stage, j.progress,
-   j."snapshotId", j."errorCode"`,
+   j."snapshotId", j."errorCode", j."errorMessage"`,
 );
 
 /** Pushes a job change to listeners (live updates); delivered only if the transaction commits. */
