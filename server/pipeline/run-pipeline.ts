@@ -1,0 +1,128 @@
+import { checkOutput } from "../jobs/quality";
+import { jobTypeSchema, paramsSchemas, snapshotContentSchema, type JobTypeName, type SnapshotContent } from "../jobs/schemas";
+import type { Provider } from "../providers/types";
+import { JobFailure } from "./errors";
+import { buildPrompt, PROMPT_VERSION } from "./prompts";
+import { reviewOutput, type Reviewer } from "./review-checks";
+import { STAGES, type ProgressFn, type Stage } from "./stages";
+
+export type PipelineInput = {
+  jobType: string;
+  outputSchemaVersion?: string;
+  params: unknown;
+  snapshot: unknown;
+  /** The analysis's "now" (the snapshot's capture time), so results do not depend on when a job runs. */
+  asOf: Date;
+};
+
+export type PipelineOptions = {
+  provider: Provider;
+  onProgress?: ProgressFn;
+  signal?: AbortSignal;
+  /** How many times a failed quality check goes back to prompt_builder (seed: 3). */
+  maxQualityLoops?: number;
+  /** The pipeline's own quality bar on top of the API's rules; defaults to reviewOutput. */
+  reviewer?: Reviewer;
+};
+
+export type PipelineResult = {
+  output: Record<string, unknown>;
+  outputSchemaVersion: string;
+  /** True when no attempt met the pipeline's own bar and the best one meeting the API's rules is submitted. */
+  degraded: boolean;
+  /** Times the quality check sent the job back to prompt_builder. */
+  qualityLoops: number;
+  /** What the quality check still objected to, for a degraded output. */
+  findings: string[];
+  promptVersion: string;
+  provider: string;
+  model: string;
+  usage: Record<string, number>;
+  latencyMs: number;
+};
+
+/**
+ * prompt_builder → model_inference → quality_check → format_adapter, reporting stage and
+ * progress as it goes. A failed quality check goes back to prompt_builder with the findings in
+ * the prompt, at most `maxQualityLoops` times. Then the best attempt that the API accepts (v1
+ * schema + quality rules) is submitted marked degraded; if no attempt gets that far the output
+ * is invalid and the job fails INVALID_SCHEMA (the API would reject it anyway).
+ */
+export async function runPipeline(input: PipelineInput, opts: PipelineOptions): Promise<PipelineResult> {
+  const started = Date.now();
+  const { jobType, snapshot, params } = parseInput(input);
+  const version = input.outputSchemaVersion ?? "v1";
+  const maxLoops = opts.maxQualityLoops ?? 3;
+  const reviewer = opts.reviewer ?? reviewOutput;
+  const ctx = { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params };
+  const usage: Record<string, number> = {};
+  const report = async (stage: Stage, progress: number, message?: string) => {
+    opts.signal?.throwIfAborted();
+    await opts.onProgress?.({ stage, progress, message });
+    opts.signal?.throwIfAborted();
+  };
+
+  let findings: string[] = [];
+  let best: { output: Record<string, unknown>; findings: string[] } | null = null;
+  let accepted: Record<string, unknown> | null = null;
+  let model = { provider: opts.provider.name, model: "" };
+  let loops = 0;
+
+  for (let attempt = 1; attempt <= maxLoops + 1; attempt++) {
+    const retryNote = attempt > 1 ? `quality retry ${attempt - 1} of ${maxLoops}` : undefined;
+    await report("prompt_builder", STAGES.prompt_builder.from, retryNote ?? "building the prompt");
+    const prompt = buildPrompt({ jobType, snapshot, params, asOf: input.asOf, findings });
+
+    await report("model_inference", STAGES.model_inference.from, retryNote ?? `calling ${opts.provider.name}`);
+    const inferred = await opts.provider.infer({ jobType, snapshot, params, asOf: input.asOf, prompt, attempt, signal: opts.signal });
+    model = { provider: inferred.provider, model: inferred.model };
+    for (const [k, v] of Object.entries(inferred.usage ?? {})) usage[k] = (usage[k] ?? 0) + v;
+
+    await report("quality_check", STAGES.quality_check.from, "checking the output");
+    const hard = checkOutput(jobType, version, inferred.output, ctx);
+    if (!hard.ok) {
+      findings = hard.findings;
+    } else {
+      const output = hard.output as Record<string, unknown>;
+      const review = await reviewer({ jobType, output, snapshot, params, attempt });
+      if (review.ok) {
+        accepted = output;
+        break;
+      }
+      findings = review.findings;
+      // The latest attempt that the API accepts with the fewest objections is the fallback.
+      if (!best || review.findings.length <= best.findings.length) best = { output, findings: review.findings };
+    }
+    if (attempt <= maxLoops) loops++;
+  }
+
+  if (!accepted && !best) {
+    throw new JobFailure("INVALID_SCHEMA", `output still invalid after ${loops} quality loops: ${findings.slice(0, 10).join("; ")}`);
+  }
+  await report("format_adapter", STAGES.format_adapter.from, accepted ? "formatting the result" : "formatting a degraded result");
+  return {
+    output: accepted ?? best!.output,
+    outputSchemaVersion: version,
+    degraded: !accepted,
+    qualityLoops: loops,
+    findings: accepted ? [] : best!.findings,
+    promptVersion: PROMPT_VERSION,
+    provider: model.provider,
+    model: model.model,
+    usage,
+    latencyMs: Date.now() - started,
+  };
+}
+
+function parseInput(input: PipelineInput): { jobType: JobTypeName; snapshot: SnapshotContent; params: Record<string, unknown> } {
+  const jobType = jobTypeSchema.safeParse(input.jobType);
+  if (!jobType.success) throw new JobFailure("INVALID_SNAPSHOT", `unknown job type ${String(input.jobType)}`);
+  const snapshot = snapshotContentSchema.safeParse(input.snapshot);
+  if (!snapshot.success) {
+    const issues = snapshot.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "snapshot"}: ${i.message}`);
+    throw new JobFailure("INVALID_SNAPSHOT", `the job's snapshot is missing or malformed: ${issues.join("; ")}`);
+  }
+  const params = paramsSchemas[jobType.data].safeParse(input.params ?? {});
+  if (!params.success) throw new JobFailure("INVALID_SNAPSHOT", `the job's params are invalid: ${params.error.message}`);
+  return { jobType: jobType.data, snapshot: snapshot.data, params: params.data as Record<string, unknown> };
+}

@@ -1,0 +1,28 @@
+import type { JobTypeName, SnapshotContent } from "../jobs/schemas";
+
+/** What a provider is asked to produce for one model call of the pipeline. */
+export type InferenceRequest = {
+  jobType: JobTypeName;
+  snapshot: SnapshotContent;
+  /** Parsed params of the job type (defaults applied). */
+  params: Record<string, unknown>;
+  /** When the snapshot was captured: the analysis's "now", so the same input gives the same output. */
+  asOf: Date;
+  prompt: { system: string; user: string };
+  /** 1 for the first call, 2.. for calls after a failed quality check. */
+  attempt: number;
+  signal?: AbortSignal;
+};
+
+export type InferenceResult = {
+  /** Raw model output: a parsed JSON value, or the text when it was not JSON (the quality check reports it). */
+  output: unknown;
+  provider: string;
+  model: string;
+  usage?: Record<string, number>;
+};
+
+export interface Provider {
+  readonly name: string;
+  infer(request: InferenceRequest): Promise<InferenceResult>;
+}
