@@ -7,7 +7,7 @@ import { AppError } from "../errors";
 import { decryptSecret } from "../security/secret-box";
 import { HELD_STATUSES, TERMINAL_STATUSES } from "./constants";
 import { getSnapshot } from "./snapshot";
-import { transition, type JobRow } from "./state-machine";
+import { transition, type JobRow, type TransitionSpec } from "./state-machine";
 import { sweepJob } from "./sweep";
 
 /**
@@ -42,14 +42,14 @@ export async function pollJobs(input: PollInput) {
   return rows;
 }
 
-/**
- * Takes up to `limit` jobs in one statement (FOR UPDATE SKIP LOCKED), so concurrent claimers get
- * disjoint jobs. The limit is inlined: with a parameter, a generic plan may ignore the
- * partial queue index.
- */
+/** Takes up to `limit` jobs in one statement (FOR UPDATE SKIP LOCKED): concurrent claimers get disjoint jobs. */
 export async function claimJobs(input: PollInput) {
-  const at = now();
-  const rows = await transition(getDb(), {
+  const rows = await transition(getDb(), claimSpec(input, now()));
+  return loadLeases(rows);
+}
+
+export function claimSpec(input: PollInput, at: Date): TransitionSpec {
+  return {
     action: "claim",
     where: Prisma.sql`${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})`,
     batch: { orderBy: Prisma.sql`j.priority, j."createdAt"`, limit: clampLimit(input.limit) },
@@ -57,8 +57,7 @@ export async function claimJobs(input: PollInput) {
     set: lockSet(input.runtimeInstanceId, at),
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: at,
-  });
-  return loadLeases(rows);
+  };
 }
 
 export async function lockJob(jobId: string, runtimeInstanceId: string) {

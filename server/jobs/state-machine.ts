@@ -93,16 +93,26 @@ function statusList(list: readonly JobStatus[]) {
 }
 
 /**
+ * The rows a transition may change, locked. Batches take SKIP LOCKED so concurrent claimers and
+ * sweepers get disjoint rows; their LIMIT is inlined because a parameterised LIMIT lets a generic
+ * plan prefer a full scan over the partial queue index.
+ */
+export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batch">) {
+  const lockClause = spec.batch
+    ? Prisma.sql`ORDER BY ${spec.batch.orderBy} LIMIT ${Prisma.raw(String(Math.max(1, Math.floor(spec.batch.limit))))} FOR UPDATE SKIP LOCKED`
+    : Prisma.sql`FOR UPDATE`;
+  return Prisma.sql`SELECT j.id, j.status AS "fromStatus" FROM "AiRuntimeJob" j
+      WHERE ${spec.where} AND j.status IN (${statusList(ACTIONS[spec.action].from)})
+      ${lockClause}`;
+}
+
+/**
  * Runs one compare-and-set transition as a single statement: lock the candidate rows (fenced on
  * status plus the caller's guard), update them, insert a JobEvent per row, and pg_notify.
  * Returns the updated rows with their previous status; an empty array means the guard failed
  * and nothing changed.
  */
 export async function transition(db: DbOrTx, spec: TransitionSpec): Promise<JobRow[]> {
-  const from = ACTIONS[spec.action].from;
-  const limit = spec.batch
-    ? Prisma.sql`ORDER BY ${spec.batch.orderBy} LIMIT ${Prisma.raw(String(Math.max(1, Math.floor(spec.batch.limit))))} FOR UPDATE SKIP LOCKED`
-    : Prisma.sql`FOR UPDATE`;
   const code = spec.eventErrorCode ?? NULL;
   const message = spec.eventErrorMessage ?? NULL;
   const actorType = Prisma.sql`${spec.actor.type}::"ActorType"`;
@@ -114,11 +124,7 @@ export async function transition(db: DbOrTx, spec: TransitionSpec): Promise<JobR
     : Prisma.sql`
       SELECT u.id, u."fromStatus", u.status, ${actorType}, ${spec.actor.id}::text, u."attemptNo", ${code}::text, ${message}::text, ${spec.now}::timestamp(3), 1 FROM upd u`;
   return db.$queryRaw<JobRow[]>`
-    WITH target AS (
-      SELECT j.id, j.status AS "fromStatus" FROM "AiRuntimeJob" j
-      WHERE ${spec.where} AND j.status IN (${statusList(from)})
-      ${limit}
-    ), upd AS (
+    WITH target AS (${candidates(spec)}), upd AS (
       UPDATE "AiRuntimeJob" j SET status = ${spec.to}, ${spec.set}, "updatedAt" = ${spec.now}::timestamp(3)
       FROM target t WHERE j.id = t.id
       RETURNING ${RETURNING}, t."fromStatus"::text AS "fromStatus"

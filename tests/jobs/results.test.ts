@@ -3,8 +3,9 @@ import { createLearner, createTestJob, jobRow, runtimeKey, uid } from "../helper
 import { runtime } from "../helpers/runtime-api";
 import { validOutput } from "../helpers/outputs";
 import { getDb } from "@/server/db";
+import type { JobType } from "@/server/generated/prisma/enums";
 
-async function runningJob(jobType: Parameters<typeof createTestJob>[1], params?: Record<string, unknown>) {
+async function runningJob(jobType: JobType, params?: Record<string, unknown>) {
   const learner = await createLearner();
   const job = await createTestJob(learner, jobType, params ? { params } : {});
   const rt = runtime(await runtimeKey(), uid("rt"));
@@ -55,7 +56,9 @@ describe("result submission", () => {
     expect(row.events.at(-1)).toMatchObject({ fromStatus: "running", toStatus: "failed", errorCode: "INVALID_SCHEMA" });
   });
 
-  const qualityCases: [string, Parameters<typeof createTestJob>[1], Record<string, unknown>, (o: any, kp: string[]) => void, RegExp][] = [
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each case edits a different output shape
+  type Editable = any;
+  const qualityCases: [string, JobType, Record<string, unknown>, (o: Editable) => void, RegExp][] = [
     ["a knowledge point not in the snapshot", "weak_point_analysis", {}, (o) => (o.weakPoints[0].knowledgePointId = "kp_elsewhere"), /not in the snapshot/],
     ["duplicate question stems", "quiz_generation", { count: 2 }, (o) => (o.questions[1].stem = o.questions[0].stem), /duplicate stem/],
     ["two options equal to the answer", "quiz_generation", { count: 1 }, (o) => (o.questions[0].options = ["B", "b", "C"]), /options repeat|exactly one/],
@@ -67,7 +70,7 @@ describe("result submission", () => {
     it(`quality rule: ${name} → 422 INVALID_SCHEMA`, async () => {
       const { job, rt, kpIds } = await runningJob(jobType, params);
       const output = validOutput(jobType, kpIds, params);
-      mutate(output, kpIds);
+      mutate(output);
       const res = await rt.result(job.id, 1, output);
       expect(res.status).toBe(422);
       expect(res.body.error.details.join("\n")).toMatch(finding);

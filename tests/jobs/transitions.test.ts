@@ -28,7 +28,7 @@ async function appCode(fn: () => Promise<unknown>): Promise<string | null> {
 
 /** Each action as a function returning the error code it was refused with, or null. */
 const ACTIONS: Record<string, (jobId: string, rt: Rt, learner: Learner) => Promise<string | null>> = {
-  lock: async (id, rt) => {
+  lock: async (id) => {
     const other = runtime(await runtimeKey(), uid("rt-other"));
     const res = await other.lock(id);
     return res.status === 200 ? null : res.body.error.code;

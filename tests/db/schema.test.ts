@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { pendingSchemaChange } from "@/scripts/lib/migrator";
+import { getDb } from "@/server/db";
+import { createLearner, createTestJob } from "../helpers/factories";
+import { claimSpec } from "@/server/jobs/lease";
+import { candidates } from "@/server/jobs/state-machine";
+import { now } from "@/server/clock";
+
+async function shadowDatabases(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query("SELECT datname FROM pg_database WHERE datname LIKE 'prisma_shadow_%'");
+  await client.end();
+  return rows.map((r) => r.datname as string);
+}
+
+describe("schema and migrations", () => {
+  it("prisma/schema.prisma and prisma/migrations agree (no drift), and no shadow database is left behind", async () => {
+    const url = process.env.DATABASE_URL!;
+    const before = await shadowDatabases(url);
+    const sql = await pendingSchemaChange(url);
+    expect(sql, `schema.prisma differs from the migrations; run npm run db:migrate:create -- <name>\n${sql}`).toBe("");
+    expect(await shadowDatabases(url)).toEqual(before);
+  }, 120_000);
+
+  it("claim uses the partial pending-queue index, not a scan, with a parameterised shape and many finished rows", async () => {
+    const db = getDb();
+    const learner = await createLearner();
+    const job = await createTestJob(learner);
+    // 30k finished rows around the few pending ones, then fresh statistics.
+    await db.$executeRaw`
+      INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey", params, "runAfter", "createdAt", "updatedAt", "finishedAt")
+      SELECT 'done_' || g || '_' || ${job.id}, "userId", "jobType", "targetType", "targetId", "snapshotId", 'succeeded', "inputHash", 'done-' || g, params, "runAfter", "createdAt", "updatedAt", now()
+      FROM "AiRuntimeJob", generate_series(1, 30000) g WHERE id = ${job.id}`;
+    await db.$executeRawUnsafe(`ANALYZE "AiRuntimeJob"`);
+    // The claim's own candidate query, with bound parameters, as a custom and as a generic plan.
+    const spec = claimSpec({ runtimeInstanceId: "rt", capabilities: ["learning_state_analysis", "quiz_generation"], limit: 10 }, now());
+    for (const mode of ["force_custom_plan", "force_generic_plan"]) {
+      const text = await db.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${mode}`);
+        const plan = await tx.$queryRaw<{ "QUERY PLAN": string }[]>`EXPLAIN ${candidates(spec)}`;
+        return plan.map((r) => r["QUERY PLAN"]).join("\n");
+      });
+      expect(text, mode).toMatch(/Index Scan using "AiRuntimeJob_pending_queue_idx"/);
+      expect(text, mode).not.toMatch(/Seq Scan/);
+    }
+    await db.$executeRaw`DELETE FROM "AiRuntimeJob" WHERE id LIKE ${`done_%_${job.id}`}`;
+  }, 120_000);
+});
