@@ -79,7 +79,9 @@ export async function runPipeline(input: PipelineInput, opts: PipelineOptions): 
     for (const [k, v] of Object.entries(inferred.usage ?? {})) usage[k] = (usage[k] ?? 0) + v;
 
     await report("quality_check", STAGES.quality_check.from, "checking the output");
-    const hard = checkOutput(jobType, version, inferred.output, ctx);
+    const hard = inferred.parseError
+      ? { ok: false as const, findings: [inferred.parseError] }
+      : checkOutput(jobType, version, inferred.output, ctx);
     if (!hard.ok) {
       findings = hard.findings;
     } else {

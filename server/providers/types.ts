@@ -17,6 +17,8 @@ export type InferenceRequest = {
 export type InferenceResult = {
   /** Raw model output: a parsed JSON value, or the text when it was not JSON (the quality check reports it). */
   output: unknown;
+  /** Set when the answer was not a JSON object; the quality check reports it to the next prompt. */
+  parseError?: string;
   provider: string;
   model: string;
   usage?: Record<string, number>;
