@@ -48,6 +48,15 @@ export const MATERIALS: Material[] = [
   },
 ];
 
+/**
+ * Demo passwords, for local use only (the README lists them). Seeded once per account: an account
+ * that already has a password keeps it.
+ */
+export const DEMO_PASSWORDS = {
+  admin: "admin-demo-password",
+  learner: "learner-demo-password",
+} as const;
+
 export const ADMIN = { id: "user_admin", email: "admin@example.com", name: "Alex Admin" };
 
 export const LEARNERS: DemoLearner[] = [

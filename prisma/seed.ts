@@ -1,7 +1,8 @@
 import { pathToFileURL } from "node:url";
 import { getDb, closeDb } from "../server/db";
 import { setConsent } from "../server/jobs/consent";
-import { ADMIN, LEARNERS, MATERIALS } from "./seed-data";
+import { hashPassword } from "better-auth/crypto";
+import { ADMIN, DEMO_PASSWORDS, LEARNERS, MATERIALS } from "./seed-data";
 
 const DAY = 86_400_000;
 
@@ -12,12 +13,14 @@ const DAY = 86_400_000;
 export async function seed() {
   const db = getDb();
   await db.user.upsert({ where: { id: ADMIN.id }, create: { ...ADMIN, role: "admin" }, update: { role: "admin" } });
+  await ensurePassword(ADMIN.id, DEMO_PASSWORDS.admin);
   for (const learner of LEARNERS) {
     await db.user.upsert({
       where: { id: learner.id },
       create: { id: learner.id, email: learner.email, name: learner.name, role: "learner" },
       update: {},
     });
+    await ensurePassword(learner.id, DEMO_PASSWORDS.learner);
     if ((await db.material.count({ where: { userId: learner.id } })) > 0) continue;
     const at = Date.now() - learner.daysAgo * DAY;
     for (const m of MATERIALS.filter((m) => learner.materials.includes(m.id))) {
@@ -50,6 +53,16 @@ export async function seed() {
     });
     await setConsent(learner.id, true, { type: "system", id: "seed" });
   }
+}
+
+/** better-auth's email + password account: providerId "credential", accountId = the user id, scrypt hash. */
+async function ensurePassword(userId: string, password: string) {
+  const db = getDb();
+  const where = { providerId_accountId: { providerId: "credential", accountId: userId } };
+  if (await db.account.findUnique({ where, select: { id: true } })) return;
+  await db.account.create({
+    data: { id: `acct_${userId}`, providerId: "credential", accountId: userId, userId, password: await hashPassword(password) },
+  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -1,0 +1,17 @@
+import type { Role } from "../generated/prisma/enums";
+import { getAuth } from "./auth";
+
+export type SessionUser = { id: string; email: string; name: string; role: Role };
+export type Session = { id: string; expiresAt: Date; user: SessionUser };
+
+/** The signed-in user behind a request's session cookie, or null (no, expired or signed-out session). */
+export async function getSession(headers: Headers): Promise<Session | null> {
+  const found = await getAuth().api.getSession({ headers });
+  if (!found) return null;
+  const { user, session } = found;
+  return {
+    id: session.id,
+    expiresAt: session.expiresAt,
+    user: { id: user.id, email: user.email, name: user.name, role: user.role === "admin" ? "admin" : "learner" },
+  };
+}

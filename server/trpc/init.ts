@@ -1,0 +1,51 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import { isAppError } from "../errors";
+import { getSession, type Session } from "../auth/session";
+import { describeError, toTRPCError } from "./errors";
+
+/**
+ * The tRPC context is the session and nothing else: procedures reach the database through the
+ * domain services. A Runtime's bearer key means nothing here (Runtimes only speak /internal/runtime).
+ */
+export type Context = { session: Session | null };
+
+export async function createContext({ headers }: { headers: Headers }): Promise<Context> {
+  return { session: await getSession(headers) };
+}
+
+const t = initTRPC.context<Context>().create({
+  // Stacks never leave the server, in development either.
+  isDev: false,
+  errorFormatter({ shape, error }) {
+    const { appCode, httpStatus, message, details } = describeError(error);
+    return {
+      code: shape.code,
+      message,
+      data: { code: shape.data.code, httpStatus, appCode, path: shape.data.path, ...(details === undefined ? {} : { details }) },
+    };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Domain errors thrown by services become tRPC errors with the code the shared table gives them. */
+const mapAppErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isAppError(result.error.cause)) throw toTRPCError(result.error.cause);
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(mapAppErrors);
+
+/** Signed in (learner or admin): handlers get a non-null session. */
+export const learnerProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
+  return next({ ctx: { session: ctx.session, user: ctx.session.user } });
+});
+
+/** Admins only; the /admin layout checks the same role before rendering. */
+export const adminProcedure = learnerProcedure.use(({ ctx, next }) => {
+  if (ctx.user.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "admins only" });
+  return next({ ctx: { ...ctx, user: { ...ctx.user, role: "admin" as const } } });
+});
