@@ -53,34 +53,47 @@ export async function startEmbeddedDb(opts: {
     fs.mkdirSync(path.dirname(dir), { recursive: true });
     await server.initialise();
   }
-  // A server left running by a killed earlier run holds the port and the pid file: stop it first.
-  removeStalePid(dir);
-  await server.start();
   const url = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${opts.database}`;
-  await ensureDatabase(`postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`, opts.database);
+  const adminUrl = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
+  // Already running (npm run dev in another terminal, or a run that was killed): share it, and
+  // leave stopping it to whoever started it.
+  if (runningPid(dir) && (await answers(adminUrl))) {
+    await ensureDatabase(adminUrl, opts.database);
+    return { url, stop: async () => {} };
+  }
+  await server.start();
+  await ensureDatabase(adminUrl, opts.database);
   return { url, stop: () => server.stop() };
 }
 
-function removeStalePid(dir: string) {
+/** The postmaster's pid if its pid file names a live process; a stale file is removed. */
+function runningPid(dir: string): number | null {
   const pidFile = path.join(dir, "postmaster.pid");
-  if (!fs.existsSync(pidFile)) return;
+  if (!fs.existsSync(pidFile)) return null;
   const pid = Number(fs.readFileSync(pidFile, "utf8").split("\n")[0]);
   try {
-    if (pid) process.kill(pid, 0);
-    process.kill(pid, "SIGINT");
-    const until = Date.now() + 10_000;
-    while (Date.now() < until) {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        break;
-      }
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    if (pid) {
+      process.kill(pid, 0);
+      return pid;
     }
   } catch {
-    // not running: the file is stale
+    // no such process
   }
-  if (fs.existsSync(pidFile)) fs.rmSync(pidFile);
+  fs.rmSync(pidFile, { force: true });
+  return null;
+}
+
+async function answers(url: string) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 export async function ensureDatabase(adminUrl: string, database: string) {
