@@ -1,0 +1,77 @@
+import type { z } from "zod";
+import {
+  errorResponse,
+  failResponse,
+  heartbeatResponse,
+  pollResponse,
+  resultResponse,
+} from "../server/runtime-api/contract";
+
+/** A failed call to the API. `status` is null when no HTTP answer arrived (unreachable, timed out). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number | null,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+
+  /** Worth repeating later: no answer, a 5xx (e.g. 503 while the database is down) or 429. */
+  get transient() {
+    return this.status === null || this.status >= 500 || this.status === 429;
+  }
+}
+
+export type ApiOptions = { apiUrl: string; apiKey: string; instanceId: string; requestTimeoutMs: number };
+
+/**
+ * The Runtime protocol as a client. Every answer, success or error, is checked against the
+ * shared zod contract, so a Runtime never acts on a response it does not understand.
+ */
+export function createApiClient(opts: ApiOptions) {
+  async function post<S extends z.ZodType>(path: string, body: Record<string, unknown>, schema: S): Promise<z.infer<S>> {
+    let res: Response;
+    try {
+      res = await fetch(`${opts.apiUrl}/internal/runtime/jobs${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${opts.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ runtimeInstanceId: opts.instanceId, ...body }),
+        signal: AbortSignal.timeout(opts.requestTimeoutMs),
+      });
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string } }).cause?.code;
+      throw new ApiError(null, "UNREACHABLE", `API unreachable: ${cause ?? (e as Error).message}`);
+    }
+    let json: unknown;
+    try {
+      json = await res.json();
+    } catch {
+      throw new ApiError(res.status >= 500 ? res.status : null, "BAD_RESPONSE", `API answered ${res.status} without JSON`);
+    }
+    if (!res.ok) {
+      const err = errorResponse.safeParse(json);
+      if (!err.success) throw new ApiError(res.status, "BAD_RESPONSE", `API answered ${res.status} outside the contract`);
+      throw new ApiError(res.status, err.data.error.code, err.data.error.message);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      throw new ApiError(res.status, "BAD_RESPONSE", `response of ${path} does not match the contract: ${issues}`);
+    }
+    return parsed.data;
+  }
+
+  return {
+    poll: (body: { capabilities: string[]; limit: number; claim: true; runtimeVersion: string }) => post("/poll", body, pollResponse),
+    heartbeat: (jobId: string, body: { attemptNo: number; stage?: string; progress?: number; message?: string }) =>
+      post(`/${encodeURIComponent(jobId)}/heartbeat`, body, heartbeatResponse),
+    result: (jobId: string, body: Record<string, unknown> & { attemptNo: number; output: Record<string, unknown> }) =>
+      post(`/${encodeURIComponent(jobId)}/result`, body, resultResponse),
+    fail: (jobId: string, body: { attemptNo: number; errorCode: string; errorMessage: string }) =>
+      post(`/${encodeURIComponent(jobId)}/fail`, body, failResponse),
+  };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;

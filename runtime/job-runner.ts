@@ -1,0 +1,163 @@
+import { isJobFailure } from "../server/pipeline/errors";
+import { runPipeline } from "../server/pipeline/run-pipeline";
+import type { ProgressReport } from "../server/pipeline/stages";
+import type { Provider } from "../server/providers/types";
+import type { LeasedJob } from "../server/runtime-api/contract";
+import { ApiError, type ApiClient } from "./api-client";
+import { backoffDelay, sleep } from "./backoff";
+import type { Logger } from "./log";
+
+/** Why a job stopped before its pipeline finished. */
+export type StopReason = "cancel" | "lost" | "shutdown";
+class Stop extends Error {
+  constructor(readonly reason: StopReason) {
+    super(`job stopped: ${reason}`);
+  }
+}
+
+export type RunnerDeps = {
+  api: ApiClient;
+  log: Logger;
+  provider: Provider;
+  heartbeatMs: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  deliveryDeadlineMs: number;
+};
+
+/**
+ * Runs one leased job: heartbeats (at once, at every stage change, and every heartbeatMs plus
+ * jitter), the pipeline, then the result or a classified failure. cancelRequested from a
+ * heartbeat aborts the pipeline and acknowledges with CANCELLED; a lost lease drops the job
+ * silently (another attempt owns it now); `stop("shutdown")` hands it back as RUNTIME_SHUTDOWN.
+ */
+export function startJob(job: LeasedJob, deps: RunnerDeps) {
+  const { api, log } = deps;
+  const attemptNo = job.attemptNo;
+  const fields = { jobId: job.id, jobType: job.jobType, attemptNo };
+  const controller = new AbortController();
+  let state: ProgressReport = { stage: "prompt_builder", progress: 0 };
+  let beating: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+
+  const stop = (reason: StopReason) => {
+    if (!controller.signal.aborted) controller.abort(new Stop(reason));
+  };
+
+  const beat = () => {
+    // One heartbeat in flight at a time; a stage change during one waits for it.
+    beating ??= (async () => {
+      try {
+        const res = await api.heartbeat(job.id, { attemptNo, stage: state.stage, progress: state.progress, message: state.message });
+        if (res.cancelRequested) stop("cancel");
+      } catch (e) {
+        if (e instanceof ApiError && !e.transient) {
+          log("job.lease_lost", { ...fields, code: e.code, message: e.message }, "warn");
+          stop("lost");
+        } else {
+          // The lease outlives a short API outage; the next heartbeat tries again.
+          log("job.heartbeat_failed", { ...fields, message: (e as Error).message }, "warn");
+        }
+      } finally {
+        beating = null;
+      }
+    })();
+    return beating;
+  };
+  const schedule = () => {
+    timer = setTimeout(async () => {
+      await beat();
+      if (!controller.signal.aborted) schedule();
+    }, deps.heartbeatMs + Math.floor(Math.random() * (deps.heartbeatMs / 3)));
+  };
+
+  const done = (async () => {
+    log("job.started", { ...fields, provider: deps.provider.name });
+    await beat();
+    schedule();
+    try {
+      const result = await runPipeline(
+        {
+          jobType: job.jobType,
+          outputSchemaVersion: job.outputSchemaVersion,
+          params: job.params,
+          snapshot: job.snapshot?.content ?? null,
+          asOf: new Date(job.snapshot?.capturedAt ?? job.createdAt),
+        },
+        {
+          provider: deps.provider,
+          signal: controller.signal,
+          onProgress: async (report) => {
+            const changed = report.stage !== state.stage || report.progress < state.progress;
+            state = report;
+            if (changed || report.progress === 0) {
+              log("job.stage", { ...fields, stage: report.stage, progress: report.progress });
+              await beat();
+            }
+          },
+        },
+      );
+      clearTimeout(timer);
+      controller.signal.throwIfAborted();
+      const answer = await deliver(deps, () =>
+        api.result(job.id, {
+          attemptNo,
+          output: result.output,
+          outputSchemaVersion: result.outputSchemaVersion,
+          promptVersion: result.promptVersion,
+          modelProvider: result.provider,
+          modelName: result.model,
+          usage: result.usage,
+          latencyMs: result.latencyMs,
+          degraded: result.degraded,
+        }),
+      );
+      if (answer.ok) {
+        log("job.succeeded", { ...fields, resultId: answer.value.resultId, degraded: result.degraded, qualityLoops: result.qualityLoops, latencyMs: result.latencyMs });
+      } else {
+        log(answer.error.code === "JOB_CANCELLED" ? "job.cancelled" : "job.result_refused", { ...fields, code: answer.error.code, message: answer.error.message }, "warn");
+      }
+    } catch (e) {
+      clearTimeout(timer);
+      const reason = controller.signal.aborted ? (controller.signal.reason as Stop).reason : null;
+      if (reason === "lost") return log("job.abandoned", { ...fields, reason: "lease lost" }, "warn");
+      const [code, message] =
+        reason === "cancel"
+          ? ["CANCELLED", "stopped on cancel request"]
+          : reason === "shutdown"
+            ? ["RUNTIME_SHUTDOWN", "the Runtime is shutting down"]
+            : isJobFailure(e)
+              ? [e.code, e.message]
+              : // A bug in the pipeline is not the job's fault: let it run again, elsewhere.
+                ["TEMPORARY_PROVIDER_ERROR", `runtime error: ${(e as Error)?.message ?? String(e)}`];
+      if (!reason && !isJobFailure(e)) log("job.error", { ...fields, message: (e as Error)?.stack ?? String(e) }, "error");
+      const answer = await deliver(deps, () => api.fail(job.id, { attemptNo, errorCode: code, errorMessage: message.slice(0, 2000) }));
+      const event = code === "CANCELLED" ? "job.cancelled" : "job.failed";
+      if (answer.ok) log(event, { ...fields, code, message, status: answer.value.status, retryCount: answer.value.retryCount });
+      else log(event, { ...fields, code, message, refused: answer.error.code }, "warn");
+    }
+  })();
+
+  return { id: job.id, done, stop };
+}
+
+type Delivered<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+/**
+ * Sends a result or failure until the API answers. While it is unreachable the call is repeated
+ * with backoff; the same result again is idempotent on the API, so a lost answer costs nothing.
+ * After the deadline the lease has long passed and the sweep has handed the job to someone else.
+ */
+async function deliver<T>(deps: RunnerDeps, send: () => Promise<T>): Promise<Delivered<T>> {
+  const deadline = Date.now() + deps.deliveryDeadlineMs;
+  for (let failures = 1; ; failures++) {
+    try {
+      return { ok: true, value: await send() };
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      if (!e.transient || Date.now() > deadline) return { ok: false, error: e };
+      deps.log("api.retry", { code: e.code, message: e.message, failures }, "warn");
+      await sleep(backoffDelay(failures, deps.backoffBaseMs, deps.backoffMaxMs));
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import { loadConfig } from "./config";
+import { createRuntime } from "./runtime";
+
+/** `npm run runtime`: one reference Runtime process, configured by the environment. */
+let config;
+try {
+  config = loadConfig();
+} catch (e) {
+  console.error(`[runtime] configuration error: ${(e as Error).message}`);
+  process.exit(2);
+}
+
+const runtime = createRuntime(config);
+let signals = 0;
+const onSignal = (signal: NodeJS.Signals) => {
+  if (++signals > 1) process.exit(1); // a second signal: stop now
+  runtime.log("runtime.signal", { signal });
+  // Never hang past the grace period plus time to report: the leases run out on their own anyway.
+  setTimeout(() => process.exit(1), config.shutdownGraceMs + 20_000).unref();
+  void runtime.shutdown(config.shutdownGraceMs).then(() => process.exit(0));
+};
+process.on("SIGTERM", onSignal);
+process.on("SIGINT", onSignal);
+// A Runtime keeps running through anything one job does; a stray rejection is logged, not fatal.
+process.on("unhandledRejection", (e) => runtime.log("runtime.unhandled_rejection", { message: String((e as Error)?.stack ?? e) }, "error"));

@@ -1,0 +1,95 @@
+import { createApiClient, type ApiClient } from "./api-client";
+import { backoffDelay, sleep } from "./backoff";
+import type { RuntimeConfig } from "./config";
+import { startJob } from "./job-runner";
+import { createLogger, type Logger } from "./log";
+import { providerFor } from "./providers";
+
+export const RUNTIME_VERSION = "reference-runtime/0.1.0";
+
+/**
+ * The reference Runtime: claims up to `concurrency` jobs at a time through poll with
+ * claim:true, runs each through the pipeline, waits pollIntervalMs when there is nothing to do,
+ * and backs off exponentially while the API is unreachable (it never exits on an API error).
+ */
+export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; log?: Logger } = {}) {
+  const log = deps.log ?? createLogger({ runtimeInstanceId: config.instanceId });
+  const api = deps.api ?? createApiClient(config);
+  const running = new Map<string, ReturnType<typeof startJob>>();
+  const stopping = new AbortController();
+  let slotFreed: () => void = () => {};
+
+  async function loop() {
+    log("runtime.started", { apiUrl: config.apiUrl, capabilities: config.capabilities, concurrency: config.concurrency, provider: config.provider });
+    let failures = 0;
+    while (!stopping.signal.aborted) {
+      const free = config.concurrency - running.size;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => {
+          slotFreed = resolve;
+          stopping.signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+        continue;
+      }
+      let claimed;
+      let interval: number;
+      try {
+        const res = await api.poll({ capabilities: config.capabilities, limit: free, claim: true, runtimeVersion: RUNTIME_VERSION });
+        if (failures) log("api.reachable", { after: failures });
+        failures = 0;
+        interval = config.pollIntervalMs ?? res.pollIntervalMs;
+        claimed = res.jobs.flatMap((j) => ("job" in j ? [j.job] : []));
+      } catch (e) {
+        failures++;
+        const delay = backoffDelay(failures, config.backoffBaseMs, config.backoffMaxMs);
+        log("api.poll_failed", { message: (e as Error).message, failures, retryInMs: delay }, "warn");
+        await sleep(delay, stopping.signal);
+        continue;
+      }
+      for (const job of claimed) {
+        if (stopping.signal.aborted) break;
+        const run = startJob(job, {
+          api,
+          log,
+          provider: providerFor(job, config),
+          heartbeatMs: config.heartbeatMs,
+          backoffBaseMs: config.backoffBaseMs,
+          backoffMaxMs: config.backoffMaxMs,
+          deliveryDeadlineMs: config.deliveryDeadlineMs,
+        });
+        running.set(job.id, run);
+        void run.done.finally(() => {
+          running.delete(job.id);
+          slotFreed();
+        });
+      }
+      // A full batch means more may be waiting: ask again as soon as a slot frees.
+      if (claimed.length < free) await sleep(interval, stopping.signal);
+    }
+  }
+
+  const loopDone = loop().catch((e) => log("runtime.loop_error", { message: (e as Error)?.stack ?? String(e) }, "error"));
+
+  return {
+    log,
+    get runningJobs() {
+      return [...running.keys()];
+    },
+    /**
+     * SIGTERM: claim nothing more, let running jobs finish within the grace period, then hand
+     * the rest back as RUNTIME_SHUTDOWN (retryable) so another Runtime picks them up at once.
+     */
+    async shutdown(graceMs: number) {
+      if (stopping.signal.aborted) return;
+      log("runtime.stopping", { running: running.size, graceMs });
+      stopping.abort();
+      await loopDone;
+      const all = () => Promise.allSettled([...running.values()].map((r) => r.done));
+      await Promise.race([all(), sleep(graceMs)]);
+      const left = [...running.values()];
+      for (const r of left) r.stop("shutdown");
+      await all();
+      log("runtime.stopped", { handedBack: left.length });
+    },
+  };
+}
