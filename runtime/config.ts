@@ -37,7 +37,7 @@ const envSchema = z.object({
 
 export type RuntimeConfig = ReturnType<typeof loadConfig>;
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
   const e = envSchema.parse(cleaned);
   const apiKey = e.RUNTIME_API_KEY ?? (e.RUNTIME_API_KEY_FILE ? fs.readFileSync(e.RUNTIME_API_KEY_FILE, "utf8").trim() : undefined);
