@@ -79,7 +79,7 @@ function createAuth() {
         // The session token lives in the http-only cookie only: answers that would hand it to
         // page scripts (sign-in, get-session) go out without it.
         const withoutToken = stripSessionToken(returned);
-        if (withoutToken !== returned) return ctx.json(withoutToken);
+        if (withoutToken !== returned) return ctx.json(withoutToken as Record<string, unknown>);
       }),
     },
   });

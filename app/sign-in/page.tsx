@@ -1,0 +1,19 @@
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { SignInForm } from "@/components/auth/sign-in-form";
+import { safeReturnPath } from "@/server/auth/page-guards";
+import { getSession } from "@/server/auth/session";
+
+export const dynamic = "force-dynamic";
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const returnTo = safeReturnPath((await searchParams).next);
+  if (await getSession(await headers())) redirect(returnTo);
+  return (
+    <main className="mx-auto max-w-sm p-8">
+      <h1 className="text-2xl font-semibold">Sign in</h1>
+      <p className="mt-2 text-sm text-slate-600">AI Job Runtime: learners and admins.</p>
+      <SignInForm returnTo={returnTo} />
+    </main>
+  );
+}

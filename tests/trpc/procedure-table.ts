@@ -1,0 +1,92 @@
+import { getDb } from "@/server/db";
+import { cancelJob } from "@/server/jobs/cancel";
+import { createRuntimeKey } from "@/server/runtime-keys";
+import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
+
+/**
+ * Every tRPC procedure with who may call it and how to build a valid input for a caller. The
+ * matrix and the secrets scan iterate the router's own procedure map and look each path up
+ * here, so a procedure added without an entry fails both.
+ */
+export type Access = "public" | "learner" | "admin";
+export type World = { a: Learner; b: Learner; admin: Learner };
+
+export type Entry = {
+  access: Access;
+  /** A valid input for `me` acting on their own data (admin procedures: on learner A's data). */
+  input: (w: World, me: Learner) => Promise<unknown> | unknown;
+  /**
+   * Learner procedures that name a resource: learner B names one of A's. The call must fail
+   * with NOT_FOUND (never FORBIDDEN, which would confirm the id exists) and leave A's data alone.
+   */
+  foreign?: (w: World) => Promise<unknown>;
+};
+
+const jobOf = (l: Learner) => createTestJob(l);
+
+export const PROCEDURES: Record<string, Entry> = {
+  "me.get": { access: "public", input: () => undefined },
+
+  "jobs.create": {
+    access: "learner",
+    input: (_w, me) => ({ jobType: "learning_state_analysis", target: { type: "user", id: me.user.id }, idempotencyKey: uid("k") }),
+    // B names A's material as the target: no snapshot of A's data may be taken for B.
+    foreign: async (w) => ({ jobType: "weak_point_analysis", target: { type: "material", id: w.a.material.id } }),
+  },
+  "jobs.list": { access: "learner", input: () => ({}) },
+  "jobs.get": {
+    access: "learner",
+    input: async (_w, me) => ({ jobId: (await jobOf(me)).id }),
+    foreign: async (w) => ({ jobId: (await jobOf(w.a)).id }),
+  },
+  "jobs.cancel": {
+    access: "learner",
+    input: async (_w, me) => ({ jobId: (await jobOf(me)).id }),
+    foreign: async (w) => ({ jobId: (await jobOf(w.a)).id }),
+  },
+  "snapshots.get": {
+    access: "learner",
+    input: async (_w, me) => ({ snapshotId: (await jobOf(me)).snapshotId }),
+    foreign: async (w) => ({ snapshotId: (await jobOf(w.a)).snapshotId }),
+  },
+  "consent.get": { access: "learner", input: () => undefined },
+  "consent.set": { access: "learner", input: () => ({ granted: true }) },
+  "consent.setApiKeyMode": { access: "learner", input: () => ({ apiKeyMode: "platform_key" }) },
+  "credentials.get": { access: "learner", input: () => undefined },
+  "credentials.set": { access: "learner", input: () => ({ apiKey: `sk-${uid("deepseek")}` }) },
+  "credentials.delete": { access: "learner", input: () => undefined },
+
+  "admin.jobs.list": { access: "admin", input: () => ({}) },
+  "admin.jobs.get": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
+  "admin.jobs.cancel": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
+  "admin.jobs.rerun": {
+    access: "admin",
+    input: async (w) => {
+      const job = await jobOf(w.a);
+      await cancelJob(job.id, { type: "learner", id: w.a.user.id });
+      return { jobId: job.id };
+    },
+  },
+  "admin.runtimeKeys.create": { access: "admin", input: () => ({ name: uid("runtime") }) },
+  "admin.runtimeKeys.list": { access: "admin", input: () => undefined },
+  "admin.runtimeKeys.revoke": { access: "admin", input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }) },
+};
+
+export async function createWorld(): Promise<World> {
+  const [a, b, admin] = await Promise.all([createLearner(), createLearner(), createLearner({ role: "admin" })]);
+  return { a, b, admin };
+}
+
+/** Everything of learner A's that a refused call must leave alone, plus the Runtime keys. */
+export async function fingerprint(w: World) {
+  const db = getDb();
+  const userId = w.a.user.id;
+  const [jobs, credentials, consent, keys, snapshots] = await Promise.all([
+    db.aiRuntimeJob.findMany({ where: { userId }, select: { id: true, status: true, cancelRequested: true, updatedAt: true }, orderBy: { id: "asc" } }),
+    db.userCredential.findMany({ where: { userId }, select: { id: true, ciphertext: true, deletedAt: true }, orderBy: { id: "asc" } }),
+    db.aiConsent.findUnique({ where: { userId }, select: { granted: true, apiKeyMode: true, updatedAt: true } }),
+    db.runtimeApiKey.findMany({ select: { id: true, revokedAt: true }, orderBy: { id: "asc" } }),
+    db.snapshot.count({ where: { userId } }),
+  ]);
+  return JSON.stringify({ jobs, credentials, consent, keys, snapshots });
+}
