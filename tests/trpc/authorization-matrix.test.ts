@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/trpc/root";
 import { callerAs, callerFromHeaders } from "../helpers/auth";
 import { createTestJob, runtimeKey, type Learner } from "../helpers/factories";
-import { createWorld, fingerprint, PROCEDURES, type Access, type World } from "./procedure-table";
+import { createWorld, fingerprint, procedureAt, PROCEDURES, type Access, type World } from "./procedure-table";
 
 /**
  * The authorization matrix: every procedure of the router × anonymous, learner A, learner B,
@@ -40,11 +40,6 @@ async function callerFor(who: Who) {
 /** Data of the caller's own, or learner A's for callers who have none. */
 function subject(who: Who): Learner {
   return who === "learnerB" ? w.b : who === "admin" ? w.admin : w.a;
-}
-
-type Callable = (input?: unknown) => Promise<unknown>;
-export function procedureAt(caller: unknown, path: string): Callable {
-  return path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as Callable;
 }
 
 async function outcome(promise: Promise<unknown>) {

@@ -90,3 +90,10 @@ export async function fingerprint(w: World) {
   ]);
   return JSON.stringify({ jobs, credentials, consent, keys, snapshots });
 }
+
+type Callable = (input?: unknown) => Promise<unknown>;
+
+/** `caller.admin.jobs.get` for the path "admin.jobs.get". */
+export function procedureAt(caller: unknown, path: string): Callable {
+  return path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as Callable;
+}
