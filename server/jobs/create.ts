@@ -111,7 +111,7 @@ export async function createJob(input: CreateJobInput) {
       await tx.jobEvent.create({
         data: { jobId: created.id, fromStatus: null, toStatus: "pending", actorType: input.actor.type, actorId: input.actor.id, attemptNo: 0, createdAt: at },
       });
-      await tx.$executeRaw`SELECT pg_notify('ai_job_events', ${JSON.stringify({ id: created.id, userId: created.userId, status: "pending", stage: null, progress: 0 })})`;
+      await tx.$executeRaw`SELECT pg_notify('ai_job_events', ${JSON.stringify({ id: created.id, userId: created.userId, jobType: created.jobType, status: "pending", attemptNo: 0, stage: null, progress: 0, cancelRequested: false, created: true })})`;
       return created;
     });
     return { job: toJobView(job), created: true };

@@ -1,0 +1,103 @@
+import { EventEmitter } from "node:events";
+import pg from "pg";
+import { z } from "zod";
+
+/**
+ * Job changes as PostgreSQL pushes them: every transition statement ends with
+ * pg_notify('ai_job_events', …), which is delivered only when its transaction commits, to every
+ * listening app instance. One LISTEN connection per process feeds live pages (SSE) and the
+ * workflow relay; it reconnects with backoff and reports gaps so consumers can re-read.
+ */
+export const jobChangeSchema = z.object({
+  id: z.string(),
+  userId: z.string(),
+  jobType: z.string(),
+  status: z.string(),
+  attemptNo: z.number(),
+  stage: z.string().nullable(),
+  progress: z.number(),
+  cancelRequested: z.boolean(),
+  created: z.boolean().optional(),
+});
+export type JobChange = z.infer<typeof jobChangeSchema>;
+
+export const CHANNEL = "ai_job_events";
+
+export class JobFeed extends EventEmitter {
+  private client: pg.Client | null = null;
+  private stopped = false;
+  private retryMs = 500;
+  private timer: NodeJS.Timeout | null = null;
+  connected = false;
+
+  constructor(private readonly url: string) {
+    super();
+    this.setMaxListeners(0);
+  }
+
+  start() {
+    this.stopped = false;
+    void this.connect();
+    return this;
+  }
+
+  async stop() {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    const c = this.client;
+    this.client = null;
+    this.connected = false;
+    await c?.end().catch(() => {});
+  }
+
+  private async connect() {
+    const client = new pg.Client({ connectionString: this.url, keepAlive: true });
+    this.client = client;
+    client.on("notification", (msg) => {
+      if (msg.channel !== CHANNEL || !msg.payload) return;
+      const parsed = jobChangeSchema.safeParse(safeJson(msg.payload));
+      if (parsed.success) this.emit("change", parsed.data);
+    });
+    client.on("error", () => this.reconnect(client));
+    client.on("end", () => this.reconnect(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      this.connected = true;
+      this.retryMs = 500;
+      this.emit("connected");
+    } catch {
+      this.reconnect(client);
+    }
+  }
+
+  private reconnect(client: pg.Client) {
+    if (this.client !== client || this.stopped) return;
+    this.client = null;
+    if (this.connected) this.emit("disconnected");
+    this.connected = false;
+    client.end().catch(() => {});
+    this.timer = setTimeout(() => void this.connect(), this.retryMs);
+    this.retryMs = Math.min(this.retryMs * 2, 30_000);
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+const g = globalThis as unknown as { __jobFeed?: JobFeed };
+
+/** The process's one feed, started on first use. */
+export function getJobFeed(): JobFeed {
+  if (!g.__jobFeed) {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error("DATABASE_URL is not set");
+    g.__jobFeed = new JobFeed(url).start();
+  }
+  return g.__jobFeed;
+}

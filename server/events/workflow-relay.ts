@@ -1,0 +1,67 @@
+import { inngest, inngestConfigured } from "../inngest/client";
+import { jobCreated, jobFinished } from "../inngest/events";
+import { deliverWebhook, jobFinishedPayload, webhookConfig, WebhookError } from "../notifications/webhook";
+import type { JobChange, JobFeed } from "./job-feed";
+
+const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
+const SEND_TIMEOUT_MS = 3000;
+
+/**
+ * Turns committed job changes into workflow events. It runs off the LISTEN feed, so an event is
+ * only ever sent after its transaction committed, and never on a request's path: a slow or absent
+ * Inngest costs a log line, not a state change. Event ids (job, status, attempt) let Inngest drop
+ * the copies that several app instances send. Without an Inngest server, a finished job's webhook
+ * is delivered in-process with the same domain code and its own retries.
+ */
+export function startWorkflowRelay(feed: JobFeed, log: (msg: string) => void = (m) => console.warn(m)) {
+  const onChange = (change: JobChange) => {
+    void relay(change).catch((e) => log(`[workflow-relay] ${change.id} ${change.status}: ${(e as Error).message}`));
+  };
+  feed.on("change", onChange);
+  return () => feed.off("change", onChange);
+}
+
+export async function relay(change: JobChange) {
+  const finished = TERMINAL.has(change.status);
+  if (!finished && !change.created) return;
+  if (inngestConfigured()) {
+    const event = finished
+      ? jobFinished.create(
+          { jobId: change.id, userId: change.userId, status: change.status as "succeeded", attemptNo: change.attemptNo },
+          { id: `job-finished:${change.id}:${change.status}:${change.attemptNo}` },
+        )
+      : jobCreated.create(
+          { jobId: change.id, userId: change.userId, jobType: change.jobType as "quiz_generation" },
+          { id: `job-created:${change.id}` },
+        );
+    await withTimeout(inngest.send(event), SEND_TIMEOUT_MS);
+    return;
+  }
+  if (finished) await deliverInProcess(change.id, change.status);
+}
+
+/** Zero-setup delivery: up to 5 tries, 1 s · 2^n apart, only for retryable failures. */
+export async function deliverInProcess(jobId: string, status: string, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))) {
+  const target = webhookConfig();
+  if (!target) return null;
+  const payload = await jobFinishedPayload(jobId);
+  if (!payload) return null;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await deliverWebhook(target, `${jobId}:${status}`, payload);
+    } catch (e) {
+      if (!(e instanceof WebhookError) || !e.retryable || attempt >= 4) throw e;
+      await sleep(1000 * 2 ** attempt);
+    }
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`Inngest send timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e) => (clearTimeout(t), reject(e)),
+    );
+  });
+}

@@ -1,0 +1,6 @@
+import { notifyJobFinished } from "./notify-job-finished";
+import { pruneFinishedJobsFn } from "./prune-finished-jobs";
+import { sweepLeases } from "./sweep-leases";
+import { weeklyLearningReview } from "./weekly-learning-review";
+
+export const functions = [sweepLeases, pruneFinishedJobsFn, weeklyLearningReview, notifyJobFinished];

@@ -1,0 +1,25 @@
+import { cron } from "inngest";
+import { inngest } from "../client";
+import { activeLearnerIds, createWeeklyReview, isoWeek } from "../../jobs/weekly-review";
+
+/**
+ * Mondays 06:00: for each learner active in the last 7 days with AI consent, a learning-state
+ * analysis and a next-action plan. Idempotent per learner and ISO week (the jobs' idempotency
+ * key), so a retried or repeated run creates nothing new.
+ */
+export const weeklyLearningReview = inngest.createFunction(
+  { id: "weekly-learning-review", triggers: [cron("0 6 * * 1")], concurrency: { limit: 1 } },
+  async ({ step }) => {
+    const { week, learners } = await step.run("find-active-learners", async () => {
+      const at = new Date();
+      return { week: isoWeek(at), at: at.toISOString(), learners: await activeLearnerIds(at) };
+    });
+    let created = 0;
+    for (const userId of learners) {
+      // One step per learner (same id, counted by the SDK): a failure retries only that learner.
+      const out = await step.run("create-review-jobs", () => createWeeklyReview(userId));
+      created += out.created;
+    }
+    return { week, learners: learners.length, created };
+  },
+);

@@ -1,0 +1,34 @@
+import { getDb } from "../db";
+import { now } from "../clock";
+
+const DAY = 86_400_000;
+
+export function retentionDays() {
+  const days = Number(process.env.JOB_RETENTION_DAYS ?? 90);
+  return Number.isFinite(days) && days > 0 ? days : 90;
+}
+
+/**
+ * Deletes finished jobs (succeeded, failed, cancelled) whose finishedAt is older than the
+ * retention, with their events and results (foreign keys cascade), `batchSize` rows per
+ * statement so no single transaction holds many locks. A job some re-run points at keeps the
+ * link as NULL (ON DELETE SET NULL). Returns how many jobs were deleted.
+ */
+export async function pruneFinishedJobs(opts: { olderThanDays?: number; batchSize?: number; maxBatches?: number } = {}) {
+  const cutoff = new Date(now().getTime() - (opts.olderThanDays ?? retentionDays()) * DAY);
+  const batch = Math.max(1, Math.floor(opts.batchSize ?? 1000));
+  let deleted = 0;
+  let batches = 0;
+  for (; batches < (opts.maxBatches ?? Infinity); ) {
+    batches++;
+    const n = await getDb().$executeRaw`
+      DELETE FROM "AiRuntimeJob" WHERE id IN (
+        SELECT id FROM "AiRuntimeJob"
+        WHERE status IN ('succeeded', 'failed', 'cancelled') AND "finishedAt" < ${cutoff}::timestamp(3)
+        ORDER BY "finishedAt" LIMIT ${batch}
+        FOR UPDATE SKIP LOCKED)`;
+    deleted += n;
+    if (n < batch) break;
+  }
+  return { deleted, batches, cutoff };
+}

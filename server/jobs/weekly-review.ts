@@ -1,0 +1,63 @@
+import { getDb } from "../db";
+import { now } from "../clock";
+import { isAppError } from "../errors";
+import { createJob } from "./create";
+
+const DAY = 86_400_000;
+const REVIEW_TYPES = ["learning_state_analysis", "next_action_planning"] as const;
+
+/** ISO week of a date, e.g. "2026-W49": the idempotency scope of the weekly review. */
+export function isoWeek(date: Date): string {
+  const d = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
+  const day = d.getUTCDay() || 7;
+  d.setUTCDate(d.getUTCDate() + 4 - day);
+  const yearStart = new Date(Date.UTC(d.getUTCFullYear(), 0, 1));
+  const week = Math.ceil(((d.getTime() - yearStart.getTime()) / DAY + 1) / 7);
+  return `${d.getUTCFullYear()}-W${String(week).padStart(2, "0")}`;
+}
+
+/** Learners with AI consent who answered a quiz or studied in the last 7 days. */
+export async function activeLearnerIds(at: Date = now()): Promise<string[]> {
+  const since = new Date(at.getTime() - 7 * DAY);
+  const rows = await getDb().$queryRaw<{ id: string }[]>`
+    SELECT u.id FROM "User" u JOIN "AiConsent" c ON c."userId" = u.id AND c.granted
+    WHERE u.role = 'learner' AND (
+      EXISTS (SELECT 1 FROM "QuizAttempt" q WHERE q."userId" = u.id AND q."answeredAt" >= ${since}::timestamp(3))
+      OR EXISTS (SELECT 1 FROM "StudySession" s WHERE s."userId" = u.id AND s."startedAt" >= ${since}::timestamp(3)))
+    ORDER BY u.id`;
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The weekly review for one learner: a learning-state analysis and a next-action plan, keyed
+ * `weekly-review:<ISO week>` so running it twice in a week creates nothing new. A learner who
+ * turned AI off in between is skipped, not an error.
+ */
+export async function createWeeklyReview(userId: string, at: Date = now()) {
+  const key = `weekly-review:${isoWeek(at)}`;
+  let created = 0;
+  for (const jobType of REVIEW_TYPES) {
+    try {
+      const out = await createJob({
+        userId,
+        jobType,
+        target: { type: "user", id: userId },
+        idempotencyKey: key,
+        priority: 5,
+        actor: { type: "workflow", id: "weekly-learning-review" },
+      });
+      if (out.created) created++;
+    } catch (e) {
+      if (isAppError(e) && (e.code === "CONSENT_REQUIRED" || e.code === "CREDENTIAL_REQUIRED")) return { userId, created, skipped: e.code };
+      throw e;
+    }
+  }
+  return { userId, created, skipped: null };
+}
+
+export async function runWeeklyReview(at: Date = now()) {
+  const ids = await activeLearnerIds(at);
+  let created = 0;
+  for (const id of ids) created += (await createWeeklyReview(id, at)).created;
+  return { learners: ids.length, created, week: isoWeek(at) };
+}

@@ -1,0 +1,72 @@
+import crypto from "node:crypto";
+import pg from "pg";
+import type { ScheduledTask } from "./tasks";
+
+export type TaskRun = { task: string; ran: boolean; result?: unknown; error?: string };
+
+/**
+ * The in-process scheduler of zero-setup mode: each task runs every `everyMs` in every app
+ * process that started it, but a run first takes a PostgreSQL advisory lock named after the task
+ * (pg_try_advisory_lock on a dedicated connection), so across processes one run happens at a
+ * time and the others skip that tick. The tasks are also safe on their own (SKIP LOCKED batches,
+ * idempotency keys); the lock only avoids wasted work.
+ */
+export class InProcessScheduler {
+  private timers: NodeJS.Timeout[] = [];
+  private busy = new Set<string>();
+
+  constructor(
+    private readonly url: string,
+    private readonly tasks: ScheduledTask[],
+    private readonly onRun: (run: TaskRun) => void = () => {},
+  ) {}
+
+  start(firstRunDelayMs = 5_000) {
+    for (const task of this.tasks) {
+      const first = setTimeout(() => void this.tick(task), Math.min(firstRunDelayMs, task.everyMs));
+      const every = setInterval(() => void this.tick(task), task.everyMs);
+      first.unref();
+      every.unref();
+      this.timers.push(first, every);
+    }
+    return this;
+  }
+
+  stop() {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+  }
+
+  /** One tick of one task; exported for tests. */
+  async tick(task: ScheduledTask): Promise<TaskRun> {
+    if (this.busy.has(task.id)) return this.report({ task: task.id, ran: false });
+    this.busy.add(task.id);
+    const client = new pg.Client({ connectionString: this.url });
+    try {
+      await client.connect();
+      const key = lockKey(task.id);
+      const { rows } = await client.query("SELECT pg_try_advisory_lock($1::bigint) AS ok", [key]);
+      if (!rows[0]?.ok) return this.report({ task: task.id, ran: false });
+      try {
+        return this.report({ task: task.id, ran: true, result: await task.run() });
+      } finally {
+        await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]);
+      }
+    } catch (e) {
+      return this.report({ task: task.id, ran: true, error: (e as Error).message });
+    } finally {
+      this.busy.delete(task.id);
+      await client.end().catch(() => {});
+    }
+  }
+
+  private report(run: TaskRun) {
+    this.onRun(run);
+    return run;
+  }
+}
+
+/** A stable 63-bit lock id per task name. */
+export function lockKey(taskId: string): string {
+  return BigInt.asIntN(64, BigInt(`0x${crypto.createHash("sha256").update(`scheduler:${taskId}`).digest("hex").slice(0, 16)}`)).toString();
+}

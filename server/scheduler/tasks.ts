@@ -1,0 +1,20 @@
+import { sweepExpiredLeases } from "../jobs/sweep";
+import { pruneFinishedJobs } from "../jobs/retention";
+import { runWeeklyReview } from "../jobs/weekly-review";
+
+export type ScheduledTask = { id: string; everyMs: number; run: () => Promise<unknown> };
+
+const MINUTE = 60_000;
+
+/**
+ * What zero-setup mode runs in-process instead of the Inngest crons — the same domain calls.
+ * The weekly review is checked hourly: it is idempotent per learner and ISO week, so each active
+ * learner gets one review in the first check of a week in which they are active.
+ */
+export function defaultTasks(): ScheduledTask[] {
+  return [
+    { id: "sweep-leases", everyMs: Number(process.env.SWEEP_INTERVAL_MS ?? MINUTE), run: () => sweepExpiredLeases() },
+    { id: "prune-finished-jobs", everyMs: 24 * 60 * MINUTE, run: () => pruneFinishedJobs() },
+    { id: "weekly-learning-review", everyMs: 60 * MINUTE, run: () => runWeeklyReview() },
+  ];
+}

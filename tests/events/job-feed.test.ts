@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLearner, createTestJob, runtimeKey, uid } from "../helpers/factories";
+import { runtime } from "../helpers/runtime-api";
+import { startWebhookReceiver } from "../helpers/webhook-receiver";
+import { JobFeed, type JobChange } from "@/server/events/job-feed";
+import { startWorkflowRelay } from "@/server/events/workflow-relay";
+import { getDb } from "@/server/db";
+import { Prisma } from "@/server/generated/prisma/client";
+import { cancelPending } from "@/server/jobs/cancel";
+
+function collect(feed: JobFeed) {
+  const changes: JobChange[] = [];
+  feed.on("change", (c: JobChange) => changes.push(c));
+  return changes;
+}
+
+async function until<T>(fn: () => T | undefined, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("the job feed (LISTEN/NOTIFY)", () => {
+  let feed: JobFeed;
+  beforeAll(async () => {
+    feed = new JobFeed(process.env.DATABASE_URL!).start();
+    await until(() => feed.connected || undefined);
+  });
+  afterAll(() => feed.stop());
+
+  it("pushes creation, lock, progress and finish of a job to listeners", async () => {
+    const changes = collect(feed);
+    const learner = await createLearner();
+    const job = await createTestJob(learner);
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    await rt.lock(job.id);
+    await rt.heartbeat(job.id, 1, { stage: "quality_check", progress: 70 });
+    await rt.fail(job.id, 1, "INVALID_SNAPSHOT");
+    const mine = await until(() => {
+      const m = changes.filter((c) => c.id === job.id);
+      return m.length >= 4 ? m : undefined;
+    });
+    expect(mine.map((c) => [c.status, c.progress, c.stage])).toEqual([
+      ["pending", 0, null],
+      ["locked", 0, null],
+      ["running", 70, "quality_check"],
+      ["failed", 70, "quality_check"],
+    ]);
+    expect(mine[0]!.created).toBe(true);
+  });
+
+  it("delivers nothing for a transaction that rolls back, and delivers on commit only", async () => {
+    const changes = collect(feed);
+    const learner = await createLearner();
+    const job = await createTestJob(learner);
+    await until(() => changes.find((c) => c.id === job.id));
+    await getDb()
+      .$transaction(async (tx) => {
+        await cancelPending(tx, Prisma.sql`j.id = ${job.id}`, { type: "admin", id: "a" });
+        throw new Error("roll back");
+      })
+      .catch(() => {});
+    await new Promise((r) => setTimeout(r, 300));
+    expect(changes.filter((c) => c.id === job.id && c.status === "cancelled")).toHaveLength(0);
+    expect((await getDb().aiRuntimeJob.findUniqueOrThrow({ where: { id: job.id } })).status).toBe("pending");
+  });
+
+  it("zero-setup relay: a finished job's webhook is delivered in-process, after commit", async () => {
+    const receiver = await startWebhookReceiver();
+    process.env.JOB_WEBHOOK_URL = receiver.url;
+    process.env.JOB_WEBHOOK_SECRET = "whsec_relay";
+    const stop = startWorkflowRelay(feed);
+    try {
+      const learner = await createLearner();
+      const job = await createTestJob(learner);
+      const rt = runtime(await runtimeKey(), uid("rt"));
+      await rt.lock(job.id);
+      await rt.fail(job.id, 1, "INVALID_CREDENTIAL");
+      const hit = await until(() => receiver.received.find((r) => r.body.includes(job.id)));
+      expect(JSON.parse(hit.body).job).toMatchObject({ id: job.id, status: "failed", errorCode: "INVALID_CREDENTIAL" });
+    } finally {
+      stop();
+      delete process.env.JOB_WEBHOOK_URL;
+      delete process.env.JOB_WEBHOOK_SECRET;
+      await receiver.close();
+    }
+  });
+
+  it("reconnects after its connection is killed", async () => {
+    const own = new JobFeed(process.env.DATABASE_URL!).start();
+    try {
+      await until(() => own.connected || undefined);
+      await getDb().$executeRawUnsafe(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN ai_job_events%' AND pid <> pg_backend_pid()`,
+      );
+      await until(() => (!own.connected ? true : undefined)).catch(() => undefined);
+      await until(() => own.connected || undefined, 15_000);
+      const changes = collect(own);
+      const learner = await createLearner();
+      const job = await createTestJob(learner);
+      await until(() => changes.find((c) => c.id === job.id));
+    } finally {
+      await own.stop();
+    }
+  });
+});
