@@ -1,0 +1,154 @@
+import fs from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/server/db";
+import { createRuntimeKey, revokeRuntimeKey } from "@/server/runtime-keys";
+import { callerAs, setPassword, signedInCookie } from "../helpers/auth";
+import { createLearner, createTestJob, jobRow, runtimeKey, uid, type Learner } from "../helpers/factories";
+import { validOutput } from "../helpers/outputs";
+import { ALL_TYPES, runtime } from "../helpers/runtime-api";
+
+/**
+ * Every Runtime route (found on disk under app/internal/runtime/jobs) × anonymous, learner A,
+ * learner B, admin (each with a real session cookie), a learner's session token sent as a bearer,
+ * a revoked Runtime key and a valid one. Only the valid key gets in; every refusal is a 401 that
+ * leaves the job as it was.
+ */
+const ROOT = path.resolve(import.meta.dirname, "../../app/internal/runtime/jobs");
+const ROUTE_FILES = findRoutes(ROOT).map((f) => path.relative(ROOT, f));
+
+function findRoutes(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    return e.isDirectory() ? findRoutes(full) : e.name === "route.ts" ? [full] : [];
+  });
+}
+
+type Prepared = { jobId: string | null; body: Record<string, unknown> };
+const INSTANCE = uid("holder");
+
+/** Per route: a job in the state the route needs, and a body that a valid key gets a 200 for. */
+const ROUTES: Record<string, (a: Learner, key: string) => Promise<Prepared>> = {
+  "poll/route.ts": async () => ({ jobId: null, body: { runtimeInstanceId: INSTANCE, capabilities: ALL_TYPES, limit: 5 } }),
+  "[jobId]/lock/route.ts": async (a) => ({ jobId: (await createTestJob(a)).id, body: { runtimeInstanceId: INSTANCE } }),
+  "[jobId]/heartbeat/route.ts": async (a, key) => {
+    const { jobId, attemptNo } = await locked(a, key);
+    return { jobId, body: { runtimeInstanceId: INSTANCE, attemptNo, stage: "prompt_builder", progress: 10 } };
+  },
+  "[jobId]/result/route.ts": async (a, key) => {
+    const { jobId, attemptNo } = await locked(a, key);
+    const output = validOutput("learning_state_analysis", a.knowledgePoints.map((k) => k.id));
+    return { jobId, body: { runtimeInstanceId: INSTANCE, attemptNo, output } };
+  },
+  "[jobId]/fail/route.ts": async (a, key) => {
+    const { jobId, attemptNo } = await locked(a, key);
+    return { jobId, body: { runtimeInstanceId: INSTANCE, attemptNo, errorCode: "NETWORK_ERROR", errorMessage: "test" } };
+  },
+};
+
+async function locked(a: Learner, key: string) {
+  const job = await createTestJob(a);
+  const res = await runtime(key, INSTANCE).lock(job.id);
+  expect(res.status).toBe(200);
+  return { jobId: job.id, attemptNo: res.body.job.attemptNo as number };
+}
+
+const CALLERS = ["anonymous", "learnerA", "learnerB", "admin", "sessionTokenAsBearer", "revokedKey", "runtimeKey"] as const;
+type Who = (typeof CALLERS)[number];
+
+let a: Learner;
+let headersOf: Record<Who, Record<string, string>>;
+let key: string;
+
+beforeAll(async () => {
+  const [la, lb, admin] = await Promise.all([createLearner(), createLearner(), createLearner({ role: "admin" })]);
+  a = la;
+  const password = `pw-${uid()}`;
+  await Promise.all([la, lb, admin].map((l) => setPassword(l.user.id, password)));
+  const [cookieA, cookieB, cookieAdmin] = await Promise.all([la, lb, admin].map((l) => signedInCookie(l.user.email, password)));
+  const token = (await getDb().session.findFirstOrThrow({ where: { userId: la.user.id } })).token;
+  key = await runtimeKey();
+  const revoked = await createRuntimeKey(uid("revoked"));
+  await revokeRuntimeKey(revoked.id);
+  headersOf = {
+    anonymous: {},
+    learnerA: { cookie: cookieA! },
+    learnerB: { cookie: cookieB! },
+    admin: { cookie: cookieAdmin! },
+    sessionTokenAsBearer: { authorization: `Bearer ${token}` },
+    revokedKey: { authorization: `Bearer ${revoked.key}` },
+    runtimeKey: { authorization: `Bearer ${key}` },
+  };
+});
+
+async function callRoute(file: string, prepared: Prepared, headers: Record<string, string>) {
+  const mod = (await import(/* @vite-ignore */ path.join(ROOT, file))) as {
+    POST: (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+  };
+  const urlPath = file.replace("/route.ts", "").replace("[jobId]", prepared.jobId ?? "");
+  const req = new Request(`http://test/internal/runtime/jobs/${urlPath}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(prepared.body),
+  });
+  const res = await mod.POST(req, { params: Promise.resolve(prepared.jobId ? { jobId: prepared.jobId } : {}) });
+  return { status: res.status, body: await res.json() };
+}
+
+async function state(jobId: string | null) {
+  if (!jobId) return null;
+  const j = await jobRow(jobId);
+  return JSON.stringify({ status: j.status, attemptNo: j.attemptNo, lockedBy: j.lockedBy, lockUntil: j.lockUntil, progress: j.progress, events: j.events.length, result: j.result?.id ?? null });
+}
+
+describe("every Runtime route has a matrix entry", () => {
+  it("routes were found", () => expect(ROUTE_FILES.length).toBeGreaterThanOrEqual(5));
+  it.each(ROUTE_FILES)("%s", (file) => expect(ROUTES[file], `add ${file} to ROUTES`).toBeDefined());
+});
+
+describe.each(ROUTE_FILES)("%s", (file) => {
+  it.each(CALLERS)("as %s", async (who) => {
+    const prepared = await ROUTES[file]!(a, key);
+    const before = await state(prepared.jobId);
+    const res = await callRoute(file, prepared, headersOf[who]);
+    if (who === "runtimeKey") {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    } else {
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe("UNAUTHORIZED");
+      expect(await state(prepared.jobId)).toBe(before);
+    }
+  });
+});
+
+describe("Runtime keys managed through tRPC", () => {
+  it("a key works until an admin revokes it, and fails on the very next request", async () => {
+    const admin = await createLearner({ role: "admin" });
+    const created = await callerAs(admin.user).admin.runtimeKeys.create({ name: uid("rt") });
+    expect(created.key.startsWith(created.prefix)).toBe(true);
+    const rt = runtime(created.key, uid("inst"));
+    expect((await rt.poll()).status).toBe(200);
+
+    const listed = (await callerAs(admin.user).admin.runtimeKeys.list()).items.find((k) => k.id === created.id);
+    expect(listed).toMatchObject({ name: created.name, prefix: created.prefix, revokedAt: null });
+    expect(listed?.lastUsedAt).not.toBeNull();
+    expect(listed).not.toHaveProperty("key");
+    expect(listed).not.toHaveProperty("hash");
+
+    await callerAs(admin.user).admin.runtimeKeys.revoke({ id: created.id });
+    const after = await rt.poll();
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe("UNAUTHORIZED");
+    const revoked = (await callerAs(admin.user).admin.runtimeKeys.list()).items.find((k) => k.id === created.id);
+    expect(revoked?.revokedAt).toEqual(expect.any(String));
+  });
+
+  it("revoking an unknown key is NOT_FOUND; revoking twice is harmless", async () => {
+    const admin = await createLearner({ role: "admin" });
+    const err = await callerAs(admin.user).admin.runtimeKeys.revoke({ id: "no_such_key" }).catch((e) => e);
+    expect(err.code).toBe("NOT_FOUND");
+    const created = await callerAs(admin.user).admin.runtimeKeys.create({ name: uid("rt") });
+    await callerAs(admin.user).admin.runtimeKeys.revoke({ id: created.id });
+    await expect(callerAs(admin.user).admin.runtimeKeys.revoke({ id: created.id })).resolves.toEqual({ id: created.id, revoked: true });
+  });
+});
