@@ -5,41 +5,62 @@ import { deployMigrations } from "./lib/migrator";
 import { DATA_DIR } from "./lib/database-url";
 
 /**
- * `npm test`: a real PostgreSQL (embedded, or TEST_DATABASE_URL's server), a fresh database with
- * every migration applied, then the whole suite. The exit code is the suite's.
- * Extra arguments go to vitest (e.g. `npm test -- tests/jobs`).
+ * `npm test`: a real PostgreSQL (embedded, or TEST_DATABASE_URL's server), then two stages, each
+ * on a fresh database with every migration applied:
+ *   1. the unit and integration suite (vitest.config.ts);
+ *   2. the system tests (vitest.system.config.ts): the production build over real HTTP with real
+ *      Runtime processes (tests/system; the build is made once, when missing or stale).
+ * The exit code is non-zero if either fails. Extra arguments go to vitest; paths pick the stage
+ * (`npm test -- tests/jobs` runs stage 1 only, `npm test -- tests/system/fleet.test.ts` stage 2 only).
  */
 const args = process.argv.slice(2);
-const database = `ajr_test_${process.pid}`;
+const paths = args.filter((a) => !a.startsWith("-"));
+const flags = args.filter((a) => a.startsWith("-"));
+const isSystem = (p: string) => path.normalize(p).startsWith(path.join("tests", "system"));
+const unitArgs = [...flags, ...paths.filter((p) => !isSystem(p))];
+const systemArgs = [...flags, ...paths.filter(isSystem)];
+const runUnit = !paths.length || paths.some((p) => !isSystem(p));
+const runSystem = !paths.length || paths.some(isSystem);
+
 let stop = async () => {};
 let adminUrl: string;
-
 if (process.env.TEST_DATABASE_URL) {
   adminUrl = process.env.TEST_DATABASE_URL;
-  await ensureDatabase(adminUrl, database);
 } else {
   const port = Number(process.env.TEST_PG_PORT ?? 54330);
   const db = await startEmbeddedDb({
     // One data folder per port, so runs on different ports never share (or stop) a server.
     dir: path.join(DATA_DIR, `pg-test-${port}`),
     port,
-    database,
+    database: "postgres",
     fast: true,
   });
   stop = db.stop;
-  adminUrl = db.url.replace(new RegExp(`/${database}$`), "/postgres");
+  adminUrl = db.url;
 }
-const url = adminUrl.replace(/\/[^/]*$/, `/${database}`);
 
-let code = 1;
+let code = 0;
 try {
-  await deployMigrations(url);
-  code = await run("npx", ["vitest", "run", ...args], { DATABASE_URL: url, APP_DATA_DIR: path.join(DATA_DIR, "test") });
+  // Both stages run even when the first fails, so one run reports every failure.
+  const unit = runUnit ? await stage(`ajr_test_${process.pid}`, ["vitest", "run", ...unitArgs]) : 0;
+  const system = runSystem ? await stage(`ajr_system_${process.pid}`, ["vitest", "run", "--config", "vitest.system.config.ts", ...systemArgs]) : 0;
+  code = unit || system;
 } finally {
-  await dropDatabase(adminUrl, database).catch((e) => console.error("could not drop test database:", e.message));
   await stop();
 }
 process.exit(code);
+
+/** One vitest run on its own fresh database, dropped afterwards. */
+async function stage(database: string, argv: string[]) {
+  await ensureDatabase(adminUrl, database);
+  const url = adminUrl.replace(/\/[^/]*$/, `/${database}`);
+  try {
+    await deployMigrations(url);
+    return await run("npx", argv, { DATABASE_URL: url, APP_DATA_DIR: path.join(DATA_DIR, "test") });
+  } finally {
+    await dropDatabase(adminUrl, database).catch((e) => console.error("could not drop test database:", e.message));
+  }
+}
 
 function run(cmd: string, argv: string[], env: Record<string, string>) {
   return new Promise<number>((resolve) => {

@@ -45,13 +45,4 @@ export async function startApiServer(port = 0) {
   };
 }
 
-/** Waits for a condition the test cannot await directly (a separate actor's progress); fails with `what`. */
-export async function eventually<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { eventually } from "../helpers/eventually";

@@ -1,0 +1,104 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { stopGroup, waitForHttp } from "./processes";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const NEXT = path.join(ROOT, "node_modules", ".bin", "next");
+const BUILD_ID = path.join(ROOT, ".next", "BUILD_ID");
+/** What a production build is made from; a newer file than the build means it is stale. */
+const SOURCES = ["app", "server", "components", "lib", "instrumentation.ts", "next.config.js", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
+
+function newestSource(p: string): number {
+  if (!fs.existsSync(p)) return 0;
+  const stat = fs.statSync(p);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = 0;
+  for (const entry of fs.readdirSync(p)) {
+    if (entry === "node_modules" || entry === "generated") continue;
+    newest = Math.max(newest, newestSource(path.join(p, entry)));
+  }
+  return newest;
+}
+
+function isStale() {
+  if (!fs.existsSync(BUILD_ID)) return true;
+  const built = fs.statSync(BUILD_ID).mtimeMs;
+  return SOURCES.some((s) => newestSource(path.join(ROOT, s)) > built);
+}
+
+/**
+ * `next build` once, when the build is missing or older than its sources. Builds write .next/
+ * in the shared checkout, so they run under an exclusive lock (flock) and re-check inside it.
+ */
+export function ensureBuilt(log: (msg: string) => void = console.log) {
+  if (!isStale() && !process.env.SYSTEM_TEST_REBUILD) return;
+  fs.mkdirSync(path.join(ROOT, ".data"), { recursive: true });
+  const lock = path.join(ROOT, ".data", "next-build.lock");
+  const script = `${process.env.SYSTEM_TEST_REBUILD ? "" : `[ -f "${BUILD_ID}" ] && [ -z "$(find ${SOURCES.map((s) => `'${s}'`).join(" ")} -newer "${BUILD_ID}" -not -path '*/generated/*' 2>/dev/null | head -1)" ] && exit 0; `}exec "${NEXT}" build`;
+  log("[app-server] building the app (next build)…");
+  const r = spawnSync("flock", [lock, "sh", "-c", script], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+  });
+  if (r.status !== 0) throw new Error(`next build failed (exit ${r.status})`);
+}
+
+/** A free TCP port in [from, to] (system tests use 3200–3299 on shared machines). */
+export async function freePort(from = 3200, to = 3299): Promise<number> {
+  const start = from + Math.floor(Math.random() * (to - from + 1));
+  for (let i = 0; i <= to - from; i++) {
+    const port = from + ((start - from + i) % (to - from + 1));
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.createServer();
+      s.once("error", () => resolve(false));
+      s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+    });
+    if (ok) return port;
+  }
+  throw new Error(`no free port in ${from}-${to}`);
+}
+
+export type AppServer = {
+  url: string;
+  port: number;
+  /** Stops the server (its whole process group). `signal` SIGKILL simulates a crash. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same port (after stop). */
+  start(): Promise<void>;
+  output(): string;
+};
+
+/**
+ * `next start` of the production build against `databaseUrl`, on a free port, as its own
+ * process group so stopping it also ends next-server. `env` adds settings (e.g. JOB_LEASE_SECONDS).
+ */
+export async function startAppServer(opts: { databaseUrl: string; env?: Record<string, string>; port?: number }): Promise<AppServer> {
+  const port = opts.port ?? (await freePort());
+  let child: ChildProcess | undefined;
+  let out = "";
+  const start = async () => {
+    child = spawn(NEXT, ["start", "-p", String(port), "-H", "127.0.0.1"], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: opts.databaseUrl, ...opts.env },
+    });
+    const keep = (b: Buffer) => {
+      out = (out + b.toString()).slice(-20_000);
+    };
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
+    await waitForHttp(`http://127.0.0.1:${port}/internal/runtime/openapi.json`, 60_000);
+  };
+  await start();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    stop: (signal = "SIGTERM") => stopGroup(child, signal),
+    start,
+    output: () => out,
+  };
+}
