@@ -1,0 +1,110 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../../scripts/lib/app-server";
+import { getDb } from "@/server/db";
+import { cancelJob } from "@/server/jobs/cancel";
+import { createLearner, createTestJob, jobRow, runtimeKey } from "../helpers/factories";
+import { eventually } from "../helpers/eventually";
+import { spawnRuntime, type RuntimeProcess } from "./runtime-process";
+import { countStatus, createJobs, expectSucceededOnce } from "./jobs";
+
+let app: AppServer;
+let key: string;
+let runtimes: RuntimeProcess[] = [];
+
+beforeAll(async () => {
+  // A 3 s lease and a sweep every 0.5 s, so lost Runtimes' jobs come back in seconds, not minutes.
+  app = await startAppServer({
+    databaseUrl: process.env.DATABASE_URL!,
+    env: { JOB_LEASE_SECONDS: "3", SWEEP_INTERVAL_MS: "500", JOB_BACKOFF_BASE_MS: "200", JOB_BACKOFF_CAP_MS: "1000", RUNTIME_POLL_INTERVAL_MS: "200" },
+  });
+  key = await runtimeKey();
+});
+afterEach(async () => {
+  await Promise.all(runtimes.map((r) => r.kill("SIGKILL")));
+  runtimes = [];
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+function runtime(env: Record<string, string> = {}) {
+  const r = spawnRuntime({ apiUrl: app.url, apiKey: key, env });
+  runtimes.push(r);
+  return r;
+}
+
+describe("[SYSTEM] Runtime failures on the real app", () => {
+  it("SIGKILL one Runtime mid-job: its jobs return when the lease ends and another Runtime finishes them", async () => {
+    const learners = [await createLearner(), await createLearner()];
+    const ids = await createJobs(learners, 4);
+    // Stuck in model inference until killed.
+    const doomed = runtime({ RUNTIME_LOCAL_DELAY_MS: "600000" });
+    await eventually("all 4 running on the doomed Runtime", async () => {
+      const rows = await getDb().aiRuntimeJob.findMany({ where: { id: { in: ids }, status: "running", lockedBy: doomed.instanceId } });
+      return rows.length === 4;
+    });
+    const exit = await doomed.kill("SIGKILL");
+    expect(exit.signal).toBe("SIGKILL");
+
+    const rescuer = runtime();
+    await eventually("all 4 succeeded", async () => (await countStatus(ids, "succeeded")) === 4);
+    const { problems } = await expectSucceededOnce(ids);
+    expect(problems).toEqual([]);
+    for (const id of ids) {
+      const row = await jobRow(id);
+      expect(row).toMatchObject({ attemptNo: 2, retryCount: 1 });
+      const path = row.events.map((e) => [e.fromStatus, e.toStatus, e.actorType, e.actorId]);
+      expect(path).toEqual([
+        [null, "pending", "learner", learners[ids.indexOf(id) % 2]!.user.id],
+        ["pending", "locked", "runtime", doomed.instanceId],
+        ["locked", "running", "runtime", doomed.instanceId],
+        ["running", "expired", "system", "sweep"],
+        ["expired", "pending", "system", "sweep"],
+        ["pending", "locked", "runtime", rescuer.instanceId],
+        ["locked", "running", "runtime", rescuer.instanceId],
+        ["running", "succeeded", "runtime", rescuer.instanceId],
+      ]);
+      expect(row.events[3]!.errorCode).toBe("JOB_TIMEOUT");
+    }
+  });
+
+  it("cancel while running: the Runtime stops the job, acknowledges, and the job ends cancelled", async () => {
+    const learner = await createLearner();
+    const job = await createTestJob(learner, "quiz_generation");
+    const rt = runtime({ RUNTIME_LOCAL_DELAY_MS: "600000", RUNTIME_HEARTBEAT_MS: "500" });
+    await eventually("job in model_inference", async () => (await jobRow(job.id)).stage === "model_inference");
+    await cancelJob(job.id, { type: "learner", id: learner.user.id }, { ownerId: learner.user.id });
+
+    const row = await eventually("job cancelled", async () => {
+      const r = await jobRow(job.id);
+      return r.status === "cancelled" ? r : null;
+    });
+    expect(row.result).toBeNull();
+    expect(row.events.at(-1)).toMatchObject({ fromStatus: "running", toStatus: "cancelled", actorType: "runtime", actorId: rt.instanceId, errorCode: "CANCELLED" });
+    await eventually("Runtime logged the cancel", async () => rt.events.find((e) => e.event === "job.cancelled" && e.jobId === job.id));
+
+    // It stopped that job only: the process lives on and takes the next one.
+    expect(rt.alive()).toBe(true);
+    const exit = await rt.kill("SIGTERM");
+    expect(exit.code).toBe(0);
+  });
+
+  it("the API down for a while: the Runtime backs off, resumes, and every job still succeeds once", async () => {
+    const learners = [await createLearner(), await createLearner()];
+    const ids = await createJobs(learners, 8);
+    const rt = runtime({ RUNTIME_LOCAL_DELAY_MS: "1500", RUNTIME_CONCURRENCY: "2" });
+    await eventually("some jobs running", async () => (await countStatus(ids, "running")) > 0);
+
+    await app.stop("SIGKILL");
+    const noticed = () => rt.count("api.poll_failed") + rt.count("api.retry") + rt.count("job.heartbeat_failed");
+    await eventually("the Runtime failing to reach the API a few times", async () => noticed() >= 4, 60_000);
+    expect(rt.alive()).toBe(true);
+    await app.start();
+
+    await eventually("all 8 succeeded", async () => (await countStatus(ids, "succeeded")) === 8);
+    const { problems } = await expectSucceededOnce(ids);
+    expect(problems).toEqual([]);
+    expect(rt.alive()).toBe(true);
+    expect(rt.events.filter((e) => e.event === "job.succeeded").length).toBeGreaterThanOrEqual(1);
+  });
+});
