@@ -53,6 +53,9 @@ function createAuth() {
       customRules: { [SIGN_IN_PATH]: { window: 60, max: Number(process.env.AUTH_SIGN_IN_PER_IP_PER_MINUTE ?? 20) } },
     },
     telemetry: { enabled: false },
+    // Explicit, because better-auth turns its origin check off when NODE_ENV is "test": the
+    // tests must exercise the same CSRF defence as production.
+    advanced: { disableOriginCheck: false, disableCSRFCheck: false },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
         if (ctx.path !== SIGN_IN_PATH) return;

@@ -1,4 +1,5 @@
 import { TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { ZodError } from "zod";
 import { AppError, ERROR_CODES, isAppError, type ErrorCode } from "../errors";
 
@@ -26,6 +27,8 @@ export function describeError(error: TRPCError): { appCode: ErrorCode; httpStatu
     console.error("[trpc] unexpected error:", cause ?? error);
     return { appCode: "INTERNAL", httpStatus: 500, message: "internal error" };
   }
-  const fromTrpc = (Object.entries(ERROR_CODES) as [ErrorCode, (typeof ERROR_CODES)[ErrorCode]][]).find(([code, v]) => code === error.code || v.trpc === error.code);
-  return { appCode: fromTrpc?.[0] ?? "INVALID_REQUEST", httpStatus: fromTrpc?.[1].status ?? 400, message: error.message };
+  // tRPC's own refusals (no session, wrong role, unknown procedure, wrong method) keep their status.
+  const httpStatus = getHTTPStatusCodeFromError(error);
+  const appCode = error.code in ERROR_CODES ? (error.code as ErrorCode) : httpStatus === 404 ? "NOT_FOUND" : "INVALID_REQUEST";
+  return { appCode, httpStatus, message: error.message };
 }

@@ -91,7 +91,8 @@ async function callRoute(file: string, prepared: Prepared, headers: Record<strin
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(prepared.body),
   });
-  const res = await mod.POST(req, { params: Promise.resolve(prepared.jobId ? { jobId: prepared.jobId } : {}) });
+  const params: Record<string, string> = prepared.jobId ? { jobId: prepared.jobId } : {};
+  const res = await mod.POST(req, { params: Promise.resolve(params) });
   return { status: res.status, body: await res.json() };
 }
 
