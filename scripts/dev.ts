@@ -8,7 +8,8 @@ import type { ChildProcess } from "node:child_process";
 /**
  * `npm run dev` (and `npm start` with --prod): the whole app on one machine. Without
  * DATABASE_URL it starts the embedded PostgreSQL (data in .data/pg, kept between runs); either
- * way it applies migrations, seeds the demo data, and starts Next.js.
+ * way it applies migrations, seeds the demo data, and starts Next.js and one reference Runtime
+ * (local analyzer; DeepSeek for platform jobs when DEEPSEEK_API_KEY is set).
  */
 const prod = process.argv.includes("--prod");
 const port = process.env.PORT ?? "3000";
@@ -37,6 +38,8 @@ const env = {
   PORT: port,
   NEXT_TELEMETRY_DISABLED: "1",
   APP_DATA_DIR: process.env.APP_DATA_DIR ?? DATA_DIR,
+  // No Inngest server in zero-setup mode: the app sweeps passed leases itself (instrumentation.ts).
+  SWEEP_INTERVAL_MS: process.env.SWEEP_INTERVAL_MS ?? "60000",
 };
 const next = path.join("node_modules", ".bin", "next");
 if (prod) {
@@ -46,14 +49,34 @@ if (prod) {
 }
 console.log(`[dev] app on http://localhost:${port}  (runtime key for curl: ${runtimeKey.slice(0, 12)}…, full key in .data/runtime-key)`);
 
+// The reference Runtime, as its own process speaking the HTTP protocol like any external one.
+// Until Next answers it backs off; the local analyzer's small delay makes progress visible.
+const runtime = startGroup(
+  process.execPath,
+  ["--import", "tsx", "runtime/main.ts"],
+  {
+    RUNTIME_API_URL: `http://127.0.0.1:${port}`,
+    RUNTIME_API_KEY: runtimeKey,
+    RUNTIME_INSTANCE_ID: process.env.RUNTIME_INSTANCE_ID ?? "local-runtime",
+    RUNTIME_LOCAL_DELAY_MS: process.env.RUNTIME_LOCAL_DELAY_MS ?? "700",
+    RUNTIME_SHUTDOWN_GRACE_MS: process.env.RUNTIME_SHUTDOWN_GRACE_MS ?? "5000",
+  },
+  "runtime",
+);
+console.log(
+  `[dev] reference Runtime started: ${process.env.DEEPSEEK_API_KEY ? "DeepSeek for platform jobs (DEEPSEEK_API_KEY is set)" : "local analyzer (set DEEPSEEK_API_KEY to use DeepSeek)"}`,
+);
+
 let stopping = false;
 async function shutdown() {
   if (stopping) return;
   stopping = true;
+  // The Runtime first, so it can hand its running jobs back to a live API.
+  await stopGroup(runtime);
   await Promise.all(children.map((c) => stopGroup(c)));
   await stopDb();
   process.exit(0);
 }
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
-for (const c of children) c.on("exit", () => void shutdown());
+for (const c of [...children, runtime]) c.on("exit", () => void shutdown());
