@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { getDb } from "./db";
 import { now } from "./clock";
 import { AppError } from "./errors";
+import { getJobFeed, KEY_CHANNEL } from "./events/job-feed";
 
 /**
  * Runtime API keys: shown once at creation; only a SHA-256 hash and a short prefix are stored.
@@ -27,7 +28,9 @@ export function listRuntimeKeys() {
 }
 
 export async function revokeRuntimeKey(id: string) {
+  dropCachedKey(id);
   const { count } = await getDb().runtimeApiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now() } });
+  await getDb().$executeRaw`SELECT pg_notify(${KEY_CHANNEL}, ${id})`;
   if (!count) {
     const exists = await getDb().runtimeApiKey.count({ where: { id } });
     if (!exists) throw new AppError("NOT_FOUND", "runtime key not found");
@@ -41,12 +44,44 @@ function hashKey(key: string) {
 const lastUsedWritten = new Map<string, number>();
 const LAST_USED_RESOLUTION_MS = 10_000;
 
+/**
+ * Valid keys are cached per process for up to a minute, and only while this process listens to
+ * revocations: a revoke drops the key here at once and, through NOTIFY, in every other app
+ * instance within milliseconds. Without a live listener every request reads the database.
+ */
+const keyCache = new Map<string, { id: string; hash: string; revokedAt: Date | null; until: number }>();
+const KEY_CACHE_MS = 60_000;
+let listening = false;
+
+function dropCachedKey(id: string) {
+  for (const [hash, v] of keyCache) if (v.id === id) keyCache.delete(hash);
+}
+
+function keyListenerUp(): boolean {
+  if (!listening) {
+    listening = true;
+    const feed = getJobFeed();
+    feed.on("key-revoked", (id: string) => dropCachedKey(id));
+    feed.on("gap", () => keyCache.clear());
+  }
+  return getJobFeed().connected;
+}
+
+async function findKey(hash: string) {
+  const useCache = keyListenerUp();
+  const hit = keyCache.get(hash);
+  if (useCache && hit && hit.until > Date.now()) return hit;
+  const row = await getDb().runtimeApiKey.findUnique({ where: { hash }, select: { id: true, hash: true, revokedAt: true } });
+  if (row && !row.revokedAt && useCache) keyCache.set(hash, { ...row, until: Date.now() + KEY_CACHE_MS });
+  return row;
+}
+
 /** Checks a bearer key on every Runtime request; revoked keys fail on the next request. */
 export async function verifyRuntimeKey(authorization: string | null): Promise<{ keyId: string }> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   if (!match) throw new AppError("UNAUTHORIZED", "missing bearer token (Authorization: Bearer <runtime key>)");
   const presented = hashKey(match[1]!);
-  const row = await getDb().runtimeApiKey.findUnique({ where: { hash: presented }, select: { id: true, hash: true, revokedAt: true } });
+  const row = await findKey(presented);
   const ok = !!row && crypto.timingSafeEqual(Buffer.from(row.hash, "hex"), Buffer.from(presented, "hex"));
   if (!ok || !row) throw new AppError("UNAUTHORIZED", "invalid runtime key");
   if (row.revokedAt) throw new AppError("UNAUTHORIZED", "runtime key revoked");

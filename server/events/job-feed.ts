@@ -22,6 +22,8 @@ export const jobChangeSchema = z.object({
 export type JobChange = z.infer<typeof jobChangeSchema>;
 
 export const CHANNEL = "ai_job_events";
+/** Runtime key revocations, so every instance drops a cached key at once. */
+export const KEY_CHANNEL = "runtime_key_events";
 
 export class JobFeed extends EventEmitter {
   private client: pg.Client | null = null;
@@ -54,6 +56,7 @@ export class JobFeed extends EventEmitter {
     const client = new pg.Client({ connectionString: this.url, keepAlive: true });
     this.client = client;
     client.on("notification", (msg) => {
+      if (msg.channel === KEY_CHANNEL) return void this.emit("key-revoked", msg.payload ?? "");
       if (msg.channel !== CHANNEL || !msg.payload) return;
       const parsed = jobChangeSchema.safeParse(safeJson(msg.payload));
       if (parsed.success) this.emit("change", parsed.data);
@@ -62,7 +65,7 @@ export class JobFeed extends EventEmitter {
     client.on("end", () => this.reconnect(client));
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${KEY_CHANNEL}`);
       this.connected = true;
       this.retryMs = 500;
       this.emit("connected");
@@ -76,6 +79,7 @@ export class JobFeed extends EventEmitter {
     this.client = null;
     if (this.connected) this.emit("disconnected");
     this.connected = false;
+    this.emit("gap");
     client.end().catch(() => {});
     this.timer = setTimeout(() => void this.connect(), this.retryMs);
     this.retryMs = Math.min(this.retryMs * 2, 30_000);
@@ -100,4 +104,10 @@ export function getJobFeed(): JobFeed {
     g.__jobFeed = new JobFeed(url).start();
   }
   return g.__jobFeed;
+}
+
+export async function stopJobFeed() {
+  const feed = g.__jobFeed;
+  g.__jobFeed = undefined;
+  await feed?.stop();
 }

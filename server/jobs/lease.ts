@@ -6,6 +6,7 @@ import { now } from "../clock";
 import { AppError } from "../errors";
 import { decryptSecret } from "../security/secret-box";
 import { HELD_STATUSES, TERMINAL_STATUSES } from "./constants";
+import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { transition, type JobRow, type TransitionSpec } from "./state-machine";
 import { sweepJob } from "./sweep";
@@ -151,28 +152,22 @@ function clampLimit(limit: number) {
   return Math.min(50, Math.max(1, Math.floor(limit)));
 }
 
-/** What a Runtime needs to run a job it now holds (SPEC §4 lock response). */
+/** What a Runtime needs to run a job it now holds (SPEC §4 lock response), from the transition's own row. */
 async function loadLeases(rows: JobRow[]) {
-  if (!rows.length) return [];
-  const jobs = await getDb().aiRuntimeJob.findMany({
-    where: { id: { in: rows.map((r) => r.id) } },
-    select: {
-      id: true, jobType: true, targetType: true, targetId: true, priority: true, params: true, snapshotId: true,
-      attemptNo: true, retryCount: true, maxRetryCount: true, timeoutSeconds: true, apiKeyMode: true,
-      modelProvider: true, modelName: true, promptVersion: true, outputSchemaVersion: true, createdAt: true,
-      lockUntil: true, userId: true,
-    },
-  });
-  const byId = new Map(jobs.map((j) => [j.id, j]));
   return Promise.all(
-    rows.map(async (row) => {
-      const job = byId.get(row.id)!;
+    rows.map(async (job) => {
+      rememberJobContext(job.id, {
+        jobType: job.jobType as JobType,
+        params: job.params,
+        snapshotId: job.snapshotId,
+        outputSchemaVersion: job.outputSchemaVersion,
+      });
       const snapshot = job.snapshotId ? await getSnapshot(getDb(), job.snapshotId) : null;
       const apiKey = job.apiKeyMode === "user_deepseek_key" ? await userKey(job.userId) : undefined;
       return {
         job: {
           id: job.id,
-          jobType: job.jobType,
+          jobType: job.jobType as JobType,
           targetType: job.targetType,
           targetId: job.targetId,
           priority: job.priority,

@@ -8,6 +8,7 @@ import { FAILURE_CODES, HELD_STATUSES, type FailureCode } from "./constants";
 import { hashJson } from "./hashing";
 import { holds, lockLost } from "./lease";
 import { checkOutput } from "./quality";
+import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { transition } from "./state-machine";
 
@@ -30,29 +31,37 @@ export type ResultInput = {
  * RESULT_ALREADY_EXISTS. Output that fails the v1 schema or the quality rules fails the job
  * (INVALID_SCHEMA, not retried). A cancel-requested job ends cancelled and keeps no result.
  */
-export async function submitResult(jobId: string, input: ResultInput) {
+export async function submitResult(jobId: string, input: ResultInput): Promise<ResultAnswer> {
   const db = getDb();
   const at = now();
-  const job = await db.aiRuntimeJob.findUnique({
-    where: { id: jobId },
-    select: {
-      jobType: true, params: true, snapshotId: true, status: true, lockedBy: true, attemptNo: true, lockUntil: true,
-      cancelRequested: true, outputSchemaVersion: true, result: { select: { id: true, resultIdempotencyKey: true } },
-    },
-  });
-  if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
-
-  const version = input.outputSchemaVersion ?? job.outputSchemaVersion ?? "v1";
-  const snapshot = job.snapshotId ? await getSnapshot(db, job.snapshotId) : null;
-  const check = checkOutput(job.jobType, version, input.output, {
+  const ctx = await getJobContext(db, jobId);
+  if (!ctx) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+  const version = input.outputSchemaVersion ?? ctx.outputSchemaVersion ?? "v1";
+  const snapshot = ctx.snapshotId ? await getSnapshot(db, ctx.snapshotId) : null;
+  const check = checkOutput(ctx.jobType, version, input.output, {
     knowledgePointIds: snapshot?.kpIds ?? new Set(),
-    params: job.params,
+    params: ctx.params,
   });
   const outputHash = hashJson(check.ok ? check.output : input.output);
   const key = `${jobId}:${input.attemptNo}:${outputHash}`;
 
+  // The common case, one statement: the caller holds the lease and the output is valid.
+  if (check.ok) {
+    const stored = await storeResult(jobId, input, { output: check.output, outputHash, key, version, at });
+    if (stored) return { status: "succeeded", resultId: stored, idempotent: false };
+  }
+
+  // Otherwise read the row and say exactly why.
+  const job = await db.aiRuntimeJob.findUnique({
+    where: { id: jobId },
+    select: {
+      status: true, lockedBy: true, attemptNo: true, lockUntil: true, cancelRequested: true,
+      result: { select: { id: true, resultIdempotencyKey: true } },
+    },
+  });
+  if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
   if (job.status === "succeeded" && job.result) {
-    if (job.result.resultIdempotencyKey === key) return { status: "succeeded" as const, resultId: job.result.id, idempotent: true };
+    if (job.result.resultIdempotencyKey === key) return { status: "succeeded", resultId: job.result.id, idempotent: true };
     throw new AppError("RESULT_ALREADY_EXISTS", "this job already has a different result", { resultId: job.result.id });
   }
   const holding =
@@ -66,7 +75,6 @@ export async function submitResult(jobId: string, input: ResultInput) {
     await endCancelled(jobId, input.runtimeInstanceId, input.attemptNo, at);
     throw new AppError("JOB_CANCELLED", "the job was cancelled; its result was not stored");
   }
-
   if (!check.ok) {
     const message = `output rejected: ${check.findings.join("; ")}`.slice(0, 2000);
     const rows = await transition(db, {
@@ -82,29 +90,37 @@ export async function submitResult(jobId: string, input: ResultInput) {
     if (!rows.length) throw await lockLost(jobId, input.runtimeInstanceId);
     throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", check.findings);
   }
+  // Held, valid, not cancelled, yet the write missed: the row changed in between. Look again.
+  return submitResult(jobId, input);
+}
 
-  const rows = await transition(db, {
+type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean };
+
+/** Ends the job succeeded and inserts its result, fenced on the lease; null if the fence failed. */
+async function storeResult(
+  jobId: string,
+  input: ResultInput,
+  r: { output: unknown; outputHash: string; key: string; version: string; at: Date },
+): Promise<string | null> {
+  const rows = await transition(getDb(), {
     action: "succeed",
-    where: Prisma.sql`${holds(jobId, input.runtimeInstanceId, input.attemptNo, at)} AND NOT j."cancelRequested"`,
+    where: Prisma.sql`${holds(jobId, input.runtimeInstanceId, input.attemptNo, r.at)} AND NOT j."cancelRequested"`,
     to: Prisma.sql`'succeeded'`,
-    set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, progress = 100,
+    set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${input.promptVersion ?? null}::text, j."promptVersion"),
-      "outputSchemaVersion" = ${version}`,
+      "outputSchemaVersion" = ${r.version}`,
     also: Prisma.sql`res AS (
       INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
         "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
-      SELECT gen_random_uuid()::text, u.id, u."attemptNo", ${JSON.stringify(check.output)}::jsonb, ${outputHash}, ${key}, ${version},
+      SELECT gen_random_uuid()::text, u.id, u."attemptNo", ${JSON.stringify(r.output)}::jsonb, ${r.outputHash}, ${r.key}, ${r.version},
         ${input.promptVersion ?? null}, ${input.modelProvider ?? null}, ${input.modelName ?? null},
-        ${input.usage ? JSON.stringify(input.usage) : null}::jsonb, ${input.latencyMs ?? null}::int, ${input.degraded ?? false}, ${at}::timestamp(3)
+        ${input.usage ? JSON.stringify(input.usage) : null}::jsonb, ${input.latencyMs ?? null}::int, ${input.degraded ?? false}, ${r.at}::timestamp(3)
       FROM upd u RETURNING id, "jobId")`,
     select: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
     actor: { type: "runtime", id: input.runtimeInstanceId },
-    now: at,
+    now: r.at,
   });
-  const row = rows[0] as (typeof rows)[number] & { resultId?: string };
-  if (row?.resultId) return { status: "succeeded" as const, resultId: row.resultId, idempotent: false };
-  // Lost a race (a duplicate submit, a cancel, the sweep) between the read and the write: answer as if it came first.
-  return submitResult(jobId, input);
+  return (rows[0] as { resultId?: string } | undefined)?.resultId ?? null;
 }
 
 export type FailInput = { runtimeInstanceId: string; attemptNo: number; errorCode: string; errorMessage?: string | null };

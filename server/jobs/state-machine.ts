@@ -49,12 +49,25 @@ export type JobRow = {
   snapshotId: string | null;
   errorCode: string | null;
   errorMessage: string | null;
+  targetType: string;
+  targetId: string;
+  priority: number;
+  params: unknown;
+  timeoutSeconds: number;
+  apiKeyMode: "platform_key" | "user_deepseek_key";
+  modelProvider: string;
+  modelName: string;
+  promptVersion: string | null;
+  outputSchemaVersion: string | null;
+  createdAt: Date;
 };
 
 export const RETURNING = Prisma.raw(
   `j.id, j."userId", j."jobType"::text AS "jobType", j.status::text AS status, j."attemptNo", j."retryCount",
    j."maxRetryCount", j."lockedBy", j."lockUntil", j."runAfter", j."cancelRequested", j.stage, j.progress,
-   j."snapshotId", j."errorCode", j."errorMessage"`,
+   j."snapshotId", j."errorCode", j."errorMessage", j."targetType"::text AS "targetType", j."targetId", j.priority,
+   j.params, j."timeoutSeconds", j."apiKeyMode"::text AS "apiKeyMode", j."modelProvider", j."modelName",
+   j."promptVersion", j."outputSchemaVersion", j."createdAt"`,
 );
 
 /** Pushes a job change to listeners (live updates); delivered only if the transaction commits. */

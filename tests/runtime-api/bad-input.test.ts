@@ -135,3 +135,20 @@ describe("hostile and malformed input on every Runtime endpoint", () => {
     expect([res.status, res.body.error.code]).toEqual([401, "UNAUTHORIZED"]);
   });
 });
+
+describe("the key cache", () => {
+  it("another app instance's revocation reaches this one through NOTIFY", async () => {
+    const { getJobFeed } = await import("@/server/events/job-feed");
+    const created = await createRuntimeKey(uid("cached"));
+    const rt = runtime(created.key, uid("rt"));
+    const feed = getJobFeed();
+    for (let i = 0; i < 100 && !feed.connected; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await rt.poll()).status).toBe(200); // now cached
+    // Revoke as another instance would: straight in the database, plus the NOTIFY.
+    const seen = new Promise((r) => feed.once("key-revoked", r));
+    await getDb().runtimeApiKey.update({ where: { id: created.id }, data: { revokedAt: new Date() } });
+    await getDb().$executeRaw`SELECT pg_notify('runtime_key_events', ${created.id})`;
+    await seen;
+    expect((await rt.poll()).status).toBe(401);
+  });
+});

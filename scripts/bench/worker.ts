@@ -1,0 +1,85 @@
+import http from "node:http";
+
+/**
+ * A bench Runtime: speaks the real protocol over HTTP with trivial work, `concurrency` loops in
+ * one process, until the queue is empty. Prints one JSON line: jobs done and latencies per endpoint.
+ * Usage: tsx scripts/bench/worker.ts <mode: claim|poll-lock> (env BENCH_URL, BENCH_KEY, BENCH_ID, BENCH_CONCURRENCY)
+ */
+const mode = process.argv[2] ?? "claim";
+const base = process.env.BENCH_URL!;
+const key = process.env.BENCH_KEY!;
+const id = process.env.BENCH_ID ?? `bench-${process.pid}`;
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const output = { summary: "ok", overallMastery: 0.5, engagementLevel: "medium", strengths: [], risks: [], knowledgePoints: [] };
+const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency * 2 });
+const latencies: Record<string, number[]> = { claim: [], poll: [], lock: [], heartbeat: [], result: [] };
+let done = 0;
+let conflicts = 0;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- protocol answers, read by shape
+type Json = any;
+function post(path: string, body: unknown): Promise<{ status: number; json: Json }> {
+  const data = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${base}/internal/runtime/jobs/${path}`,
+      { method: "POST", agent, headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "content-length": Buffer.byteLength(data) } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : null }));
+      },
+    );
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
+async function timed(name: string, path: string, body: unknown) {
+  const t = performance.now();
+  const res = await post(path, body);
+  latencies[name]!.push(performance.now() - t);
+  return res;
+}
+
+async function finish(jobId: string, attemptNo: number) {
+  const hb = await timed("heartbeat", `${jobId}/heartbeat`, { runtimeInstanceId: id, attemptNo, stage: "model_inference", progress: 50 });
+  if (hb.status !== 200) throw new Error(`heartbeat ${hb.status} ${JSON.stringify(hb.json)}`);
+  const res = await timed("result", `${jobId}/result`, { runtimeInstanceId: id, attemptNo, output });
+  if (res.status !== 200) throw new Error(`result ${res.status} ${JSON.stringify(res.json)}`);
+  done++;
+}
+
+async function claimLoop() {
+  for (;;) {
+    const res = await timed("claim", "poll", { runtimeInstanceId: id, capabilities: ["learning_state_analysis"], limit: 1, claim: true });
+    const jobs = res.json?.jobs ?? [];
+    if (!jobs.length) return;
+    for (const j of jobs) await finish(j.job.id, j.job.attemptNo);
+  }
+}
+
+async function pollLockLoop(slot: number) {
+  for (;;) {
+    const res = await timed("poll", "poll", { runtimeInstanceId: id, capabilities: ["learning_state_analysis"], limit: 10 });
+    const jobs = res.json?.jobs ?? [];
+    if (!jobs.length) return;
+    // Start at a different candidate per loop so the loops of one process do not all race for the first.
+    for (let i = 0; i < jobs.length; i++) {
+      const j = jobs[(i + slot) % jobs.length];
+      const lock = await timed("lock", `${j.id}/lock`, { runtimeInstanceId: id });
+      if (lock.status === 200) {
+        await finish(j.id, lock.json.job.attemptNo);
+        break;
+      }
+      conflicts++;
+    }
+  }
+}
+
+const started = performance.now();
+await Promise.all(Array.from({ length: concurrency }, (_, i) => (mode === "claim" ? claimLoop() : pollLockLoop(i))));
+const elapsedMs = performance.now() - started;
+agent.destroy();
+process.stdout.write(JSON.stringify({ id, done, conflicts, elapsedMs, latencies }) + "\n");
