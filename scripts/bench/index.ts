@@ -212,7 +212,7 @@ function writeResults(r: Results) {
     ``,
     `| endpoint (8 processes) | p50 ms | p95 ms | p99 ms | n |`,
     `|---|---|---|---|---|`,
-    ...Object.entries(r.endpointLatencyMs).map(([k, v]: [string, Results]) => `| ${k} | ${v.p50} | ${v.p95} | ${v.p99} | ${v.n} |`),
+    ...Object.entries(r.endpointLatencyMs as Results).map(([k, v]: [string, Results]) => `| ${k} | ${v.p50} | ${v.p95} | ${v.p99} | ${v.n} |`),
     ``,
     `Lock race: ${r.lockRace.runtimes} Runtimes × ${r.lockRace.jobs} jobs → ${r.lockRace.winners} winners, ${r.lockRace.conflicts} × 409; latency p50 ${r.lockRace.latencyMs.p50} ms, p95 ${r.lockRace.latencyMs.p95} ms, p99 ${r.lockRace.latencyMs.p99} ms.`,
     ``,
