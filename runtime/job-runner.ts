@@ -31,7 +31,7 @@ export type RunnerDeps = {
  * heartbeat aborts the pipeline and acknowledges with CANCELLED; a lost lease drops the job
  * silently (another attempt owns it now); `stop("shutdown")` hands it back as RUNTIME_SHUTDOWN.
  */
-export function startJob(job: LeasedJob, deps: RunnerDeps) {
+export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | Date) {
   const { api, log } = deps;
   const attemptNo = job.attemptNo;
   const fields = { jobId: job.id, jobType: job.jobType, attemptNo };
@@ -39,6 +39,7 @@ export function startJob(job: LeasedJob, deps: RunnerDeps) {
   let state: ProgressReport = { stage: "prompt_builder", progress: 0 };
   let beating: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;
+  let leaseEnds = lockUntil ? new Date(lockUntil).getTime() : NaN;
 
   const stop = (reason: StopReason) => {
     if (!controller.signal.aborted) controller.abort(new Stop(reason));
@@ -49,6 +50,7 @@ export function startJob(job: LeasedJob, deps: RunnerDeps) {
     beating ??= (async () => {
       try {
         const res = await api.heartbeat(job.id, { attemptNo, stage: state.stage, progress: state.progress, message: state.message });
+        leaseEnds = new Date(res.lockUntil).getTime();
         if (res.cancelRequested) stop("cancel");
       } catch (e) {
         if (e instanceof ApiError && !e.transient) {
@@ -65,10 +67,15 @@ export function startJob(job: LeasedJob, deps: RunnerDeps) {
     return beating;
   };
   const schedule = () => {
+    // Every heartbeatMs plus up to a third (15–20 s by default), but three times per lease at
+    // least, so an API configured with a short lease never loses a healthy job.
+    const regular = deps.heartbeatMs + Math.floor(Math.random() * (deps.heartbeatMs / 3));
+    const left = leaseEnds - Date.now();
+    const delay = left > 0 ? Math.min(regular, Math.max(100, Math.floor(left / 3))) : regular;
     timer = setTimeout(async () => {
       await beat();
       if (!controller.signal.aborted) schedule();
-    }, deps.heartbeatMs + Math.floor(Math.random() * (deps.heartbeatMs / 3)));
+    }, delay);
   };
 
   const done = (async () => {

@@ -38,7 +38,7 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
         if (failures) log("api.reachable", { after: failures });
         failures = 0;
         interval = config.pollIntervalMs ?? res.pollIntervalMs;
-        claimed = res.jobs.flatMap((j) => ("job" in j ? [j.job] : []));
+        claimed = res.jobs.flatMap((j) => ("job" in j ? [j] : []));
       } catch (e) {
         failures++;
         const delay = backoffDelay(failures, config.backoffBaseMs, config.backoffMaxMs);
@@ -46,7 +46,7 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
         await sleep(delay, stopping.signal);
         continue;
       }
-      for (const job of claimed) {
+      for (const { job, lockUntil } of claimed) {
         if (stopping.signal.aborted) break;
         const run = startJob(job, {
           api,
@@ -56,7 +56,7 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
           backoffBaseMs: config.backoffBaseMs,
           backoffMaxMs: config.backoffMaxMs,
           deliveryDeadlineMs: config.deliveryDeadlineMs,
-        });
+        }, lockUntil);
         running.set(job.id, run);
         void run.done.finally(() => {
           running.delete(job.id);

@@ -157,6 +157,18 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
     expect(row.events.at(-1)).toMatchObject({ toStatus: "pending", actorType: "system", errorCode: "JOB_TIMEOUT" });
   });
 
+  it("heartbeats often enough for a lease much shorter than its heartbeat interval", async () => {
+    process.env.JOB_LEASE_SECONDS = "2";
+    cleanups.push(async () => delete process.env.JOB_LEASE_SECONDS);
+    const learner = await createLearner();
+    const job = await createTestJob(learner, "weak_point_analysis");
+    // 15 s heartbeats and 4 s of inference: only heartbeats paced by the 2 s lease keep the job.
+    const rt = runtime({ RUNTIME_HEARTBEAT_MS: "15000", RUNTIME_LOCAL_DELAY_MS: "4000" });
+    const row = await eventually("job succeeded", status(job.id, "succeeded"));
+    expect(row).toMatchObject({ attemptNo: 1, retryCount: 0 });
+    expect(rt.has("job.result_refused", job.id)).toBeUndefined();
+  });
+
   it("keeps running when an answer does not match the contract", async () => {
     const bogus = await startFakeOpenAI([{ content: "{}" }]); // any HTTP server that is not the Runtime API
     cleanups.push(() => bogus.close());

@@ -89,6 +89,22 @@ describe("[SYSTEM] Runtime failures on the real app", () => {
     expect(exit.code).toBe(0);
   });
 
+  it("SIGTERM mid-job: the Runtime stops claiming, hands the job back as RUNTIME_SHUTDOWN after the grace period, and exits 0", async () => {
+    const learner = await createLearner();
+    const job = await createTestJob(learner, "learning_state_analysis");
+    const leaving = runtime({ RUNTIME_LOCAL_DELAY_MS: "600000", RUNTIME_SHUTDOWN_GRACE_MS: "300" });
+    await eventually("job running", async () => (await jobRow(job.id)).status === "running");
+    const exit = await leaving.kill("SIGTERM");
+    expect(exit.code).toBe(0);
+    const handedBack = await jobRow(job.id);
+    expect(handedBack.events.at(-1)).toMatchObject({ fromStatus: "running", toStatus: "pending", errorCode: "RUNTIME_SHUTDOWN", actorId: leaving.instanceId });
+    expect(leaving.events.find((e) => e.event === "runtime.stopped")).toMatchObject({ handedBack: 1 });
+
+    const next = runtime();
+    await eventually("job succeeded on the next Runtime", async () => (await jobRow(job.id)).status === "succeeded");
+    expect((await jobRow(job.id)).events.at(-1)).toMatchObject({ toStatus: "succeeded", actorId: next.instanceId });
+  });
+
   it("the API down for a while: the Runtime backs off, resumes, and every job still succeeds once", async () => {
     const learners = [await createLearner(), await createLearner()];
     const ids = await createJobs(learners, 8);
