@@ -1,0 +1,23 @@
+import { getSession } from "@/server/auth/session";
+import { getJobFeed } from "@/server/events/job-feed";
+import { jobEventStream } from "@/server/events/sse";
+
+export const dynamic = "force-dynamic";
+
+/** Live job changes for the signed-in viewer: a learner sees their own jobs, an admin every job. */
+export async function GET(req: Request) {
+  const session = await getSession(req.headers);
+  if (!session) {
+    return Response.json({ error: { code: "UNAUTHORIZED", message: "sign in first" } }, { status: 401 });
+  }
+  const jobId = new URL(req.url).searchParams.get("jobId");
+  const { id: userId, role } = session.user;
+  const stream = jobEventStream(
+    getJobFeed(),
+    (c) => (role === "admin" || c.userId === userId) && (!jobId || c.id === jobId),
+    req.signal,
+  );
+  return new Response(stream, {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" },
+  });
+}
