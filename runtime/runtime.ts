@@ -46,9 +46,9 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
         await sleep(delay, stopping.signal);
         continue;
       }
+      // Jobs claimed while a shutdown began still run: shutdown waits for them, then hands them back.
       for (const { job, lockUntil } of claimed) {
-        if (stopping.signal.aborted) break;
-        const run = startJob(job, {
+        const deps = {
           api,
           log,
           provider: providerFor(job, config),
@@ -56,12 +56,15 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
           backoffBaseMs: config.backoffBaseMs,
           backoffMaxMs: config.backoffMaxMs,
           deliveryDeadlineMs: config.deliveryDeadlineMs,
-        }, lockUntil);
+        };
+        const run = startJob(job, deps, lockUntil);
         running.set(job.id, run);
-        void run.done.finally(() => {
-          running.delete(job.id);
-          slotFreed();
-        });
+        void run.done
+          .catch((e) => log("job.error", { jobId: job.id, message: (e as Error)?.stack ?? String(e) }, "error"))
+          .finally(() => {
+            running.delete(job.id);
+            slotFreed();
+          });
       }
       // A full batch means more may be waiting: ask again as soon as a slot frees.
       if (claimed.length < free) await sleep(interval, stopping.signal);
