@@ -118,12 +118,14 @@ function migrationsList() {
     baseDir: MIGRATIONS_DIR,
     lockfile: { path: lockPath, content: fs.existsSync(lockPath) ? fs.readFileSync(lockPath, "utf8") : null },
     shadowDbInitScript: "",
+    // Paths relative to baseDir: the engine records `path` as the migration's name, and Prisma's
+    // CLI records the bare directory name.
     migrationDirectories: dirs.map((name) => {
       const file = path.join(MIGRATIONS_DIR, name, "migration.sql");
       return {
-        path: path.join(MIGRATIONS_DIR, name),
+        path: name,
         migrationFile: {
-          path: file,
+          path: path.join(name, "migration.sql"),
           content: fs.existsSync(file)
             ? { tag: "ok", value: fs.readFileSync(file, "utf8") }
             : { tag: "error", value: "missing migration.sql" },
@@ -149,11 +151,25 @@ async function withEngine<T>(url: string, fn: (e: Engine) => Promise<T>): Promis
 }
 
 /** Applies every migration not yet recorded in _prisma_migrations. */
-export function deployMigrations(url: string): Promise<string[]> {
+export async function deployMigrations(url: string): Promise<string[]> {
+  await renameAbsoluteMigrationRows(url);
   return withEngine(url, async (e) => {
     const out = await e.applyMigrations({ migrationsList: migrationsList(), filters: noFilter });
     return out.appliedMigrationNames;
   });
+}
+
+/** Early databases of this project recorded absolute paths as migration names; keep only the directory name. */
+async function renameAbsoluteMigrationRows(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`);
+    if (rows[0]?.present)
+      await client.query(`UPDATE "_prisma_migrations" SET migration_name = regexp_replace(migration_name, '^.*/', '') WHERE migration_name LIKE '%/%'`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** SQL that would take the migrations to schema.prisma; "" when they agree. Uses a shadow database. */

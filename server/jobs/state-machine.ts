@@ -1,6 +1,7 @@
 import { Prisma } from "../generated/prisma/client";
 import type { ActorType, JobStatus } from "../generated/prisma/enums";
 import type { DbOrTx } from "../db";
+import { countTransitions } from "../observability/metrics";
 
 /**
  * The one state machine. Each action names the statuses it may start from; the SQL below is
@@ -126,6 +127,12 @@ export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batc
  * and nothing changed.
  */
 export async function transition(db: DbOrTx, spec: TransitionSpec): Promise<JobRow[]> {
+  const rows = await runTransition(db, spec);
+  countTransitions(rows);
+  return rows;
+}
+
+function runTransition(db: DbOrTx, spec: TransitionSpec): Promise<JobRow[]> {
   const code = spec.eventErrorCode ?? NULL;
   const message = spec.eventErrorMessage ?? NULL;
   const actorType = Prisma.sql`${spec.actor.type}::"ActorType"`;

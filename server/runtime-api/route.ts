@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { AppError, isAppError } from "../errors";
 import { verifyRuntimeKey } from "../runtime-keys";
 import { touchRuntimeInstance } from "../runtime-instances";
+import { metrics } from "../observability/metrics";
 
 const MAX_BODY_BYTES = Number(process.env.RUNTIME_MAX_BODY_BYTES ?? 256 * 1024);
 const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -17,6 +18,15 @@ type Handler<B> = (input: { body: B; jobId: string; keyId: string }) => Promise<
  */
 export function runtimeRoute<S extends z.ZodType>(schema: S, handler: Handler<z.infer<S>>) {
   return async (req: Request, ctx: Ctx): Promise<Response> => {
+    const started = performance.now();
+    const res = await handle(schema, handler, req, ctx);
+    const endpoint = new URL(req.url).pathname.split("/").pop() ?? "unknown";
+    metrics().httpDuration.observe({ endpoint, status: String(res.status) }, (performance.now() - started) / 1000);
+    return res;
+  };
+}
+
+async function handle<S extends z.ZodType>(schema: S, handler: Handler<z.infer<S>>, req: Request, ctx: Ctx): Promise<Response> {
     try {
       const { keyId } = await verifyRuntimeKey(req.headers.get("authorization"));
       const body = schema.safeParse(await readJson(req));
@@ -40,7 +50,6 @@ export function runtimeRoute<S extends z.ZodType>(schema: S, handler: Handler<z.
     } catch (e) {
       return errorResponse(e);
     }
-  };
 }
 
 async function readJson(req: Request): Promise<unknown> {

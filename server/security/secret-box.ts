@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
+import { localSecret } from "./local-secret";
 
 /**
  * AES-256-GCM for secrets at rest (learners' DeepSeek keys). The key comes from
@@ -12,26 +11,11 @@ let cachedKey: Buffer | null = null;
 
 function loadKey(): Buffer {
   if (cachedKey) return cachedKey;
-  const raw = process.env.APP_ENCRYPTION_KEY;
-  if (raw) {
-    const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
-    if (key.length !== 32) throw new Error("APP_ENCRYPTION_KEY must be 32 bytes (64 hex chars or base64)");
-    cachedKey = key;
-    return key;
-  }
-  if (process.env.NODE_ENV === "production" && !process.env.ALLOW_GENERATED_ENCRYPTION_KEY)
-    throw new Error("APP_ENCRYPTION_KEY is required in production");
-  const file = path.resolve(process.env.APP_DATA_DIR ?? ".data", "encryption-key");
-  if (!fs.existsSync(file)) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    try {
-      fs.writeFileSync(file, crypto.randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    }
-  }
-  cachedKey = Buffer.from(fs.readFileSync(file, "utf8").trim(), "base64");
-  return cachedKey;
+  const raw = localSecret({ env: "APP_ENCRYPTION_KEY", file: "encryption-key" });
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
+  if (key.length !== 32) throw new Error("APP_ENCRYPTION_KEY must be 32 bytes (64 hex chars or base64)");
+  cachedKey = key;
+  return key;
 }
 
 export function encryptSecret(plaintext: string): string {

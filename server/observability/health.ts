@@ -1,0 +1,22 @@
+import fs from "node:fs";
+import path from "node:path";
+import { getDb } from "../db";
+
+/**
+ * Liveness of what the app needs: the database answers, and every migration in
+ * prisma/migrations has been applied (a deploy that skipped `db:migrate` shows up here).
+ */
+export async function health(migrationsDir = path.join(process.cwd(), "prisma", "migrations")) {
+  const expected = fs.existsSync(migrationsDir)
+    ? fs.readdirSync(migrationsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    : [];
+  try {
+    const rows = await getDb().$queryRaw<{ migration_name: string }[]>`
+      SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+    const applied = new Set(rows.map((r) => r.migration_name));
+    const pending = expected.filter((m) => !applied.has(m));
+    return { ok: pending.length === 0, database: "up" as const, migrations: { applied: applied.size, pending } };
+  } catch (e) {
+    return { ok: false, database: "down" as const, error: (e as Error).message.split("\n")[0], migrations: { applied: 0, pending: expected } };
+  }
+}

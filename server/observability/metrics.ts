@@ -1,0 +1,47 @@
+import { Counter, Histogram, Registry } from "prom-client";
+
+/**
+ * Per-process counters and histograms (Prometheus sums them across instances); queue gauges are
+ * read from the database at scrape time, so every instance reports the same truth for them.
+ */
+type Metrics = { registry: Registry; transitions: Counter; failures: Counter; httpDuration: Histogram };
+
+const g = globalThis as unknown as { __metrics?: Metrics };
+
+export function metrics(): Metrics {
+  if (g.__metrics) return g.__metrics;
+  const registry = new Registry();
+  g.__metrics = {
+    registry,
+    transitions: new Counter({
+      name: "ajr_job_transitions_total",
+      help: "Job status changes made by this instance",
+      labelNames: ["from", "to"],
+      registers: [registry],
+    }),
+    failures: new Counter({
+      name: "ajr_job_failures_total",
+      help: "Failures recorded by this instance, by error code",
+      labelNames: ["code"],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: "ajr_runtime_request_duration_seconds",
+      help: "Runtime protocol requests handled by this instance",
+      labelNames: ["endpoint", "status"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+  };
+  return g.__metrics;
+}
+
+export function countTransitions(rows: { fromStatus: string | null; status: string; errorCode: string | null }[]) {
+  if (!rows.length) return;
+  const m = metrics();
+  for (const r of rows) {
+    if (r.fromStatus === r.status) continue;
+    m.transitions.inc({ from: r.fromStatus ?? "new", to: r.status });
+    if ((r.status === "failed" || r.status === "pending") && r.errorCode && r.fromStatus !== "pending") m.failures.inc({ code: r.errorCode });
+  }
+}
