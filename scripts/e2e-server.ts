@@ -1,0 +1,78 @@
+import crypto from "node:crypto";
+import path from "node:path";
+import { startEmbeddedDb, dropDatabase } from "./lib/embedded-db";
+import { deployMigrations } from "./lib/migrator";
+import { DATA_DIR } from "./lib/database-url";
+import { ensureBuilt, startAppServer } from "./lib/app-server";
+import { startGroup, stopGroup } from "./lib/processes";
+
+/**
+ * The whole product for the browser tests, as Playwright's webServer: a fresh database on the
+ * embedded PostgreSQL (E2E_PG_PORT), migrations, demo seed, the production build served by
+ * `next start` on E2E_PORT, and one reference Runtime (local analyzer, a small per-stage delay so
+ * progress is visible). Runs until Playwright stops it. Short leases and a fast sweep keep
+ * crash-and-return scenarios within seconds.
+ */
+const pgPort = Number(process.env.E2E_PG_PORT ?? 54370);
+const port = Number(process.env.E2E_PORT ?? 3400);
+const database = `ajr_e2e_${process.pid}`;
+const pg = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-e2e-${pgPort}`), port: pgPort, database, fast: true });
+const adminUrl = pg.url.replace(/\/[^/]+$/, "/postgres");
+await deployMigrations(pg.url);
+process.env.DATABASE_URL = pg.url;
+const { seed } = await import("../prisma/seed");
+await seed();
+const { createRuntimeKey } = await import("../server/runtime-keys");
+const runtimeKey = (await createRuntimeKey("e2e reference runtime")).key;
+const { closeDb } = await import("../server/db");
+await closeDb();
+
+const origin = `http://127.0.0.1:${port}`;
+const secrets = {
+  BETTER_AUTH_SECRET: crypto.randomBytes(32).toString("base64url"),
+  APP_ENCRYPTION_KEY: crypto.randomBytes(32).toString("hex"),
+  METRICS_TOKEN: process.env.METRICS_TOKEN ?? "e2e-metrics-token",
+};
+ensureBuilt();
+const app = await startAppServer({
+  databaseUrl: pg.url,
+  port,
+  env: {
+    ...secrets,
+    BETTER_AUTH_URL: origin,
+    TRUSTED_ORIGINS: `http://localhost:${port}`,
+    APP_DATA_DIR: path.join(DATA_DIR, `e2e-${port}`),
+    JOB_LEASE_SECONDS: process.env.JOB_LEASE_SECONDS ?? "10",
+    SWEEP_INTERVAL_MS: process.env.SWEEP_INTERVAL_MS ?? "1000",
+    RUNTIME_POLL_INTERVAL_MS: "300",
+  },
+});
+const runtime = startGroup(
+  process.execPath,
+  ["--import", "tsx", "runtime/main.ts"],
+  {
+    RUNTIME_API_URL: origin,
+    RUNTIME_API_KEY: runtimeKey,
+    RUNTIME_INSTANCE_ID: "e2e-runtime",
+    RUNTIME_PROVIDER: "local",
+    RUNTIME_CONCURRENCY: "4",
+    RUNTIME_POLL_INTERVAL_MS: "300",
+    RUNTIME_HEARTBEAT_MS: "1000",
+    RUNTIME_LOCAL_DELAY_MS: process.env.RUNTIME_LOCAL_DELAY_MS ?? "400",
+  },
+  "runtime",
+);
+console.log(`[e2e] app on ${origin}, database ${database}, runtime key ${runtimeKey.slice(0, 12)}…`);
+
+let stopping = false;
+async function shutdown() {
+  if (stopping) return;
+  stopping = true;
+  await stopGroup(runtime);
+  await app.stop();
+  await dropDatabase(adminUrl, database).catch(() => {});
+  await pg.stop();
+  process.exit(0);
+}
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);
