@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { TrpcProvider } from "@/components/trpc/provider";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -9,7 +10,9 @@ export const metadata: Metadata = {
 export default function RootLayout({ children }: { children: React.ReactNode }) {
   return (
     <html lang="en">
-      <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">{children}</body>
+      <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">
+        <TrpcProvider>{children}</TrpcProvider>
+      </body>
     </html>
   );
 }

@@ -1,0 +1,31 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { useState } from "react";
+import type { AppRouter } from "@/server/trpc/root";
+import { TRPCProvider } from "./client";
+
+function makeQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      // Live views refresh through Server-Sent Events; this is the fallback freshness.
+      queries: { staleTime: 5_000, refetchOnWindowFocus: true, retry: 1 },
+    },
+  });
+}
+
+/** TanStack Query + tRPC for client components; one QueryClient per browser tab. */
+export function TrpcProvider({ children }: { children: React.ReactNode }) {
+  const [queryClient] = useState(makeQueryClient);
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }),
+  );
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}
