@@ -24,6 +24,7 @@ const runSystem = !paths.length || paths.some(isSystem);
 
 let stop = async () => {};
 let adminUrl: string;
+let migrated = 0;
 if (process.env.TEST_DATABASE_URL) {
   adminUrl = process.env.TEST_DATABASE_URL;
 } else {
@@ -55,7 +56,10 @@ async function stage(database: string, argv: string[]) {
   await ensureDatabase(adminUrl, database);
   const url = adminUrl.replace(/\/[^/]*$/, `/${database}`);
   try {
-    await deployMigrations(url);
+    // Prisma's wasm schema engine cannot be loaded twice in one process (the second load
+    // panics): every stage after the first migrates from a child process.
+    if (migrated++ === 0) await deployMigrations(url);
+    else if ((await run("npx", ["tsx", "scripts/migrate.ts", "deploy"], { DATABASE_URL: url })) !== 0) return 1;
     return await run("npx", argv, { DATABASE_URL: url, APP_DATA_DIR: path.join(DATA_DIR, "test") });
   } finally {
     await dropDatabase(adminUrl, database).catch((e) => console.error("could not drop test database:", e.message));
