@@ -1,11 +1,18 @@
 import { createCallerFactory, router } from "./init";
 import { adminJobsRouter } from "./routers/admin-jobs";
 import { adminRuntimeKeysRouter } from "./routers/admin-runtime-keys";
+import { adminActionsRouter } from "./routers/admin-actions";
+import { adminExplorerRouter } from "./routers/admin-explorer";
+import { adminMonitorRouter } from "./routers/admin-monitor";
 import { consentRouter } from "./routers/consent";
 import { credentialsRouter } from "./routers/credentials";
 import { jobsRouter } from "./routers/jobs";
 import { meRouter } from "./routers/me";
 import { snapshotsRouter } from "./routers/snapshots";
+import { targetsRouter } from "./routers/targets";
+import { analysesRouter } from "./routers/analyses";
+import { quizRouter } from "./routers/quiz";
+import { flashcardsRouter } from "./routers/flashcards";
 
 export const appRouter = router({
   me: meRouter,
@@ -13,7 +20,11 @@ export const appRouter = router({
   snapshots: snapshotsRouter,
   consent: consentRouter,
   credentials: credentialsRouter,
-  admin: router({ jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter }),
+  targets: targetsRouter,
+  analyses: analysesRouter,
+  quiz: quizRouter,
+  flashcards: flashcardsRouter,
+  admin: router({ jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter }),
 });
 
 export type AppRouter = typeof appRouter;

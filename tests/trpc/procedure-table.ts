@@ -2,6 +2,7 @@ import { getDb } from "@/server/db";
 import { cancelJob } from "@/server/jobs/cancel";
 import { createRuntimeKey } from "@/server/runtime-keys";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
+import { succeededJob } from "../helpers/finished-jobs";
 
 /**
  * Every tRPC procedure with who may call it and how to build a valid input for a caller. The
@@ -55,6 +56,22 @@ export const PROCEDURES: Record<string, Entry> = {
   "credentials.get": { access: "learner", input: () => undefined },
   "credentials.set": { access: "learner", input: () => ({ apiKey: `sk-${uid("deepseek")}` }) },
   "credentials.delete": { access: "learner", input: () => undefined },
+  // Learner page (issue 5); cross-learner cases are in tests/learning/isolation.test.ts.
+  "targets.list": { access: "learner", input: () => undefined },
+  "analyses.trigger": {
+    access: "learner",
+    input: (_w, me) => ({ target: { type: "material", id: me.material.id }, jobTypes: ["flashcard_generation"], params: { flashcard_generation: { count: 3 } } }),
+  },
+  "quiz.submit": {
+    access: "learner",
+    input: async (_w, me) => ({ jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id, answers: [{ index: 0, response: "B" }] }),
+  },
+  "quiz.plays": { access: "learner", input: async (_w, me) => ({ jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id }) },
+  "flashcards.marks": { access: "learner", input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id }) },
+  "flashcards.setMark": {
+    access: "learner",
+    input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id, cardIndex: 1, known: true }),
+  },
 
   "admin.jobs.list": { access: "admin", input: () => ({}) },
   "admin.jobs.get": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
@@ -70,6 +87,16 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.runtimeKeys.create": { access: "admin", input: () => ({ name: uid("runtime") }) },
   "admin.runtimeKeys.list": { access: "admin", input: () => undefined },
   "admin.runtimeKeys.revoke": { access: "admin", input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }) },
+  // Admin console (issue 6).
+  "admin.explorer.list": { access: "admin", input: () => ({}) },
+  "admin.explorer.count": { access: "admin", input: (w) => ({ filter: { user: w.a.user.id } }) },
+  "admin.explorer.detail": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
+  "admin.actions.setPriority": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id, priority: 5 }) },
+  "admin.actions.bulkPreview": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] } }) },
+  "admin.actions.bulkRun": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] }, expectedCount: 1 }) },
+  "admin.monitor.overview": { access: "admin", input: () => ({ window: "1h" }) },
+  "admin.monitor.runtimes": { access: "admin", input: () => undefined },
+  "admin.monitor.audit": { access: "admin", input: () => ({}) },
 };
 
 export async function createWorld(): Promise<World> {
