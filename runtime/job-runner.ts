@@ -37,6 +37,7 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
   const fields = { jobId: job.id, jobType: job.jobType, attemptNo };
   const controller = new AbortController();
   let state: ProgressReport = { stage: "prompt_builder", progress: 0 };
+  let reportedStage: string | null = null;
   let beating: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;
   let leaseEnds = lockUntil ? new Date(lockUntil).getTime() : NaN;
@@ -80,7 +81,8 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
 
   const done = (async () => {
     log("job.started", { ...fields, provider: deps.provider.name });
-    await beat();
+    // The first stage report sends the first heartbeat (locked → running); a job that fails
+    // before any stage reports its failure straight from locked.
     schedule();
     try {
       const result = await runPipeline(
@@ -95,12 +97,11 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
           provider: deps.provider,
           signal: controller.signal,
           onProgress: async (report) => {
-            const changed = report.stage !== state.stage || report.progress < state.progress;
             state = report;
-            if (changed || report.progress === 0) {
-              log("job.stage", { ...fields, stage: report.stage, progress: report.progress });
-              await beat();
-            }
+            if (report.stage === reportedStage) return;
+            reportedStage = report.stage;
+            log("job.stage", { ...fields, stage: report.stage, progress: report.progress });
+            await beat();
           },
         },
       );
