@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { loadConfig } from "./config";
 import { createRuntime } from "./runtime";
 
@@ -6,7 +7,8 @@ let config;
 try {
   config = loadConfig();
 } catch (e) {
-  console.error(`[runtime] configuration error: ${(e as Error).message}`);
+  const message = e instanceof z.ZodError ? `\n${z.prettifyError(e)}` : (e as Error).message;
+  console.error(`[runtime] configuration error: ${message}`);
   process.exit(2);
 }
 
