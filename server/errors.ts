@@ -24,6 +24,9 @@ export const ERROR_CODES = {
   JOB_CANCELLED: { status: 409, trpc: "CONFLICT" },
   JOB_NOT_CANCELLABLE: { status: 409, trpc: "CONFLICT" },
   JOB_NOT_RERUNNABLE: { status: 409, trpc: "CONFLICT" },
+  JOB_NOT_PENDING: { status: 409, trpc: "CONFLICT" },
+  /** A bulk action's scope changed between its preview and its confirmation. */
+  SCOPE_CHANGED: { status: 409, trpc: "CONFLICT" },
   INVALID_SCHEMA: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
   INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
 } as const;

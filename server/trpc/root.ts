@@ -1,6 +1,9 @@
 import { createCallerFactory, router } from "./init";
 import { adminJobsRouter } from "./routers/admin-jobs";
 import { adminRuntimeKeysRouter } from "./routers/admin-runtime-keys";
+import { adminActionsRouter } from "./routers/admin-actions";
+import { adminExplorerRouter } from "./routers/admin-explorer";
+import { adminMonitorRouter } from "./routers/admin-monitor";
 import { consentRouter } from "./routers/consent";
 import { credentialsRouter } from "./routers/credentials";
 import { jobsRouter } from "./routers/jobs";
@@ -21,7 +24,7 @@ export const appRouter = router({
   analyses: analysesRouter,
   quiz: quizRouter,
   flashcards: flashcardsRouter,
-  admin: router({ jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter }),
+  admin: router({ jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter }),
 });
 
 export type AppRouter = typeof appRouter;

@@ -87,6 +87,16 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.runtimeKeys.create": { access: "admin", input: () => ({ name: uid("runtime") }) },
   "admin.runtimeKeys.list": { access: "admin", input: () => undefined },
   "admin.runtimeKeys.revoke": { access: "admin", input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }) },
+  // Admin console (issue 6).
+  "admin.explorer.list": { access: "admin", input: () => ({}) },
+  "admin.explorer.count": { access: "admin", input: (w) => ({ filter: { user: w.a.user.id } }) },
+  "admin.explorer.detail": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
+  "admin.actions.setPriority": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id, priority: 5 }) },
+  "admin.actions.bulkPreview": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] } }) },
+  "admin.actions.bulkRun": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] }, expectedCount: 1 }) },
+  "admin.monitor.overview": { access: "admin", input: () => ({ window: "1h" }) },
+  "admin.monitor.runtimes": { access: "admin", input: () => undefined },
+  "admin.monitor.audit": { access: "admin", input: () => ({}) },
 };
 
 export async function createWorld(): Promise<World> {

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { JOB_STATUSES, JOB_TYPES, TARGET_TYPES } from "../jobs/constants";
+
+/**
+ * The explorer's filter, shared by the explorer, the bulk actions and the console's URL: what a
+ * list shows is exactly what a bulk action over "everything this filter matches" touches.
+ * No Prisma import here, so client components can parse URLs with it.
+ */
+const text = z.string().trim().min(1).max(200);
+
+export const jobFilterSchema = z.object({
+  status: z.array(z.enum(JOB_STATUSES)).max(JOB_STATUSES.length).optional(),
+  jobType: z.array(z.enum(JOB_TYPES)).max(JOB_TYPES.length).optional(),
+  /** A user id or an email address. */
+  user: text.optional(),
+  targetType: z.enum(TARGET_TYPES).optional(),
+  targetId: text.optional(),
+  errorCode: z.string().trim().min(1).max(64).optional(),
+  /** A Runtime instance that took part in the job (locked it, reported for it). */
+  runtimeId: text.optional(),
+  createdFrom: z.iso.datetime().optional(),
+  createdTo: z.iso.datetime().optional(),
+  /** A job id, an idempotency key, a user id or email. */
+  q: text.optional(),
+  /** A field inside params or the result's output: `path` is dot-separated, `value` JSON or text. */
+  json: z
+    .object({ in: z.enum(["params", "output"]), path: z.string().trim().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+){0,4}$/, "dot-separated field names"), value: z.string().max(200) })
+    .optional(),
+});
+
+export type JobFilter = z.infer<typeof jobFilterSchema>;
+
+export const sortSchema = z.enum(["createdAt_desc", "createdAt_asc"]);
+export type JobSort = z.infer<typeof sortSchema>;
+
+export const BULK_ACTIONS = ["rerun", "cancel"] as const;
+export const bulkScopeSchema = z.union([
+  z.object({ ids: z.array(z.string().min(1).max(64)).min(1).max(500) }),
+  z.object({ filter: jobFilterSchema }),
+]);
+export type BulkScope = z.infer<typeof bulkScopeSchema>;

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { listAudit } from "../../admin/audit";
+import { getOverview } from "../../admin/overview";
+import { listRuntimes } from "../../admin/runtimes";
+import { adminProcedure, router } from "../init";
+import { isoDate } from "../schemas";
+
+const ms = z.number().nullable();
+
+const overviewSchema = z.object({
+  window: z.enum(["1h", "24h", "7d"]),
+  at: isoDate,
+  bucketMinutes: z.number(),
+  byState: z.array(z.object({ status: z.string(), n: z.number().int() })),
+  byType: z.array(z.object({ jobType: z.string(), n: z.number().int() })),
+  queueDepth: z.number().int(),
+  oldestPendingAgeSeconds: z.number(),
+  totals: z.object({
+    succeeded: z.number().int(), failed: z.number().int(), failureRate: z.number(), perMinute: z.number(),
+    runP50: ms, runP95: ms, waitP50: ms, waitP95: ms,
+  }),
+  buckets: z.array(z.object({
+    start: isoDate, succeeded: z.number().int(), failed: z.number().int(), runP50: ms, runP95: ms, waitP50: ms, waitP95: ms,
+  })),
+  lastRuntimeSeenAt: isoDate.nullable(),
+  alert: z.object({ code: z.literal("NO_RUNTIME"), message: z.string() }).nullable(),
+});
+
+const runtimeSchema = z.object({
+  id: z.string(),
+  capabilities: z.array(z.string()),
+  version: z.string().nullable(),
+  firstSeenAt: isoDate,
+  lastSeenAt: isoDate,
+  jobsInHand: z.number().int(),
+  heldJobIds: z.array(z.string()),
+  recentSucceeded: z.number().int(),
+  recentFailed: z.number().int(),
+});
+
+const auditSchema = z.object({
+  id: z.string(), actorId: z.string(), actorEmail: z.string().nullable(), action: z.string(),
+  scope: z.unknown(), count: z.number().int(), createdAt: isoDate,
+});
+
+/** Read-only views of the console: overview stats, Runtime instances, the audit trail. */
+export const adminMonitorRouter = router({
+  overview: adminProcedure
+    .input(z.object({ window: z.enum(["1h", "24h", "7d"]).default("1h") }))
+    .output(overviewSchema)
+    .query(({ input }) => getOverview(input.window)),
+
+  runtimes: adminProcedure
+    .input(z.void())
+    .output(z.object({ items: z.array(runtimeSchema) }))
+    .query(async () => ({ items: await listRuntimes() })),
+
+  audit: adminProcedure
+    .input(z.object({ limit: z.number().int().min(1).max(200).default(50) }))
+    .output(z.object({ items: z.array(auditSchema) }))
+    .query(async ({ input }) => ({ items: await listAudit(input.limit) })),
+});

@@ -1,0 +1,161 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "@/server/generated/prisma/client";
+import { getDb } from "@/server/db";
+import { countJobs, exploreJobs, explorerQuery, type ExploreInput } from "@/server/admin/explorer";
+import type { JobFilter } from "@/server/admin/filter-schema";
+import { callerAs } from "../helpers/auth";
+import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
+
+/**
+ * The explorer over 120k generated jobs: filters and search agree with an independent Prisma
+ * query, keyset paging walks a result exactly once in order, and the main queries' plans use
+ * indexes. Rows are inserted with generate_series from one real job (its user and snapshot).
+ */
+const N = 120_000;
+const TYPES = ["learning_state_analysis", "weak_point_analysis", "next_action_planning", "quiz_generation", "flashcard_generation"];
+const STATES = ["succeeded", "succeeded", "succeeded", "failed", "cancelled", "pending", "running"];
+let learner: Learner;
+let other: Learner;
+let tag: string;
+const db = () => getDb();
+
+beforeAll(async () => {
+  learner = await createLearner();
+  other = await createLearner();
+  tag = uid("gen");
+  const base = await createTestJob(learner);
+  // Deterministic variety: type cycles every 5 rows, state every 7, one row in 50 belongs to
+  // the other learner, failed rows carry an error code, params carry the row number.
+  await db().$executeRaw`
+    INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey",
+      params, "errorCode", "errorMessage", "attemptNo", "createdAt", "updatedAt", "finishedAt", "lockedAt")
+    SELECT ${tag} || '_' || g,
+      CASE WHEN g % 50 = 0 THEN ${other.user.id} ELSE "userId" END,
+      (ARRAY[${Prisma.join(TYPES)}])[1 + g % 5]::"JobType", "targetType", "targetId", "snapshotId",
+      (ARRAY[${Prisma.join(STATES)}])[1 + g % 7]::"JobStatus", "inputHash", ${tag} || '-key-' || g,
+      jsonb_build_object('n', g, 'gen', ${tag}::text),
+      CASE WHEN g % 7 = 3 THEN (ARRAY['INVALID_SCHEMA', 'MODEL_TIMEOUT', 'INVALID_SNAPSHOT'])[1 + g % 3] END,
+      CASE WHEN g % 7 = 3 THEN 'attempt failed' END,
+      1 + g % 3,
+      timestamp '2026-01-01' + g * interval '1 minute', now(),
+      CASE WHEN g % 7 IN (0, 1, 2, 3, 4) THEN timestamp '2026-01-01' + g * interval '1 minute' + interval '30 seconds' END,
+      CASE WHEN g % 7 IN (0, 1, 2, 3, 4, 6) THEN timestamp '2026-01-01' + g * interval '1 minute' + interval '5 seconds' END
+    FROM "AiRuntimeJob", generate_series(1, ${N}) g WHERE id = ${base.id}`;
+  // One Runtime instance touched every 100th row.
+  await db().$executeRaw`
+    INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
+    SELECT ${tag} || '_' || g, 'pending', 'locked', 'runtime', ${`${tag}-rt`}, 1, timestamp '2026-01-01' + g * interval '1 minute'
+    FROM generate_series(100, ${N}, 100) g`;
+  await db().$executeRaw`ANALYZE "AiRuntimeJob"`;
+  await db().$executeRaw`ANALYZE "JobEvent"`;
+}, 180_000);
+
+type PlanNode = { "Node Type": string; "Relation Name"?: string; Plans?: PlanNode[] };
+const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+/** Every id the explorer returns for a filter, page by page. */
+async function walk(filter: JobFilter, sort: ExploreInput["sort"] = "createdAt_desc", limit = 500) {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await exploreJobs({ filter, sort, limit, cursor });
+    ids.push(...page.items.map((r) => r.id));
+    cursor = page.nextCursor ?? undefined;
+    pages++;
+  } while (cursor);
+  return { ids, pages };
+}
+
+const mine = (extra: JobFilter = {}): JobFilter => ({ json: { in: "params", path: "gen", value: JSON.stringify(tag) }, ...extra });
+
+describe("explorer over 120k jobs", () => {
+  it("filters by state and type agree with an independent count, and paging walks them once, in order", async () => {
+    const filter = mine({ status: ["failed"], jobType: ["quiz_generation"] });
+    const expected = await db().aiRuntimeJob.findMany({
+      where: { status: "failed", jobType: "quiz_generation", params: { path: ["gen"], equals: tag } },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      select: { id: true },
+    });
+    expect(expected.length).toBeGreaterThan(3000);
+    const { ids, pages } = await walk(filter);
+    expect(ids).toEqual(expected.map((r) => r.id));
+    expect(pages).toBe(Math.ceil(expected.length / 500));
+    expect((await countJobs(filter)).total).toBe(expected.length);
+    const asc = await walk(filter, "createdAt_asc", 700);
+    expect(asc.ids).toEqual([...ids].reverse());
+  });
+
+  it("filters by user (id or email), error code, Runtime instance and time range", async () => {
+    const byId = await countJobs(mine({ user: other.user.id }));
+    const byEmail = await countJobs(mine({ user: other.user.email.toUpperCase() }));
+    expect(byId.total).toBe(N / 50);
+    expect(byEmail.total).toBe(N / 50);
+    const code = await db().aiRuntimeJob.count({ where: { errorCode: "MODEL_TIMEOUT", params: { path: ["gen"], equals: tag } } });
+    expect(code).toBeGreaterThan(1000);
+    expect((await countJobs(mine({ errorCode: "MODEL_TIMEOUT" }))).total).toBe(code);
+    expect((await walk({ runtimeId: `${tag}-rt` })).ids.length).toBe(N / 100);
+    // 2026-01-01 + g minutes: g in 61..120 is the hour from 01:00 (inclusive) to 02:00 (exclusive).
+    const hour = await walk(mine({ createdFrom: "2026-01-01T01:00:00.000Z", createdTo: "2026-01-01T02:00:00.000Z" }));
+    expect(hour.ids.sort()).toEqual(Array.from({ length: 60 }, (_, i) => `${tag}_${60 + i}`).sort());
+  });
+
+  it("search finds a job by id, idempotency key, user email, and a field in params or output", async () => {
+    const target = `${tag}_4242`;
+    expect((await exploreJobs({ filter: { q: target }, sort: "createdAt_desc", limit: 10 })).items.map((r) => r.id)).toEqual([target]);
+    expect((await exploreJobs({ filter: { q: `${tag}-key-4242` }, sort: "createdAt_desc", limit: 10 })).items.map((r) => r.id)).toEqual([target]);
+    expect((await countJobs(mine({ q: other.user.email }))).total).toBe(N / 50);
+    const byParam = await exploreJobs({ filter: { json: { in: "params", path: "n", value: "4242" } }, sort: "createdAt_desc", limit: 10 });
+    expect(byParam.items.map((r) => r.id)).toContain(target);
+    const page = await exploreJobs({ filter: { q: target }, sort: "createdAt_desc", limit: 1 });
+    expect(page.items[0]).toMatchObject({ attemptNo: 1 + (4242 % 3), status: STATES[4242 % 7] });
+    // Output search: a real result row on one generated job.
+    await db().aiRuntimeResult.create({
+      data: { jobId: target, attemptNo: 1, output: { summary: { mood: tag } }, outputHash: tag, resultIdempotencyKey: tag, outputSchemaVersion: "v1" },
+    });
+    const byOutput = await exploreJobs({ filter: { json: { in: "output", path: "summary.mood", value: tag } }, sort: "createdAt_desc", limit: 10 });
+    expect(byOutput.items.map((r) => r.id)).toEqual([target]);
+    expect((await countJobs({ q: "nobody@nowhere.example" })).total).toBe(0);
+  });
+
+  it("the row carries attempts and the last error", async () => {
+    const row = (await exploreJobs({ filter: { q: `${tag}_10` }, sort: "createdAt_desc", limit: 1 })).items[0]!;
+    expect(row).toMatchObject({ status: "failed", errorCode: "MODEL_TIMEOUT", errorMessage: "attempt failed", attemptNo: 2, userEmail: learner.user.email });
+  });
+
+  const plans: [string, JobFilter][] = [
+    ["first page, no filter", {}],
+    ["state", { status: ["failed"] }],
+    ["type", { jobType: ["flashcard_generation"] }],
+    ["state and type", { status: ["failed"], jobType: ["quiz_generation"] }],
+    ["error code", { errorCode: "INVALID_SCHEMA" }],
+    ["search", { q: "some-id" }],
+    ["params field", { json: { in: "params", path: "n", value: "77" } }],
+    ["runtime instance", { runtimeId: "rt-x" }],
+  ];
+  it.each(plans)("EXPLAIN: %s uses an index, never a sequential scan of the jobs", async (_name, filter) => {
+    const explain = async (sql: Prisma.Sql) => {
+      const [row] = await db().$queryRaw<{ "QUERY PLAN": [{ Plan: PlanNode }] }[]>`EXPLAIN (FORMAT JSON) ${sql}`;
+      return nodes(row!["QUERY PLAN"][0].Plan);
+    };
+    for (const cursor of [undefined, (await exploreJobs({ filter, sort: "createdAt_desc", limit: 50 })).nextCursor ?? undefined]) {
+      const plan = await explain(await explorerQuery({ filter, sort: "createdAt_desc", limit: 50, cursor }));
+      const onJobs = plan.filter((n) => n["Relation Name"] === "AiRuntimeJob");
+      expect(onJobs.length).toBeGreaterThan(0);
+      expect(onJobs.map((n) => n["Node Type"]).filter((t) => !/Index|Bitmap Heap/.test(t))).toEqual([]);
+    }
+    const t = performance.now();
+    await exploreJobs({ filter, sort: "createdAt_desc", limit: 50 });
+    console.log(`[explorer] ${_name}: first page of 50 in ${(performance.now() - t).toFixed(1)} ms over ${N} rows`);
+  });
+
+  it("bad input is a 400 with a code, never a 500", async () => {
+    const admin = (await createLearner({ role: "admin" })).user;
+    const caller = callerAs(admin);
+    await expect(caller.admin.explorer.list({ cursor: "garbage" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(caller.admin.explorer.list({ filter: { createdFrom: "2026-02-01T00:00:00.000Z", createdTo: "2026-01-01T00:00:00.000Z" } })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    await expect(caller.admin.explorer.list({ filter: { json: { in: "params", path: "a'; drop", value: "1" } } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+});
