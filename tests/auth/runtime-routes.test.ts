@@ -1,11 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { createRuntimeKey, revokeRuntimeKey } from "@/server/runtime-keys";
 import { callerAs, setPassword, signedInCookie } from "../helpers/auth";
 import { createLearner, createTestJob, jobRow, runtimeKey, uid, type Learner } from "../helpers/factories";
 import { validOutput } from "../helpers/outputs";
+import { releaseJobsOf } from "../helpers/release-jobs";
 import { ALL_TYPES, runtime } from "../helpers/runtime-api";
 
 /**
@@ -59,6 +60,8 @@ type Who = (typeof CALLERS)[number];
 let a: Learner;
 let headersOf: Record<Who, Record<string, string>>;
 let key: string;
+
+afterAll(() => releaseJobsOf([a]));
 
 beforeAll(async () => {
   const [la, lb, admin] = await Promise.all([createLearner(), createLearner(), createLearner({ role: "admin" })]);

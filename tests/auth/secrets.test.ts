@@ -1,9 +1,10 @@
 import { TRPCError } from "@trpc/server";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { decryptSecret, encryptSecret } from "@/server/security/secret-box";
 import { callerAs } from "../helpers/auth";
 import { createLearner, createTestJob, runtimeKey, uid, type Learner } from "../helpers/factories";
+import { releaseJobsOf } from "../helpers/release-jobs";
 import { runtime } from "../helpers/runtime-api";
 
 describe("AES-256-GCM secret box", () => {
@@ -43,6 +44,7 @@ describe("a learner's DeepSeek key", () => {
   beforeAll(async () => {
     [a, b] = await Promise.all([createLearner(), createLearner()]);
   });
+  afterAll(() => releaseJobsOf([a, b]));
 
   it("is stored encrypted and shown as its last four characters", async () => {
     const masked = await callerAs(a.user).credentials.set({ apiKey: KEY });

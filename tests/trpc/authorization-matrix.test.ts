@@ -1,8 +1,9 @@
 import { TRPCError } from "@trpc/server";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "@/server/trpc/root";
 import { callerAs, callerFromHeaders } from "../helpers/auth";
 import { createTestJob, runtimeKey, type Learner } from "../helpers/factories";
+import { releaseJobsOf } from "../helpers/release-jobs";
 import { createWorld, fingerprint, procedureAt, PROCEDURES, type Access, type World } from "./procedure-table";
 
 /**
@@ -23,6 +24,8 @@ function expected(access: Access, who: Who): "allowed" | "UNAUTHORIZED" | "FORBI
 
 let w: World;
 let key: string;
+
+afterAll(() => releaseJobsOf([w?.a, w?.b, w?.admin]));
 
 beforeAll(async () => {
   w = await createWorld();

@@ -1,9 +1,10 @@
 import { TRPCError } from "@trpc/server";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError, ERROR_CODES, type ErrorCode } from "@/server/errors";
 import { describeError, toTRPCError } from "@/server/trpc/errors";
 import { setPassword, signedInCookie } from "../helpers/auth";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
+import { releaseJobsOf } from "../helpers/release-jobs";
 import { trpcHttp } from "../helpers/trpc-route";
 
 /** One mapping from domain codes to tRPC codes and HTTP statuses, seen through the real route. */
@@ -27,6 +28,8 @@ describe("errors over HTTP", () => {
   let cookieA: string;
   let cookieB: string;
   let cookieAdmin: string;
+
+  afterAll(() => releaseJobsOf([a, b]));
 
   beforeAll(async () => {
     const admin = await createLearner({ role: "admin" });

@@ -1,16 +1,25 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callerAs } from "../helpers/auth";
 import { createLearner, runtimeKey, uid, type Learner } from "../helpers/factories";
 import { validOutput } from "../helpers/outputs";
+import { releaseJobsOf } from "../helpers/release-jobs";
 import { runtime } from "../helpers/runtime-api";
 
 /** The learner and admin job procedures doing their work, end to end with a Runtime. */
 let a: Learner;
 let admin: Learner;
+const others: Learner[] = [];
 
 beforeAll(async () => {
   [a, admin] = await Promise.all([createLearner(), createLearner({ role: "admin" })]);
 });
+afterAll(() => releaseJobsOf([a, admin, ...others]));
+
+async function anotherLearner() {
+  const l = await createLearner();
+  others.push(l);
+  return l;
+}
 
 describe("a learner's jobs", () => {
   it("create → a Runtime runs it → get shows the result and the timeline, without who did what", async () => {
@@ -44,7 +53,7 @@ describe("a learner's jobs", () => {
   });
 
   it("list pages and filters the learner's own jobs, newest first", async () => {
-    const l = await createLearner();
+    const l = await anotherLearner();
     const me = callerAs(l.user);
     const ids: string[] = [];
     for (const jobType of ["learning_state_analysis", "weak_point_analysis", "learning_state_analysis"] as const) {
@@ -67,7 +76,7 @@ describe("a learner's jobs", () => {
   });
 
   it("turning AI off cancels pending jobs and refuses new ones until it is on again", async () => {
-    const l = await createLearner();
+    const l = await anotherLearner();
     const me = callerAs(l.user);
     const { job } = await me.jobs.create({ jobType: "weak_point_analysis", target: { type: "user", id: l.user.id } });
     expect(await me.consent.set({ granted: false })).toEqual({ granted: false, cancelled: 1, cancelRequested: 0 });

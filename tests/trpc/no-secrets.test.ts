@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { createRuntimeKey } from "@/server/runtime-keys";
 import { appRouter } from "@/server/trpc/root";
@@ -7,6 +7,7 @@ import { createTestJob, uid } from "../helpers/factories";
 import { validOutput } from "../helpers/outputs";
 import { runtime } from "../helpers/runtime-api";
 import { trpcHttp } from "../helpers/trpc-route";
+import { releaseJobsOf } from "../helpers/release-jobs";
 import { createWorld, procedureAt, PROCEDURES, type World } from "./procedure-table";
 
 /**
@@ -22,6 +23,8 @@ let w: World;
 const responses: { path: string; as: string; text: string }[] = [];
 const plaintextKeys: string[] = [DEEPSEEK_KEY];
 let runtimeKeyPlain: string;
+
+afterAll(() => releaseJobsOf([w?.a, w?.b, w?.admin]));
 
 beforeAll(async () => {
   w = await createWorld();
