@@ -1,28 +1,18 @@
-import Link from "next/link";
-import { SignOutButton } from "@/components/auth/sign-out-button";
+import { LearnerPage } from "@/components/learner/learner-page";
+import { PageHeader } from "@/components/learner/page-header";
 import { requirePageSession } from "@/server/auth/page-guards";
 
 export const dynamic = "force-dynamic";
 
-/** A signed-in placeholder until the learner page lands (its own issue). */
+/** The learner page (issue 5): everything happens client-side through tRPC and the live feed. */
 export default async function Home() {
   const { user } = await requirePageSession("/");
   return (
-    <main className="mx-auto max-w-2xl p-8">
-      <div className="flex items-center justify-between">
-        <h1 className="text-2xl font-semibold">AI Job Runtime</h1>
-        <SignOutButton />
-      </div>
-      <p className="mt-2 text-slate-600">
-        Signed in as {user.name} ({user.role}).
-      </p>
-      {user.role === "admin" && (
-        <p className="mt-4">
-          <Link href="/admin" className="underline">
-            Open the admin console
-          </Link>
-        </p>
-      )}
-    </main>
+    <>
+      <PageHeader name={user.name} isAdmin={user.role === "admin"} />
+      <main>
+        <LearnerPage userId={user.id} initialJobId={null} />
+      </main>
+    </>
   );
 }

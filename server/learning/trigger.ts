@@ -1,5 +1,5 @@
 import type { JobType } from "../generated/prisma/enums";
-import { createJob } from "../jobs/create";
+import { createJob, parseParams } from "../jobs/create";
 import type { Target } from "../jobs/snapshot";
 import type { Actor } from "../jobs/state-machine";
 
@@ -15,20 +15,22 @@ export type TriggerInput = {
 /**
  * Starts one or several analyses of one target. Each goes through createJob, so each is
  * de-duplicated on its own (SPEC §6): a type already in flight for the same input answers its
- * existing job with created=false. Jobs are created one after another so that a refusal
- * (consent off, bad params, unknown target) stops before the rest and says why.
+ * existing job with created=false. Every type's parameters are checked before any job is made,
+ * so bad input creates nothing; the jobs are then created together (they share one snapshot).
  */
 export async function triggerAnalyses(input: TriggerInput) {
-  const items = [];
-  for (const jobType of input.jobTypes) {
-    const { job, created } = await createJob({
-      userId: input.userId,
-      jobType,
-      target: input.target,
-      params: input.params?.[jobType],
-      actor: input.actor,
-    });
-    items.push({ jobType, job, created });
-  }
+  for (const jobType of input.jobTypes) parseParams(jobType, input.params?.[jobType]);
+  const items = await Promise.all(
+    input.jobTypes.map(async (jobType) => {
+      const { job, created } = await createJob({
+        userId: input.userId,
+        jobType,
+        target: input.target,
+        params: input.params?.[jobType],
+        actor: input.actor,
+      });
+      return { jobType, job, created };
+    }),
+  );
   return { items };
 }

@@ -1,0 +1,147 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import { appCodeOf, explainError } from "./labels";
+
+/** AI consent (SPEC §7) and which DeepSeek key pays for the analyses. */
+export function AiSettings() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const consent = useQuery(trpc.consent.get.queryOptions());
+  const credential = useQuery(trpc.credentials.get.queryOptions());
+  const [notice, setNotice] = useState<string | null>(null);
+  const [keyText, setKeyText] = useState("");
+  const refresh = () => Promise.all([queryClient.invalidateQueries(trpc.consent.pathFilter()), queryClient.invalidateQueries(trpc.credentials.pathFilter()), queryClient.invalidateQueries(trpc.jobs.pathFilter())]);
+  const onError = (e: { message: string }) => setNotice(explainError(appCodeOf(e), e.message));
+
+  const setConsent = useMutation(
+    trpc.consent.set.mutationOptions({
+      onSuccess: (r) => {
+        setNotice(
+          r.granted
+            ? "AI analysis is on."
+            : `AI analysis is off. ${r.cancelled} waiting ${r.cancelled === 1 ? "analysis was" : "analyses were"} cancelled${r.cancelRequested ? ` and ${r.cancelRequested} running ${r.cancelRequested === 1 ? "one was" : "ones were"} asked to stop` : ""}.`,
+        );
+        void refresh();
+      },
+      onError,
+    }),
+  );
+  const setMode = useMutation(trpc.consent.setApiKeyMode.mutationOptions({ onSuccess: () => { setNotice(null); void refresh(); }, onError }));
+  const saveKey = useMutation(
+    trpc.credentials.set.mutationOptions({
+      onSuccess: async () => {
+        setKeyText("");
+        await setMode.mutateAsync({ apiKeyMode: "user_deepseek_key" });
+        setNotice("Your key is saved and will be used from now on.");
+      },
+      onError,
+    }),
+  );
+  const deleteKey = useMutation(trpc.credentials.delete.mutationOptions({ onSuccess: () => { setNotice("Your key was deleted; analyses use the platform key."); void refresh(); }, onError }));
+
+  const granted = consent.data?.granted ?? false;
+  const mode = consent.data?.apiKeyMode ?? "platform_key";
+
+  return (
+    <section aria-labelledby="settings-heading" className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200">
+      <h2 id="settings-heading" className="text-lg font-semibold">
+        AI settings
+      </h2>
+      {consent.isLoading && <p className="mt-2 text-sm text-slate-500">Loading…</p>}
+      {consent.error && <p role="alert" className="mt-2 text-sm text-rose-700">Could not load your settings.</p>}
+      {consent.data && (
+        <>
+          <div className="mt-3 flex items-start justify-between gap-3">
+            <div>
+              <p id="consent-label" className="font-medium">
+                Let AI analyse my learning
+              </p>
+              <p id="consent-help" className="text-sm text-slate-600">
+                When on, your materials, topics, quiz answers and study time are sent to an AI model to produce these analyses. Turning it off stops waiting analyses at once and asks running ones to stop; nothing new starts until you turn it back on.
+              </p>
+            </div>
+            <button
+              type="button"
+              role="switch"
+              aria-checked={granted}
+              aria-labelledby="consent-label"
+              aria-describedby="consent-help"
+              disabled={setConsent.isPending}
+              onClick={() => setConsent.mutate({ granted: !granted })}
+              className={`relative mt-1 inline-flex h-7 w-12 shrink-0 rounded-full transition focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${granted ? "bg-indigo-600" : "bg-slate-300"}`}
+            >
+              <span className={`absolute top-1 h-5 w-5 rounded-full bg-white shadow transition ${granted ? "left-6" : "left-1"}`} />
+            </button>
+          </div>
+
+          <fieldset className="mt-4">
+            <legend className="font-medium">Which key pays for the AI</legend>
+            <label className="mt-2 flex items-start gap-2 text-sm">
+              <input type="radio" name="key-mode" checked={mode === "platform_key"} onChange={() => setMode.mutate({ apiKeyMode: "platform_key" })} className="mt-1 accent-indigo-600" />
+              <span>
+                <span className="font-medium">The platform’s key</span> — nothing to set up.
+              </span>
+            </label>
+            <label className="mt-2 flex items-start gap-2 text-sm">
+              <input
+                type="radio"
+                name="key-mode"
+                checked={mode === "user_deepseek_key"}
+                disabled={!credential.data}
+                onChange={() => setMode.mutate({ apiKeyMode: "user_deepseek_key" })}
+                className="mt-1 accent-indigo-600"
+              />
+              <span>
+                <span className="font-medium">My own DeepSeek key</span>
+                {credential.data ? (
+                  <span className="text-slate-600" data-testid="masked-key">
+                    {" "}
+                    — saved, ending in <span className="font-mono">••••{credential.data.last4}</span>
+                  </span>
+                ) : (
+                  <span className="text-slate-600"> — save a key below first.</span>
+                )}
+              </span>
+            </label>
+          </fieldset>
+
+          <form
+            className="mt-3 flex flex-col gap-2 sm:flex-row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              saveKey.mutate({ apiKey: keyText.trim() });
+            }}
+          >
+            <label htmlFor="deepseek-key" className="sr-only">
+              DeepSeek API key
+            </label>
+            <input
+              id="deepseek-key"
+              type="password"
+              autoComplete="off"
+              placeholder={credential.data ? "Replace your DeepSeek key" : "sk-… your DeepSeek key"}
+              value={keyText}
+              onChange={(e) => setKeyText(e.target.value)}
+              className="min-w-0 flex-1 rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+            />
+            <button type="submit" disabled={!keyText.trim() || saveKey.isPending} className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50">
+              Save key
+            </button>
+            {credential.data && (
+              <button type="button" onClick={() => deleteKey.mutate()} className="rounded-md px-3 py-1.5 text-sm text-rose-700 ring-1 ring-rose-200">
+                Delete key
+              </button>
+            )}
+          </form>
+          <p className="mt-1 text-xs text-slate-500">Stored encrypted; it is never shown again, only its last four characters.</p>
+        </>
+      )}
+      <div role="status" aria-live="polite">
+        {notice && <p className="mt-3 rounded-lg bg-slate-50 p-2 text-sm text-slate-800 ring-1 ring-slate-200">{notice}</p>}
+      </div>
+    </section>
+  );
+}

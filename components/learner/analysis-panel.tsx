@@ -1,0 +1,115 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import { AllParams, DEFAULT_PARAMS, FlashcardParamsFields, paramsFor, PlanParamsFields, QuizParamsFields } from "./analysis-params";
+import { appCodeOf, explainError, isInFlight, JOB_TYPES, TYPE_INFO, type Job, type JobType, type Target } from "./labels";
+import { JobProgress } from "./progress-bar";
+import { TypeIcon } from "./type-icon";
+
+type Props = { target: Target; targetLabel: string; jobs: Job[]; consent: boolean; onOpen: (jobId: string) => void };
+
+/** One card per analysis type with its options and a start button; "Run all five" starts every one. */
+export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Props) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [params, setParams] = useState<AllParams>(DEFAULT_PARAMS);
+  const [notice, setNotice] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
+
+  const trigger = useMutation(
+    trpc.analyses.trigger.mutationOptions({
+      onSuccess: (data) => {
+        const again = data.items.filter((i) => !i.created);
+        const started = data.items.length - again.length;
+        const parts = [];
+        if (started) parts.push(`Started ${started === 1 ? TYPE_INFO[data.items.find((i) => i.created)!.jobType].title.toLowerCase() : `${started} analyses`}.`);
+        if (again.length)
+          parts.push(`${again.map((i) => TYPE_INFO[i.jobType].title).join(", ")} ${again.length === 1 ? "is" : "are"} already running for this — showing the existing ${again.length === 1 ? "one" : "ones"}.`);
+        setNotice({ tone: "ok", text: parts.join(" ") });
+        if (data.items.length === 1) onOpen(data.items[0]!.job.id);
+        // Show the new jobs at once; the live feed and the refetch bring them up to date.
+        queryClient.setQueryData(trpc.jobs.list.queryKey({ pageSize: 20 }), (page) => {
+          if (!page) return page;
+          const fresh = data.items.map((i) => i.job).filter((j) => !page.items.some((p) => p.id === j.id));
+          return { ...page, items: [...fresh, ...page.items].slice(0, page.pageSize), total: page.total + fresh.length };
+        });
+        void queryClient.invalidateQueries(trpc.jobs.list.pathFilter());
+      },
+      onError: (e) => setNotice({ tone: "error", text: explainError(appCodeOf(e), e.message) }),
+    }),
+  );
+
+  const start = (jobTypes: JobType[]) => {
+    setNotice(null);
+    trigger.mutate({ target, jobTypes, params: paramsFor(params) });
+  };
+  const inFlight = (type: JobType) => jobs.find((j) => j.jobType === type && j.targetType === target.type && j.targetId === target.id && isInFlight(j.status));
+
+  return (
+    <section aria-labelledby="analyses-heading" className="mt-6">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h2 id="analyses-heading" className="text-lg font-semibold">
+            Analyses
+          </h2>
+          <p className="text-sm text-slate-600">
+            For <span className="font-medium text-slate-800">{targetLabel}</span>. Each runs in the background; you can keep using the page.
+          </p>
+        </div>
+        <button
+          type="button"
+          onClick={() => start(JOB_TYPES)}
+          disabled={!consent || trigger.isPending}
+          className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-50"
+        >
+          Run all five
+        </button>
+      </div>
+      {!consent && (
+        <p className="mt-3 rounded-lg bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">AI analysis is off. Turn it on in “AI settings” to start analyses.</p>
+      )}
+      <div role="status" aria-live="polite" className="min-h-0">
+        {notice && (
+          <p className={`mt-3 rounded-lg p-3 text-sm ring-1 ${notice.tone === "ok" ? "bg-indigo-50 text-indigo-900 ring-indigo-200" : "bg-rose-50 text-rose-900 ring-rose-200"}`}>
+            {notice.text}
+          </p>
+        )}
+      </div>
+      <ul className="mt-4 grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
+        {JOB_TYPES.map((type) => {
+          const info = TYPE_INFO[type];
+          const running = inFlight(type);
+          return (
+            <li key={type} className="flex flex-col rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200" data-testid={`card-${type}`}>
+              <h3 className="flex items-center gap-2 font-semibold">
+                <TypeIcon type={type} />
+                {info.title}
+              </h3>
+              <p className="mt-1 flex-1 text-sm text-slate-600">{info.blurb}</p>
+              <div className="mt-3">
+                {type === "quiz_generation" && <QuizParamsFields value={params.quiz} onChange={(quiz) => setParams({ ...params, quiz })} />}
+                {type === "flashcard_generation" && <FlashcardParamsFields value={params.flashcards} onChange={(flashcards) => setParams({ ...params, flashcards })} />}
+                {type === "next_action_planning" && <PlanParamsFields value={params.plan} onChange={(plan) => setParams({ ...params, plan })} />}
+              </div>
+              {running && (
+                <button type="button" onClick={() => onOpen(running.id)} className="mt-2 text-left">
+                  <JobProgress job={running} label={`${info.title} progress`} />
+                </button>
+              )}
+              <button
+                type="button"
+                onClick={() => start([type])}
+                disabled={!consent || trigger.isPending}
+                aria-label={`Start ${info.title}`}
+                className="mt-3 rounded-lg bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-slate-900 disabled:cursor-not-allowed disabled:opacity-50"
+              >
+                {running ? "Running… show it" : "Start"}
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,117 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "@/components/trpc/client";
+import { flashcardsSchema, learningAnalysisSchema, nextActionsSchema, quizSchema, weakPointsSchema } from "@/server/jobs/schemas";
+import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, when, type Job, type Targets } from "./labels";
+import { JobProgress, StatusBadge } from "./progress-bar";
+import { TypeIcon } from "./type-icon";
+import { FlashcardDeck } from "./results/flashcards";
+import { LearningStateResult } from "./results/learning-state";
+import { NextActionsResult } from "./results/next-actions";
+import { QuizPlayer } from "./results/quiz-player";
+import { WeakPointsResult } from "./results/weak-points";
+
+type Props = { jobId: string; live: Job | undefined; targets: Targets | undefined; onOpen: (id: string) => void };
+
+/** One analysis: its state while it runs, its result for people when done, and earlier results of its type. */
+export function JobDetail({ jobId, live, targets, onOpen }: Props) {
+  const trpc = useTRPC();
+  const inFlightNow = live ? isInFlight(live.status) : true;
+  const detail = useQuery({
+    ...trpc.jobs.get.queryOptions({ jobId }),
+    // The live feed refreshes this when the job finishes; the interval covers a closed stream.
+    refetchInterval: inFlightNow ? 3000 : false,
+    retry: (n, e) => appCodeOf(e) !== "JOB_NOT_FOUND" && n < 2,
+  });
+
+  if (detail.isLoading) return <Panel><p className="text-slate-500">Loading the analysis…</p></Panel>;
+  if (detail.error) {
+    const notFound = appCodeOf(detail.error) === "JOB_NOT_FOUND" || detail.error.data?.code === "NOT_FOUND";
+    return (
+      <Panel>
+        <p role="alert" className="text-rose-700" data-testid="job-not-found">
+          {notFound ? "This analysis does not exist, or it is not yours." : `Could not load this analysis: ${detail.error.message}`}
+        </p>
+      </Panel>
+    );
+  }
+  const { job: stored, result } = detail.data!;
+  // The list's copy moves with the live feed, so it leads while the job runs; once the server's
+  // copy is final it wins (the list may lag a moment behind a finish).
+  const job = live && isInFlight(stored.status) ? { ...stored, ...pickLive(live) } : stored;
+  const info = TYPE_INFO[job.jobType];
+
+  return (
+    <Panel>
+      <header className="flex flex-wrap items-start justify-between gap-2">
+        <div>
+          <h2 className="flex items-center gap-2 text-xl font-semibold" data-testid="detail-title">
+            <TypeIcon type={job.jobType} />
+            {info.title}
+          </h2>
+          <p className="text-sm text-slate-500">
+            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · started {when(job.createdAt)}
+            {result?.degraded ? " · checked with warnings" : ""}
+          </p>
+        </div>
+        <StatusBadge status={job.status} />
+      </header>
+      <div className="mt-4" data-testid="detail-body" data-status={job.status}>
+        {isInFlight(job.status) && <JobProgress job={job} label={`${info.title} progress`} />}
+        {job.status === "failed" && <p className="rounded-lg bg-rose-50 p-3 text-rose-900">{explainError(job.errorCode, job.errorMessage)}</p>}
+        {job.status === "cancelled" && <p className="rounded-lg bg-slate-100 p-3 text-slate-700">This analysis was stopped before it finished. Start it again whenever you like.</p>}
+        {job.status === "succeeded" && result && <ResultView job={job} output={result.output} />}
+      </div>
+      <History jobType={job.jobType} currentId={job.id} onOpen={onOpen} targets={targets} />
+    </Panel>
+  );
+}
+
+function pickLive(live: Job) {
+  const { status, stage, progress, cancelRequested, attemptNo } = live;
+  return { status, stage, progress, cancelRequested, attemptNo };
+}
+
+function ResultView({ job, output }: { job: Pick<Job, "id" | "jobType">; output: unknown }) {
+  switch (job.jobType) {
+    case "learning_state_analysis":
+      return <LearningStateResult output={learningAnalysisSchema.parse(output)} />;
+    case "weak_point_analysis":
+      return <WeakPointsResult output={weakPointsSchema.parse(output)} />;
+    case "next_action_planning":
+      return <NextActionsResult output={nextActionsSchema.parse(output)} />;
+    case "quiz_generation":
+      return <QuizPlayer key={job.id} jobId={job.id} output={quizSchema.parse(output)} />;
+    case "flashcard_generation":
+      return <FlashcardDeck key={job.id} jobId={job.id} output={flashcardsSchema.parse(output)} />;
+  }
+}
+
+function History({ jobType, currentId, onOpen, targets }: { jobType: Job["jobType"]; currentId: string; onOpen: (id: string) => void; targets: Targets | undefined }) {
+  const trpc = useTRPC();
+  const history = useQuery(trpc.jobs.list.queryOptions({ jobType: [jobType], status: ["succeeded"], pageSize: 10 }));
+  const others = history.data?.items.filter((j) => j.id !== currentId) ?? [];
+  return (
+    <section aria-labelledby="history-heading" className="mt-6 border-t border-slate-100 pt-4">
+      <h3 id="history-heading" className="text-sm font-semibold text-slate-700">
+        Earlier {TYPE_INFO[jobType].title.toLowerCase()} results
+      </h3>
+      {history.isLoading && <p className="mt-1 text-sm text-slate-500">Loading…</p>}
+      {history.data && others.length === 0 && <p className="mt-1 text-sm text-slate-500">None yet.</p>}
+      <ul className="mt-1 flex flex-wrap gap-2" data-testid="history">
+        {others.map((j) => (
+          <li key={j.id}>
+            <button type="button" onClick={() => onOpen(j.id)} className="rounded-full bg-slate-100 px-3 py-1 text-xs hover:bg-slate-200">
+              {when(j.createdAt)} · {targetTitle(targets, { type: j.targetType, id: j.targetId })}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Panel({ children }: { children: React.ReactNode }) {
+  return <section className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-6" aria-label="analysis result">{children}</section>;
+}

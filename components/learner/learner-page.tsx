@@ -1,0 +1,90 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import { AiSettings } from "./ai-settings";
+import { AnalysisPanel } from "./analysis-panel";
+import { JobDetail } from "./job-detail";
+import { JobList } from "./job-list";
+import { isInFlight, targetTitle, type Target } from "./labels";
+import { TargetPicker } from "./target-picker";
+import { useJobFeed } from "./use-job-feed";
+
+/** The learner page: pick a target, start analyses, watch them live, use the results. */
+export function LearnerPage({ userId, initialJobId }: { userId: string; initialJobId: string | null }) {
+  const trpc = useTRPC();
+  const live = useJobFeed();
+  const [target, setTarget] = useState<Target>({ type: "user", id: userId });
+  const [selectedId, setSelectedId] = useState<string | null>(initialJobId);
+  const detailRef = useRef<HTMLDivElement>(null);
+
+  const targets = useQuery(trpc.targets.list.queryOptions());
+  const consent = useQuery(trpc.consent.get.queryOptions());
+  const jobs = useQuery({
+    ...trpc.jobs.list.queryOptions({ pageSize: 20 }),
+    // Polling is the fallback for when the event stream is not open.
+    refetchInterval: (q) => (live ? false : q.state.data?.items.some((j) => isInFlight(j.status)) ? 2000 : 10_000),
+  });
+
+  const open = (jobId: string) => {
+    setSelectedId(jobId);
+    window.history.replaceState(null, "", `/jobs/${jobId}`);
+  };
+  useEffect(() => {
+    if (selectedId) detailRef.current?.scrollIntoView({ behavior: "smooth", block: "nearest" });
+  }, [selectedId]);
+
+  return (
+    <div className="mx-auto grid max-w-6xl gap-6 px-4 py-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
+      <div className="min-w-0">
+        <section aria-labelledby="intro-heading" className="rounded-xl bg-gradient-to-br from-indigo-600 to-violet-600 p-5 text-white shadow-sm">
+          <h1 id="intro-heading" className="text-2xl font-semibold">
+            Your AI study coach
+          </h1>
+          <ol className="mt-2 grid gap-1 text-sm text-indigo-50 sm:grid-cols-3">
+            <li><span className="font-semibold">1. Pick</span> what to look at: everything, a material or one topic.</li>
+            <li><span className="font-semibold">2. Start</span> an analysis — it runs in the background.</li>
+            <li><span className="font-semibold">3. Use</span> the result: read it, play the quiz, flip the cards.</li>
+          </ol>
+        </section>
+
+        <div className="mt-6">
+          {targets.isLoading && <p className="text-sm text-slate-500">Loading your materials…</p>}
+          {targets.error && <p role="alert" className="text-sm text-rose-700">Could not load your materials: {targets.error.message}</p>}
+          {targets.data && <TargetPicker targets={targets.data} value={target} onChange={setTarget} />}
+        </div>
+
+        {selectedId && (
+          <div ref={detailRef} className="mt-6 scroll-mt-4">
+            <JobDetail jobId={selectedId} live={jobs.data?.items.find((j) => j.id === selectedId)} targets={targets.data} onOpen={open} />
+          </div>
+        )}
+
+        <AnalysisPanel
+          target={target}
+          targetLabel={targetTitle(targets.data, target)}
+          jobs={jobs.data?.items ?? []}
+          consent={consent.data?.granted ?? true}
+          onOpen={open}
+        />
+      </div>
+
+      <aside className="min-w-0 space-y-6">
+        <p className="flex items-center gap-2 text-xs text-slate-500" data-testid="live-indicator">
+          <span className={`inline-block h-2 w-2 rounded-full ${live ? "bg-emerald-500" : "bg-amber-400"}`} aria-hidden="true" />
+          {live ? "Live updates on" : "Reconnecting — refreshing every few seconds"}
+        </p>
+        <JobList
+          jobs={jobs.data?.items}
+          loading={jobs.isLoading}
+          error={jobs.error?.message ?? null}
+          targets={targets.data}
+          selectedId={selectedId}
+          onOpen={open}
+        />
+        <AiSettings />
+      </aside>
+    </div>
+  );
+}

@@ -1,0 +1,38 @@
+import { STAGE_LABELS, STATUS_INFO, type Job } from "./labels";
+
+export function StatusBadge({ status }: { status: Job["status"] }) {
+  const info = STATUS_INFO[status];
+  return <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${info.tone}`}>{info.label}</span>;
+}
+
+/** Stage and percentage of a job in flight; a polite live region so screen readers hear it move. */
+export function JobProgress({ job, label }: { job: Pick<Job, "status" | "stage" | "progress" | "cancelRequested">; label: string }) {
+  const stage = job.cancelRequested
+    ? "Stopping…"
+    : job.status === "pending"
+      ? "In the queue"
+      : job.status === "locked"
+        ? "Starting"
+        : job.status === "expired"
+          ? "Retrying"
+          : (STAGE_LABELS[job.stage ?? ""] ?? "Working");
+  return (
+    <div className="mt-2">
+      <div className="flex justify-between text-xs text-slate-600" aria-live="polite">
+        <span data-testid="job-stage">{stage}</span>
+        <span data-testid="job-progress">{job.progress}%</span>
+      </div>
+      <div
+        role="progressbar"
+        aria-label={label}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={job.progress}
+        aria-valuetext={`${stage}, ${job.progress}%`}
+        className="mt-1 h-2 overflow-hidden rounded-full bg-slate-200"
+      >
+        <div className="h-full rounded-full bg-indigo-500 transition-all duration-500" style={{ width: `${Math.max(3, job.progress)}%` }} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,65 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import type { Flashcards } from "@/server/jobs/schemas";
+
+/** Cards to flip (click or Enter/Space) and mark as known; marks are saved per deck. */
+export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashcards }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [flipped, setFlipped] = useState<Set<number>>(new Set());
+  const marks = useQuery(trpc.flashcards.marks.queryOptions({ jobId }));
+  const setMark = useMutation(
+    trpc.flashcards.setMark.mutationOptions({ onSuccess: (data) => queryClient.setQueryData(trpc.flashcards.marks.queryKey({ jobId }), data) }),
+  );
+  const known = new Set(marks.data?.known ?? []);
+  const toggle = (i: number) => setFlipped((f) => (f.has(i) ? new Set([...f].filter((x) => x !== i)) : new Set([...f, i])));
+
+  return (
+    <div>
+      <p className="text-sm text-slate-600" aria-live="polite" data-testid="known-count">
+        {known.size} of {output.flashcards.length} known
+      </p>
+      <ul className="mt-3 grid gap-3 sm:grid-cols-2">
+        {output.flashcards.map((card, i) => {
+          const isFlipped = flipped.has(i);
+          const isKnown = known.has(i);
+          return (
+            <li key={i} className={`flex flex-col rounded-xl p-3 ring-1 ${isKnown ? "bg-emerald-50 ring-emerald-200" : "bg-white ring-slate-200"}`} data-testid="flashcard">
+              <button
+                type="button"
+                onClick={() => toggle(i)}
+                aria-pressed={isFlipped}
+                aria-label={isFlipped ? `Card ${i + 1}, answer side: ${card.back}` : `Card ${i + 1}: ${card.front}. Flip to see the answer`}
+                className="min-h-24 flex-1 rounded-lg p-2 text-left focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
+              >
+                <span className="block text-xs uppercase tracking-wide text-slate-400">{isFlipped ? "Answer" : "Question"}</span>
+                <span className={`mt-1 block ${isFlipped ? "text-slate-700" : "font-medium"}`}>{isFlipped ? card.back : card.front}</span>
+              </button>
+              <div className="mt-2 flex items-center justify-between gap-2">
+                <span className="truncate text-xs text-slate-400">{card.tags.join(" · ")}</span>
+                <label className="inline-flex shrink-0 items-center gap-1 text-sm">
+                  <input
+                    type="checkbox"
+                    checked={isKnown}
+                    disabled={setMark.isPending || marks.isLoading}
+                    onChange={(e) => setMark.mutate({ jobId, cardIndex: i, known: e.target.checked })}
+                    className="accent-emerald-600"
+                  />
+                  I know this
+                </label>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {setMark.error && (
+        <p role="alert" className="mt-2 text-sm text-rose-700">
+          Could not save: {setMark.error.message}
+        </p>
+      )}
+    </div>
+  );
+}

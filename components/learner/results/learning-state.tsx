@@ -1,0 +1,70 @@
+import type { LearningAnalysis } from "@/server/jobs/schemas";
+import { pct } from "../labels";
+
+function barColor(m: number) {
+  return m >= 0.75 ? "bg-emerald-500" : m >= 0.5 ? "bg-amber-400" : "bg-rose-500";
+}
+
+/** Summary, overall mastery and a bar per knowledge point (mastery, with confidence and answers). */
+export function LearningStateResult({ output }: { output: LearningAnalysis }) {
+  const kps = [...output.knowledgePoints].sort((a, b) => a.mastery - b.mastery);
+  return (
+    <div className="space-y-5">
+      <div className="grid gap-3 sm:grid-cols-3">
+        <Stat label="Overall mastery" value={pct(output.overallMastery)} />
+        <Stat label="Engagement" value={output.engagementLevel[0]!.toUpperCase() + output.engagementLevel.slice(1)} />
+        <Stat label="Topics analysed" value={String(output.knowledgePoints.length)} />
+      </div>
+      <p className="text-slate-700">{output.summary}</p>
+      <figure>
+        <figcaption className="text-sm font-semibold">Mastery per topic</figcaption>
+        <ul className="mt-2 space-y-2" aria-label="mastery per topic">
+          {kps.map((k) => (
+            <li key={k.knowledgePointId} data-testid="mastery-row" data-attempts={k.attempts}>
+              <div className="flex justify-between gap-2 text-sm">
+                <span className="truncate">{k.title}</span>
+                <span className="shrink-0 tabular-nums text-slate-600">
+                  {pct(k.mastery)} <span className="text-xs text-slate-400">· {k.attempts} answers · confidence {pct(k.confidence)}</span>
+                </span>
+              </div>
+              <div className="mt-1 h-3 overflow-hidden rounded-full bg-slate-100" role="img" aria-label={`${k.title}: ${pct(k.mastery)} mastery`}>
+                <div className={`h-full rounded-full ${barColor(k.mastery)}`} style={{ width: `${Math.max(2, k.mastery * 100)}%`, opacity: 0.45 + 0.55 * k.confidence }} />
+              </div>
+            </li>
+          ))}
+        </ul>
+        <p className="mt-2 text-xs text-slate-500">Fainter bars mean less evidence (few answers).</p>
+      </figure>
+      <div className="grid gap-4 sm:grid-cols-2">
+        <List title="Strengths" items={output.strengths} tone="text-emerald-700" />
+        <List title="Risks" items={output.risks} tone="text-rose-700" />
+      </div>
+    </div>
+  );
+}
+
+function Stat({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="rounded-lg bg-slate-50 p-3 ring-1 ring-slate-200">
+      <div className="text-xs text-slate-500">{label}</div>
+      <div className="text-2xl font-semibold tabular-nums">{value}</div>
+    </div>
+  );
+}
+
+function List({ title, items, tone }: { title: string; items: string[]; tone: string }) {
+  return (
+    <div>
+      <h4 className={`text-sm font-semibold ${tone}`}>{title}</h4>
+      {items.length === 0 ? (
+        <p className="text-sm text-slate-500">None found.</p>
+      ) : (
+        <ul className="mt-1 list-disc space-y-1 pl-5 text-sm text-slate-700">
+          {items.map((s) => (
+            <li key={s}>{s}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

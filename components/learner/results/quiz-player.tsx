@@ -1,0 +1,99 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import type { Quiz } from "@/server/jobs/schemas";
+import { appCodeOf, explainError, when } from "../labels";
+
+/** The generated quiz, playable: answers are graded on the server and saved as quiz attempts. */
+export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [answers, setAnswers] = useState<Record<number, string>>({});
+  const plays = useQuery(trpc.quiz.plays.queryOptions({ jobId }));
+  const submit = useMutation(
+    trpc.quiz.submit.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.quiz.plays.queryFilter({ jobId })) }),
+  );
+  const graded = submit.data;
+  const unanswered = output.questions.filter((_, i) => !(answers[i] ?? "").trim()).length;
+
+  const onSubmit = (e: React.FormEvent) => {
+    e.preventDefault();
+    submit.mutate({ jobId, answers: output.questions.map((_, index) => ({ index, response: answers[index] ?? "" })) });
+  };
+
+  return (
+    <form onSubmit={onSubmit} aria-label="quiz">
+      {graded && (
+        <div role="status" className="mb-4 rounded-lg bg-indigo-50 p-4 ring-1 ring-indigo-200" data-testid="quiz-score">
+          <p className="text-xl font-semibold">
+            You scored {graded.score} / {graded.total}
+          </p>
+          <p className="text-sm text-indigo-900">Saved to your quiz history — your next analysis will take these answers into account.</p>
+        </div>
+      )}
+      <ol className="space-y-4">
+        {output.questions.map((q, i) => {
+          const result = graded?.results[i];
+          const options = q.type === "short_answer" ? [] : q.options.length ? q.options : ["True", "False"];
+          return (
+            <li key={i} className="rounded-lg p-3 ring-1 ring-slate-200" data-testid="quiz-question">
+              <fieldset disabled={!!graded}>
+                <legend className="font-medium">
+                  {i + 1}. {q.stem} <span className="ml-1 text-xs font-normal text-slate-500">({q.difficulty})</span>
+                </legend>
+                {options.length > 0 ? (
+                  <div className="mt-2 space-y-1">
+                    {options.map((o) => (
+                      <label key={o} className="flex cursor-pointer items-center gap-2 rounded-md px-2 py-1 hover:bg-slate-50">
+                        <input type="radio" name={`q${i}`} value={o} checked={answers[i] === o} onChange={() => setAnswers({ ...answers, [i]: o })} className="accent-indigo-600" />
+                        <span className="text-sm">{o}</span>
+                      </label>
+                    ))}
+                  </div>
+                ) : (
+                  <input
+                    type="text"
+                    aria-label={`Answer to question ${i + 1}`}
+                    value={answers[i] ?? ""}
+                    onChange={(e) => setAnswers({ ...answers, [i]: e.target.value })}
+                    className="mt-2 w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+                  />
+                )}
+              </fieldset>
+              {result && (
+                <div className={`mt-2 rounded-md p-2 text-sm ${result.correct ? "bg-emerald-50 text-emerald-900" : "bg-rose-50 text-rose-900"}`}>
+                  <p className="font-medium">{result.correct ? "✓ Correct" : `✗ Not quite — the answer is “${result.answer}”`}</p>
+                  <p className="mt-1">{result.explanation}</p>
+                </div>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+      {submit.error && (
+        <p role="alert" className="mt-3 text-sm text-rose-700">
+          {explainError(appCodeOf(submit.error), submit.error.message)}
+        </p>
+      )}
+      <div className="mt-4 flex flex-wrap items-center gap-3">
+        {graded ? (
+          <button type="button" onClick={() => { submit.reset(); setAnswers({}); }} className="rounded-lg bg-slate-900 px-4 py-2 text-sm font-medium text-white">
+            Play again
+          </button>
+        ) : (
+          <button type="submit" disabled={submit.isPending || unanswered > 0} className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white disabled:opacity-50">
+            {submit.isPending ? "Checking…" : "Submit answers"}
+          </button>
+        )}
+        {!graded && unanswered > 0 && <span className="text-sm text-slate-500">{unanswered} left to answer</span>}
+      </div>
+      {!!plays.data?.items.length && (
+        <p className="mt-3 text-xs text-slate-500">
+          Earlier plays: {plays.data.items.map((p) => `${p.score}/${p.total} (${when(p.answeredAt)})`).join(", ")}
+        </p>
+      )}
+    </form>
+  );
+}

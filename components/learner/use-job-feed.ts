@@ -1,0 +1,56 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import type { Job } from "./labels";
+
+type Change = Pick<Job, "id" | "jobType" | "status" | "attemptNo" | "stage" | "progress" | "cancelRequested"> & { created?: boolean };
+type Page = { items: Job[]; total: number; page: number; pageSize: number };
+
+/**
+ * Live job changes from /api/jobs/events (Server-Sent Events fed by Postgres LISTEN/NOTIFY).
+ * A change is written straight into every cached job list so the progress bar moves without a
+ * request; a new job or a finished one re-reads what it affects. Returns whether the stream is
+ * open: while it is not, the page polls instead (EventSource reconnects by itself).
+ */
+export function useJobFeed(): boolean {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [live, setLive] = useState(false);
+
+  useEffect(() => {
+    if (typeof EventSource === "undefined") return;
+    const source = new EventSource("/api/jobs/events");
+    const refreshAll = () => queryClient.invalidateQueries(trpc.jobs.pathFilter());
+
+    const onJob = (event: MessageEvent<string>) => {
+      const change = JSON.parse(event.data) as Change;
+      let known = false;
+      queryClient.setQueriesData<Page>(trpc.jobs.list.pathFilter(), (page) => {
+        if (!page) return page;
+        const items = page.items.map((job) => {
+          if (job.id !== change.id) return job;
+          known = true;
+          const { status, attemptNo, stage, progress, cancelRequested } = change;
+          return { ...job, status, attemptNo, stage, progress, cancelRequested };
+        });
+        return { ...page, items };
+      });
+      const finished = ["succeeded", "failed", "cancelled"].includes(change.status);
+      // Details (result, error text) and list filters by status need the server's copy.
+      if (change.created || !known || finished) void queryClient.invalidateQueries(trpc.jobs.list.pathFilter());
+      if (finished) void queryClient.invalidateQueries(trpc.jobs.get.queryFilter({ jobId: change.id }));
+    };
+
+    source.addEventListener("ready", () => setLive(true));
+    source.addEventListener("job", onJob as EventListener);
+    // The server may have missed changes (feed reconnect): re-read rather than trust the cache.
+    source.addEventListener("resync", () => void refreshAll());
+    source.onerror = () => setLive(false);
+    source.onopen = () => void refreshAll();
+    return () => source.close();
+  }, [queryClient, trpc]);
+
+  return live;
+}
