@@ -66,7 +66,8 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
       expect(row.progress).toBe(100);
       const stages = rt.events.filter((e) => e.event === "job.stage" && e.jobId === job.id).map((e) => e.stage);
       expect(stages).toEqual(["prompt_builder", "model_inference", "quality_check", "format_adapter"]);
-      expect(rt.has("job.succeeded", job.id)).toBeTruthy();
+      // The Runtime logs after the API's answer, which follows the commit the test saw.
+      await eventually("success logged", async () => rt.has("job.succeeded", job.id));
     }
   });
 
@@ -80,7 +81,8 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
     expect(row.errorCode).toBe("CANCELLED");
     expect(row.result).toBeNull();
     expect(row.events.at(-1)).toMatchObject({ fromStatus: "running", toStatus: "cancelled", actorType: "runtime", actorId: rt.config.instanceId });
-    expect(rt.has("job.cancelled", job.id)).toMatchObject({ code: "CANCELLED", status: "cancelled" });
+    const logged = await eventually("cancel logged", async () => rt.has("job.cancelled", job.id));
+    expect(logged).toMatchObject({ code: "CANCELLED", status: "cancelled" });
   });
 
   it("on shutdown claims nothing more and hands unfinished jobs back as RUNTIME_SHUTDOWN (retryable)", async () => {
