@@ -1,6 +1,7 @@
 import type { JobType } from "../generated/prisma/enums";
 import { createJob, parseParams } from "../jobs/create";
-import type { Target } from "../jobs/snapshot";
+import { captureSnapshot, type Target } from "../jobs/snapshot";
+import { getDb } from "../db";
 import type { Actor } from "../jobs/state-machine";
 
 export type TriggerInput = {
@@ -15,22 +16,26 @@ export type TriggerInput = {
 /**
  * Starts one or several analyses of one target. Each goes through createJob, so each is
  * de-duplicated on its own (SPEC §6): a type already in flight for the same input answers its
- * existing job with created=false. Every type's parameters are checked before any job is made,
- * so bad input creates nothing; the jobs are then created together (they share one snapshot).
+ * existing job with created=false. Every type's parameters are checked before any job is made, so
+ * bad input creates nothing. The target is captured once and every job of the trigger analyses
+ * that same snapshot: the results agree with each other, and creation is quick enough that the
+ * learner sees the jobs queue up. Jobs are created one after another, which keeps one trigger to
+ * one database connection at a time.
  */
 export async function triggerAnalyses(input: TriggerInput) {
   for (const jobType of input.jobTypes) parseParams(jobType, input.params?.[jobType]);
-  const items = await Promise.all(
-    input.jobTypes.map(async (jobType) => {
-      const { job, created } = await createJob({
-        userId: input.userId,
-        jobType,
-        target: input.target,
-        params: input.params?.[jobType],
-        actor: input.actor,
-      });
-      return { jobType, job, created };
-    }),
-  );
+  const snapshot = await captureSnapshot(getDb(), input.userId, input.target);
+  const items = [];
+  for (const jobType of input.jobTypes) {
+    const { job, created } = await createJob({
+      userId: input.userId,
+      jobType,
+      target: input.target,
+      params: input.params?.[jobType],
+      snapshotId: snapshot.id,
+      actor: input.actor,
+    });
+    items.push({ jobType, job, created });
+  }
   return { items };
 }

@@ -51,6 +51,8 @@ describe("analyses.trigger", () => {
       ["quiz_generation", true, "pending"],
       ["flashcard_generation", true, "pending"],
     ]);
+    // One capture of the target for the whole trigger: the results describe the same state.
+    expect(new Set(first.items.map((i) => i.job.snapshotId)).size).toBe(1);
     expect(first.items[1]!.job.params).toEqual({ count: 3, difficulty: "easy", questionTypes: ["true_false"] });
     const again = await caller.analyses.trigger({ ...input, jobTypes: ["quiz_generation"] });
     expect(again.items[0]).toMatchObject({ created: false, job: { id: first.items[1]!.job.id } });
