@@ -56,7 +56,7 @@ export const PROCEDURES: Record<string, Entry> = {
   "credentials.get": { access: "learner", input: () => undefined },
   "credentials.set": { access: "learner", input: () => ({ apiKey: `sk-${uid("deepseek")}` }) },
   "credentials.delete": { access: "learner", input: () => undefined },
-  // Learner page (issue 5); cross-learner cases are in tests/learning/isolation.test.ts.
+  // Learner page (issue 5); cross-learner cases are in tests/learning/learner-api.test.ts.
   "targets.list": { access: "learner", input: () => undefined },
   "analyses.trigger": {
     access: "learner",
