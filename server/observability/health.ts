@@ -6,7 +6,7 @@ import { getDb } from "../db";
  * Liveness of what the app needs: the database answers, and every migration in
  * prisma/migrations has been applied (a deploy that skipped `db:migrate` shows up here).
  */
-export async function health(migrationsDir = path.join(process.cwd(), "prisma", "migrations")) {
+export async function health(migrationsDir = path.join(/* turbopackIgnore: true */ process.cwd(), "prisma", "migrations")) {
   const expected = fs.existsSync(migrationsDir)
     ? fs.readdirSync(migrationsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
     : [];

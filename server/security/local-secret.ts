@@ -13,7 +13,8 @@ export function localSecret(opts: { env: string; file: string; bytes?: number })
   if (fromEnv) return fromEnv;
   if (process.env.NODE_ENV === "production" && process.env.ALLOW_GENERATED_SECRETS !== "1")
     throw new Error(`${opts.env} is required in production (or ALLOW_GENERATED_SECRETS=1 on a single machine)`);
-  const file = path.resolve(process.env.APP_DATA_DIR ?? ".data", opts.file);
+  // turbopackIgnore: a runtime data file, not something the build should trace and bundle.
+  const file = path.resolve(/* turbopackIgnore: true */ process.env.APP_DATA_DIR ?? ".data", opts.file);
   if (!fs.existsSync(file)) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     try {
