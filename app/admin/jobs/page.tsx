@@ -1,0 +1,15 @@
+import { Suspense } from "react";
+import { JobExplorer } from "@/components/admin/job-explorer";
+import { Loading } from "@/components/admin/ui";
+import { requireAdminPage } from "@/server/auth/page-guards";
+
+export const metadata = { title: "Jobs · Admin" };
+
+export default async function JobsPage() {
+  await requireAdminPage();
+  return (
+    <Suspense fallback={<Loading />}>
+      <JobExplorer />
+    </Suspense>
+  );
+}

@@ -1,0 +1,84 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
+import { useTRPC } from "@/components/trpc/client";
+import type { BulkScope } from "@/server/admin/filter-schema";
+import { buttonClass, ErrorBox, JobLink, Loading, StatusBadge } from "./ui";
+
+export type BulkRequest = { action: "rerun" | "cancel"; scope: BulkScope; label: string };
+
+/**
+ * Confirmation for a bulk action: the server's preview says exactly how many jobs the action
+ * will change (and of how many the scope matches); the confirm sends that count back, and the
+ * server refuses if the scope changed in between.
+ */
+export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const ref = useRef<HTMLDialogElement>(null);
+  const preview = useQuery({ ...trpc.admin.actions.bulkPreview.queryOptions({ action: request.action, scope: request.scope }), staleTime: 0, refetchInterval: false });
+  const run = useMutation(
+    trpc.admin.actions.bulkRun.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries(trpc.admin.pathFilter()),
+      onError: () => void preview.refetch(),
+    }),
+  );
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+  }, []);
+  const verb = request.action === "rerun" ? "Re-run" : "Cancel";
+  const p = preview.data;
+  return (
+    <dialog ref={ref} onClose={onClose} aria-labelledby="bulk-title" className="m-auto w-full max-w-lg rounded-lg p-0 shadow-xl backdrop:bg-slate-900/40">
+      <div className="space-y-3 p-5">
+        <h2 id="bulk-title" className="text-lg font-semibold">{verb} jobs</h2>
+        <p className="text-sm text-slate-600">Scope: {request.label}</p>
+        {preview.isLoading && <Loading label="Counting…" />}
+        <ErrorBox error={preview.error} />
+        {p && !run.data && (
+          <div className="space-y-2 text-sm">
+            <p data-testid="bulk-count" className="rounded-md bg-indigo-50 px-3 py-2 text-indigo-900">
+              This will {verb.toLowerCase()} <strong className="tabular-nums">{p.count}</strong> job{p.count === 1 ? "" : "s"}
+              {" "}of {p.matched} matching.
+            </p>
+            <p className="flex flex-wrap gap-2 text-xs text-slate-600">
+              {p.byStatus.map((s) => (
+                <span key={s.status} className="inline-flex items-center gap-1"><StatusBadge status={s.status} /> {s.n}</span>
+              ))}
+            </p>
+            <p className="text-xs text-slate-500">
+              {request.action === "rerun"
+                ? "Failed or cancelled jobs without a re-run yet get a new job each; the old ones stay as they are."
+                : "Pending jobs are cancelled at once; locked or running ones are asked to stop at their next heartbeat."}
+            </p>
+            {p.tooMany && <p role="alert" className="text-rose-700">More than {p.limit} jobs: narrow the filter first.</p>}
+          </div>
+        )}
+        {run.error && <ErrorBox error={run.error} />}
+        {run.data && (
+          <div role="status" data-testid="bulk-done" className="space-y-1 rounded-md bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
+            <p>{verb === "Re-run" ? "Re-ran" : "Cancelled"} {run.data.done} of {run.data.requested} job{run.data.requested === 1 ? "" : "s"}{run.data.skipped ? ` (${run.data.skipped} skipped)` : ""}.</p>
+            {run.data.createdJobIds.length > 0 && (
+              <p className="flex flex-wrap gap-2">New: {run.data.createdJobIds.slice(0, 5).map((id) => <JobLink key={id} id={id} />)}</p>
+            )}
+          </div>
+        )}
+        <div className="flex justify-end gap-2 pt-2">
+          <button type="button" className={buttonClass()} onClick={() => ref.current?.close()}>{run.data ? "Close" : "Back"}</button>
+          {!run.data && (
+            <button
+              type="button"
+              className={buttonClass(request.action === "cancel" ? "danger" : "primary")}
+              disabled={!p || p.count === 0 || p.tooMany || run.isPending || preview.isFetching}
+              onClick={() => p && run.mutate({ action: request.action, scope: request.scope, expectedCount: p.count })}
+            >
+              {run.isPending ? "Working…" : `${verb} ${p?.count ?? ""} job${p?.count === 1 ? "" : "s"}`}
+            </button>
+          )}
+        </div>
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,113 @@
+import { expect, request as pwRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import { randomUUID } from "node:crypto";
+
+/** Demo accounts from prisma/seed-data.ts. */
+export const ADMIN = { email: "admin@example.com", password: "admin-demo-password" };
+export const ADA = { email: "ada@example.com", password: "learner-demo-password" };
+
+const baseURL = () => test.info().project.use.baseURL!;
+const origin = () => new URL(baseURL()).origin;
+
+/** Signs in through better-auth's endpoint with the given request context (a page's shares its cookies). */
+export async function signIn(req: APIRequestContext, who: { email: string; password: string }) {
+  const res = await req.post("/api/auth/sign-in/email", { data: who, headers: { origin: origin() } });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+export async function signedInRequest(who: { email: string; password: string }) {
+  const req = await pwRequest.newContext({ baseURL: baseURL() });
+  await signIn(req, who);
+  return req;
+}
+
+/** A tRPC call over HTTP (no transformer): queries are GET ?input=, mutations POST the input. */
+export async function trpc<T = unknown>(req: APIRequestContext, path: string, input: unknown, kind: "query" | "mutation") {
+  const res =
+    kind === "query"
+      ? await req.get(`/api/trpc/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { headers: { origin: origin() } })
+      : await req.post(`/api/trpc/${path}`, { data: input ?? {}, headers: { origin: origin() } });
+  const body = await res.json().catch(() => null);
+  return { status: res.status(), data: body?.result?.data as T, error: body?.error };
+}
+
+/** A Runtime speaking the HTTP protocol with its own key and instance id. */
+export function runtimeClient(req: APIRequestContext, key: string, id = `e2e-admin-${randomUUID().slice(0, 8)}`) {
+  const post = async (path: string, body: Record<string, unknown>) => {
+    const res = await req.post(`/internal/runtime/jobs/${path}`, { data: { runtimeInstanceId: id, ...body }, headers: { authorization: `Bearer ${key}` } });
+    return { status: res.status(), body: await res.json().catch(() => null) };
+  };
+  return {
+    id,
+    poll: () => post("poll", { capabilities: ["quiz_generation"], limit: 1 }),
+    lock: (jobId: string) => post(`${jobId}/lock`, {}),
+    heartbeat: (jobId: string, attemptNo: number) => post(`${jobId}/heartbeat`, { attemptNo, stage: "model_inference", progress: 40 }),
+    fail: (jobId: string, attemptNo: number, errorCode: string, errorMessage: string) => post(`${jobId}/fail`, { attemptNo, errorCode, errorMessage }),
+  };
+}
+
+type Job = { id: string; status: string };
+
+/**
+ * Creates a job as Ada and takes its lease before the e2e server's reference Runtime can (it
+ * claims every 300 ms; this locks right after creation, or on the first moment the job becomes
+ * visible again after a retry backoff). Returns null when the reference Runtime won the race.
+ */
+async function lockNew(learner: APIRequestContext, rt: ReturnType<typeof runtimeClient>, jobType: string, params: Record<string, unknown>, key: string) {
+  const me = await trpc<{ user: { id: string } }>(learner, "me.get", undefined, "query");
+  const created = await trpc<{ job: Job }>(learner, "jobs.create", { jobType, target: { type: "user", id: me.data.user.id }, params, idempotencyKey: key }, "mutation");
+  expect(created.status, JSON.stringify(created.error)).toBe(200);
+  const lock = await rt.lock(created.data.job.id);
+  return lock.status === 200 ? created.data.job.id : null;
+}
+
+async function relockAfterBackoff(rt: ReturnType<typeof runtimeClient>, jobId: string, runAfter: string) {
+  const until = new Date(runAfter).getTime() + 3_000;
+  while (Date.now() < until) {
+    const lock = await rt.lock(jobId);
+    if (lock.status === 200) return true;
+    if (lock.status === 409 && lock.body?.error?.code === "JOB_ALREADY_LOCKED") return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+/**
+ * A job of Ada's that failed through the Runtime protocol: with `retryFirst`, attempt 1 fails
+ * with a retryable MODEL_TIMEOUT and attempt 2 with INVALID_SCHEMA; else one INVALID_SCHEMA.
+ */
+export async function failedJob(learner: APIRequestContext, key: string, opts: { jobType?: string; retryFirst?: boolean; tag: string }) {
+  const jobType = opts.jobType ?? "quiz_generation";
+  const params = jobType === "quiz_generation" || jobType === "flashcard_generation" ? { count: 2 } : {};
+  for (let round = 0; round < 6; round++) {
+    const rt = runtimeClient(learner, key);
+    const jobId = await lockNew(learner, rt, jobType, params, `${opts.tag}-${round}`);
+    if (!jobId) continue;
+    let attempt = 1;
+    if (opts.retryFirst) {
+      const first = await rt.fail(jobId, 1, "MODEL_TIMEOUT", "model took longer than 60 s");
+      expect(first.body.status).toBe("pending");
+      if (!(await relockAfterBackoff(rt, jobId, first.body.runAfter))) continue;
+      attempt = 2;
+    }
+    const last = await rt.fail(jobId, attempt, "INVALID_SCHEMA", `output failed the v1 schema on attempt ${attempt}`);
+    expect(last.body.status).toBe("failed");
+    return jobId;
+  }
+  throw new Error("the reference Runtime won every race for a fresh job");
+}
+
+/** A job of Ada's held by a test Runtime, moved to running by a heartbeat. */
+export async function runningJob(learner: APIRequestContext, key: string, tag: string) {
+  for (let round = 0; round < 6; round++) {
+    const rt = runtimeClient(learner, key);
+    const jobId = await lockNew(learner, rt, "learning_state_analysis", {}, `${tag}-${round}`);
+    if (!jobId) continue;
+    expect((await rt.heartbeat(jobId, 1)).status).toBe(200);
+    return { jobId, rt };
+  }
+  throw new Error("the reference Runtime won every race for a fresh job");
+}
+
+export async function shot(page: Page, name: string) {
+  await page.screenshot({ path: `test-results/screenshots/admin-${name}.png`, fullPage: true });
+}
