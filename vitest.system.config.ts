@@ -12,7 +12,7 @@ export default defineConfig({
     environment: "node",
     // Each file starts its own app server and Runtimes; one at a time keeps a 2-core machine honest.
     fileParallelism: false,
-    testTimeout: 300_000,
+    testTimeout: 600_000,
     hookTimeout: 300_000,
     globalSetup: ["tests/system/global-setup.ts"],
     setupFiles: ["tests/setup.ts"],

@@ -7,6 +7,11 @@ import { stopGroup, waitForHttp } from "./processes";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const NEXT = path.join(ROOT, "node_modules", ".bin", "next");
 const BUILD_ID = path.join(ROOT, ".next", "BUILD_ID");
+/**
+ * Builds hold this lock exclusively and running test servers hold it shared, so a build in the
+ * shared checkout never rewrites .next/ under a server that is reading it, nor starts one half-built.
+ */
+const BUILD_LOCK = path.join(ROOT, ".data", "next-build.lock");
 /** What a production build is made from; a newer file than the build means it is stale. */
 const SOURCES = ["app", "server", "components", "lib", "instrumentation.ts", "next.config.js", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
 
@@ -35,7 +40,7 @@ function isStale() {
 export function ensureBuilt(log: (msg: string) => void = console.log) {
   if (!isStale() && !process.env.SYSTEM_TEST_REBUILD) return;
   fs.mkdirSync(path.join(ROOT, ".data"), { recursive: true });
-  const lock = path.join(ROOT, ".data", "next-build.lock");
+  const lock = BUILD_LOCK;
   const script = `${process.env.SYSTEM_TEST_REBUILD ? "" : `[ -f "${BUILD_ID}" ] && [ -z "$(find ${SOURCES.map((s) => `'${s}'`).join(" ")} -newer "${BUILD_ID}" -not -path '*/generated/*' 2>/dev/null | head -1)" ] && exit 0; `}exec "${NEXT}" build`;
   log("[app-server] building the app (next build)…");
   const r = spawnSync("flock", [lock, "sh", "-c", script], {
@@ -80,7 +85,8 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
   let child: ChildProcess | undefined;
   let out = "";
   const start = async () => {
-    child = spawn(NEXT, ["start", "-p", String(port), "-H", "127.0.0.1"], {
+    fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
+    child = spawn("flock", ["-s", BUILD_LOCK, NEXT, "start", "-p", String(port), "-H", "127.0.0.1"], {
       cwd: ROOT,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
@@ -91,7 +97,8 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
     };
     child.stdout!.on("data", keep);
     child.stderr!.on("data", keep);
-    await waitForHttp(`http://127.0.0.1:${port}/internal/runtime/openapi.json`, 60_000);
+    // Generous: on a loaded 2-core machine a cold `next start` can take a minute or more.
+    await waitForHttp(`http://127.0.0.1:${port}/internal/runtime/openapi.json`, 240_000);
   };
   await start();
   return {
