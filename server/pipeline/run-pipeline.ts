@@ -23,7 +23,16 @@ export type PipelineOptions = {
   maxQualityLoops?: number;
   /** The pipeline's own quality bar on top of the API's rules; defaults to reviewOutput. */
   reviewer?: Reviewer;
+  /**
+   * Runs one stage. The reference Runtime runs them inline; the Inngest worker passes
+   * `(id, fn) => step.run(id, fn)`, so each stage is a durable, memoised step. A stage's result
+   * must therefore be plain JSON.
+   */
+  runStage?: StageRunner;
 };
+
+export type StageRunner = <T>(id: "prompt-builder" | "model-inference" | "quality-check" | "format-adapter", fn: () => Promise<T>) => Promise<T>;
+const inline: StageRunner = (_id, fn) => fn();
 
 export type PipelineResult = {
   output: Record<string, unknown>;
@@ -68,40 +77,45 @@ export async function runPipeline(input: PipelineInput, opts: PipelineOptions): 
   let model = { provider: opts.provider.name, model: "" };
   let loops = 0;
 
+  const stage = opts.runStage ?? inline;
   for (let attempt = 1; attempt <= maxLoops + 1; attempt++) {
     const retryNote = attempt > 1 ? `quality retry ${attempt - 1} of ${maxLoops}` : undefined;
-    await report("prompt_builder", STAGES.prompt_builder.from, retryNote ?? "building the prompt");
-    const prompt = buildPrompt({ jobType, snapshot, params, asOf: input.asOf, findings });
+    const prompt = await stage("prompt-builder", async () => {
+      await report("prompt_builder", STAGES.prompt_builder.from, retryNote ?? "building the prompt");
+      return buildPrompt({ jobType, snapshot, params, asOf: input.asOf, findings });
+    });
 
-    await report("model_inference", STAGES.model_inference.from, retryNote ?? `calling ${opts.provider.name}`);
-    const inferred = await opts.provider.infer({ jobType, snapshot, params, asOf: input.asOf, prompt, attempt, signal: opts.signal });
+    const inferred = await stage("model-inference", async () => {
+      await report("model_inference", STAGES.model_inference.from, retryNote ?? `calling ${opts.provider.name}`);
+      return opts.provider.infer({ jobType, snapshot, params, asOf: input.asOf, prompt, attempt, signal: opts.signal });
+    });
     model = { provider: inferred.provider, model: inferred.model };
     for (const [k, v] of Object.entries(inferred.usage ?? {})) usage[k] = (usage[k] ?? 0) + v;
 
-    await report("quality_check", STAGES.quality_check.from, "checking the output");
-    const hard = inferred.parseError
-      ? { ok: false as const, findings: [inferred.parseError] }
-      : checkOutput(jobType, version, inferred.output, ctx);
-    if (!hard.ok) {
-      findings = hard.findings;
-    } else {
+    const checked = await stage("quality-check", async (): Promise<{ output: Record<string, unknown> | null; findings: string[]; accepted: boolean }> => {
+      await report("quality_check", STAGES.quality_check.from, "checking the output");
+      const hard = inferred.parseError
+        ? { ok: false as const, findings: [inferred.parseError] }
+        : checkOutput(jobType, version, inferred.output, ctx);
+      if (!hard.ok) return { output: null, findings: hard.findings, accepted: false };
       const output = hard.output as Record<string, unknown>;
       const review = await reviewer({ jobType, output, snapshot, params, attempt });
-      if (review.ok) {
-        accepted = output;
-        break;
-      }
-      findings = review.findings;
-      // The latest attempt that the API accepts with the fewest objections is the fallback.
-      if (!best || review.findings.length <= best.findings.length) best = { output, findings: review.findings };
+      return { output, findings: review.ok ? [] : review.findings, accepted: review.ok };
+    });
+    if (checked.accepted) {
+      accepted = checked.output;
+      break;
     }
+    findings = checked.findings;
+    // The latest attempt that the API accepts with the fewest objections is the fallback.
+    if (checked.output && (!best || checked.findings.length <= best.findings.length)) best = { output: checked.output, findings: checked.findings };
     if (attempt <= maxLoops) loops++;
   }
 
   if (!accepted && !best) {
     throw new JobFailure("INVALID_SCHEMA", `output still invalid after ${loops} quality loops: ${findings.slice(0, 10).join("; ")}`);
   }
-  await report("format_adapter", STAGES.format_adapter.from, accepted ? "formatting the result" : "formatting a degraded result");
+  await stage("format-adapter", () => report("format_adapter", STAGES.format_adapter.from, accepted ? "formatting the result" : "formatting a degraded result"));
   return {
     output: accepted ?? best!.output,
     outputSchemaVersion: version,

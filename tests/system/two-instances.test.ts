@@ -1,0 +1,94 @@
+import crypto from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../../scripts/lib/app-server";
+import { createLearner, runtimeKey } from "../helpers/factories";
+import { eventually } from "../helpers/eventually";
+import { setPassword, signedInCookie } from "../helpers/auth";
+import { spawnRuntime, type RuntimeProcess } from "./runtime-process";
+import { createJobs, expectSucceededOnce } from "./jobs";
+
+// Both instances (and this process, which signs the learner in) share one auth secret, as a
+// deployment of several instances does.
+process.env.BETTER_AUTH_SECRET ??= crypto.randomBytes(32).toString("base64url");
+
+const apps: AppServer[] = [];
+const runtimes: RuntimeProcess[] = [];
+
+beforeAll(async () => {
+  const env = { BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET!, SWEEP_INTERVAL_MS: "2000" };
+  apps.push(await startAppServer({ databaseUrl: process.env.DATABASE_URL!, env }));
+  apps.push(await startAppServer({ databaseUrl: process.env.DATABASE_URL!, env }));
+});
+afterAll(async () => {
+  await Promise.all(runtimes.map((r) => r.kill("SIGKILL")));
+  await Promise.all(apps.map((a) => a.stop()));
+});
+
+/** Reads an SSE stream in the background, collecting `event: job` payloads. */
+function watch(url: string, cookie: string) {
+  const changes: { id: string; status: string; progress: number; stage: string | null }[] = [];
+  const abort = new AbortController();
+  const ready = (async () => {
+    const res = await fetch(url, { headers: { cookie }, signal: abort.signal });
+    if (res.status !== 200) throw new Error(`stream answered ${res.status}`);
+    return res.body!;
+  })();
+  const reading = ready.then(async (body) => {
+    const decoder = new TextDecoder();
+    const reader = body.getReader();
+    let buffer = "";
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        const frames = buffer.split("\n\n");
+        buffer = frames.pop()!;
+        for (const frame of frames) {
+          const data = frame.split("\n").find((l) => l.startsWith("data: "));
+          if (frame.includes("event: job") && data) changes.push(JSON.parse(data.slice(6)));
+        }
+      }
+    } catch {
+      // aborted
+    }
+  });
+  return { changes, ready, stop: () => (abort.abort(), reading) };
+}
+
+describe("[SYSTEM] two app instances on one database", () => {
+  it("Runtimes spread over both finish every job once, and a learner watching either instance sees every change", async () => {
+    const learner = await createLearner();
+    await setPassword(learner.user.id, "two-instances-pw");
+    const cookie = await signedInCookie(learner.user.email, "two-instances-pw");
+    const streams = apps.map((a) => watch(`${a.url}/api/jobs/events`, cookie));
+    await Promise.all(streams.map((s) => s.ready));
+
+    const key = await runtimeKey();
+    for (const [i, app] of [apps[0]!, apps[1]!, apps[0]!, apps[1]!].entries())
+      runtimes.push(spawnRuntime({ apiUrl: app.url, apiKey: key, env: { RUNTIME_LOCAL_DELAY_MS: String(20 + i * 10) } }));
+    const ids = await createJobs([learner], 40);
+
+    for (const [i, s] of streams.entries()) {
+      await eventually(`instance ${i + 1} pushed every job's success`, async () => {
+        const done = new Set(s.changes.filter((c) => c.status === "succeeded").map((c) => c.id));
+        return ids.every((id) => done.has(id)) || null;
+      }, 120_000);
+    }
+    await Promise.all(streams.map((s) => s.stop()));
+
+    const { problems } = await expectSucceededOnce(ids);
+    expect(problems).toEqual([]);
+    // Both instances carried Runtime traffic: each pair of Runtimes finished some of the jobs.
+    const perRuntime = runtimes.map((r) => r.events.filter((e) => e.event === "job.succeeded" && ids.includes(e.jobId!)).length);
+    expect(perRuntime[0]! + perRuntime[2]!).toBeGreaterThan(0);
+    expect(perRuntime[1]! + perRuntime[3]!).toBeGreaterThan(0);
+    expect(perRuntime.reduce((a, b) => a + b, 0)).toBe(40);
+    // Each stream saw the whole life of the jobs made through the other instance: created, running with progress, succeeded.
+    for (const s of streams) {
+      const first = s.changes.filter((c) => c.id === ids[0]);
+      expect(first.map((c) => c.status)).toEqual(expect.arrayContaining(["pending", "locked", "running", "succeeded"]));
+      expect(first.some((c) => c.status === "running" && c.progress > 0 && c.stage)).toBe(true);
+    }
+  });
+});
