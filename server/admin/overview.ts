@@ -1,3 +1,4 @@
+import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import { now } from "../clock";
 import { queueStats } from "../observability/queue-stats";
@@ -29,22 +30,8 @@ export async function getOverview(window: OverviewWindow) {
   const bucket = `${bucketMinutes} minutes`;
   const [stats, finished, waits, lastSeen] = await Promise.all([
     queueStats(),
-    db.$queryRaw<Bucket[]>`
-      SELECT date_bin(${bucket}::interval, j."finishedAt", ${from}::timestamp(3)) AS b,
-        count(*) FILTER (WHERE j.status = 'succeeded')::int AS succeeded,
-        count(*) FILTER (WHERE j.status = 'failed')::int AS failed,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM j."finishedAt" - j."lockedAt")) AS p50,
-        percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM j."finishedAt" - j."lockedAt")) AS p95
-      FROM "AiRuntimeJob" j
-      WHERE j."finishedAt" >= ${from}::timestamp(3) AND j."finishedAt" <= ${at}::timestamp(3) AND j.status IN ('succeeded', 'failed')
-      GROUP BY GROUPING SETS ((1), ())`,
-    db.$queryRaw<WaitBucket[]>`
-      SELECT date_bin(${bucket}::interval, e."createdAt", ${from}::timestamp(3)) AS b, count(*)::int AS n,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM e."createdAt" - j."createdAt")) AS p50,
-        percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM e."createdAt" - j."createdAt")) AS p95
-      FROM "JobEvent" e JOIN "AiRuntimeJob" j ON j.id = e."jobId"
-      WHERE e."createdAt" >= ${from}::timestamp(3) AND e."createdAt" <= ${at}::timestamp(3) AND e."toStatus" = 'locked' AND e."attemptNo" = 1
-      GROUP BY GROUPING SETS ((1), ())`,
+    db.$queryRaw<Bucket[]>(finishedSql(from, at, bucket)),
+    db.$queryRaw<WaitBucket[]>(waitSql(from, at, bucket)),
     db.$queryRaw<{ last: Date | null }[]>`SELECT max("lastSeenAt") AS last FROM "RuntimeInstance"`,
   ]);
 
@@ -114,3 +101,27 @@ function series(from: Date, at: Date, minutes: number, finished: Bucket[], waits
   return out;
 }
 
+
+/** Jobs finished in the window, per bucket and in total (finishedAt index). Exported for EXPLAIN tests. */
+export function finishedSql(from: Date, at: Date, bucket: string) {
+  return Prisma.sql`
+      SELECT date_bin(${bucket}::interval, j."finishedAt", ${from}::timestamp(3)) AS b,
+        count(*) FILTER (WHERE j.status = 'succeeded')::int AS succeeded,
+        count(*) FILTER (WHERE j.status = 'failed')::int AS failed,
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM j."finishedAt" - j."lockedAt")) AS p50,
+        percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM j."finishedAt" - j."lockedAt")) AS p95
+      FROM "AiRuntimeJob" j
+      WHERE j."finishedAt" >= ${from}::timestamp(3) AND j."finishedAt" <= ${at}::timestamp(3) AND j.status IN ('succeeded', 'failed')
+      GROUP BY GROUPING SETS ((1), ())`;
+}
+
+/** First-attempt locks in the window, per bucket and in total (JobEvent createdAt index, then the job by id). */
+export function waitSql(from: Date, at: Date, bucket: string) {
+  return Prisma.sql`
+      SELECT date_bin(${bucket}::interval, e."createdAt", ${from}::timestamp(3)) AS b, count(*)::int AS n,
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM e."createdAt" - j."createdAt")) AS p50,
+        percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM e."createdAt" - j."createdAt")) AS p95
+      FROM "JobEvent" e JOIN "AiRuntimeJob" j ON j.id = e."jobId"
+      WHERE e."createdAt" >= ${from}::timestamp(3) AND e."createdAt" <= ${at}::timestamp(3) AND e."toStatus" = 'locked' AND e."attemptNo" = 1
+      GROUP BY GROUPING SETS ((1), ())`;
+}

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "@/server/generated/prisma/client";
 import { getDb } from "@/server/db";
 import { countJobs, exploreJobs, explorerQuery, type ExploreInput } from "@/server/admin/explorer";
+import { finishedSql, waitSql } from "@/server/admin/overview";
 import type { JobFilter } from "@/server/admin/filter-schema";
 import { callerAs } from "../helpers/auth";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
@@ -46,6 +47,11 @@ beforeAll(async () => {
     INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
     SELECT ${tag} || '_' || g, 'pending', 'locked', 'runtime', ${`${tag}-rt`}, 1, timestamp '2026-01-01' + g * interval '1 minute'
     FROM generate_series(100, ${N}, 100) g`;
+  // A creation event per generated job, so the overview's JobEvent queries face a big table too.
+  await db().$executeRaw`
+    INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
+    SELECT ${tag} || '_' || g, NULL, 'pending', 'learner', NULL, 0, timestamp '2026-01-01' + g * interval '1 minute'
+    FROM generate_series(1, ${N}) g`;
   await db().$executeRaw`ANALYZE "AiRuntimeJob"`;
   await db().$executeRaw`ANALYZE "JobEvent"`;
 }, 180_000);
@@ -147,6 +153,17 @@ describe("explorer over 120k jobs", () => {
     const t = performance.now();
     await exploreJobs({ filter, sort: "createdAt_desc", limit: 50 });
     console.log(`[explorer] ${_name}: first page of 50 in ${(performance.now() - t).toFixed(1)} ms over ${N} rows`);
+  });
+
+  it.each(["1 minutes", "360 minutes"])("EXPLAIN: the overview's throughput and wait-time queries read by index (%s buckets)", async (bucket) => {
+    const at = new Date();
+    const from = new Date(at.getTime() - 7 * 86_400_000);
+    for (const [sql, table] of [[finishedSql(from, at, bucket), "AiRuntimeJob"], [waitSql(from, at, bucket), "JobEvent"]] as const) {
+      const [row] = await db().$queryRaw<{ "QUERY PLAN": [{ Plan: PlanNode }] }[]>`EXPLAIN (FORMAT JSON) ${sql}`;
+      const scans = nodes(row!["QUERY PLAN"][0].Plan).filter((n) => n["Relation Name"] === table);
+      expect(scans.length).toBeGreaterThan(0);
+      expect(scans.map((n) => n["Node Type"]).filter((t) => !/Index|Bitmap Heap/.test(t))).toEqual([]);
+    }
   });
 
   it("bad input is a 400 with a code, never a 500", async () => {
