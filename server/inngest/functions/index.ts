@@ -1,6 +1,7 @@
+import { executeJobFn } from "./execute-job";
 import { notifyJobFinished } from "./notify-job-finished";
 import { pruneFinishedJobsFn } from "./prune-finished-jobs";
 import { sweepLeases } from "./sweep-leases";
 import { weeklyLearningReview } from "./weekly-learning-review";
 
-export const functions = [sweepLeases, pruneFinishedJobsFn, weeklyLearningReview, notifyJobFinished];
+export const functions = [executeJobFn, sweepLeases, pruneFinishedJobsFn, weeklyLearningReview, notifyJobFinished];
