@@ -43,7 +43,8 @@ const env = {
 };
 const next = path.join("node_modules", ".bin", "next");
 if (prod) {
-  children.push(startGroup(next, ["start", "-p", port], { ...env, NODE_ENV: "production" }, "next"));
+  // One machine, zero setup: the generated secrets in .data are this single instance's own.
+  children.push(startGroup(next, ["start", "-p", port], { ALLOW_GENERATED_SECRETS: "1", ...env, NODE_ENV: "production" }, "next"));
 } else {
   children.push(startGroup(next, ["dev", "-p", port], env, "next"));
 }

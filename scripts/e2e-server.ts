@@ -45,6 +45,8 @@ const app = await startAppServer({
     JOB_LEASE_SECONDS: process.env.JOB_LEASE_SECONDS ?? "10",
     SWEEP_INTERVAL_MS: process.env.SWEEP_INTERVAL_MS ?? "1000",
     RUNTIME_POLL_INTERVAL_MS: "300",
+    // Browser tests sign in many times a minute from one address.
+    AUTH_SIGN_IN_PER_IP_PER_MINUTE: "10000",
   },
 });
 const runtime = startGroup(

@@ -60,7 +60,9 @@ async function stage(database: string, argv: string[]) {
     // panics): every stage after the first migrates from a child process.
     if (migrated++ === 0) await deployMigrations(url);
     else if ((await run("npx", ["tsx", "scripts/migrate.ts", "deploy"], { DATABASE_URL: url })) !== 0) return 1;
-    return await run("npx", argv, { DATABASE_URL: url, APP_DATA_DIR: path.join(DATA_DIR, "test") });
+    // Each test file copies this migrated database as a template (tests/setup.ts), so files never
+    // see each other's rows.
+    return await run("npx", argv, { DATABASE_URL: url, TEST_TEMPLATE_DATABASE_URL: url, APP_DATA_DIR: path.join(DATA_DIR, "test") });
   } finally {
     await dropDatabase(adminUrl, database).catch((e) => console.error("could not drop test database:", e.message));
   }

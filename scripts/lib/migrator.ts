@@ -56,8 +56,10 @@ function poolConfig(url: string, database?: string): pg.PoolConfig {
   };
 }
 
-function adapterFactory(url: string) {
-  const main = new PrismaPg(new pg.Pool(poolConfig(url)));
+function adapterFactory(url: string, pools: pg.Pool[]) {
+  const mainPool = new pg.Pool(poolConfig(url));
+  pools.push(mainPool);
+  const main = new PrismaPg(mainPool);
   return {
     provider: "postgres" as const,
     adapterName: main.adapterName,
@@ -85,7 +87,7 @@ function adapterFactory(url: string) {
   };
 }
 
-async function loadEngine(url: string): Promise<Engine> {
+async function loadEngine(url: string, pools: pg.Pool[]): Promise<Engine> {
   const require = createRequire(import.meta.url);
   const gluePath = require.resolve("@prisma/schema-engine-wasm/schema_engine_bg");
   const glue = await import(gluePath);
@@ -101,7 +103,7 @@ async function loadEngine(url: string): Promise<Engine> {
   return glue.SchemaEngine.new(
     { datamodels: [[SCHEMA_PATH, schema]] },
     log,
-    bindMigrationAwareSqlAdapterFactory(adapterFactory(url) as never),
+    bindMigrationAwareSqlAdapterFactory(adapterFactory(url, pools) as never),
   );
 }
 
@@ -142,11 +144,14 @@ const schemaTarget = () => ({
 });
 
 async function withEngine<T>(url: string, fn: (e: Engine) => Promise<T>): Promise<T> {
-  const engine = await loadEngine(url);
+  const pools: pg.Pool[] = [];
+  const engine = await loadEngine(url, pools);
   try {
     return await fn(engine);
   } finally {
     engine.free();
+    // Leave no connection behind: the test runner copies this database as a template next.
+    await Promise.all(pools.map((p) => p.end().catch(() => {})));
   }
 }
 
