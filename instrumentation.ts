@@ -1,12 +1,9 @@
 /**
- * Next's startup hook. With SWEEP_INTERVAL_MS set (npm run dev sets it; so do the system tests,
- * with a short lease), the server sweeps passed leases itself, so jobs of a killed Runtime come
- * back without an Inngest cron. Node.js runtime only: the sweep needs the database driver.
+ * Next's startup hook (Node.js runtime only: the background work needs the database driver):
+ * the in-process scheduler in zero-setup mode and the workflow relay (server/background.ts).
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const ms = Number(process.env.SWEEP_INTERVAL_MS ?? 0);
-  if (!Number.isFinite(ms) || ms <= 0) return;
-  const { startSweepScheduler } = await import("./server/jobs/sweep-scheduler");
-  startSweepScheduler(ms);
+  const { startBackground } = await import("./server/background");
+  startBackground();
 }

@@ -1,0 +1,31 @@
+import { getJobFeed } from "./events/job-feed";
+import { startWorkflowRelay } from "./events/workflow-relay";
+import { inngestConfigured } from "./inngest/client";
+import { webhookConfig } from "./notifications/webhook";
+import { InProcessScheduler } from "./scheduler/in-process";
+import { defaultTasks } from "./scheduler/tasks";
+
+const g = globalThis as unknown as { __background?: boolean };
+
+/**
+ * What an app process runs beside its requests, started once from instrumentation.ts:
+ * - with an Inngest server (INNGEST_DEV=1, or signing + event keys) the crons are Inngest
+ *   functions; without one (zero-setup) the in-process scheduler runs the same tasks;
+ * - the workflow relay turns committed job changes into Inngest events, or delivers the
+ *   finished-job webhook itself when there is no Inngest.
+ * IN_PROCESS_SCHEDULER=0 turns the scheduler off (e.g. on instances that should only serve).
+ */
+export function startBackground(log: (m: string) => void = (m) => console.log(m)) {
+  if (g.__background || !process.env.DATABASE_URL) return;
+  g.__background = true;
+  const inngest = inngestConfigured();
+  if (!inngest && process.env.IN_PROCESS_SCHEDULER !== "0") {
+    new InProcessScheduler(process.env.DATABASE_URL, defaultTasks(), (run) => {
+      if (run.error) log(`[scheduler] ${run.task} failed: ${run.error}`);
+      else if (run.ran && run.task === "sweep-leases" && (run.result as { expired?: number })?.expired)
+        log(`[scheduler] sweep ended ${(run.result as { expired: number }).expired} passed leases`);
+    }).start();
+    log("[background] in-process scheduler started (no Inngest server configured)");
+  }
+  if (inngest || webhookConfig()) startWorkflowRelay(getJobFeed());
+}
