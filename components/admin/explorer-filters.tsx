@@ -110,6 +110,15 @@ export function ExplorerFilters() {
           </label>
         ))}
         <label className="flex flex-col gap-0.5 text-xs text-slate-600">
+          Target type
+          <select className={inputClass} value={draft.targetType ?? ""} onChange={(e) => set("targetType", e.target.value)}>
+            <option value="">any</option>
+            <option value="user">user</option>
+            <option value="material">material</option>
+            <option value="knowledge_point">knowledge point</option>
+          </select>
+        </label>
+        <label className="flex flex-col gap-0.5 text-xs text-slate-600">
           Created from
           <input type="datetime-local" className={inputClass} value={draft.from ?? ""} onChange={(e) => set("from", e.target.value)} />
         </label>

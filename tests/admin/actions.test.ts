@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setConsent } from "@/server/jobs/consent";
 import { advanceClock, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
 import { callerAs } from "../helpers/auth";
@@ -14,10 +15,19 @@ const asAdmin = () => callerAs(admin.user);
 
 beforeAll(async () => {
   [admin, learner] = await Promise.all([createLearner({ role: "admin" }), createLearner()]);
+  owners.push(learner.user.id);
 });
+
+// Other test files poll the shared queue: leave no pending job behind (consent off cancels them).
+afterAll(async () => {
+  const learners = await db().user.findMany({ where: { id: { in: owners } }, select: { id: true } });
+  for (const { id } of learners) await setConsent(id, false, { type: "learner", id });
+});
+const owners: string[] = [];
 
 /** Jobs that ended failed through the Runtime protocol: locked, then a non-retryable failure. */
 async function failedJobs(owner: Learner, n: number, jobType: "quiz_generation" | "flashcard_generation" = "quiz_generation") {
+  owners.push(owner.user.id);
   const rt = runtime(await runtimeKey(), uid("rt"));
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -69,6 +79,7 @@ describe("bulk re-run from a filter", () => {
 describe("bulk cancel of a selection", () => {
   it("pending jobs end cancelled, a running one is asked to stop, finished ones are out of scope", async () => {
     const owner = await createLearner();
+    owners.push(owner.user.id);
     const [p1, p2, held, done] = await Promise.all([0, 1, 2, 3].map(() => createTestJob(owner)));
     const rt = runtime(await runtimeKey(), uid("rt"));
     expect((await rt.lock(held!.id)).status).toBe(200);

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "@/server/generated/prisma/client";
 import { getDb } from "@/server/db";
 import { countJobs, exploreJobs, explorerQuery, type ExploreInput } from "@/server/admin/explorer";
@@ -58,6 +58,14 @@ beforeAll(async () => {
 
 type PlanNode = { "Node Type": string; "Relation Name"?: string; Plans?: PlanNode[] };
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+// The database is shared with the other test files: leave no generated row (pending ones would be
+// claimed by their Runtimes) and no statistics skewed by 120k rows behind.
+afterAll(async () => {
+  await db().$executeRaw`DELETE FROM "AiRuntimeJob" WHERE "userId" IN (${learner.user.id}, ${other.user.id})`;
+  await db().$executeRaw`ANALYZE "AiRuntimeJob"`;
+  await db().$executeRaw`ANALYZE "JobEvent"`;
+}, 120_000);
 
 /** Every id the explorer returns for a filter, page by page. */
 async function walk(filter: JobFilter, sort: ExploreInput["sort"] = "createdAt_desc", limit = 500) {
