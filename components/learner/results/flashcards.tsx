@@ -11,8 +11,20 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
   const queryClient = useQueryClient();
   const [flipped, setFlipped] = useState<Set<number>>(new Set());
   const marks = useQuery(trpc.flashcards.marks.queryOptions({ jobId }));
+  const key = trpc.flashcards.marks.queryKey({ jobId });
+  // Optimistic: the tick shows at once; the server's answer (or a failure) settles it.
   const setMark = useMutation(
-    trpc.flashcards.setMark.mutationOptions({ onSuccess: (data) => queryClient.setQueryData(trpc.flashcards.marks.queryKey({ jobId }), data) }),
+    trpc.flashcards.setMark.mutationOptions({
+      onMutate: ({ cardIndex, known: mark }) => {
+        const before = queryClient.getQueryData(key);
+        queryClient.setQueryData(key, (old) =>
+          old && { ...old, known: mark ? [...new Set([...old.known, cardIndex])].sort((a, b) => a - b) : old.known.filter((i) => i !== cardIndex) },
+        );
+        return { before };
+      },
+      onError: (_e, _v, ctx) => queryClient.setQueryData(key, ctx?.before),
+      onSuccess: (data) => queryClient.setQueryData(key, data),
+    }),
   );
   const known = new Set(marks.data?.known ?? []);
   const toggle = (i: number) => setFlipped((f) => (f.has(i) ? new Set([...f].filter((x) => x !== i)) : new Set([...f, i])));
@@ -44,7 +56,7 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
                   <input
                     type="checkbox"
                     checked={isKnown}
-                    disabled={setMark.isPending || marks.isLoading}
+                    disabled={marks.isLoading}
                     onChange={(e) => setMark.mutate({ jobId, cardIndex: i, known: e.target.checked })}
                     className="accent-emerald-600"
                   />
