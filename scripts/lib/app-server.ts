@@ -90,7 +90,8 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
       cwd: ROOT,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: opts.databaseUrl, ...opts.env },
+      // Test servers may generate their secrets into APP_DATA_DIR (production would refuse).
+      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ALLOW_GENERATED_SECRETS: "1", DATABASE_URL: opts.databaseUrl, ...opts.env },
     });
     const keep = (b: Buffer) => {
       out = (out + b.toString()).slice(-20_000);

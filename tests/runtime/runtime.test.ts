@@ -154,6 +154,8 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
     await eventually("job running", status(job.id, "running"));
     advanceClock(10 * 60_000); // the API's clock: the lease has passed
     await eventually("lease lost noticed", async () => rt.has("job.abandoned", job.id));
+    // Stop it first: once swept back to pending, a running Runtime would rightly claim the job again.
+    await rt.runtime.shutdown(0);
     // Only this job: a global sweep with the clock moved would requeue other files' jobs too.
     const swept = await sweepJob(job.id);
     expect(swept.map((r) => r.status)).toEqual(["pending"]);
