@@ -8,9 +8,10 @@ export default defineConfig({
     // tests/system runs in its own stage (vitest.system.config.ts) against the built app.
     exclude: ["tests/e2e/**", "tests/system/**", "node_modules/**"],
     environment: "node",
-    // Integration tests share one database and some move the clock and sweep every lease:
-    // files run one at a time so they never expire each other's jobs.
-    fileParallelism: false,
+    // Each file runs in its own process on its own copy of the database (tests/setup.ts), so files
+    // may run side by side: the clock they move and the leases they sweep are their own.
+    fileParallelism: true,
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     setupFiles: ["tests/setup.ts"],

@@ -1,5 +1,5 @@
 import { isJobFailure } from "../server/pipeline/errors";
-import { runPipeline } from "../server/pipeline/run-pipeline";
+import { pipelineInput, runPipeline } from "../server/pipeline/run-pipeline";
 import type { ProgressReport } from "../server/pipeline/stages";
 import type { Provider } from "../server/providers/types";
 import type { LeasedJob } from "../server/runtime-api/contract";
@@ -85,26 +85,17 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
     // before any stage reports its failure straight from locked.
     schedule();
     try {
-      const result = await runPipeline(
-        {
-          jobType: job.jobType,
-          outputSchemaVersion: job.outputSchemaVersion,
-          params: job.params,
-          snapshot: job.snapshot?.content ?? null,
-          asOf: new Date(job.snapshot?.capturedAt ?? job.createdAt),
+      const result = await runPipeline(pipelineInput(job), {
+        provider: deps.provider,
+        signal: controller.signal,
+        onProgress: async (report) => {
+          state = report;
+          if (report.stage === reportedStage) return;
+          reportedStage = report.stage;
+          log("job.stage", { ...fields, stage: report.stage, progress: report.progress });
+          await beat();
         },
-        {
-          provider: deps.provider,
-          signal: controller.signal,
-          onProgress: async (report) => {
-            state = report;
-            if (report.stage === reportedStage) return;
-            reportedStage = report.stage;
-            log("job.stage", { ...fields, stage: report.stage, progress: report.progress });
-            await beat();
-          },
-        },
-      );
+      });
       clearTimeout(timer);
       controller.signal.throwIfAborted();
       const answer = await deliver(deps, () =>

@@ -15,6 +15,23 @@ export type PipelineInput = {
   asOf: Date;
 };
 
+/** The pipeline's input from a leased job (lock or claim answer), for every executor. */
+export function pipelineInput(job: {
+  jobType: string;
+  outputSchemaVersion?: string | null;
+  params: unknown;
+  snapshot: { content: unknown; capturedAt: string | Date } | null;
+  createdAt: string | Date;
+}): PipelineInput {
+  return {
+    jobType: job.jobType,
+    outputSchemaVersion: job.outputSchemaVersion ?? undefined,
+    params: job.params,
+    snapshot: job.snapshot?.content ?? null,
+    asOf: new Date(job.snapshot?.capturedAt ?? job.createdAt),
+  };
+}
+
 export type PipelineOptions = {
   provider: Provider;
   onProgress?: ProgressFn;

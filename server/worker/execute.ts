@@ -2,7 +2,7 @@ import { AppError, isAppError } from "../errors";
 import { heartbeat, lockJob } from "../jobs/lease";
 import { failJob, submitResult } from "../jobs/results";
 import { isJobFailure, JobFailure } from "../pipeline/errors";
-import { runPipeline, type StageRunner } from "../pipeline/run-pipeline";
+import { pipelineInput, runPipeline, type StageRunner } from "../pipeline/run-pipeline";
 import { selectProvider } from "../providers/select";
 import type { Provider } from "../providers/types";
 import { workerInstanceId, workerProviderSettings } from "./config";
@@ -47,28 +47,19 @@ export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUnt
     const job = lease.job;
     const attemptNo = job.attemptNo;
     try {
-      const result = await runPipeline(
-        {
-          jobType: job.jobType,
-          outputSchemaVersion: job.outputSchemaVersion,
-          params: job.params,
-          snapshot: job.snapshot?.content ?? null,
-          asOf: new Date(job.snapshot?.capturedAt ?? job.createdAt),
+      const result = await runPipeline(pipelineInput(job), {
+        provider: provider ?? selectProvider(job.model, workerProviderSettings()),
+        runStage: classifiedStage(step),
+        onProgress: async (r) => {
+          try {
+            const hb = await heartbeat(jobId, { runtimeInstanceId, attemptNo, stage: r.stage, progress: r.progress, message: r.message });
+            if (hb.cancelRequested) throw new Stopped("cancel");
+          } catch (e) {
+            if (isAppError(e) && e.code === "LOCK_LOST") throw new Stopped("lost");
+            throw e;
+          }
         },
-        {
-          provider: provider ?? selectProvider(job.model, workerProviderSettings()),
-          runStage: classifiedStage(step),
-          onProgress: async (r) => {
-            try {
-              const hb = await heartbeat(jobId, { runtimeInstanceId, attemptNo, stage: r.stage, progress: r.progress, message: r.message });
-              if (hb.cancelRequested) throw new Stopped("cancel");
-            } catch (e) {
-              if (isAppError(e) && e.code === "LOCK_LOST") throw new Stopped("lost");
-              throw e;
-            }
-          },
-        },
-      );
+      });
       const stored = await step("submit-result", async () => {
         try {
           const r = await submitResult(jobId, {

@@ -108,3 +108,34 @@ describe("the job feed (LISTEN/NOTIFY)", () => {
     }
   });
 });
+
+describe("the workflow relay when Inngest is unreachable", () => {
+  it("a failed send is logged and neither loses nor holds up the state change", async () => {
+    const { closedPort } = await import("../providers/fake-openai-server");
+    const saved = { dev: process.env.INNGEST_DEV, base: process.env.INNGEST_BASE_URL };
+    process.env.INNGEST_DEV = "1";
+    process.env.INNGEST_BASE_URL = `http://127.0.0.1:${await closedPort()}`;
+    const feed = new JobFeed(process.env.DATABASE_URL!).start();
+    const logged: string[] = [];
+    const stop = startWorkflowRelay(feed, (m) => logged.push(m));
+    try {
+      await until(() => feed.connected || undefined);
+      const learner = await createLearner();
+      const job = await createTestJob(learner); // creation is relayed as ai/job.created
+      const rt = runtime(await runtimeKey(), uid("rt"));
+      expect((await rt.lock(job.id)).status).toBe(200);
+      const failed = await rt.fail(job.id, 1, "INVALID_SNAPSHOT"); // relayed as ai/job.finished
+      expect(failed.body.status).toBe("failed");
+      expect((await getDb().aiRuntimeJob.findUniqueOrThrow({ where: { id: job.id } })).status).toBe("failed");
+      await until(() => (logged.some((m) => m.includes(job.id) && m.includes("failed")) ? true : undefined), 20_000);
+      expect(logged.some((m) => m.includes(job.id) && m.includes("pending"))).toBe(true);
+    } finally {
+      stop();
+      await feed.stop();
+      if (saved.dev === undefined) delete process.env.INNGEST_DEV;
+      else process.env.INNGEST_DEV = saved.dev;
+      if (saved.base === undefined) delete process.env.INNGEST_BASE_URL;
+      else process.env.INNGEST_BASE_URL = saved.base;
+    }
+  });
+});
