@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { ADA, BEN, rows, shot, signIn } from "./learner-helpers";
+import { ADA, BEN, rowsOf, shot, signIn } from "./learner-helpers";
 
 const TYPES = ["learning_state_analysis", "weak_point_analysis", "next_action_planning", "quiz_generation", "flashcard_generation"];
 const CHEN = { email: "chen@example.com", password: "learner-demo-password" };
@@ -51,7 +51,8 @@ test("[LEARNER] another learner cannot open the first one's job by URL", async (
   await signIn(page, ADA);
   await page.goto("/");
   await page.getByRole("button", { name: "Start Weak points" }).click();
-  const row = rows(page).first();
+  // Of its type, not just the newest row: the weekly review may add jobs of other types meanwhile.
+  const row = rowsOf(page, "weak_point_analysis").first();
   await expect(row).toHaveAttribute("data-status", "succeeded", { timeout: 60_000 });
   const jobId = (await row.getAttribute("data-job-id"))!;
   await page.goto(`/jobs/${jobId}`);
