@@ -9,7 +9,9 @@ import { DATA_DIR } from "./lib/database-url";
  * on a fresh database with every migration applied:
  *   1. the unit and integration suite (vitest.config.ts);
  *   2. the system tests (vitest.system.config.ts): the production build over real HTTP with real
- *      Runtime processes (tests/system; the build is made once, when missing or stale).
+ *      Runtime processes (tests/system; the build is made once, when missing or stale);
+ *   3. the browser tests (Playwright, Debian's chromium; tests/e2e): scripts/e2e-server.ts starts
+ *      its own database, the production build and a reference Runtime.
  * The exit code is non-zero if either fails. Extra arguments go to vitest; paths pick the stage
  * (`npm test -- tests/jobs` runs stage 1 only, `npm test -- tests/system/fleet.test.ts` stage 2 only).
  */
@@ -17,10 +19,12 @@ const args = process.argv.slice(2);
 const paths = args.filter((a) => !a.startsWith("-"));
 const flags = args.filter((a) => a.startsWith("-"));
 const isSystem = (p: string) => path.normalize(p).startsWith(path.join("tests", "system"));
-const unitArgs = [...flags, ...paths.filter((p) => !isSystem(p))];
+const isE2e = (p: string) => path.normalize(p).startsWith(path.join("tests", "e2e"));
+const unitArgs = [...flags, ...paths.filter((p) => !isSystem(p) && !isE2e(p))];
 const systemArgs = [...flags, ...paths.filter(isSystem)];
-const runUnit = !paths.length || paths.some((p) => !isSystem(p));
+const runUnit = !paths.length || paths.some((p) => !isSystem(p) && !isE2e(p));
 const runSystem = !paths.length || paths.some(isSystem);
+const runE2e = !paths.length || paths.some(isE2e);
 
 let stop = async () => {};
 let adminUrl: string;
@@ -45,7 +49,8 @@ try {
   // Both stages run even when the first fails, so one run reports every failure.
   const unit = runUnit ? await stage(`ajr_test_${process.pid}`, ["vitest", "run", ...unitArgs]) : 0;
   const system = runSystem ? await stage(`ajr_system_${process.pid}`, ["vitest", "run", "--config", "vitest.system.config.ts", ...systemArgs]) : 0;
-  code = unit || system;
+  const e2e = runE2e ? await run("npx", ["playwright", "test", ...paths.filter(isE2e)], { CI: process.env.CI ?? "1" }) : 0;
+  code = unit || system || e2e;
 } finally {
   await stop();
 }

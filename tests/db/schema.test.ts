@@ -28,11 +28,16 @@ describe("schema and migrations", () => {
     const db = getDb();
     const learner = await createLearner();
     const job = await createTestJob(learner);
-    // 30k finished rows around the few pending ones, then fresh statistics.
+    // A queue as the hot path sees it: 30k finished rows and 3k pending ones waiting in order
+    // (with a handful pending, any index is fast and the planner may pick another), then fresh statistics.
     await db.$executeRaw`
       INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey", params, "runAfter", "createdAt", "updatedAt", "finishedAt")
       SELECT 'done_' || g || '_' || ${job.id}, "userId", "jobType", "targetType", "targetId", "snapshotId", 'succeeded', "inputHash", 'done-' || g, params, "runAfter", "createdAt", "updatedAt", now()
       FROM "AiRuntimeJob", generate_series(1, 30000) g WHERE id = ${job.id}`;
+    await db.$executeRaw`
+      INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey", params, "runAfter", "createdAt", "updatedAt")
+      SELECT 'queued_' || g || '_' || ${job.id}, "userId", "jobType", "targetType", "targetId", "snapshotId", 'pending', "inputHash", 'queued-' || g, params, "runAfter", "createdAt" + g * interval '1 millisecond', "updatedAt"
+      FROM "AiRuntimeJob", generate_series(1, 3000) g WHERE id = ${job.id}`;
     await db.$executeRawUnsafe(`ANALYZE "AiRuntimeJob"`);
     // The claim's own candidate query, with bound parameters, as a custom and as a generic plan.
     const spec = claimSpec({ runtimeInstanceId: "rt", capabilities: ["learning_state_analysis", "quiz_generation"], limit: 10 }, now());
