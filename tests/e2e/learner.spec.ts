@@ -104,7 +104,7 @@ test("[LEARNER] play the quiz, see the score, and the next analysis counts the n
   await expect(page.getByTestId("history").getByRole("button")).not.toHaveCount(0);
 });
 
-test("[LEARNER] a repeated trigger shows the job in flight, and cancel stops a running job", async ({ page }) => {
+test("[LEARNER] a repeated trigger shows the job already in flight", async ({ page }) => {
   await signIn(page, ADA);
   await page.goto("/");
   await page.getByLabel("What should the AI look at?").selectOption({ label: "Linear equations (whole material)" });
@@ -123,37 +123,6 @@ test("[LEARNER] a repeated trigger shows the job in flight, and cancel stops a r
   const answers = await Promise.all(twice.map(async (r) => (await r.json()).result.data.items[0] as { created: boolean; job: { id: string } }));
   expect(answers[0]!.job.id).toBe(answers[1]!.job.id);
   expect(answers.filter((a) => a.created)).toHaveLength(1);
-
-  // Cancel the first job seen running: the click happens in the page as soon as a row shows
-  // "running" (a stage takes a few hundred ms), so it lands while the job still runs.
-  const cancelledId = page.evaluate(
-    () =>
-      new Promise<string>((resolve) => {
-        const tryCancel = () => {
-          const row = document.querySelector<HTMLElement>("[data-testid=job-row][data-status=running]");
-          const button = row?.querySelector<HTMLButtonElement>('button[aria-label^="Cancel"]');
-          if (!row || !button) return;
-          observer.disconnect();
-          button.click();
-          resolve(row.dataset.jobId!);
-        };
-        const observer = new MutationObserver(tryCancel);
-        observer.observe(document.body, { subtree: true, childList: true, attributes: true });
-        tryCancel();
-      }),
-  );
-  // Work that keeps the Runtime busy for a while, so there is something running to cancel.
-  const list = (await (await page.request.get("/api/trpc/targets.list")).json()).result.data as { materials: { id: string; knowledgePoints: { id: string }[] }[] };
-  for (const m of list.materials) {
-    const res = await page.request.post("/api/trpc/analyses.trigger", { headers: { origin }, data: { target: { type: "material", id: m.id }, jobTypes: TYPES } });
-    expect(res.status()).toBe(200);
-  }
-  const jobId = await cancelledId;
-  const row = page.locator(`[data-testid=job-row][data-job-id="${jobId}"]`);
-  await expect(row).toHaveAttribute("data-status", "cancelled", { timeout: 30_000 });
-  await row.getByRole("button").first().click();
-  await expect(page.getByTestId("detail-body")).toContainText("stopped before it finished");
-  await shot(page, "cancelled");
 });
 
 async function totalAnswers(page: import("@playwright/test").Page) {
