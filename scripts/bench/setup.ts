@@ -42,5 +42,5 @@ export async function insertJobs(db: pg.Client, n: number, opts: { status?: stri
 }
 
 export async function clearJobs(db: pg.Client) {
-  await db.query(`TRUNCATE "AiRuntimeJob", "JobEvent", "AiRuntimeResult"`);
+  await db.query(`TRUNCATE "AiRuntimeJob" CASCADE`);
 }
