@@ -1,4 +1,3 @@
-
 import { getDb } from "./db";
 import { now } from "./clock";
 

@@ -1,5 +1,4 @@
 import { Prisma } from "../generated/prisma/client";
-
 import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
