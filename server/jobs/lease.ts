@@ -1,5 +1,5 @@
 import { Prisma } from "../generated/prisma/client";
-import type { JobType } from "../generated/prisma/enums";
+import type { JobStatus, JobType } from "../generated/prisma/enums";
 import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
@@ -16,13 +16,13 @@ import { sweepJob } from "./sweep";
  * timeoutSeconds: the execution timeout is the lease's hard cap, so a Runtime that keeps
  * heartbeating a stuck job still loses it, and the sweep expires it like any other lease.
  */
-function leaseUntil(at: Date) {
-  return Prisma.sql`LEAST(${new Date(at.getTime() + jobConfig.leaseSeconds * 1000)}::timestamp(3), j."lockedAt" + make_interval(secs => j."timeoutSeconds"))`;
+function leaseUntil(at: Date, lockedAt: Prisma.Sql = Prisma.sql`j."lockedAt"`) {
+  return Prisma.sql`LEAST(${new Date(at.getTime() + jobConfig.leaseSeconds * 1000)}::timestamp(3), ${lockedAt} + make_interval(secs => j."timeoutSeconds"))`;
 }
 
 const lockSet = (runtimeInstanceId: string, at: Date) => Prisma.sql`
   "attemptNo" = j."attemptNo" + 1, "lockedBy" = ${runtimeInstanceId}, "lockedAt" = ${at}::timestamp(3),
-  "lockUntil" = LEAST(${new Date(at.getTime() + jobConfig.leaseSeconds * 1000)}::timestamp(3), ${at}::timestamp(3) + make_interval(secs => j."timeoutSeconds")),
+  "lockUntil" = ${leaseUntil(at, Prisma.sql`${at}::timestamp(3)`)},
   stage = NULL, progress = 0, "progressMessage" = NULL`;
 
 const visible = (at: Date) => Prisma.sql`j."runAfter" <= ${at}::timestamp(3) AND NOT j."cancelRequested"`;
@@ -131,6 +131,16 @@ export async function heartbeat(jobId: string, input: HeartbeatInput) {
 export function holds(jobId: string, runtimeInstanceId: string, attemptNo: number, at: Date) {
   return Prisma.sql`j.id = ${jobId} AND j."lockedBy" = ${runtimeInstanceId} AND j."attemptNo" = ${attemptNo}
     AND j."lockUntil" > ${at}::timestamp(3)`;
+}
+
+/** The same fence as holds(), on a row already read: for diagnosing a refused write. */
+export function holdsRow(
+  job: { status: JobStatus; lockedBy: string | null; attemptNo: number; lockUntil: Date | null },
+  runtimeInstanceId: string,
+  attemptNo: number,
+  at: Date,
+) {
+  return HELD_STATUSES.includes(job.status) && job.lockedBy === runtimeInstanceId && job.attemptNo === attemptNo && !!job.lockUntil && job.lockUntil > at;
 }
 
 export async function lockLost(jobId: string, runtimeInstanceId: string) {

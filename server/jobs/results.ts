@@ -3,9 +3,9 @@ import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { FAILURE_CODES, HELD_STATUSES, type FailureCode } from "./constants";
+import { FAILURE_CODES, type FailureCode } from "./constants";
 import { hashJson } from "./hashing";
-import { holds, lockLost } from "./lease";
+import { holds, holdsRow, lockLost } from "./lease";
 import { checkOutput } from "./quality";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
@@ -63,13 +63,7 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
     if (job.result.resultIdempotencyKey === key) return { status: "succeeded", resultId: job.result.id, idempotent: true };
     throw new AppError("RESULT_ALREADY_EXISTS", "this job already has a different result", { resultId: job.result.id });
   }
-  const holding =
-    HELD_STATUSES.includes(job.status) &&
-    job.lockedBy === input.runtimeInstanceId &&
-    job.attemptNo === input.attemptNo &&
-    !!job.lockUntil &&
-    job.lockUntil > at;
-  if (!holding) throw await lockLost(jobId, input.runtimeInstanceId);
+  if (!holdsRow(job, input.runtimeInstanceId, input.attemptNo, at)) throw await lockLost(jobId, input.runtimeInstanceId);
   if (job.cancelRequested) {
     await endCancelled(jobId, input.runtimeInstanceId, input.attemptNo, at);
     throw new AppError("JOB_CANCELLED", "the job was cancelled; its result was not stored");
@@ -163,10 +157,7 @@ export async function failJob(jobId: string, input: FailInput) {
       where: { id: jobId },
       select: { status: true, lockedBy: true, attemptNo: true, lockUntil: true, cancelRequested: true },
     });
-    if (
-      code === "CANCELLED" && job && !job.cancelRequested && job.lockedBy === input.runtimeInstanceId &&
-      job.attemptNo === input.attemptNo && HELD_STATUSES.includes(job.status) && job.lockUntil && job.lockUntil > at
-    )
+    if (code === "CANCELLED" && job && !job.cancelRequested && holdsRow(job, input.runtimeInstanceId, input.attemptNo, at))
       throw new AppError("CANCEL_NOT_REQUESTED", "CANCELLED acknowledges a cancel request, and none was made");
     throw await lockLost(jobId, input.runtimeInstanceId);
   }
