@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   CREDENTIAL_REQUIRED: { status: 400, trpc: "BAD_REQUEST" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: "BAD_REQUEST" },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
+  METHOD_NOT_ALLOWED: { status: 405, trpc: "METHOD_NOT_SUPPORTED" },
   NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
   JOB_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
   TARGET_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },

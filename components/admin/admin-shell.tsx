@@ -14,7 +14,7 @@ const NAV = [
 
 /** The console frame: navigation, the live/pause control, sign-out. */
 export function AdminShell({ email, children }: { email: string; children: React.ReactNode }) {
-  const path = usePathname();
+  const path = usePathname() ?? "";
   const active = (href: string) => (href === "/admin" ? path === "/admin" : path.startsWith(href));
   return (
     <LiveProvider>

@@ -42,7 +42,7 @@ export function filterFromParams(p: URLSearchParams): { filter: JobFilter; sort:
 
 export function useExplorerParams() {
   const params = useSearchParams();
-  const key = params.toString();
+  const key = params?.toString() ?? "";
   return useMemo(() => filterFromParams(new URLSearchParams(key)), [key]);
 }
 
@@ -58,7 +58,7 @@ const FIELDS = [
 export function ExplorerFilters() {
   const router = useRouter();
   const params = useSearchParams();
-  const [draft, setDraft] = useState(() => Object.fromEntries(params.entries()) as Record<string, string>);
+  const [draft, setDraft] = useState(() => Object.fromEntries(params?.entries() ?? []) as Record<string, string>);
   const set = (k: string, v: string) => setDraft((d) => ({ ...d, [k]: v }));
   const toggle = (key: "status" | "type", value: string) => {
     const cur = new Set((draft[key] ?? "").split(",").filter(Boolean));

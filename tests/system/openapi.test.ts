@@ -103,6 +103,15 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
     });
   });
 
+  it("answers other methods 405 and unknown endpoints 404 as JSON errors, through the rewrite to the Pages API route", async () => {
+    const get = await fetch(`${app.url}/internal/runtime/jobs/poll`, { headers: { authorization: `Bearer ${key}` } });
+    expect(get.status).toBe(405);
+    expect((await get.json()).error.code).toBe("METHOD_NOT_ALLOWED");
+    const unknown = await fetch(`${app.url}/internal/runtime/jobs/x/explode`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: "{}" });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.code).toBe("NOT_FOUND");
+  });
+
   it("marks as required exactly what the routes refuse without, and accepts what it describes", async () => {
     const rt = uid("rt");
     const examples: Record<Op, Record<string, unknown>> = {

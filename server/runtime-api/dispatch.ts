@@ -1,0 +1,118 @@
+import type { z } from "zod";
+import { jobConfig } from "../config";
+import { AppError, isAppError } from "../errors";
+import { claimJobs, heartbeat, lockJob, pollJobs } from "../jobs/lease";
+import { failJob, submitResult } from "../jobs/results";
+import { verifyRuntimeKey } from "../runtime-keys";
+import { touchRuntimeInstance } from "../runtime-instances";
+import { metrics } from "../observability/metrics";
+import { failRequest, heartbeatRequest, lockRequest, pollRequest, resultRequest } from "./contract";
+
+export const MAX_BODY_BYTES = Number(process.env.RUNTIME_MAX_BODY_BYTES ?? 256 * 1024);
+const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+type Endpoint<S extends z.ZodType> = { schema: S; run: (body: z.infer<S>, jobId: string) => Promise<unknown> };
+const endpoint = <S extends z.ZodType>(schema: S, run: Endpoint<S>["run"]) => ({ schema, run }) as Endpoint<z.ZodType>;
+
+/** The Runtime protocol (SPEC §4): one entry per endpoint, each a contract schema and a domain call. */
+export const ENDPOINTS = {
+  poll: endpoint(pollRequest, async (body) => ({
+    jobs: body.claim ? await claimJobs(body) : await pollJobs(body),
+    pollIntervalMs: jobConfig.pollIntervalMs,
+  })),
+  lock: endpoint(lockRequest, (body, jobId) => lockJob(jobId, body.runtimeInstanceId)),
+  heartbeat: endpoint(heartbeatRequest, (body, jobId) => heartbeat(jobId, body)),
+  result: endpoint(resultRequest, (body, jobId) => submitResult(jobId, body)),
+  fail: endpoint(failRequest, (body, jobId) => failJob(jobId, body)),
+};
+export type EndpointName = keyof typeof ENDPOINTS;
+
+export type RuntimeRequest = {
+  method: string;
+  /** The path below /internal/runtime/jobs/: ["poll"] or [jobId, action]. */
+  path: string[];
+  authorization: string | null;
+  contentType: string | null;
+  /** The raw body; the transport has already refused bodies over MAX_BODY_BYTES. */
+  body: string;
+};
+export type RuntimeResponse = { status: number; body: unknown };
+
+/**
+ * Every Runtime request, whatever carries it (the Next route, a test's HTTP server, an in-process
+ * call): route → bearer key → JSON → zod → domain call. Errors leave as
+ * {"error": {code, message, details}} with the status of their code; anything unexpected is
+ * logged and answered 500 (503 when the database is unreachable) without internals.
+ */
+export async function dispatch(req: RuntimeRequest): Promise<RuntimeResponse> {
+  const started = performance.now();
+  const { name, jobId } = route(req.path);
+  const res = await handle(name, jobId, req);
+  metrics().httpDuration.observe({ endpoint: name ?? "unknown", status: String(res.status) }, (performance.now() - started) / 1000);
+  return res;
+}
+
+function route(path: string[]): { name?: EndpointName; jobId: string } {
+  if (path.length === 1 && path[0] === "poll") return { name: "poll", jobId: "" };
+  if (path.length === 2 && path[1] !== "poll" && Object.hasOwn(ENDPOINTS, path[1]!)) return { name: path[1] as EndpointName, jobId: path[0]! };
+  return { jobId: "" };
+}
+
+async function handle(name: EndpointName | undefined, jobId: string, req: RuntimeRequest): Promise<RuntimeResponse> {
+  try {
+    if (!name) throw new AppError("NOT_FOUND", "no such Runtime endpoint (see /internal/runtime/openapi.json)");
+    if (req.method !== "POST") throw new AppError("METHOD_NOT_ALLOWED", "Runtime endpoints take POST");
+    await verifyRuntimeKey(req.authorization);
+    const { schema, run } = ENDPOINTS[name];
+    const body = schema.safeParse(parseJson(req));
+    if (!body.success) {
+      throw new AppError(
+        "INVALID_REQUEST",
+        "request body does not match the protocol",
+        body.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message })),
+      );
+    }
+    if (name !== "poll" && !JOB_ID.test(jobId)) throw new AppError("JOB_NOT_FOUND", "no job has this id");
+    const data = body.data as { runtimeInstanceId: string; capabilities?: string[]; runtimeVersion?: string };
+    const touch = touchRuntimeInstance(data.runtimeInstanceId, { capabilities: data.capabilities, version: data.runtimeVersion }).catch((e) =>
+      console.error("[runtime-api] lastSeenAt not recorded:", (e as Error).message),
+    );
+    const [result] = await Promise.all([run(body.data, jobId), touch]);
+    return { status: 200, body: result };
+  } catch (e) {
+    return errorAnswer(e);
+  }
+}
+
+function parseJson(req: RuntimeRequest): unknown {
+  if (req.contentType && !/^application\/(.+\+)?json\b/i.test(req.contentType))
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
+  if (Buffer.byteLength(req.body) > MAX_BODY_BYTES) throw tooLarge();
+  if (!req.body.trim()) throw new AppError("MALFORMED_JSON", "request body is empty; send a JSON object");
+  try {
+    return JSON.parse(req.body);
+  } catch {
+    throw new AppError("MALFORMED_JSON", "request body is not valid JSON");
+  }
+}
+
+export const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `body over ${MAX_BODY_BYTES} bytes`);
+
+export function errorAnswer(e: unknown): RuntimeResponse {
+  if (isAppError(e)) {
+    return { status: e.status, body: { error: { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) } } };
+  }
+  if (isUnavailable(e)) {
+    console.error("[runtime-api] database unavailable:", (e as Error).message);
+    return { status: 503, body: { error: { code: "UNAVAILABLE", message: "the job store is unavailable; retry with backoff" } } };
+  }
+  console.error("[runtime-api] unexpected error:", e);
+  return { status: 500, body: { error: { code: "INTERNAL", message: "internal error" } } };
+}
+
+function isUnavailable(e: unknown) {
+  const text = `${(e as { code?: string })?.code ?? ""} ${(e as Error)?.message ?? ""}`;
+  return /P1001|P1017|P2024|ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|timeout exceeded when trying to connect|DatabaseNotReachable|the database system is (starting|shutting)/i.test(
+    text,
+  );
+}

@@ -1,0 +1,63 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
+
+/**
+ * The Runtime API on Node's own request and response objects: what the Next route
+ * (pages/api/internal/runtime/jobs/[...path].ts) and the tests' HTTP servers call. Reads the body
+ * (keeping at most MAX_BODY_BYTES), then dispatch().
+ */
+export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse, path: string[]) {
+  let answer: RuntimeResponse;
+  try {
+    const body = await readBody(req);
+    answer = await dispatch({
+      method: req.method ?? "GET",
+      path,
+      authorization: req.headers.authorization ?? null,
+      contentType: req.headers["content-type"] ?? null,
+      body,
+    });
+  } catch (e) {
+    answer = errorAnswer(e);
+  }
+  const text = JSON.stringify(answer.body);
+  res.writeHead(answer.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Past this much, an oversize body is not drained to answer 413 politely: the connection is cut. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > DRAIN_LIMIT_BYTES) {
+    req.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // An oversize body is read to its end without being kept, so the answer is a clean 413 on a
+  // connection that stays usable; only one far over the limit gets its connection cut.
+  for await (const chunk of req) {
+    size += (chunk as Buffer).byteLength;
+    if (size > DRAIN_LIMIT_BYTES) {
+      req.destroy();
+      break;
+    }
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
+  }
+  if (size > MAX_BODY_BYTES) throw tooLarge();
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The path below /internal/runtime/jobs/ of a request URL, decoded; null when it is elsewhere. */
+export function runtimePath(url: string): string[] | null {
+  const pathname = new URL(url, "http://local").pathname;
+  const m = /^(?:\/api)?\/internal\/runtime\/jobs\/(.+)$/.exec(pathname);
+  if (!m) return null;
+  try {
+    return m[1]!.split("/").map(decodeURIComponent);
+  } catch {
+    return [];
+  }
+}
