@@ -1,3 +1,4 @@
+import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 
@@ -5,17 +6,25 @@ export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services that must join a transaction take this. */
 export type DbOrTx = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
-const globalForDb = globalThis as unknown as { __prisma?: Db };
+type Handles = { prisma: Db; pool: pg.Pool };
+const globalForDb = globalThis as unknown as { __db?: Handles };
 
-function createClient(): Db {
+function create(): Handles {
   const connectionString = process.env.DATABASE_URL;
   if (!connectionString) throw new Error("DATABASE_URL is not set (npm run dev sets it for the embedded PostgreSQL)");
-  const adapter = new PrismaPg({
+  const pool = new pg.Pool({
     connectionString,
     max: Number(process.env.DB_POOL_MAX ?? 10),
     connectionTimeoutMillis: Number(process.env.DB_CONNECT_TIMEOUT_MS ?? 10_000),
   });
-  return new PrismaClient({ adapter });
+  // An idle connection the server dropped (restart, pg_terminate_backend) must not crash the process.
+  pool.on("error", (e) => console.error("[db] idle connection lost:", e.message));
+  return { prisma: new PrismaClient({ adapter: new PrismaPg(pool) }), pool };
+}
+
+function handles(): Handles {
+  globalForDb.__db ??= create();
+  return globalForDb.__db;
 }
 
 /**
@@ -23,12 +32,17 @@ function createClient(): Db {
  * database. Kept on globalThis so Next's dev reloads do not open a new pool per edit.
  */
 export function getDb(): Db {
-  globalForDb.__prisma ??= createClient();
-  return globalForDb.__prisma;
+  return handles().prisma;
+}
+
+/** The pg pool under the Prisma client: the hot-path statements of server/sql.ts run on it directly. */
+export function getPool(): pg.Pool {
+  return handles().pool;
 }
 
 export async function closeDb() {
-  const db = globalForDb.__prisma;
-  globalForDb.__prisma = undefined;
-  await db?.$disconnect();
+  const h = globalForDb.__db;
+  globalForDb.__db = undefined;
+  await h?.prisma.$disconnect();
+  await h?.pool.end().catch(() => {});
 }

@@ -1,6 +1,7 @@
 import { Prisma } from "../generated/prisma/client";
 import type { JobStatus, JobType } from "../generated/prisma/enums";
 import { getDb } from "../db";
+import { runSql } from "../sql";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
@@ -32,15 +33,15 @@ export type PollInput = { runtimeInstanceId: string; capabilities: JobType[]; li
 /** Pending, visible jobs of the Runtime's types in queue order, without taking them. */
 export async function pollJobs(input: PollInput) {
   const at = now();
-  const rows = await getDb().$queryRaw<
-    { id: string; jobType: JobType; targetType: string; targetId: string; priority: number; attemptNo: number; createdAt: Date }[]
-  >`
+  return runSql<{ id: string; jobType: JobType; targetType: string; targetId: string; priority: number; attemptNo: number; createdAt: Date }>(
+    getDb(),
+    Prisma.sql`
     SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
     FROM "AiRuntimeJob" j
     WHERE j.status = 'pending' AND ${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})
     ORDER BY j.priority, j."createdAt"
-    LIMIT ${Prisma.raw(String(clampLimit(input.limit)))}`;
-  return rows;
+    LIMIT ${Prisma.raw(String(clampLimit(input.limit)))}`,
+  );
 }
 
 /** Takes up to `limit` jobs in one statement (FOR UPDATE SKIP LOCKED): concurrent claimers get disjoint jobs. */
