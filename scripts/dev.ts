@@ -44,7 +44,8 @@ const env = {
 const next = path.join("node_modules", ".bin", "next");
 if (prod) {
   // One machine, zero setup: the generated secrets in .data are this single instance's own.
-  children.push(startGroup(next, ["start", "-p", port], { ALLOW_GENERATED_SECRETS: "1", ...env, NODE_ENV: "production" }, "next"));
+  const serve = ["--import", "tsx", path.join("scripts", "serve.ts"), "-p", port];
+  children.push(startGroup(process.execPath, serve, { ALLOW_GENERATED_SECRETS: "1", ...env, NODE_ENV: "production" }, "next"));
 } else {
   children.push(startGroup(next, ["dev", "-p", port], env, "next"));
 }

@@ -7,6 +7,8 @@ import { stopGroup, waitForHttp } from "./processes";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const NEXT = path.join(ROOT, "node_modules", ".bin", "next");
 const BUILD_ID = path.join(ROOT, ".next", "BUILD_ID");
+/** The production server: Next plus the Runtime protocol's fast lane (scripts/serve.ts). */
+const SERVE = path.join(ROOT, "scripts", "serve.ts");
 /**
  * Builds hold this lock exclusively and running test servers hold it shared, so a build in the
  * shared checkout never rewrites .next/ under a server that is reading it, nor starts one half-built.
@@ -77,8 +79,8 @@ export type AppServer = {
 };
 
 /**
- * `next start` of the production build against `databaseUrl`, on a free port, as its own
- * process group so stopping it also ends next-server. `env` adds settings (e.g. JOB_LEASE_SECONDS).
+ * The production server (scripts/serve.ts: Next's build plus the Runtime fast lane) against
+ * `databaseUrl`, on a free port, as its own process group so stopping it stops all of it. `env` adds settings (e.g. JOB_LEASE_SECONDS).
  */
 export async function startAppServer(opts: { databaseUrl: string; env?: Record<string, string>; port?: number }): Promise<AppServer> {
   const port = opts.port ?? (await freePort());
@@ -86,7 +88,7 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
   let out = "";
   const start = async () => {
     fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
-    child = spawn("flock", ["-s", BUILD_LOCK, NEXT, "start", "-p", String(port), "-H", "127.0.0.1"], {
+    child = spawn("flock", ["-s", BUILD_LOCK, process.execPath, "--import", "tsx", SERVE, "-p", String(port), "-H", "127.0.0.1"], {
       cwd: ROOT,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
@@ -98,7 +100,7 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
     };
     child.stdout!.on("data", keep);
     child.stderr!.on("data", keep);
-    // Generous: on a loaded 2-core machine a cold `next start` can take a minute or more.
+    // Generous: on a loaded 2-core machine a cold production server can take a minute or more.
     await waitForHttp(`http://127.0.0.1:${port}/internal/runtime/openapi.json`, 240_000);
   };
   await start();
