@@ -60,14 +60,15 @@ async function claimLoop() {
   }
 }
 
-async function pollLockLoop(slot: number) {
+async function pollLockLoop() {
   for (;;) {
-    const res = await timed("poll", "poll", { runtimeInstanceId: id, capabilities: ["learning_state_analysis"], limit: 10 });
+    const res = await timed("poll", "poll", { runtimeInstanceId: id, capabilities: ["learning_state_analysis"], limit: 20 });
     const jobs = res.json?.jobs ?? [];
     if (!jobs.length) return;
-    // Start at a different candidate per loop so the loops of one process do not all race for the first.
+    // Start at a random candidate, as a Runtime among many should, so that loops do not all race for the first.
+    const start = Math.floor(Math.random() * jobs.length);
     for (let i = 0; i < jobs.length; i++) {
-      const j = jobs[(i + slot) % jobs.length];
+      const j = jobs[(i + start) % jobs.length];
       const lock = await timed("lock", `${j.id}/lock`, { runtimeInstanceId: id });
       if (lock.status === 200) {
         await finish(j.id, lock.json.job.attemptNo);
@@ -79,7 +80,7 @@ async function pollLockLoop(slot: number) {
 }
 
 const started = performance.now();
-await Promise.all(Array.from({ length: concurrency }, (_, i) => (mode === "claim" ? claimLoop() : pollLockLoop(i))));
+await Promise.all(Array.from({ length: concurrency }, () => (mode === "claim" ? claimLoop() : pollLockLoop())));
 const elapsedMs = performance.now() - started;
 agent.destroy();
 process.stdout.write(JSON.stringify({ id, done, conflicts, elapsedMs, latencies }) + "\n");
