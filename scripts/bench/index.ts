@@ -73,9 +73,7 @@ try {
       for (let r = 0; r < REPEATS; r++) {
         await clearJobs(db);
         await insertJobs(db, JOBS);
-        const t = performance.now();
-        const outs = await Promise.all(Array.from({ length: processes }, (_, i) => runWorker(mode, appUrl, key, `b${i}`, CONCURRENCY)));
-        const elapsed = performance.now() - t;
+        const { outs, elapsed } = await runWorkers(mode, appUrl, key, processes, CONCURRENCY);
         const done = outs.reduce((n, o) => n + o.done, 0);
         if (done !== JOBS) throw new Error(`${mode}×${processes}: ${done} of ${JOBS} jobs done`);
         const left = await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status <> 'succeeded'`);
@@ -137,16 +135,34 @@ try {
   await pgServer.stop();
 }
 
-function runWorker(mode: string, appUrl: string, key: string, id: string, concurrency: number) {
-  return new Promise<{ done: number; conflicts: number; latencies: Record<string, number[]> }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "worker.ts"), mode], {
-      env: { ...process.env, BENCH_URL: appUrl, BENCH_KEY: key, BENCH_ID: id, BENCH_CONCURRENCY: String(concurrency) },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+type WorkerOut = { done: number; conflicts: number; latencies: Record<string, number[]> };
+
+/** Starts `processes` bench Runtimes, waits until all have loaded, then starts them together; resolves with the time from "go" to the last one done. */
+async function runWorkers(mode: string, appUrl: string, key: string, processes: number, concurrency: number) {
+  const children = Array.from({ length: processes }, (_, i) =>
+    spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "worker.ts"), mode], {
+      env: { ...process.env, BENCH_URL: appUrl, BENCH_KEY: key, BENCH_ID: `b${i}`, BENCH_CONCURRENCY: String(concurrency) },
+      stdio: ["pipe", "pipe", "inherit"],
+    }),
+  );
+  const outputs = children.map((child, i) => {
     let out = "";
-    child.stdout.on("data", (c) => (out += c));
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop()!)) : reject(new Error(`worker ${id} exited ${code}`))));
+    let onReady: () => void;
+    const ready = new Promise<void>((resolve) => (onReady = resolve));
+    child.stdout.on("data", (c) => {
+      out += c;
+      if (out.startsWith("ready\n")) onReady();
+    });
+    const done = new Promise<WorkerOut>((resolve, reject) =>
+      child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop()!)) : reject(new Error(`worker b${i} exited ${code}`)))),
+    );
+    return { ready, done };
   });
+  await Promise.all(outputs.map((o) => o.ready));
+  const t = performance.now();
+  for (const child of children) child.stdin.write("go\n");
+  const outs = await Promise.all(outputs.map((o) => o.done));
+  return { outs, elapsed: performance.now() - t };
 }
 
 async function runRace(appUrl: string, key: string, runtimes: number) {

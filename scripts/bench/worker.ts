@@ -79,8 +79,12 @@ async function pollLockLoop() {
   }
 }
 
+// Loaded: say so, and start when the bench says go (on stdin), so process start-up is not measured.
+process.stdout.write("ready\n");
+await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
 const started = performance.now();
 await Promise.all(Array.from({ length: concurrency }, () => (mode === "claim" ? claimLoop() : pollLockLoop())));
 const elapsedMs = performance.now() - started;
 agent.destroy();
 process.stdout.write(JSON.stringify({ id, done, conflicts, elapsedMs, latencies }) + "\n");
+process.stdin.destroy();
