@@ -109,8 +109,9 @@ try {
   log(`big table: ${JSON.stringify(results.bigTable)}`);
   }
 
-  // 5. Sweeping expired leases.
+  // 5. Sweeping expired leases, in this process, with the app stopped (its own sweeper would share the work).
   if (ONLY.has("sweep")) {
+    await app.stop();
   await clearJobs(db);
   await insertJobs(db, SWEEP_ROWS, { status: "running", lockedBy: "gone", lockUntilSql: "now() - interval '5 minutes'" });
   await db.query(`ANALYZE "AiRuntimeJob"`);

@@ -39,16 +39,24 @@ describe("schema and migrations", () => {
       SELECT 'queued_' || g || '_' || ${job.id}, "userId", "jobType", "targetType", "targetId", "snapshotId", 'pending', "inputHash", 'queued-' || g, params, "runAfter", "createdAt" + g * interval '1 millisecond', "updatedAt"
       FROM "AiRuntimeJob", generate_series(1, 3000) g WHERE id = ${job.id}`;
     await db.$executeRawUnsafe(`ANALYZE "AiRuntimeJob"`);
-    // The claim's own candidate query, with bound parameters, as a custom and as a generic plan.
+    // The claim's own candidate query as server/sql.ts runs it: a named prepared statement, executed
+    // many times (PostgreSQL may switch a prepared statement to a generic plan after five runs; for the
+    // claim it must not, since a generic plan cannot know `runAfter <= now` and would sort every pending job).
     const spec = claimSpec({ runtimeInstanceId: "rt", capabilities: ["learning_state_analysis", "quiz_generation"], limit: 10 }, now());
-    for (const mode of ["force_custom_plan", "force_generic_plan"]) {
-      const text = await db.$transaction(async (tx) => {
-        await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${mode}`);
-        const plan = await tx.$queryRaw<{ "QUERY PLAN": string }[]>`EXPLAIN ${candidates(spec)}`;
-        return plan.map((r) => r["QUERY PLAN"]).join("\n");
-      });
-      expect(text, `${mode}:\n${text}`).toMatch(/(Index Scan using|Bitmap Index Scan on) "AiRuntimeJob_pending_queue_idx"/);
-      expect(text, mode).not.toMatch(/Seq Scan/);
+    const query = candidates(spec);
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(`PREPARE claim_candidates AS ${query.text}`);
+      const args = query.values.map((v) => `'${v instanceof Date ? v.toISOString() : String(v)}'`).join(", ");
+      for (let run = 1; run <= 12; run++) {
+        const plan = await client.query(`EXPLAIN EXECUTE claim_candidates(${args})`);
+        const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+        expect(text, `run ${run}:\n${text}`).toMatch(/(Index Scan using|Bitmap Index Scan on) "AiRuntimeJob_pending_queue_idx"/);
+        expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
+      }
+    } finally {
+      await client.end();
     }
     await db.$executeRaw`DELETE FROM "AiRuntimeJob" WHERE id LIKE ${`done_%_${job.id}`}`;
   }, 120_000);
