@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -30,6 +31,8 @@ const MODES = (process.env.BENCH_MODES ?? "claim,poll-lock").split(",") as ("cla
 const PROCESSES = (process.env.BENCH_PROCESSES ?? "1,4,8").split(",").map(Number);
 const database = `ajr_bench_${process.pid}`;
 const log = (m: string) => console.log(`[bench] ${m}`);
+/** Keep-alive connections, as Runtimes keep them (fetch would add its own per-call overhead to the figures). */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 const pgServer = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-bench-${port}`), port, database, fast: true });
 const adminUrl = pgServer.url.replace(/\/[^/]+$/, "/postgres");
@@ -87,13 +90,13 @@ try {
       log(`${mode} × ${processes}: ${round(rate)} jobs/s (${round(rate / ceiling)} of the ceiling)`);
     }
   }
-  results.throughput = throughput;
-  results.endpointLatencyMs = Object.fromEntries(Object.entries(endpointSamples).filter(([, v]) => v.length).map(([k, v]) => [k, percentiles(v)]));
+  if (ONLY.has("throughput")) results.throughput = throughput;
+  if (ONLY.has("throughput")) results.endpointLatencyMs = Object.fromEntries(Object.entries(endpointSamples).filter(([, v]) => v.length).map(([k, v]) => [k, percentiles(v)]));
 
   // 3. 50 Runtimes racing to lock the same jobs: one wins each, the rest get 409 quickly.
   if (ONLY.has("race")) {
     await clearJobs(db);
-    await insertJobs(db, 100);
+    await insertJobs(db, 101);
     results.lockRace = await runRace(appUrl, key, 50);
     log(`lock race: ${JSON.stringify(results.lockRace)}`);
   }
@@ -104,7 +107,9 @@ try {
   log(`inserting ${BIG_ROWS} finished jobs…`);
   for (let left = BIG_ROWS; left > 0; left -= 200_000) await insertJobs(db, Math.min(200_000, left), { status: "succeeded", finished: true });
   await insertJobs(db, 2000);
+  // Steady state, not the bulk load: vacuum, fresh statistics, and the load's dirty pages written out.
   await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
+  await db.query(`CHECKPOINT`);
   results.bigTable = { rows: BIG_ROWS + 2000, ...(await bigTableLatency(appUrl, key)) };
   log(`big table: ${JSON.stringify(results.bigTable)}`);
   }
@@ -130,6 +135,7 @@ try {
   writeResults(results);
 } finally {
   // Always: an app left running after its database is dropped keeps a core busy.
+  agent.destroy();
   await app?.stop();
   await db.end().catch(() => {});
   await dropDatabase(adminUrl, database).catch(() => {});
@@ -171,36 +177,28 @@ async function runRace(appUrl: string, key: string, runtimes: number) {
   const samples: number[] = [];
   let winners = 0;
   let conflicts = 0;
-  for (const { id } of rows) {
+  // The first job only opens the racers' connections; the other 100 are measured.
+  for (const [n, { id }] of rows.entries()) {
     const answers = await Promise.all(
       Array.from({ length: runtimes }, async (_, i) => {
         const t = performance.now();
-        const res = await fetch(`${appUrl}/internal/runtime/jobs/${id}/lock`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-          body: JSON.stringify({ runtimeInstanceId: `racer-${i}` }),
-        });
-        await res.arrayBuffer();
-        samples.push(performance.now() - t);
+        const res = await post(`${appUrl}/internal/runtime/jobs/${id}/lock`, key, { runtimeInstanceId: `racer-${i}` });
+        if (n > 0) samples.push(performance.now() - t);
         return res.status;
       }),
     );
+    if (n === 0) continue;
     winners += answers.filter((s) => s === 200).length;
     conflicts += answers.filter((s) => s === 409).length;
   }
-  return { jobs: rows.length, runtimes, winners, conflicts, latencyMs: percentiles(samples) };
+  return { jobs: rows.length - 1, runtimes, winners, conflicts, latencyMs: percentiles(samples) };
 }
 
 async function bigTableLatency(appUrl: string, key: string) {
   const call = async (body: unknown) => {
     const t = performance.now();
-    const res = await fetch(`${appUrl}/internal/runtime/jobs/poll`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-      body: JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (res.status !== 200 || !json.jobs.length) throw new Error(`poll answered ${res.status}`);
+    const res = await post(`${appUrl}/internal/runtime/jobs/poll`, key, body);
+    if (res.status !== 200 || !(res.json as { jobs: unknown[] }).jobs.length) throw new Error(`poll answered ${res.status}`);
     return performance.now() - t;
   };
   const poll: number[] = [];
@@ -218,21 +216,43 @@ async function bigTableLatency(appUrl: string, key: string) {
   return { pollMs: percentiles(poll), claimMs: percentiles(claim), pollQueryOnlyMs: percentiles(sql) };
 }
 
+function post(url: string, key: string, body: unknown): Promise<{ status: number; json: unknown }> {
+  const data = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "content-length": Buffer.byteLength(data) } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : null }));
+    });
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
 function round(n: number) {
   return Math.round(n * 100) / 100;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the results object built above
 type Results = Record<string, any>;
-function writeResults(r: Results) {
+function writeResults(fresh: Results) {
   const dir = path.join(ROOT, "bench-results");
   fs.mkdirSync(dir, { recursive: true });
+  // A run of some sections (BENCH_ONLY) replaces those sections of the last full run and says so.
+  const previous = path.join(dir, "latest.json");
+  const partial = process.env.BENCH_ONLY && fs.existsSync(previous);
+  // The throughput ratios belong to their own run's ceiling, so a partial run without throughput keeps both.
+  if (partial && !fresh.throughput) delete fresh.rawCeiling;
+  const r: Results = partial ? { ...JSON.parse(fs.readFileSync(previous, "utf8")), ...fresh } : fresh;
+  if (partial) r.rerun = [...(r.rerun ?? []), { sections: process.env.BENCH_ONLY, at: fresh.machine.at }];
   fs.writeFileSync(path.join(dir, "latest.json"), JSON.stringify(r, null, 2) + "\n");
   const lines = [
     `# Benchmark results`,
     ``,
     `Machine: ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGb} GiB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}. ${r.machine.jobsPerRun} jobs per run, median of ${r.machine.repeats} runs. ${r.machine.at}.`,
     ``,
+    ...(r.rerun ?? []).map((x: Results) => `Sections re-run on their own (BENCH_ONLY=${x.sections}) at ${x.at}.\n`),
     `Raw SQL ceiling (one process, claim + complete, one job at a time): **${r.rawCeiling.jobsPerSecond} jobs/s**.`,
     ``,
     `| protocol | Runtime processes × loops | jobs/s | ratio to ceiling | lock conflicts |`,
