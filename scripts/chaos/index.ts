@@ -82,8 +82,12 @@ try {
     return `${rows[0].n} connections terminated`;
   });
   await scenario("exhaust the connection pool", async () => {
-    // 300 concurrent polls against an instance with 5 connections: they queue for the pool.
-    const burst = await Promise.all(
+    // Every connection of instance 1's pool gets stuck: the job table is locked for longer than
+    // the pool's connect timeout (3 s) while 300 polls arrive, so the queued ones time out.
+    const holder = await connect();
+    await holder.query("BEGIN");
+    await holder.query(`LOCK TABLE "AiRuntimeJob" IN ACCESS EXCLUSIVE MODE`);
+    const burst = Promise.all(
       Array.from({ length: 300 }, () =>
         fetch(`${apps[0]!.url}/internal/runtime/jobs/poll`, {
           method: "POST",
@@ -92,8 +96,12 @@ try {
         }).then((r) => r.status, () => 0),
       ),
     );
-    const by = burst.reduce<Record<number, number>>((m, s) => ((m[s] = (m[s] ?? 0) + 1), m), {});
-    return `300 concurrent requests on a pool of 5: ${JSON.stringify(by)}`;
+    await sleep(4500);
+    await holder.query("ROLLBACK");
+    await holder.end();
+    const by = (await burst).reduce<Record<number, number>>((m, s) => ((m[s] = (m[s] ?? 0) + 1), m), {});
+    if (!by[503]) throw new Error(`the pool was never exhausted: ${JSON.stringify(by)}`);
+    return `job table locked 4.5 s under 300 concurrent polls on a pool of 5: ${JSON.stringify(by)} (503 = UNAVAILABLE, retry with backoff)`;
   });
   await scenario("kill one of two app instances", async () => {
     await apps[1]!.stop("SIGKILL");
