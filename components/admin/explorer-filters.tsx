@@ -82,26 +82,8 @@ export function ExplorerFilters() {
       }}
       className="space-y-3 rounded-lg border border-slate-200 bg-white p-3 shadow-sm"
     >
-      <fieldset className="flex flex-wrap items-center gap-1.5">
-        <legend className="sr-only">State</legend>
-        <span className="w-14 text-xs font-medium text-slate-500">State</span>
-        {JOB_STATUSES.filter((s) => s !== "expired").map((s) => (
-          <label key={s} className={`cursor-pointer rounded-full border px-2.5 py-0.5 text-xs focus-within:ring-2 focus-within:ring-indigo-500 ${chosen("status").has(s) ? "border-indigo-600 bg-indigo-600 text-white" : "border-slate-300 text-slate-700 hover:bg-slate-50"}`}>
-            <input type="checkbox" className="sr-only" checked={chosen("status").has(s)} onChange={() => toggle("status", s)} />
-            {s}
-          </label>
-        ))}
-      </fieldset>
-      <fieldset className="flex flex-wrap items-center gap-1.5">
-        <legend className="sr-only">Job type</legend>
-        <span className="w-14 text-xs font-medium text-slate-500">Type</span>
-        {JOB_TYPES.map((t) => (
-          <label key={t} className={`cursor-pointer rounded-full border px-2.5 py-0.5 text-xs focus-within:ring-2 focus-within:ring-indigo-500 ${chosen("type").has(t) ? "border-indigo-600 bg-indigo-600 text-white" : "border-slate-300 text-slate-700 hover:bg-slate-50"}`}>
-            <input type="checkbox" className="sr-only" checked={chosen("type").has(t)} onChange={() => toggle("type", t)} />
-            {t}
-          </label>
-        ))}
-      </fieldset>
+      <ChipGroup legend="State" short="State" values={JOB_STATUSES.filter((s) => s !== "expired")} chosen={chosen("status")} toggle={(v) => toggle("status", v)} />
+      <ChipGroup legend="Job type" short="Type" values={JOB_TYPES} chosen={chosen("type")} toggle={(v) => toggle("type", v)} />
       <div className="grid grid-cols-2 gap-2 md:grid-cols-6">
         {FIELDS.map(([key, label, placeholder]) => (
           <label key={key} className={`flex flex-col gap-0.5 text-xs text-slate-600 ${key === "q" ? "md:col-span-2" : ""}`}>
@@ -163,5 +145,21 @@ export function ExplorerFilters() {
         </button>
       </div>
     </form>
+  );
+}
+
+/** A row of toggle chips (checkboxes styled as pills) for one multi-value filter. */
+function ChipGroup(props: { legend: string; short: string; values: readonly string[]; chosen: Set<string>; toggle: (value: string) => void }) {
+  return (
+    <fieldset className="flex flex-wrap items-center gap-1.5">
+      <legend className="sr-only">{props.legend}</legend>
+      <span className="w-14 text-xs font-medium text-slate-500">{props.short}</span>
+      {props.values.map((v) => (
+        <label key={v} className={`cursor-pointer rounded-full border px-2.5 py-0.5 text-xs focus-within:ring-2 focus-within:ring-indigo-500 ${props.chosen.has(v) ? "border-indigo-600 bg-indigo-600 text-white" : "border-slate-300 text-slate-700 hover:bg-slate-50"}`}>
+          <input type="checkbox" className="sr-only" checked={props.chosen.has(v)} onChange={() => props.toggle(v)} />
+          {v}
+        </label>
+      ))}
+    </fieldset>
   );
 }

@@ -11,6 +11,7 @@ import { ensureBuilt, startAppServer } from "../lib/app-server";
 import { rawCeiling } from "./ceiling";
 import { clearJobs, insertJobs, seedBenchUser } from "./setup";
 import { percentiles, median } from "./stats";
+import { postJson } from "./http";
 
 /**
  * `npm run bench`: a production build on the embedded PostgreSQL, driven by bench Runtimes
@@ -90,8 +91,10 @@ try {
       log(`${mode} × ${processes}: ${round(rate)} jobs/s (${round(rate / ceiling)} of the ceiling)`);
     }
   }
-  if (ONLY.has("throughput")) results.throughput = throughput;
-  if (ONLY.has("throughput")) results.endpointLatencyMs = Object.fromEntries(Object.entries(endpointSamples).filter(([, v]) => v.length).map(([k, v]) => [k, percentiles(v)]));
+  if (ONLY.has("throughput")) {
+    results.throughput = throughput;
+    results.endpointLatencyMs = Object.fromEntries(Object.entries(endpointSamples).filter(([, v]) => v.length).map(([k, v]) => [k, percentiles(v)]));
+  }
 
   // 3. 50 Runtimes racing to lock the same jobs: one wins each, the rest get 409 quickly.
   if (ONLY.has("race")) {
@@ -182,7 +185,7 @@ async function runRace(appUrl: string, key: string, runtimes: number) {
     const answers = await Promise.all(
       Array.from({ length: runtimes }, async (_, i) => {
         const t = performance.now();
-        const res = await post(`${appUrl}/internal/runtime/jobs/${id}/lock`, key, { runtimeInstanceId: `racer-${i}` });
+        const res = await postJson(agent, `${appUrl}/internal/runtime/jobs/${id}/lock`, key, { runtimeInstanceId: `racer-${i}` });
         if (n > 0) samples.push(performance.now() - t);
         return res.status;
       }),
@@ -197,7 +200,7 @@ async function runRace(appUrl: string, key: string, runtimes: number) {
 async function bigTableLatency(appUrl: string, key: string) {
   const call = async (body: unknown) => {
     const t = performance.now();
-    const res = await post(`${appUrl}/internal/runtime/jobs/poll`, key, body);
+    const res = await postJson(agent, `${appUrl}/internal/runtime/jobs/poll`, key, body);
     if (res.status !== 200 || !(res.json as { jobs: unknown[] }).jobs.length) throw new Error(`poll answered ${res.status}`);
     return performance.now() - t;
   };
@@ -214,20 +217,6 @@ async function bigTableLatency(appUrl: string, key: string) {
     sql.push(performance.now() - t);
   }
   return { pollMs: percentiles(poll), claimMs: percentiles(claim), pollQueryOnlyMs: percentiles(sql) };
-}
-
-function post(url: string, key: string, body: unknown): Promise<{ status: number; json: unknown }> {
-  const data = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "content-length": Buffer.byteLength(data) } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : null }));
-    });
-    req.on("error", reject);
-    req.end(data);
-  });
 }
 
 function round(n: number) {

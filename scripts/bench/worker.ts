@@ -1,4 +1,5 @@
 import http from "node:http";
+import { postJson } from "./http";
 
 /**
  * A bench Runtime: speaks the real protocol over HTTP with trivial work, `concurrency` loops in
@@ -16,25 +17,7 @@ const latencies: Record<string, number[]> = { claim: [], poll: [], lock: [], hea
 let done = 0;
 let conflicts = 0;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- protocol answers, read by shape
-type Json = any;
-function post(path: string, body: unknown): Promise<{ status: number; json: Json }> {
-  const data = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${base}/internal/runtime/jobs/${path}`,
-      { method: "POST", agent, headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "content-length": Buffer.byteLength(data) } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : null }));
-      },
-    );
-    req.on("error", reject);
-    req.end(data);
-  });
-}
+const post = (path: string, body: unknown) => postJson(agent, `${base}/internal/runtime/jobs/${path}`, key, body);
 
 async function timed(name: string, path: string, body: unknown) {
   const t = performance.now();

@@ -53,7 +53,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 /** The path below /internal/runtime/jobs/ of a request URL, decoded; null when it is elsewhere. */
 export function runtimePath(url: string): string[] | null {
   const pathname = new URL(url, "http://local").pathname;
-  const m = /^(?:\/api)?\/internal\/runtime\/jobs\/(.+)$/.exec(pathname);
+  const m = /^\/internal\/runtime\/jobs\/(.+)$/.exec(pathname);
   if (!m) return null;
   try {
     return m[1]!.split("/").map(decodeURIComponent);

@@ -5,8 +5,8 @@ import { callerAs, setPassword, signedInCookie } from "../helpers/auth";
 import { createLearner, createTestJob, jobRow, runtimeKey, uid, type Learner } from "../helpers/factories";
 import { validOutput } from "../helpers/outputs";
 import { releaseJobsOf } from "../helpers/release-jobs";
-import { ALL_TYPES, runtime } from "../helpers/runtime-api";
-import { dispatch, ENDPOINTS, type EndpointName } from "@/server/runtime-api/dispatch";
+import { ALL_TYPES, call, runtime } from "../helpers/runtime-api";
+import { ENDPOINTS, type EndpointName } from "@/server/runtime-api/dispatch";
 
 /**
  * Every Runtime endpoint (from the dispatcher's table, which the HTTP route serves) × anonymous,
@@ -76,14 +76,7 @@ beforeAll(async () => {
 });
 
 async function callRoute(endpoint: EndpointName, prepared: Prepared, headers: Record<string, string>) {
-  const res = await dispatch({
-    method: "POST",
-    path: prepared.jobId ? [prepared.jobId, endpoint] : [endpoint],
-    authorization: headers.authorization ?? null,
-    contentType: "application/json",
-    body: JSON.stringify(prepared.body),
-  });
-  return { status: res.status, body: res.body as { error: { code: string } } };
+  return call(endpoint, prepared.jobId, prepared.body, { headers });
 }
 
 async function state(jobId: string | null) {

@@ -10,7 +10,7 @@ export async function call(endpoint: Endpoint, jobId: string | null, body: unkno
   const res = await dispatch({
     method: "POST",
     path: jobId === null ? ["poll"] : [jobId, endpoint],
-    authorization: opts.key ? `Bearer ${opts.key}` : null,
+    authorization: opts.key ? `Bearer ${opts.key}` : (headers.authorization ?? null),
     contentType: headers["content-type"] ?? null,
     body: opts.rawBody ?? JSON.stringify(body),
   });
