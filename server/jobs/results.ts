@@ -3,7 +3,7 @@ import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { FAILURE_CODES, type FailureCode } from "./constants";
+import { FAILURE_CODES, isFailureCode } from "./constants";
 import { hashJson } from "./hashing";
 import { holds, holdsRow, lockLost } from "./lease";
 import { checkOutput } from "./quality";
@@ -129,9 +129,9 @@ export function backoffSql() {
  * a cancel request. Any failure of a cancel-requested job ends it cancelled (JOB_CANCELLED).
  */
 export async function failJob(jobId: string, input: FailInput) {
-  if (!(input.errorCode in FAILURE_CODES))
+  if (!isFailureCode(input.errorCode))
     throw new AppError("UNKNOWN_ERROR_CODE", `unknown errorCode ${input.errorCode}`, { allowed: Object.keys(FAILURE_CODES) });
-  const code = input.errorCode as FailureCode;
+  const code = input.errorCode;
   const at = now();
   const retry = Prisma.sql`(${FAILURE_CODES[code].retryable} AND j."retryCount" < j."maxRetryCount")`;
   const message = (input.errorMessage ?? "").slice(0, 2000) || null;

@@ -1,0 +1,54 @@
+import type { z } from "zod";
+
+/**
+ * Text PostgreSQL cannot store: a NUL character (text and jsonb refuse it) and a lone UTF-16
+ * surrogate (it has no UTF-8 encoding). Either one used to reach the database and come back as
+ * a 500, sometimes after part of a request had been applied, so every door (Runtime routes, tRPC,
+ * auth) refuses it up front with 400 INVALID_REQUEST naming the field.
+ */
+export type UnstorableIssue = { path: (string | number)[]; message: string };
+
+const MAX_ISSUES = 10;
+
+export function unstorableReason(s: string): string | null {
+  if (s.includes("\u0000")) return "contains a NUL character (\\u0000), which cannot be stored";
+  if (!s.isWellFormed()) return "contains a lone surrogate (not valid Unicode), which cannot be stored";
+  return null;
+}
+
+/**
+ * Every string (and object key) in a JSON-like value that cannot be stored. Walks with an explicit
+ * stack, not recursion: a body nested 20,000 levels deep must not overflow the call stack.
+ */
+export function findUnstorable(value: unknown): UnstorableIssue[] {
+  const issues: UnstorableIssue[] = [];
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  while (stack.length && issues.length < MAX_ISSUES) {
+    const { value: v, path } = stack.pop()!;
+    if (typeof v === "string") {
+      const reason = unstorableReason(v);
+      if (reason) issues.push({ path, message: reason });
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: [...path, i] });
+    } else if (v && typeof v === "object" && !(v instanceof Date)) {
+      for (const [k, child] of Object.entries(v)) {
+        const reason = unstorableReason(k);
+        if (reason) issues.push({ path: [...path, k.toWellFormed().replaceAll("\u0000", "\\u0000")], message: `field name ${reason}` });
+        else stack.push({ value: child, path: [...path, k] });
+      }
+    }
+  }
+  return issues;
+}
+
+export const pathText = (path: (string | number)[]) => path.join(".") || "(body)";
+
+/** The same check as a zod refinement, for request schemas (`.superRefine(refuseUnstorable)`). */
+export function refuseUnstorable(value: unknown, ctx: z.RefinementCtx) {
+  for (const issue of findUnstorable(value)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+}
+
+/** Details in the error shape's form: [{path: "target.id", message}]. */
+export function unstorableDetails(value: unknown): { path: string; message: string }[] {
+  return findUnstorable(value).map((i) => ({ path: pathText(i.path), message: i.message }));
+}
