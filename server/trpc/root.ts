@@ -13,6 +13,8 @@ import { targetsRouter } from "./routers/targets";
 import { analysesRouter } from "./routers/analyses";
 import { quizRouter } from "./routers/quiz";
 import { flashcardsRouter } from "./routers/flashcards";
+import { quotaRouter } from "./routers/quota";
+import { adminQuotasRouter } from "./routers/admin-quotas";
 
 export const appRouter = router({
   me: meRouter,
@@ -24,7 +26,11 @@ export const appRouter = router({
   analyses: analysesRouter,
   quiz: quizRouter,
   flashcards: flashcardsRouter,
-  admin: router({ jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter }),
+  quota: quotaRouter,
+  admin: router({
+    jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter,
+    quotas: adminQuotasRouter,
+  }),
 });
 
 export type AppRouter = typeof appRouter;

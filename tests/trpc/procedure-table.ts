@@ -97,6 +97,10 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.monitor.overview": { access: "admin", input: () => ({ window: "1h" }) },
   "admin.monitor.runtimes": { access: "admin", input: () => undefined },
   "admin.monitor.audit": { access: "admin", input: () => ({}) },
+  // Quotas (issue 13).
+  "quota.get": { access: "learner", input: () => undefined },
+  "admin.quotas.get": { access: "admin", input: (w) => ({ user: w.a.user.email }) },
+  "admin.quotas.setLimit": { access: "admin", input: (w) => ({ userId: w.a.user.id, metric: "jobs", period: "hour", allowed: 40 }) },
 };
 
 export async function createWorld(): Promise<World> {
