@@ -2,7 +2,7 @@ import { Prisma } from "../generated/prisma/client";
 import type { DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { unstorableDetails } from "../security/storable-text";
-import { isTimeInRange, type JobFilter } from "./filter-schema";
+import type { JobFilter } from "./filter-schema";
 
 /**
  * Turns an explorer filter into one SQL condition over `"AiRuntimeJob" j`. Every branch is
