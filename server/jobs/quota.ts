@@ -164,3 +164,10 @@ export async function setQuotaLimit(input: { actorId: string; userId: string; me
     return { ...key, allowed: input.allowed, previous: previous?.allowed ?? null };
   });
 }
+
+/** Counters whose window ended more than a day ago are history; the daily prune deletes them. */
+export async function pruneQuotaUsage(at: Date = now()) {
+  const before = new Date(windowOf("day", at).start.getTime() - PERIOD_MS.day);
+  const { count } = await getDb().quotaUsage.deleteMany({ where: { windowStart: { lt: before } } });
+  return count;
+}

@@ -4,6 +4,7 @@ import { getDb } from "@/server/db";
 import { advanceClock, now, resetClock } from "@/server/clock";
 import { createJob } from "@/server/jobs/create";
 import { consumeQuota, getJobQuotaUsage, windowOf } from "@/server/jobs/quota";
+import { pruneFinishedJobs } from "@/server/jobs/retention";
 import { APP_URL, callerAs, setPassword, signedInCookie } from "../helpers/auth";
 import { trpcHttp } from "../helpers/trpc-route";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
@@ -193,5 +194,16 @@ describe("job creation quotas", () => {
     const row = await getDb().quotaUsage.findFirst({ where: { userId: l.user.id, metric: "tokens" } });
     expect(row?.used).toBe(9000);
     expect(await spend(20_000)).toBe("QUOTA_EXCEEDED");
+  });
+
+  it("the daily prune deletes counters of windows that ended more than a day ago, and only those", async () => {
+    const l = await createLearner();
+    await asLearner(l);
+    const old = new Date(windowOf("day", now()).start.getTime() - 3 * 86_400_000);
+    await getDb().quotaUsage.create({ data: { userId: l.user.id, metric: "jobs", period: "day", windowStart: old, used: 3, updatedAt: old } });
+    await pruneFinishedJobs();
+    const left = await getDb().quotaUsage.findMany({ where: { userId: l.user.id } });
+    expect(left.some((r) => r.windowStart.getTime() === old.getTime())).toBe(false);
+    expect(left.filter((r) => r.metric === "jobs")).toHaveLength(2);
   });
 });
