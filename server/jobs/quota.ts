@@ -4,7 +4,6 @@ import { quotaConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import type { JobType } from "../generated/prisma/enums";
-import { recordAudit } from "../admin/audit";
 import { JOB_TYPES } from "./constants";
 
 /**
@@ -136,33 +135,6 @@ export async function assertJobQuotaRoom(userId: string, jobTypes: JobType[], at
     const needed = u.jobType === null ? jobTypes.length : jobTypes.filter((t) => t === u.jobType).length;
     if (needed && u.used + needed > u.allowed) throw exceeded(u, u.used, u.resetsAt);
   }
-}
-
-/**
- * An admin sets one learner's limit for a metric and period (null: back to the default), audited
- * in the same transaction. Raising a limit takes effect on the learner's next request.
- */
-export async function setQuotaLimit(input: { actorId: string; userId: string; metric: string; period: Period; allowed: number | null }) {
-  if (!JOB_METRICS.includes(input.metric)) throw new AppError("INVALID_REQUEST", `unknown quota metric ${input.metric}`, { allowed: JOB_METRICS });
-  return getDb().$transaction(async (tx) => {
-    const user = await tx.user.findUnique({ where: { id: input.userId }, select: { id: true } });
-    if (!user) throw new AppError("NOT_FOUND", "user not found");
-    const key = { userId: input.userId, metric: input.metric, period: input.period };
-    const previous = await tx.quotaLimit.findUnique({ where: { userId_metric_period: key }, select: { allowed: true } });
-    const at = now();
-    if (input.allowed === null) await tx.quotaLimit.deleteMany({ where: key });
-    else
-      await tx.quotaLimit.upsert({
-        where: { userId_metric_period: key },
-        create: { ...key, allowed: input.allowed, updatedBy: input.actorId, updatedAt: at },
-        update: { allowed: input.allowed, updatedBy: input.actorId, updatedAt: at },
-      });
-    await recordAudit(
-      { actorId: input.actorId, action: "quota.set_limit", scope: { ...key, allowed: input.allowed, previous: previous?.allowed ?? null }, count: 1 },
-      tx,
-    );
-    return { ...key, allowed: input.allowed, previous: previous?.allowed ?? null };
-  });
 }
 
 /** Counters whose window ended more than a day ago are history; the daily prune deletes them. */

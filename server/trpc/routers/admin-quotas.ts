@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { getDb } from "../../db";
 import { AppError } from "../../errors";
-import { getJobQuotaUsage, JOB_METRICS, PERIODS, setQuotaLimit } from "../../jobs/quota";
+import { getJobQuotaUsage, JOB_METRICS, PERIODS } from "../../jobs/quota";
+import { setQuotaLimit } from "../../admin/quotas";
 import { adminProcedure, router } from "../init";
 import { quotaUsageSchema } from "../schemas";
 
