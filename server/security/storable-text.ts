@@ -18,23 +18,36 @@ export function unstorableReason(s: string): string | null {
 
 /**
  * Every string (and object key) in a JSON-like value that cannot be stored. Walks with an explicit
- * stack, not recursion: a body nested 20,000 levels deep must not overflow the call stack.
+ * stack, not recursion: a body nested 20,000 levels deep must not overflow the call stack. Paths
+ * are built only for the strings that fail, so a clean 60 KB result costs tens of microseconds.
  */
+type Frame = { value: unknown; key: string | number | null; parent: Frame | null };
+
+function pathOf(frame: Frame): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let f: Frame | null = frame; f && f.key !== null; f = f.parent) path.push(f.key);
+  return path.reverse();
+}
+
+const printableKey = (k: string) => k.toWellFormed().replaceAll("\u0000", "\\u0000");
+
 export function findUnstorable(value: unknown): UnstorableIssue[] {
   const issues: UnstorableIssue[] = [];
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  const stack: Frame[] = [{ value, key: null, parent: null }];
   while (stack.length && issues.length < MAX_ISSUES) {
-    const { value: v, path } = stack.pop()!;
+    const frame = stack.pop()!;
+    const v = frame.value;
     if (typeof v === "string") {
       const reason = unstorableReason(v);
-      if (reason) issues.push({ path, message: reason });
+      if (reason) issues.push({ path: pathOf(frame), message: reason });
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: [...path, i] });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: i, parent: frame });
     } else if (v && typeof v === "object" && !(v instanceof Date)) {
-      for (const [k, child] of Object.entries(v)) {
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
         const reason = unstorableReason(k);
-        if (reason) issues.push({ path: [...path, k.toWellFormed().replaceAll("\u0000", "\\u0000")], message: `field name ${reason}` });
-        else stack.push({ value: child, path: [...path, k] });
+        if (reason) issues.push({ path: [...pathOf(frame), printableKey(k)], message: `field name ${reason}` });
+        else stack.push({ value: (v as Record<string, unknown>)[k], key: k, parent: frame });
       }
     }
   }
