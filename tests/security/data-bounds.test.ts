@@ -108,6 +108,18 @@ describe("learner text is bounded and reaches the model as delimited data (item 
     expect(await storedName()).toBe("Ada Lovelace the second");
   });
 
+  it("a NUL or lone surrogate in the name is a 400 naming the field, nothing stored", async () => {
+    const before = await storedName();
+    for (const name of ["Ada\u0000Lovelace", "Ada\ud800"]) {
+      const res = await updateName(name);
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      expect(body.code).toBe("INVALID_REQUEST");
+      expect(body.message).toMatch(/^name /);
+    }
+    expect(await storedName()).toBe(before);
+  });
+
   it("a name of only control characters is refused", async () => {
     expect((await updateName("\u0001\u0002\u202e")).status).toBe(400);
   });
