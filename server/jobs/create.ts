@@ -6,9 +6,9 @@ import { now } from "../clock";
 import { AppError, isUniqueViolation } from "../errors";
 import { IN_FLIGHT_STATUSES } from "./constants";
 import { hashJson } from "./hashing";
-import { consumeJobQuota } from "./quota";
+import { assertJobQuotaRoom, consumeJobQuota } from "./quota";
 import { paramsSchemas } from "./schemas";
-import { captureSnapshot, type Target } from "./snapshot";
+import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
 import type { Actor } from "./state-machine";
 import { toJobView } from "./views";
 
@@ -76,15 +76,20 @@ export async function createJob(input: CreateJobInput) {
     credentialId = credential.id;
   }
 
-  const snapshot = input.snapshotId
+  const given = input.snapshotId
     ? await db.snapshot.findFirstOrThrow({ where: { id: input.snapshotId, userId: input.userId }, select: { id: true, contentHash: true } })
-    : await captureSnapshot(db, input.userId, input.target);
-  const inputHash = hashJson({ ...where, params, snapshot: snapshot.contentHash, apiKeyMode });
+    : null;
+  const prepared = given ? null : await prepareSnapshot(db, input.userId, input.target);
+  const inputHash = hashJson({ ...where, params, snapshot: given?.contentHash ?? prepared!.contentHash, apiKeyMode });
 
   if (!key) {
     const inflight = await findInFlight(db, input.userId, inputHash);
     if (inflight) return { job: toJobView(inflight), created: false };
   }
+  // Over quota: refuse before storing the snapshot, so a refusal writes nothing. The transaction
+  // below counts the job atomically; this read only saves the work when the limit is plainly hit.
+  if (input.actor.type === "learner") await assertJobQuotaRoom(input.userId, [input.jobType]);
+  const snapshot = given ?? (await storeSnapshot(db, input.userId, prepared!));
 
   try {
     const job = await db.$transaction(async (tx) => {

@@ -83,13 +83,17 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
   };
 }
 
-/**
- * Captures the target's state as an immutable, content-hashed snapshot. Identical content is
- * stored once per learner, so repeated triggers on unchanged data share one row.
- */
-export async function captureSnapshot(db: DbOrTx, userId: string, target: Target) {
+export type PreparedSnapshot = { target: Target; content: SnapshotContent; contentHash: string };
+
+/** Reads and hashes the target's state without storing anything (a refused request leaves no row). */
+export async function prepareSnapshot(db: DbOrTx, userId: string, target: Target): Promise<PreparedSnapshot> {
   const content = await readLearningState(db, userId, target);
-  const contentHash = hashJson(content);
+  return { target, content, contentHash: hashJson(content) };
+}
+
+/** Stores a prepared snapshot; identical content is stored once per learner. */
+export async function storeSnapshot(db: DbOrTx, userId: string, prepared: PreparedSnapshot) {
+  const { target, content, contentHash } = prepared;
   const where = { userId_contentHash: { userId, contentHash } };
   const existing = await db.snapshot.findUnique({ where, select: { id: true, contentHash: true } });
   if (existing) return existing;
@@ -102,6 +106,14 @@ export async function captureSnapshot(db: DbOrTx, userId: string, target: Target
     if (!isUniqueViolation(e)) throw e;
     return db.snapshot.findUniqueOrThrow({ where, select: { id: true, contentHash: true } });
   }
+}
+
+/**
+ * Captures the target's state as an immutable, content-hashed snapshot. Identical content is
+ * stored once per learner, so repeated triggers on unchanged data share one row.
+ */
+export async function captureSnapshot(db: DbOrTx, userId: string, target: Target) {
+  return storeSnapshot(db, userId, await prepareSnapshot(db, userId, target));
 }
 
 const cache = new Map<string, { contentHash: string; capturedAt: Date; content: SnapshotContent; kpIds: Set<string> }>();

@@ -206,4 +206,15 @@ describe("job creation quotas", () => {
     expect(left.some((r) => r.windowStart.getTime() === old.getTime())).toBe(false);
     expect(left.filter((r) => r.metric === "jobs")).toHaveLength(2);
   });
+
+  it("a refused creation writes nothing: no job, no snapshot, no counter change", async () => {
+    const l = await createLearner();
+    for (let i = 0; i < 5; i++) await asLearner(l);
+    // New learner data, so the refused request would have captured a new snapshot.
+    await getDb().material.update({ where: { id: l.material.id }, data: { content: "Changed after the limit was reached." } });
+    const count = () => Promise.all([getDb().snapshot.count({ where: { userId: l.user.id } }), jobCount(l), getDb().quotaUsage.findMany({ where: { userId: l.user.id }, orderBy: { metric: "asc" } })]);
+    const before = await count();
+    expect(await outcome(asLearner(l, { idempotencyKey: null }))).toBe("QUOTA_EXCEEDED");
+    expect(await count()).toEqual(before);
+  });
 });
