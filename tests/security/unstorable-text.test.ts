@@ -6,6 +6,7 @@ import { validOutput } from "../helpers/outputs";
 import { authRequest, setPassword, signedInCookie } from "../helpers/auth";
 import { trpcHttp } from "../helpers/trpc-route";
 import { getDb } from "@/server/db";
+import { startApiServer } from "../runtime/api-server";
 
 /**
  * Issue 13, items 4 and 5: text PostgreSQL cannot store, and prototype-named failure codes, are
@@ -140,5 +141,35 @@ describe("auth refuses NUL and lone surrogates", () => {
     expect(body.code).toBe("INVALID_REQUEST");
     expect(body.message).toContain("email");
     expect(await getDb().signInThrottle.count({ where: { email: { startsWith: email.slice(0, 10) } } })).toBe(0);
+  });
+});
+
+describe("over a real socket (the Node transport the app serves the protocol with)", () => {
+  it("escaped NUL and lone surrogates in heartbeat and result bodies: 400 naming the field; then the job finishes normally", async () => {
+    const api = await startApiServer();
+    try {
+      const { job } = await lockedJob();
+      const holder = (await jobRow(job.id)).lockedBy!;
+      const post = async (action: string, raw: string) => {
+        const res = await fetch(`${api.url}/internal/runtime/jobs/${job.id}/${action}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+          body: raw,
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      const before = await fingerprint(job.id);
+      // The bytes on the wire are plain ASCII JSON escapes, exactly what a Runtime's JSON encoder sends.
+      const hb = await post("heartbeat", `{"runtimeInstanceId":"${holder}","attemptNo":1,"message":"a\\u0000b"}`);
+      expectRefused(hb, "message");
+      const out = JSON.stringify(validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id))).replace('"Calvin cycle"', '"Calvin\\ud800cycle"');
+      const result = await post("result", `{"runtimeInstanceId":"${holder}","attemptNo":1,"output":${out}}`);
+      expectRefused(result, "output.weakPoints.0.title");
+      expect(await fingerprint(job.id)).toEqual(before);
+      const ok = await post("result", JSON.stringify({ runtimeInstanceId: holder, attemptNo: 1, output: validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id)) }));
+      expect(ok.status).toBe(200);
+    } finally {
+      await api.close();
+    }
   });
 });
