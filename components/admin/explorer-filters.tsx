@@ -30,6 +30,7 @@ export function filterFromParams(p: URLSearchParams): { filter: JobFilter; sort:
     targetType: targetType === "user" || targetType === "material" || targetType === "knowledge_point" ? targetType : undefined,
     targetId: s("targetId"),
     errorCode: s("error"),
+    rule: s("rule"),
     runtimeId: s("runtime"),
     createdFrom: iso("from"),
     createdTo: iso("to"),
@@ -50,6 +51,7 @@ const FIELDS = [
   ["q", "Search", "job id, idempotency key, user id or email"],
   ["user", "User", "id or email"],
   ["error", "Error code", "e.g. INVALID_SCHEMA"],
+  ["rule", "Violated rule", "e.g. one_correct_option"],
   ["runtime", "Runtime instance", "instance id"],
   ["targetId", "Target id", ""],
 ] as const;

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useTRPC } from "@/components/trpc/client";
 import { JobActions } from "./job-actions";
 import { useLiveOptions } from "./live";
+import { RejectedOutput } from "./rejected-output";
 import { ErrorBox, fmtTime, JobLink, Json, Loading, Panel, StatusBadge } from "./ui";
 
 /** One job in full: fields, live lease and progress, the timeline with each attempt's error, input, result, lineage. */
@@ -17,6 +18,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
   const { job } = d;
   const attempts = [...new Set(d.events.map((e) => e.attemptNo))];
   const held = job.status === "locked" || job.status === "running";
+  const rejections = new Map(d.rejections.map((r) => [r.attemptNo, r]));
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
@@ -100,6 +102,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
                     <span className="font-mono text-rose-700">{e.errorCode}</span> {e.errorMessage}
                   </span>
                 )}
+                {e.errorCode === "INVALID_SCHEMA" && rejections.get(e.attemptNo) && <RejectedOutput rejection={rejections.get(e.attemptNo)!} />}
               </span>
             </li>
           ))}
