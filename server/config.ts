@@ -50,3 +50,11 @@ export const alertConfig = {
     return num("ALERT_FAILURE_MIN_JOBS", 5);
   },
 };
+
+/** Background bulk actions of the console (server/admin/bulk*.ts). */
+export const bulkConfig = {
+  /** Jobs per batch: each batch is one short transaction, so row locks stay brief and cancel is prompt. */
+  get batchSize() {
+    return num("BULK_BATCH_SIZE", 200);
+  },
+};

@@ -2,9 +2,10 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc/client";
-import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, when, type Job, type Targets } from "./labels";
+import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, type Job, type Targets } from "./labels";
 import { JobProgress, StatusBadge } from "./progress-bar";
 import { TypeIcon } from "./type-icon";
+import { Time } from "@/components/time";
 
 type Props = { jobs: Job[] | undefined; loading: boolean; error: string | null; targets: Targets | undefined; selectedId: string | null; onOpen: (id: string) => void };
 
@@ -48,7 +49,7 @@ function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets
             {info.title}
           </span>
           <span className="mt-0.5 block truncate text-xs text-slate-500">
-            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · {when(job.createdAt)}
+            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · <Time value={job.createdAt} relative />
           </span>
         </button>
         <div className="flex shrink-0 items-center gap-2">
