@@ -81,7 +81,7 @@ function ResultView({ job, output }: { job: Pick<Job, "id" | "jobType">; output:
     case "weak_point_analysis":
       return <WeakPointsResult output={weakPointsSchema.parse(output)} />;
     case "next_action_planning":
-      return <NextActionsResult output={nextActionsSchema.parse(output)} />;
+      return <NextActionsResult key={job.id} jobId={job.id} output={nextActionsSchema.parse(output)} />;
     case "quiz_generation":
       return <QuizPlayer key={job.id} jobId={job.id} output={quizSchema.parse(output)} />;
     case "flashcard_generation":
