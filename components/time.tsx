@@ -42,16 +42,18 @@ export function useNow(): number {
   return useSyncExternalStore(subscribe, getSnapshot, getServerSnapshot);
 }
 
-const absolute = () =>
-  new Intl.DateTimeFormat(undefined, {
-    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short",
+/** `where` is for tests; pages always use the viewer's own locale and zone (undefined). */
+type Where = { locale?: string; timeZone?: string };
+const absolute = (w: Where = {}) =>
+  new Intl.DateTimeFormat(w.locale, {
+    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short", timeZone: w.timeZone,
   });
 const dayOnly = () => new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
 const clockOnly = () => new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
 
 /** "Nov 30, 2026, 18:20:05 GMT+1" in the viewer's locale and zone. */
-export function formatAbsolute(value: Date | string): string {
-  return absolute().format(new Date(value));
+export function formatAbsolute(value: Date | string, where?: Where): string {
+  return absolute(where).format(new Date(value));
 }
 
 /** The neutral text shown before the browser's zone is known: ISO minutes in UTC. */
@@ -65,9 +67,9 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 ];
 
 /** "2 min ago", "in 5 sec", "yesterday": the largest unit that fits, in the viewer's language. */
-export function formatRelative(value: Date | string, nowMs: number): string {
+export function formatRelative(value: Date | string, nowMs: number, where?: Where): string {
   const diff = new Date(value).getTime() - nowMs;
-  const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: "auto", style: "short" });
+  const rtf = new Intl.RelativeTimeFormat(where?.locale, { numeric: "auto", style: "short" });
   if (Math.abs(diff) < 10_000) return rtf.format(0, "second");
   for (const [unit, ms] of UNITS) if (Math.abs(diff) >= ms || unit === "second") return rtf.format(Math.round(diff / ms), unit);
   return rtf.format(0, "second");

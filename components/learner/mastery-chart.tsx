@@ -57,8 +57,9 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
             <text x={PAD.l - 6} y={y(m) + 4} textAnchor="end" fontSize="10" fill="#475569">{pct(m)}</text>
           </g>
         ))}
-        {[...new Set(data.overall.map((p) => p.at))].filter((_, i, a) => a.length <= 6 || i % Math.ceil(a.length / 6) === 0).map((at) => (
-          <text key={at} x={x(at)} y={H - 6} textAnchor="middle" fontSize="10" fill="#475569">{formatAxis(at, spanDays >= 2)}</text>
+        {[...new Set(data.overall.map((p) => p.at))].filter((_, i, a) => a.length <= 6 || i % Math.ceil(a.length / 6) === 0).map((at, i, shown) => (
+          // The first and last labels hug the plot's edges so they are never cut off.
+          <text key={at} x={x(at)} y={H - 6} textAnchor={shown.length > 1 && i === 0 ? "start" : shown.length > 1 && i === shown.length - 1 ? "end" : "middle"} fontSize="10" fill="#475569">{formatAxis(at, spanDays >= 2)}</text>
         ))}
         {data.topics.map((t, i) =>
           hidden.has(t.knowledgePointId) ? null : (

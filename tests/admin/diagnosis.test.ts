@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { setConsent } from "@/server/jobs/consent";
 import { REJECTED_OUTPUT_CAP_BYTES } from "@/server/jobs/rejection";
+import { submitResult } from "@/server/jobs/results";
 import { callerAs } from "../helpers/auth";
 import { createLearner, createTestJob, jobRow, runtimeKey, uid, type Learner } from "../helpers/factories";
 import { validOutput } from "../helpers/outputs";
@@ -87,6 +88,16 @@ describe("a refused output", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const detail = await asAdmin().admin.explorer.detail({ jobId: job.id });
     expect(detail.rejections[0]!.violations.some((v) => v.path === "questions")).toBe(true);
+  });
+
+  it("text PostgreSQL cannot store in jsonb (NUL) inside a refused output is kept as a stand-in, never a 5xx", async () => {
+    // The HTTP door refuses NUL with 400; the in-app worker calls the domain directly, as here.
+    const { job, rt } = await heldQuiz(1);
+    const output = { questions: [], ["bad\u0000key"]: "x\u0000y" };
+    await expect(submitResult(job.id, { runtimeInstanceId: rt.id, attemptNo: 1, output })).rejects.toMatchObject({ code: "INVALID_SCHEMA" });
+    const stored = await getDb().jobRejection.findUniqueOrThrow({ where: { jobId_attemptNo: { jobId: job.id, attemptNo: 1 } } });
+    expect(JSON.stringify(stored.violations)).toContain("\ufffd");
+    expect(JSON.parse(stored.output)).toEqual(output);
   });
 
   it("a second submission for the same attempt is LOCK_LOST and keeps the first rejection", async () => {
