@@ -77,3 +77,37 @@ test("[ADMIN] a failure spike raises the console's banner on every page", async 
   await expect(page).toHaveURL(/\/admin\/jobs\?status=failed/);
   await expect(page.getByTestId("alert-banner")).toBeVisible();
 });
+
+test("[ADMIN] the Jobs page lists bulk runs with their progress and final counts; a run can be stopped", async ({ page }) => {
+  const me = await trpc<{ user: { id: string } }>(learner, "me.get", undefined, "query");
+  const t = tag();
+  for (let i = 0; i < 30; i++) {
+    const res = await trpc(learner, "jobs.create", { jobType: "flashcard_generation", target: { type: "user", id: me.data.user.id }, params: { count: 2 }, idempotencyKey: `${t}-${i}` }, "mutation");
+    expect(res.status).toBe(200);
+  }
+  const scope = { filter: { user: ADA.email, jobType: ["flashcard_generation"], status: ["pending", "locked", "running"] } };
+  type Run = { id: string; status: string; total: number; affected: number };
+  // The reference Runtime keeps taking jobs: confirm the count the preview gives at that moment.
+  let run: Run | undefined;
+  for (let i = 0; i < 5 && !run; i++) {
+    const preview = await trpc<{ count: number }>(adminApi, "admin.actions.bulkPreview", { action: "cancel", scope }, "query");
+    const started = await trpc<Run>(adminApi, "admin.actions.bulkRun", { action: "cancel", scope, expectedCount: preview.data.count }, "mutation");
+    if (started.status === 200) run = started.data;
+  }
+  expect(run).toBeDefined();
+  // Asked to stop at once: it ends cancelled, or done if its single batch was already through.
+  const stop = await trpc<Run>(adminApi, "admin.actions.bulkCancel", { id: run!.id }, "mutation");
+  expect([200, 400]).toContain(stop.status);
+
+  await signIn(page.request, ADMIN);
+  await page.goto("/admin/jobs");
+  const panel = page.getByRole("list", { name: "Bulk actions" });
+  const line = panel.getByTestId("bulk-progress").first();
+  await expect(line).toHaveAttribute("data-status", /^(done|cancelled)$/);
+  const ended = await trpc<Run>(adminApi, "admin.actions.bulkStatus", { id: run!.id }, "query");
+  await expect(line).toContainText(`${ended.data.affected} of ${ended.data.total} job`);
+  await expect(line.getByRole("progressbar")).toHaveAttribute("aria-valuemax", String(ended.data.total));
+  await shot(page, "bulk-runs-panel");
+  const audit = await trpc<{ items: { action: string; count: number; scope: { bulkRunId?: string } }[] }>(adminApi, "admin.monitor.audit", { limit: 50 }, "query");
+  expect(audit.data.items.find((a) => a.scope?.bulkRunId === run!.id)?.count).toBe(ended.data.affected);
+});
