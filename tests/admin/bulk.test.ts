@@ -4,6 +4,7 @@ import { cancelBulkRun, getBulkRun, previewBulk, startBulkRun } from "@/server/a
 import { processBulkRun, processPendingBulkRuns } from "@/server/admin/bulk-runner";
 import { getDb } from "@/server/db";
 import { processBulkRunsFn } from "@/server/inngest/functions/process-bulk-runs";
+import { cancelJob } from "@/server/jobs/cancel";
 import { setConsent } from "@/server/jobs/consent";
 import { defaultTasks } from "@/server/scheduler/tasks";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
@@ -37,7 +38,7 @@ async function jobsOf(n: number, status: "pending" | "failed") {
       CASE WHEN ${status} = 'failed' THEN now() END
     FROM "AiRuntimeJob", generate_series(1, ${n}) g WHERE id = ${base.id}`;
   // The template job itself is out of every scope below.
-  await db().aiRuntimeJob.update({ where: { id: base.id }, data: { status: "cancelled" } });
+  await cancelJob(base.id, { type: "learner", id: learner.user.id });
   return { learner, tag, filter: { user: learner.user.id, status: [status] } };
 }
 
