@@ -103,7 +103,11 @@ export function JobDetail({ jobId }: { jobId: string }) {
                     <span className="font-mono text-rose-700">{e.errorCode}</span> {e.errorMessage}
                   </span>
                 )}
-                {e.errorCode === "INVALID_SCHEMA" && rejections.get(e.attemptNo) && <RejectedOutput rejection={rejections.get(e.attemptNo)!} />}
+                {e.errorCode === "INVALID_SCHEMA" && e.toStatus === "failed" && (rejections.get(e.attemptNo) ? (
+                  <RejectedOutput rejection={rejections.get(e.attemptNo)!} />
+                ) : (
+                  <span className="mt-0.5 block text-xs text-slate-600">The Runtime reported this failure itself; only outputs submitted to the API are kept, so there is no output to show.</span>
+                ))}
               </span>
             </li>
           ))}
