@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { buttonClass, ErrorBox, fmtTime, inputClass, Loading, Panel } from "./ui";
+import { Time } from "@/components/time";
+import { buttonClass, ErrorBox, inputClass, Loading, Panel } from "./ui";
 
 type Row = { metric: string; period: "hour" | "day"; allowed: number; used: number; resetsAt: string; overridden: boolean };
 
@@ -67,7 +68,7 @@ function QuotaRow({ userId, row }: { userId: string; row: Row }) {
         {row.allowed}
         {row.overridden && <span className="ml-1 text-xs text-indigo-700">(raised or lowered for this learner)</span>}
       </td>
-      <td className="text-xs">{fmtTime(row.resetsAt)}</td>
+      <td className="text-xs"><Time value={row.resetsAt} /></td>
       <td>
         <form
           className="flex items-center gap-1"

@@ -15,6 +15,7 @@ import { quizRouter } from "./routers/quiz";
 import { flashcardsRouter } from "./routers/flashcards";
 import { quotaRouter } from "./routers/quota";
 import { adminQuotasRouter } from "./routers/admin-quotas";
+import { progressRouter } from "./routers/progress";
 
 export const appRouter = router({
   me: meRouter,
@@ -26,6 +27,7 @@ export const appRouter = router({
   analyses: analysesRouter,
   quiz: quizRouter,
   flashcards: flashcardsRouter,
+  progress: progressRouter,
   quota: quotaRouter,
   admin: router({
     jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter,
