@@ -5,6 +5,7 @@ import { getDb } from "../db";
 import { authSecret } from "./secret";
 import { appConfig, webSecurityConfig } from "../config";
 import { clientIp } from "./client-ip";
+import { rateLimitStorage } from "./rate-limit-storage";
 import { admitSignIn, normalizeEmail, settleSignIn } from "./sign-in-throttle";
 
 const DAY_SECONDS = 86_400;
@@ -47,11 +48,12 @@ function createAuth() {
         role: { type: ["learner", "admin"], required: false, defaultValue: "learner", input: false },
       },
     },
-    // Per IP and path, stored in the database so every app instance shares the counts; the
-    // per-account failure limit below is what stops password guessing from many IPs.
+    // Per IP and path, stored in the database so every app instance shares the counts, decided by
+    // one upsert (rate-limit-storage.ts); the sign-in throttle in the hooks below is what stops
+    // password guessing at one account.
     rateLimit: {
       enabled: true,
-      storage: "database",
+      customStorage: rateLimitStorage,
       window: 60,
       max: 100,
       customRules: { [SIGN_IN_PATH]: { window: 60, max: webSecurityConfig.signInPerIpPerMinute } },

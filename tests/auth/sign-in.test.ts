@@ -227,6 +227,16 @@ describe("failed sign-in limits", { timeout: 90_000 }, () => {
     // Another IP is not affected.
     expect((await signIn(learner.user.email, password, uniqueIp())).status).toBe(200);
   });
+
+  it("the per-IP limit holds under 40 concurrent requests: exactly 20 pass, never a 5xx", async () => {
+    const ip = uniqueIp();
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, () => authRequest("/sign-in/email", { body: { email: `${uid("spray")}@example.test` }, ip }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 400)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+    expect((await getDb().rateLimit.findFirstOrThrow({ where: { key: { contains: ip } } })).count).toBe(40);
+  });
 });
 
 describe("the client address behind trusted proxies", () => {
