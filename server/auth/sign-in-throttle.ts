@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import { now } from "../clock";
@@ -22,8 +23,10 @@ export function normalizeEmail(email: unknown): string | null {
   return typeof email === "string" && email.trim() ? email.trim().toLowerCase() : null;
 }
 
-const pairKey = (email: string, ip: string) => `pair:${email}|${ip}`;
-const accountKey = (email: string) => `account:${email}`;
+// The email is hashed into the key: any string a client sends (NUL, 1 MB) fits a text key.
+const digest = (email: string) => createHash("sha256").update(email).digest("base64url");
+const pairKey = (email: string, ip: string) => `pair:${digest(email)}|${ip}`;
+const accountKey = (email: string) => `account:${digest(email)}`;
 
 type Counter = { attempts: number; windowStart: Date };
 

@@ -4,6 +4,7 @@ import { signInFromForm } from "@/server/auth/form-sign-in";
 import { stripSessionTokens } from "@/server/auth/auth";
 import { getDb } from "@/server/db";
 import { appConfig } from "@/server/config";
+import { handleAuthRequest } from "@/server/auth/handler";
 import { APP_URL, authRequest, setPassword, signedInCookie, uniqueIp } from "../helpers/auth";
 import { createLearner, uid, type Learner } from "../helpers/factories";
 
@@ -128,5 +129,38 @@ describe("the sign-in form's POST target (works without JavaScript)", () => {
     const cross = await postForm({ email: learner.user.email, password }, { origin: "http://evil.example", "sec-fetch-site": "cross-site" });
     expect(cross.headers.get("location")).toBe("/sign-in?error=refused");
     expect(cross.headers.getSetCookie().some((c) => c.includes("session_token="))).toBe(false);
+  });
+});
+
+describe("hostile sign-in bodies", () => {
+  it.each([
+    ["a NUL in the email", { email: "a\u0000@example.test", password: "x".repeat(10) }],
+    ["a NUL in the password", { email: "nul@example.test", password: "ab\u0000cdefgh" }],
+    ["a lone surrogate", { email: "\ud800@example.test", password: "\udfffabcdefgh" }],
+    ["a 100 KB email", { email: `${"a".repeat(100_000)}@example.test`, password: "abcdefgh" }],
+    ["prototype names", { email: "__proto__", password: "toString", __proto__: { polluted: true }, constructor: "x" }],
+    ["a deeply nested body", JSON.parse(`${'{"email":'.repeat(500)}"x"${"}".repeat(500)}`)],
+    ["an array", [1, 2, 3]],
+  ])("%s: a 4xx, never a 5xx", async (_name, body) => {
+    const res = await authRequest("/sign-in/email", { body });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+  });
+
+  it("malformed JSON and a form with hostile fields: 4xx or a redirect back, never a 5xx", async () => {
+    const raw = await handleAuthRequest(
+      new Request(`${APP_URL}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: APP_URL }, body: '{"email": "a' }),
+    );
+    expect(raw.status).toBeGreaterThanOrEqual(400);
+    expect(raw.status).toBeLessThan(500);
+    const form = await signInFromForm(
+      new Request(`${APP_URL}/api/auth/sign-in-form`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: APP_URL },
+        body: "email=%00&password=%00%00%00%00%00%00%00%00&next=%00",
+      }),
+    );
+    expect(form.status).toBe(303);
+    expect(form.headers.get("location")).toBe("/sign-in?error=wrong");
   });
 });
