@@ -71,6 +71,7 @@ export async function settleSignIn(email: string, ip: string, outcome: "success"
   if (outcome === "success") {
     await db.signInCounter.deleteMany({ where: { key: pairKey(email, ip) } });
     await giveBack([accountKey(email)]);
+    await pruneEndedWindows();
   } else {
     await giveBack([pairKey(email, ip), accountKey(email)]);
   }
@@ -79,6 +80,17 @@ export async function settleSignIn(email: string, ip: string, outcome: "success"
 async function giveBack(keys: string[]) {
   await getDb().$executeRaw`
     UPDATE "SignInCounter" SET attempts = GREATEST(attempts - 1, 0) WHERE key IN (${Prisma.join(keys)})`;
+}
+
+/**
+ * Counters whose window has ended count nothing; without this, every address that ever guessed
+ * would keep a row. Run on successful sign-ins, which are frequent and not attacker-driven. The
+ * per-IP limiter's rows (rate-limit-storage.ts) use windows of at most a minute.
+ */
+async function pruneEndedWindows() {
+  const at = now().getTime();
+  await getDb().$executeRaw`DELETE FROM "SignInCounter" WHERE "windowStart" < ${new Date(at - config.signInWindowMs)}::timestamp(3)`;
+  await getDb().$executeRaw`DELETE FROM "RateLimit" WHERE "lastRequest" < ${at - 10 * 60_000}`;
 }
 
 export function signInKeys(email: string, ip: string) {

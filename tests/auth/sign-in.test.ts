@@ -209,6 +209,21 @@ describe("failed sign-in limits", { timeout: 90_000 }, () => {
     });
   });
 
+  it("a successful sign-in prunes counters whose window has ended, and keeps live ones", async () => {
+    const ended = new Date(Date.now() - webSecurityConfig.signInWindowMs - 60_000);
+    const old = `pair:${uid("old")}|10.0.0.1`;
+    const live = `pair:${uid("live")}|10.0.0.1`;
+    await getDb().signInCounter.createMany({
+      data: [
+        { key: old, attempts: 3, windowStart: ended },
+        { key: live, attempts: 3, windowStart: new Date() },
+      ],
+    });
+    expect((await signIn(learner.user.email, password, uniqueIp())).status).toBe(200);
+    expect(await getDb().signInCounter.count({ where: { key: old } })).toBe(0);
+    expect(await getDb().signInCounter.count({ where: { key: live } })).toBe(1);
+  });
+
   it("the slowdown doubles per failure past the mark, up to the cap (defaults)", () => {
     expect([0, 9, 10, 11, 12, 15, 40].map(accountSlowdownMs)).toEqual([0, 0, 500, 1000, 2000, 10_000, 10_000]);
   });
