@@ -11,19 +11,21 @@ import { failRequest, heartbeatRequest, lockRequest, pollRequest, resultRequest 
 export const MAX_BODY_BYTES = Number(process.env.RUNTIME_MAX_BODY_BYTES ?? 256 * 1024);
 const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-type Endpoint<S extends z.ZodType> = { schema: S; run: (body: z.infer<S>, jobId: string) => Promise<unknown> };
+/** Who is calling: the id of the Runtime key the request was authenticated with (leases are bound to it). */
+type Caller = { keyId: string };
+type Endpoint<S extends z.ZodType> = { schema: S; run: (body: z.infer<S>, jobId: string, caller: Caller) => Promise<unknown> };
 const endpoint = <S extends z.ZodType>(schema: S, run: Endpoint<S>["run"]) => ({ schema, run }) as Endpoint<z.ZodType>;
 
 /** The Runtime protocol (SPEC §4): one entry per endpoint, each a contract schema and a domain call. */
 export const ENDPOINTS = {
-  poll: endpoint(pollRequest, async (body) => ({
-    jobs: body.claim ? await claimJobs(body) : await pollJobs(body),
+  poll: endpoint(pollRequest, async (body, _jobId, caller) => ({
+    jobs: body.claim ? await claimJobs({ ...body, keyId: caller.keyId }) : await pollJobs(body),
     pollIntervalMs: jobConfig.pollIntervalMs,
   })),
-  lock: endpoint(lockRequest, (body, jobId) => lockJob(jobId, body.runtimeInstanceId)),
-  heartbeat: endpoint(heartbeatRequest, (body, jobId) => heartbeat(jobId, body)),
-  result: endpoint(resultRequest, (body, jobId) => submitResult(jobId, body)),
-  fail: endpoint(failRequest, (body, jobId) => failJob(jobId, body)),
+  lock: endpoint(lockRequest, (body, jobId, caller) => lockJob(jobId, body.runtimeInstanceId, caller.keyId)),
+  heartbeat: endpoint(heartbeatRequest, (body, jobId, caller) => heartbeat(jobId, { ...body, keyId: caller.keyId })),
+  result: endpoint(resultRequest, (body, jobId, caller) => submitResult(jobId, { ...body, keyId: caller.keyId })),
+  fail: endpoint(failRequest, (body, jobId, caller) => failJob(jobId, { ...body, keyId: caller.keyId })),
 };
 export type EndpointName = keyof typeof ENDPOINTS;
 
@@ -62,7 +64,7 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
   try {
     if (!name) throw new AppError("NOT_FOUND", "no such Runtime endpoint (see /internal/runtime/openapi.json)");
     if (req.method !== "POST") throw new AppError("METHOD_NOT_ALLOWED", "Runtime endpoints take POST");
-    await verifyRuntimeKey(req.authorization);
+    const caller = await verifyRuntimeKey(req.authorization);
     const { schema, run } = ENDPOINTS[name];
     const body = schema.safeParse(parseJson(req));
     if (!body.success) {
@@ -77,7 +79,7 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
     const touch = touchRuntimeInstance(data.runtimeInstanceId, { capabilities: data.capabilities, version: data.runtimeVersion }).catch((e) =>
       console.error("[runtime-api] lastSeenAt not recorded:", (e as Error).message),
     );
-    const [result] = await Promise.all([run(body.data, jobId), touch]);
+    const [result] = await Promise.all([run(body.data, jobId, caller), touch]);
     return { status: 200, body: result };
   } catch (e) {
     return errorAnswer(e);
