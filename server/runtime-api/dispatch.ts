@@ -5,21 +5,25 @@ import { claimJobs, heartbeat, lockJob, pollJobs } from "../jobs/lease";
 import { failJob, submitResult } from "../jobs/results";
 import { verifyRuntimeKey } from "../runtime-keys";
 import { touchRuntimeInstance } from "../runtime-instances";
+import { getJobWaiters } from "../events/job-waiters";
 import { metrics } from "../observability/metrics";
 import { failRequest, heartbeatRequest, lockRequest, pollRequest, resultRequest } from "./contract";
 
 export const MAX_BODY_BYTES = Number(process.env.RUNTIME_MAX_BODY_BYTES ?? 256 * 1024);
 const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Who is calling: the id of the Runtime key the request was authenticated with (leases are bound to it). */
-type Caller = { keyId: string };
+/**
+ * Who is calling: the id of the Runtime key the request was authenticated with (leases are bound
+ * to it), and the request's abort signal (a long poll whose client has gone stops waiting).
+ */
+type Caller = { keyId: string; signal?: AbortSignal };
 type Endpoint<S extends z.ZodType> = { schema: S; run: (body: z.infer<S>, jobId: string, caller: Caller) => Promise<unknown> };
 const endpoint = <S extends z.ZodType>(schema: S, run: Endpoint<S>["run"]) => ({ schema, run }) as Endpoint<z.ZodType>;
 
 /** The Runtime protocol (SPEC §4): one entry per endpoint, each a contract schema and a domain call. */
 export const ENDPOINTS = {
   poll: endpoint(pollRequest, async (body, _jobId, caller) => ({
-    jobs: body.claim ? await claimJobs({ ...body, keyId: caller.keyId }) : await pollJobs(body),
+    jobs: await pollOrWait(body, caller),
     pollIntervalMs: jobConfig.pollIntervalMs,
   })),
   lock: endpoint(lockRequest, (body, jobId, caller) => lockJob(jobId, body.runtimeInstanceId, caller.keyId)),
@@ -29,6 +33,30 @@ export const ENDPOINTS = {
 };
 export type EndpointName = keyof typeof ENDPOINTS;
 
+/**
+ * poll / claim, held up to waitMs while there is nothing to return. The waiter is registered
+ * before each query, so a job committed in between still wakes it; a wake that finds nothing
+ * (another Runtime was faster) waits again for the rest of the time.
+ */
+async function pollOrWait(body: z.infer<typeof pollRequest>, caller: Caller) {
+  const query = () => (body.claim ? claimJobs({ ...body, keyId: caller.keyId }) : pollJobs(body));
+  if (!body.waitMs) return query();
+  const deadline = Date.now() + body.waitMs;
+  for (;;) {
+    const waiter = getJobWaiters().register(body.capabilities, body.claim);
+    let queryAgain = false;
+    try {
+      const jobs = await query();
+      if (jobs.length) return jobs;
+      const left = deadline - Date.now();
+      if (left <= 0 || (await waiter.wait(left, caller.signal)) !== "woken") return jobs;
+      queryAgain = true;
+    } finally {
+      waiter.cancel(queryAgain);
+    }
+  }
+}
+
 export type RuntimeRequest = {
   method: string;
   /** The path below /internal/runtime/jobs/: ["poll"] or [jobId, action]. */
@@ -37,6 +65,8 @@ export type RuntimeRequest = {
   contentType: string | null;
   /** The raw body; the transport has already refused bodies over MAX_BODY_BYTES. */
   body: string;
+  /** Aborted when the client goes away: frees a long poll's waiter. */
+  signal?: AbortSignal;
 };
 export type RuntimeResponse = { status: number; body: unknown };
 
@@ -64,7 +94,7 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
   try {
     if (!name) throw new AppError("NOT_FOUND", "no such Runtime endpoint (see /internal/runtime/openapi.json)");
     if (req.method !== "POST") throw new AppError("METHOD_NOT_ALLOWED", "Runtime endpoints take POST");
-    const caller = await verifyRuntimeKey(req.authorization);
+    const caller = { ...(await verifyRuntimeKey(req.authorization)), signal: req.signal };
     const { schema, run } = ENDPOINTS[name];
     const body = schema.safeParse(parseJson(req));
     if (!body.success) {
