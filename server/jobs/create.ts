@@ -5,6 +5,7 @@ import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError, isUniqueViolation } from "../errors";
 import { IN_FLIGHT_STATUSES } from "./constants";
+import { nextQueueTurn } from "./fair-queue";
 import { hashJson } from "./hashing";
 import { paramsSchemas } from "./schemas";
 import { captureSnapshot, type Target } from "./snapshot";
@@ -95,6 +96,7 @@ export async function createJob(input: CreateJobInput) {
           params: params as Prisma.InputJsonValue,
           idempotencyKey: key,
           priority: input.priority ?? 0,
+          queueTurn: await nextQueueTurn(tx, input.userId, input.priority ?? 0),
           apiKeyMode,
           credentialId,
           snapshotId: snapshot.id,

@@ -9,6 +9,7 @@ import { decryptSecret } from "../security/secret-box";
 import { HELD_STATUSES, TERMINAL_STATUSES } from "./constants";
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
+import { QUEUE_ORDER } from "./fair-queue";
 import { transition, type JobRow, type TransitionSpec } from "./state-machine";
 import { sweepJob } from "./sweep";
 
@@ -34,9 +35,15 @@ const lockSet = (holder: Holder, at: Date) => Prisma.sql`
   "lockUntil" = ${leaseUntil(at, Prisma.sql`${at}::timestamp(3)`)},
   stage = NULL, progress = 0, "progressMessage" = NULL`;
 
-const visible = (at: Date) => Prisma.sql`j."runAfter" <= ${at}::timestamp(3) AND NOT j."cancelRequested"`;
+const visible = (at: Date, alias = "j") =>
+  Prisma.sql`${Prisma.raw(alias)}."runAfter" <= ${at}::timestamp(3) AND NOT ${Prisma.raw(alias)}."cancelRequested"`;
 
 export type PollInput = Holder & { capabilities: JobType[]; limit: number };
+
+/** Pending, visible (runAfter reached, no cancel asked) and of the Runtime's types. */
+
+const takeable = (input: PollInput, at: Date, alias = "j") =>
+  Prisma.sql`${Prisma.raw(alias)}.status = 'pending' AND ${visible(at, alias)} AND ${Prisma.raw(alias)}."jobType"::text IN (${Prisma.join(input.capabilities)})`;
 
 /** Pending, visible jobs of the Runtime's types in queue order, without taking them. */
 export async function pollJobs(input: PollInput) {
@@ -46,8 +53,8 @@ export async function pollJobs(input: PollInput) {
     Prisma.sql`
     SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
     FROM "AiRuntimeJob" j
-    WHERE j.status = 'pending' AND ${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})
-    ORDER BY j.priority, j."createdAt"
+    WHERE ${takeable(input, at)}
+    ORDER BY ${QUEUE_ORDER}
     LIMIT ${Prisma.raw(String(clampLimit(input.limit)))}`,
   );
 }
@@ -61,8 +68,8 @@ export async function claimJobs(input: PollInput) {
 export function claimSpec(input: PollInput, at: Date): TransitionSpec {
   return {
     action: "claim",
-    where: Prisma.sql`${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})`,
-    batch: { orderBy: Prisma.sql`j.priority, j."createdAt"`, limit: clampLimit(input.limit) },
+    where: takeable(input, at),
+    batch: { orderBy: QUEUE_ORDER, limit: clampLimit(input.limit) },
     to: Prisma.sql`'locked'`,
     set: lockSet(input, at),
     actor: { type: "runtime", id: input.runtimeInstanceId },
