@@ -9,8 +9,8 @@ import path from "node:path";
  *
  * - postgres: the postmaster (from postmaster.pid) and every process whose parent it is;
  * - app: every process in the app server's process group;
- * - runtimes: this process's exited children (the bench Runtimes are our children and exit at
- *   the end of their run; nothing else we started exits during a measured phase).
+ * - runtimes: reported by each bench Runtime itself (process.cpuUsage from "go" on), since the
+ *   exited-children time would also count their start-up (tsx, imports), which is not per job.
  */
 const TICK_MS = 10;
 
@@ -37,6 +37,7 @@ function allStats(): Stat[] {
 }
 
 export type CpuRoles = { postgres: number; app: number; runtimes: number; bench: number };
+// runtimes is filled in by the caller from the workers' own reports; cpuNow leaves it 0.
 
 export function postmasterPid(dataDir: string): number {
   return Number(fs.readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
@@ -50,7 +51,7 @@ export function cpuNow(roles: { postmaster: number; appGroup?: number }): CpuRol
   return {
     postgres: sum(stats.filter((s) => s.pid === roles.postmaster || s.ppid === roles.postmaster)),
     app: roles.appGroup ? sum(stats.filter((s) => s.pgrp === roles.appGroup)) : 0,
-    runtimes: self.children,
+    runtimes: 0,
     bench: self.own,
   };
 }

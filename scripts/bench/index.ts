@@ -88,7 +88,7 @@ try {
         await insertJobs(db, JOBS);
         const cpu0 = cpuNow(roles);
         const { outs, elapsed } = await runWorkers(mode, appUrl, key, processes, CONCURRENCY);
-        cpus.push(perJob(cpuSince(cpu0, roles), JOBS));
+        cpus.push(perJob({ ...cpuSince(cpu0, roles), runtimes: outs.reduce((t, o) => t + o.cpuMs, 0) }, JOBS));
         const done = outs.reduce((n, o) => n + o.done, 0);
         if (done !== JOBS) throw new Error(`${mode}×${processes}: ${done} of ${JOBS} jobs done`);
         const left = await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status <> 'succeeded'`);

@@ -79,9 +79,12 @@ process.stdin.on("data", (d) => {
   if (String(d).includes("stop")) stopping = true;
 });
 const started = performance.now();
+// Our own CPU from "go" on: process start-up (tsx, imports) is not the protocol's cost.
+const cpuAtGo = process.cpuUsage();
 const loop = mode === "claim" ? claimLoop : mode === "longpoll" ? longPollLoop : pollLockLoop;
 await Promise.all(Array.from({ length: concurrency }, () => loop()));
 const elapsedMs = performance.now() - started;
 agent.destroy();
-process.stdout.write(JSON.stringify({ id, done, conflicts, elapsedMs, latencies }) + "\n");
+const cpu = process.cpuUsage(cpuAtGo);
+process.stdout.write(JSON.stringify({ id, done, conflicts, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n");
 process.stdin.destroy();

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 
-export type WorkerOut = { done: number; conflicts: number; latencies: Record<string, number[]> };
+/** cpuMs: the worker's own CPU from "go" to its end (its start-up excluded). */
+export type WorkerOut = { done: number; conflicts: number; cpuMs: number; latencies: Record<string, number[]> };
 
 /**
  * Starts `processes` bench Runtimes (scripts/bench/worker.ts) and waits until all have loaded.
