@@ -15,7 +15,7 @@ function expire(where: Prisma.Sql, at: Date, batch?: number) {
   return transition(getDb(), {
     action: "expire",
     where: Prisma.sql`${where} AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
-    batch: batch ? { orderBy: Prisma.sql`j."lockUntil"`, limit: batch } : undefined,
+    batch: batch ? { orderBy: Prisma.sql`j."lockedAt"`, limit: batch } : undefined,
     to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
     set: Prisma.sql`
       "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
