@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getJobWaiters, drainWaiters } from "@/server/events/job-waiters";
-import { getJobFeed } from "@/server/events/job-feed";
+import { getJobWaiters, drainWaiters, JobWaiters } from "@/server/events/job-waiters";
+import { getJobFeed, JobFeed } from "@/server/events/job-feed";
 import { createLearner, createTestJob, jobRow, runtimeKey, uid, type Learner } from "../helpers/factories";
 import { releaseJobsOf } from "../helpers/release-jobs";
 import { eventually, startApiServer } from "../runtime/api-server";
@@ -126,6 +126,22 @@ describe("long poll", () => {
     const got = results.filter((r) => r.body.jobs.length);
     expect(got).toHaveLength(1);
     expect(got[0]!.body.jobs[0].job.id).toBe(job.id);
+  });
+
+  it("works across app instances: another process's LISTEN connection wakes its own waiter", async () => {
+    // A second instance as the app would have it: its own LISTEN connection and its own waiters.
+    const feed = new JobFeed(process.env.DATABASE_URL!).start();
+    try {
+      await eventually("second LISTEN connection up", async () => feed.connected, 10_000);
+      const other = new JobWaiters(feed);
+      const waiter = other.register(["quiz_generation"], true);
+      const woken = waiter.wait(10_000);
+      await createTestJob(a, "quiz_generation");
+      expect(await woken).toBe("woken");
+      waiter.cancel(true);
+    } finally {
+      await feed.stop();
+    }
   });
 
   it("a draining server answers every waiter at once with no jobs, and holds no new ones", async () => {
