@@ -35,15 +35,13 @@ const lockSet = (holder: Holder, at: Date) => Prisma.sql`
   "lockUntil" = ${leaseUntil(at, Prisma.sql`${at}::timestamp(3)`)},
   stage = NULL, progress = 0, "progressMessage" = NULL`;
 
-const visible = (at: Date, alias = "j") =>
-  Prisma.sql`${Prisma.raw(alias)}."runAfter" <= ${at}::timestamp(3) AND NOT ${Prisma.raw(alias)}."cancelRequested"`;
+const visible = (at: Date) => Prisma.sql`j."runAfter" <= ${at}::timestamp(3) AND NOT j."cancelRequested"`;
 
 export type PollInput = Holder & { capabilities: JobType[]; limit: number };
 
 /** Pending, visible (runAfter reached, no cancel asked) and of the Runtime's types. */
-
-const takeable = (input: PollInput, at: Date, alias = "j") =>
-  Prisma.sql`${Prisma.raw(alias)}.status = 'pending' AND ${visible(at, alias)} AND ${Prisma.raw(alias)}."jobType"::text IN (${Prisma.join(input.capabilities)})`;
+const takeable = (input: PollInput, at: Date) =>
+  Prisma.sql`j.status = 'pending' AND ${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})`;
 
 /** Pending, visible jobs of the Runtime's types in queue order, without taking them. */
 export async function pollJobs(input: PollInput) {
