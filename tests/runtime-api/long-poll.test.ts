@@ -74,10 +74,15 @@ describe("long poll", () => {
     expect(getJobWaiters().size).toBe(before);
   });
 
-  it("refuses waitMs beyond 20 s with 400", async () => {
-    const res = await poll({ capabilities: ["next_action_planning"], waitMs: 20_001 });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe("INVALID_REQUEST");
+  it("refuses a waitMs beyond 20 s, negative, fractional or not a number with 400, holding nothing", async () => {
+    const before = getJobWaiters().size;
+    for (const waitMs of [20_001, -1, 1.5, "20000", 1e12, null, { toString: 1 }]) {
+      const res = await poll({ capabilities: ["next_action_planning"], waitMs });
+      expect(res.status, JSON.stringify(waitMs)).toBe(400);
+      expect(res.body.error.code).toBe("INVALID_REQUEST");
+      expect(res.body.error.details[0].path).toBe("waitMs");
+    }
+    expect(getJobWaiters().size).toBe(before);
   });
 
   it("a client that disconnects frees its waiter, and the next job goes to a Runtime still waiting", async () => {
