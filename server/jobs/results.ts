@@ -10,6 +10,7 @@ import { checkOutput } from "./quality";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { transition } from "./state-machine";
+import { recordUsage, type UsageInput } from "./usage";
 
 export type ResultInput = {
   runtimeInstanceId: string;
@@ -19,7 +20,7 @@ export type ResultInput = {
   promptVersion?: string | null;
   modelProvider?: string | null;
   modelName?: string | null;
-  usage?: Record<string, unknown> | null;
+  usage?: UsageInput;
   latencyMs?: number | null;
   degraded?: boolean;
 };
@@ -47,7 +48,10 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
   // The common case, one statement: the caller holds the lease and the output is valid.
   if (check.ok) {
     const stored = await storeResult(jobId, input, { output: check.output, outputHash, key, version, at });
-    if (stored) return { status: "succeeded", resultId: stored, idempotent: false };
+    if (stored) {
+      await recordUsage(jobId, input.attemptNo, "succeeded", input.usage);
+      return { status: "succeeded", resultId: stored, idempotent: false };
+    }
   }
 
   // Otherwise read the row and say exactly why.
@@ -81,6 +85,7 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
       now: at,
     });
     if (!rows.length) throw await lockLost(jobId, input.runtimeInstanceId);
+    await recordUsage(jobId, input.attemptNo, "INVALID_SCHEMA", input.usage);
     throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", check.findings);
   }
   // Held, valid, not cancelled, yet the write missed: the row changed in between. Look again.
@@ -116,11 +121,24 @@ async function storeResult(
   return (rows[0] as { resultId?: string } | undefined)?.resultId ?? null;
 }
 
-export type FailInput = { runtimeInstanceId: string; attemptNo: number; errorCode: string; errorMessage?: string | null };
+export type FailInput = {
+  runtimeInstanceId: string;
+  attemptNo: number;
+  errorCode: string;
+  errorMessage?: string | null;
+  usage?: UsageInput;
+  /** The provider's Retry-After: the earliest retry, within the backoff cap. */
+  retryAfterMs?: number;
+};
 
-/** Backoff before retry n (0-based): base · 2^n, capped, with equal jitter (half fixed, half random). */
-export function backoffSql() {
-  return Prisma.sql`make_interval(secs => LEAST(${jobConfig.backoffCapMs}::float8, ${jobConfig.backoffBaseMs}::float8 * power(2, j."retryCount")) * (0.5 + random() * 0.5) / 1000.0)`;
+/**
+ * Backoff before retry n (0-based): base · 2^n, capped, with equal jitter (half fixed, half
+ * random). A provider's Retry-After raises it to at least that long, still within the cap.
+ */
+export function backoffSql(retryAfterMs = 0) {
+  const cap = jobConfig.backoffCapMs;
+  return Prisma.sql`make_interval(secs => GREATEST(LEAST(${cap}::float8, ${jobConfig.backoffBaseMs}::float8 * power(2, j."retryCount")) * (0.5 + random() * 0.5),
+    LEAST(${cap}::float8, ${retryAfterMs}::float8)) / 1000.0)`;
 }
 
 /**
@@ -141,7 +159,7 @@ export async function failJob(jobId: string, input: FailInput) {
     to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
     set: Prisma.sql`
       "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
-      "runAfter" = CASE WHEN NOT j."cancelRequested" AND ${retry} THEN ${at}::timestamp(3) + ${backoffSql()} ELSE j."runAfter" END,
+      "runAfter" = CASE WHEN NOT j."cancelRequested" AND ${retry} THEN ${at}::timestamp(3) + ${backoffSql(input.retryAfterMs ?? 0)} ELSE j."runAfter" END,
       "finishedAt" = CASE WHEN j."cancelRequested" OR NOT ${retry} THEN ${at}::timestamp(3) ELSE NULL END,
       "errorCode" = CASE WHEN j."cancelRequested" THEN 'CANCELLED' ELSE ${code} END,
       "errorMessage" = CASE WHEN j."cancelRequested" AND ${code} <> 'CANCELLED' THEN 'cancelled before the failure was reported: ' || COALESCE(${message}::text, ${code}) ELSE ${message}::text END,
@@ -161,6 +179,7 @@ export async function failJob(jobId: string, input: FailInput) {
       throw new AppError("CANCEL_NOT_REQUESTED", "CANCELLED acknowledges a cancel request, and none was made");
     throw await lockLost(jobId, input.runtimeInstanceId);
   }
+  await recordUsage(jobId, input.attemptNo, row.status === "cancelled" ? "CANCELLED" : code, input.usage);
   if (row.status === "cancelled" && code !== "CANCELLED")
     throw new AppError("JOB_CANCELLED", "the job was cancelled; the failure was not recorded as a retry");
   return { status: row.status, retryCount: row.retryCount, runAfter: row.status === "pending" ? row.runAfter : null };

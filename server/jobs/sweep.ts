@@ -3,6 +3,7 @@ import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { transition, type JobRow } from "./state-machine";
+import { backoffSql } from "./results";
 
 /**
  * Ends attempts whose lease has passed (no heartbeat for JOB_LEASE_SECONDS, or the execution
@@ -19,7 +20,7 @@ function expire(where: Prisma.Sql, at: Date, batch?: number) {
     to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
     set: Prisma.sql`
       "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
-      "runAfter" = ${at}::timestamp(3),
+      "runAfter" = ${at}::timestamp(3) + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN ${backoffSql()} ELSE interval '0' END,
       "errorCode" = CASE WHEN j."cancelRequested" THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,
       "errorMessage" = CASE WHEN j."cancelRequested" THEN 'cancelled: the lease ended while cancel was requested'
         WHEN j."lockUntil" >= j."lockedAt" + make_interval(secs => j."timeoutSeconds") THEN 'execution timeout: running longer than timeoutSeconds'
