@@ -21,7 +21,7 @@ export type Reply =
   /** Sends headers (with the full Content-Length) and half of the body, then resets the connection. */
   | { resetMidBody: true };
 
-export type Recorded = { path: string; authorization: string | undefined; body: Record<string, unknown>; at: number };
+export type Recorded = { path: string; authorization: string | undefined; body: Record<string, unknown>; at: number; routed: boolean };
 
 export function completion(content: string, o: { model?: string; usage?: unknown; n?: number } = {}) {
   return {
@@ -37,9 +37,10 @@ export function completion(content: string, o: { model?: string; usage?: unknown
 /**
  * A real HTTP server speaking the OpenAI chat completions protocol (what DeepSeek exposes), so
  * the deepseek provider is tested through the real network stack. `script` may be replaced
- * between runs (`fake.script = [...]`); `requests` records every call with its arrival time.
+ * between runs (`fake.script = [...]`); `requests` records every call with its arrival time;
+ * `route` answers some requests itself (other jobs that must keep flowing) outside the script.
  */
-export async function startFakeOpenAI(initial: Reply[]) {
+export async function startFakeOpenAI(initial: Reply[], opts: { route?: (body: Record<string, unknown>) => Reply | undefined } = {}) {
   const state = { script: initial };
   const requests: Recorded[] = [];
   const sockets = new Set<import("node:net").Socket>();
@@ -47,9 +48,13 @@ export async function startFakeOpenAI(initial: Reply[]) {
     let raw = "";
     req.on("data", (c) => (raw += c));
     req.on("end", () => {
-      requests.push({ path: req.url ?? "", authorization: req.headers.authorization, body: raw ? JSON.parse(raw) : {}, at: Date.now() });
+      const body = raw ? JSON.parse(raw) : {};
+      // A routed request (say, another job's) gets its own answer and does not move the script on.
+      const routed = opts.route?.(body);
+      requests.push({ path: req.url ?? "", authorization: req.headers.authorization, body, at: Date.now(), routed: !!routed });
       const n = requests.length;
-      const reply = state.script[Math.min(n - 1, state.script.length - 1)]!;
+      const scripted = requests.filter((r) => !r.routed).length;
+      const reply = routed ?? state.script[Math.min(scripted - 1, state.script.length - 1)]!;
       if ("hang" in reply) return; // never answers: the client's deadline must fire
       if ("reset" in reply) return req.socket.destroy();
       if ("stallBody" in reply) {
