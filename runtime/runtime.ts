@@ -19,6 +19,7 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
   const running = new Map<string, ReturnType<typeof startJob>>();
   const stopping = new AbortController();
   let slotFreed: () => void = () => {};
+  let fullSlotWaits = 0;
 
   async function loop() {
     log("runtime.started", { apiUrl: config.apiUrl, capabilities: config.capabilities, concurrency: config.concurrency, provider: config.provider });
@@ -28,6 +29,7 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
       if (free <= 0) {
         // Wait for a slot or the shutdown; the abort listener goes with the wait, or a long run
         // with a full slot table would pile one up per wait (MaxListenersExceededWarning).
+        fullSlotWaits++;
         await new Promise<void>((resolve) => {
           const done = () => {
             stopping.signal.removeEventListener("abort", done);
@@ -91,6 +93,9 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
     /** Listeners on the Runtime's own stop signal: constant however long it runs (leak check). */
     get stopListeners() {
       return getEventListeners(stopping.signal, "abort").length;
+    },
+    get fullSlotWaits() {
+      return fullSlotWaits;
     },
     /**
      * SIGTERM: claim nothing more, let running jobs finish within the grace period, then hand
