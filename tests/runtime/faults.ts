@@ -1,5 +1,6 @@
 import { getDb } from "@/server/db";
 import { analyse } from "@/server/providers/local";
+import { encryptSecret } from "@/server/security/secret-box";
 import { createLearner, createTestJob, jobRow, type Learner } from "../helpers/factories";
 import { startFakeOpenAI, type Reply } from "../providers/fake-openai-server";
 import { eventually } from "../helpers/eventually";
@@ -9,9 +10,12 @@ import { eventually } from "../helpers/eventually";
  * other jobs (flashcard_generation, answered well by the fake's route) that must keep flowing
  * through the same executor while the first one meets a misbehaving provider.
  */
-export async function faultScene(script: (good: string) => Reply[], opts: { maxRetryCount?: number; others?: number; apiKeyMode?: "user_deepseek_key" } = {}) {
+export async function faultScene(script: (good: string) => Reply[], opts: { maxRetryCount?: number; others?: number; userKey?: string } = {}) {
   const learner: Learner = await createLearner();
-  const job = await createTestJob(learner, "weak_point_analysis", { maxRetryCount: opts.maxRetryCount ?? 3, ...(opts.apiKeyMode ? { apiKeyMode: opts.apiKeyMode } : {}) });
+  if (opts.userKey) {
+    await getDb().userCredential.create({ data: { userId: learner.user.id, ciphertext: encryptSecret(opts.userKey), last4: opts.userKey.slice(-4) } });
+  }
+  const job = await createTestJob(learner, "weak_point_analysis", { maxRetryCount: opts.maxRetryCount ?? 3, ...(opts.userKey ? { apiKeyMode: "user_deepseek_key" as const } : {}) });
   const others = await Promise.all(Array.from({ length: opts.others ?? 3 }, () => createTestJob(learner, "flashcard_generation")));
   const row = await jobRow(job.id);
   const snapshot = await getDb().snapshot.findUniqueOrThrow({ where: { id: row.snapshotId! } });
