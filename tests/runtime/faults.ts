@@ -20,7 +20,8 @@ export async function faultScene(script: (good: string) => Reply[], opts: { maxR
   const row = await jobRow(job.id);
   const snapshot = await getDb().snapshot.findUniqueOrThrow({ where: { id: row.snapshotId! } });
   const good = JSON.stringify(analyse("weak_point_analysis", snapshot.content as never, {}, snapshot.createdAt));
-  const cards = JSON.stringify(analyse("flashcard_generation", snapshot.content as never, (await jobRow(others[0]!.id)).params as never, snapshot.createdAt));
+  const cardParams = others[0] ? (await jobRow(others[0].id)).params : { count: 10 };
+  const cards = JSON.stringify(analyse("flashcard_generation", snapshot.content as never, cardParams as never, snapshot.createdAt));
   const fake = await startFakeOpenAI(script(good), {
     route: (body) => (JSON.stringify(body.messages).includes("Write flashcards") ? { content: cards } : undefined),
   });
