@@ -16,7 +16,7 @@ describe("reference Runtime under a full slot table", () => {
     process.on("warning", onWarning);
     const learner = await createLearner();
     // 60 jobs through 2 slots: the poll loop waits for a free slot about 30 times.
-    const jobs = [];
+    const jobs: { id: string }[] = [];
     for (let i = 0; i < 60; i++) jobs.push(await createTestJob(learner, "quiz_generation", { params: { count: 1 } }));
     const rt = startTestRuntime(api.url, await runtimeKey(), { RUNTIME_CONCURRENCY: "2", RUNTIME_LOCAL_DELAY_MS: "15" });
     let most = 0;
