@@ -2,7 +2,7 @@ import { isJobFailure, usageOf } from "../server/pipeline/errors";
 import { pipelineInput, runPipeline } from "../server/pipeline/run-pipeline";
 import type { ProgressReport } from "../server/pipeline/stages";
 import type { Provider } from "../server/providers/types";
-import type { LeasedJob } from "../server/runtime-api/contract";
+import type { LeasedJob, Usage } from "../server/runtime-api/contract";
 import { ApiError, type ApiClient } from "./api-client";
 import { backoffDelay, sleep } from "./backoff";
 import type { Logger } from "./log";
@@ -45,6 +45,8 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
   let beating: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;
   let leaseEnds = lockUntil ? new Date(lockUntil).getTime() : NaN;
+  // What the finished pipeline spent, for a stop that lands between its end and the submit.
+  let spent: Usage | undefined;
 
   const stop = (reason: StopReason) => {
     if (!controller.signal.aborted) controller.abort(new Stop(reason));
@@ -101,6 +103,7 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
         },
       });
       clearTimeout(timer);
+      spent = result.usage;
       controller.signal.throwIfAborted();
       const body = resultBody(attemptNo, result, deps.instanceId, deps.maxResultBytes);
       if (!body.ok) {
@@ -132,12 +135,12 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
               : // A bug in the pipeline is not the job's fault: let it run again, elsewhere.
                 ["TEMPORARY_PROVIDER_ERROR", `runtime error: ${(e as Error)?.message ?? String(e)}`];
       if (!reason && !isJobFailure(e)) log("job.error", { ...fields, message: (e as Error)?.stack ?? String(e) }, "error");
-      await reportFailure(code, message, usageOf(e), isJobFailure(e) ? e.retryAfterMs : undefined);
+      await reportFailure(code, message, usageOf(e) ?? spent, isJobFailure(e) ? e.retryAfterMs : undefined);
     }
   })();
 
   /** A classified failure with the attempt's usage and, for 429/503, the provider's Retry-After. */
-  async function reportFailure(code: string, message: string, usage: Parameters<typeof cleanUsage>[0], retryAfterMs?: number) {
+  async function reportFailure(code: string, message: string, usage: Usage | undefined, retryAfterMs?: number) {
     const answer = await deliver(deps, () =>
       api.fail(job.id, {
         attemptNo,

@@ -31,7 +31,8 @@ async function scene(script: (good: string) => Reply[], opts: Parameters<typeof 
     RUNTIME_PROVIDER: "deepseek",
     DEEPSEEK_API_KEY: "sk-platform",
     DEEPSEEK_BASE_URL: s.fake.url,
-    DEEPSEEK_TIMEOUT_MS: "400",
+    // Generous for a loaded CI machine; the deadline's own bound is tested in tests/providers.
+    DEEPSEEK_TIMEOUT_MS: "1500",
     RUNTIME_CAPABILITIES: "weak_point_analysis,flashcard_generation",
     ...env,
   });
@@ -66,8 +67,8 @@ const CASES: Case[] = [
   { name: "429 with Retry-After: 60 (beyond the 2 s cap), then an answer", script: (g) => [error(429, "rate limited", { "retry-after": "60" }), { content: g }], status: "succeeded", codes: ["MODEL_RATE_LIMIT"], calls: 2, minGaps: [2000], maxGaps: [4000] },
   { name: "500 always", script: () => [error(500)], status: "failed", codes: Array(3).fill("TEMPORARY_PROVIDER_ERROR"), calls: 3, minGaps: B.slice(0, 2), maxRetryCount: 2 },
   { name: "502 then 503 then an answer", script: (g) => [error(502), error(503), { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR", "TEMPORARY_PROVIDER_ERROR"], calls: 3, minGaps: B.slice(0, 2) },
-  { name: "a hang before headers, then an answer", script: (g) => [{ hang: true }, { content: g }], status: "succeeded", codes: ["MODEL_TIMEOUT"], calls: 2, minGaps: [400 + B[0]!] },
-  { name: "a stalled body, then an answer", script: (g) => [{ stallBody: true }, { content: g }], status: "succeeded", codes: ["MODEL_TIMEOUT"], calls: 2, minGaps: [400 + B[0]!] },
+  { name: "a hang before headers, then an answer", script: (g) => [{ hang: true }, { content: g }], status: "succeeded", codes: ["MODEL_TIMEOUT"], calls: 2, minGaps: [B[0]!] },
+  { name: "a stalled body, then an answer", script: (g) => [{ stallBody: true }, { content: g }], status: "succeeded", codes: ["MODEL_TIMEOUT"], calls: 2, minGaps: [B[0]!] },
   { name: "a reset before headers, then an answer", script: (g) => [{ reset: true }, { content: g }], status: "succeeded", codes: ["NETWORK_ERROR"], calls: 2, minGaps: [B[0]!] },
   { name: "a reset mid-body, then an answer", script: (g) => [{ resetMidBody: true }, { content: g }], status: "succeeded", codes: ["NETWORK_ERROR"], calls: 2, minGaps: [B[0]!] },
   { name: "a 200 with HTML, then an answer", script: (g) => [{ raw: "<html><body>Gateway</body></html>", contentType: "text/html" }, { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR"], calls: 2, minGaps: [B[0]!] },
@@ -76,7 +77,7 @@ const CASES: Case[] = [
   { name: "schema-invalid always (the quality loop, then INVALID_SCHEMA)", script: () => [{ content: '{"weakPoints": "none"}' }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 4 },
   { name: "a quality-rule break once", script: (g) => [{ content: MISSING_KP }, { content: g }], status: "succeeded", codes: [], calls: 2 },
   { name: "a quality-rule break always", script: () => [{ content: MISSING_KP }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 4 },
-  { name: "an oversized answer", script: (g) => [{ content: g, padBytes: 3 * 1024 * 1024 }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 1 },
+  { name: "an oversized answer", script: (g) => [{ content: g, padBytes: 3 * 1024 * 1024 }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 1, env: { DEEPSEEK_MAX_RESPONSE_BYTES: "262144", DEEPSEEK_TIMEOUT_MS: "20000" } },
   { name: "odd usage (string and negative counts)", script: (g) => [{ content: g, usage: { prompt_tokens: "7", completion_tokens: -1 } }], status: "succeeded", codes: [], calls: 1 },
 ];
 
