@@ -10,7 +10,7 @@ import { checkOutput } from "./quality";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { transition } from "./state-machine";
-import { recordUsage, type UsageInput } from "./usage";
+import { countUsage, ctes, usageSql, type UsageInput } from "./usage";
 
 export type ResultInput = {
   runtimeInstanceId: string;
@@ -48,10 +48,7 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
   // The common case, one statement: the caller holds the lease and the output is valid.
   if (check.ok) {
     const stored = await storeResult(jobId, input, { output: check.output, outputHash, key, version, at });
-    if (stored) {
-      await recordUsage(jobId, input.attemptNo, "succeeded", input.usage);
-      return { status: "succeeded", resultId: stored, idempotent: false };
-    }
+    if (stored) return { status: "succeeded", resultId: stored, idempotent: false };
   }
 
   // Otherwise read the row and say exactly why.
@@ -81,11 +78,12 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
       set: Prisma.sql`"errorCode" = 'INVALID_SCHEMA', "errorMessage" = ${message}, "finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL`,
       eventErrorCode: Prisma.sql`u."errorCode"`,
       eventErrorMessage: Prisma.sql`u."errorMessage"`,
+      also: ctes(usageSql(input.usage, Prisma.sql`'INVALID_SCHEMA'`, at)),
       actor: { type: "runtime", id: input.runtimeInstanceId },
       now: at,
     });
     if (!rows.length) throw await lockLost(jobId, input.runtimeInstanceId);
-    await recordUsage(jobId, input.attemptNo, "INVALID_SCHEMA", input.usage);
+    countUsage(rows, input.usage);
     throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", check.findings);
   }
   // Held, valid, not cancelled, yet the write missed: the row changed in between. Look again.
@@ -107,17 +105,18 @@ async function storeResult(
     set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${input.promptVersion ?? null}::text, j."promptVersion"),
       "outputSchemaVersion" = ${r.version}`,
-    also: Prisma.sql`res AS (
+    also: ctes(Prisma.sql`res AS (
       INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
         "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
       SELECT gen_random_uuid()::text, u.id, u."attemptNo", ${JSON.stringify(r.output)}::jsonb, ${r.outputHash}, ${r.key}, ${r.version},
         ${input.promptVersion ?? null}, ${input.modelProvider ?? null}, ${input.modelName ?? null},
         ${input.usage ? JSON.stringify(input.usage) : null}::jsonb, ${input.latencyMs ?? null}::int, ${input.degraded ?? false}, ${r.at}::timestamp(3)
-      FROM upd u RETURNING id, "jobId")`,
+      FROM upd u RETURNING id, "jobId")`, usageSql(input.usage, Prisma.sql`'succeeded'`, r.at)),
     select: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: r.at,
   });
+  countUsage(rows, input.usage);
   return (rows[0] as { resultId?: string } | undefined)?.resultId ?? null;
 }
 
@@ -166,9 +165,11 @@ export async function failJob(jobId: string, input: FailInput) {
       "lockedBy" = NULL, "lockUntil" = NULL`,
     eventErrorCode: Prisma.sql`${code}::text`,
     eventErrorMessage: Prisma.sql`${message}::text`,
+    also: ctes(usageSql(input.usage, Prisma.sql`CASE WHEN upd.status = 'cancelled' THEN 'CANCELLED' ELSE ${code}::text END`, at)),
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: at,
   });
+  countUsage(rows, input.usage);
   const row = rows[0];
   if (!row) {
     const job = await getDb().aiRuntimeJob.findUnique({
@@ -179,7 +180,6 @@ export async function failJob(jobId: string, input: FailInput) {
       throw new AppError("CANCEL_NOT_REQUESTED", "CANCELLED acknowledges a cancel request, and none was made");
     throw await lockLost(jobId, input.runtimeInstanceId);
   }
-  await recordUsage(jobId, input.attemptNo, row.status === "cancelled" ? "CANCELLED" : code, input.usage);
   if (row.status === "cancelled" && code !== "CANCELLED")
     throw new AppError("JOB_CANCELLED", "the job was cancelled; the failure was not recorded as a retry");
   return { status: row.status, retryCount: row.retryCount, runAfter: row.status === "pending" ? row.runAfter : null };

@@ -59,6 +59,17 @@ describe("usage and Retry-After on the Runtime protocol", () => {
     expect((await tokens({ job_type: "weak_point_analysis", kind: "prompt", api_key_mode: "platform_key" })) - before).toBe(120);
   });
 
+  it("usage commits with the outcome or not at all: a refused fail (lease lost) stores nothing", async () => {
+    const { job, fail } = await lockedJob();
+    expect((await fail({ usage: { promptTokens: 1 } })).status).toBe(200);
+    // The attempt is over: the same report again, or one from a stranger, is LOCK_LOST and adds no usage.
+    expect((await fail({ usage: { promptTokens: 999 } })).status).toBe(409);
+    const stranger = runtime(await runtimeKey(), uid("rt"));
+    const res = await call("fail", job.id, { runtimeInstanceId: stranger.id, attemptNo: 2, errorCode: "NETWORK_ERROR", usage: { promptTokens: 5 } }, { key: await runtimeKey() });
+    expect(res.status).toBe(409);
+    expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([{ attemptNo: 1, promptTokens: 1 }]);
+  });
+
   it("Retry-After never pushes runAfter past the backoff cap", async () => {
     process.env.JOB_BACKOFF_BASE_MS = "100";
     process.env.JOB_BACKOFF_CAP_MS = "5000";
