@@ -64,6 +64,8 @@ async function scene(script: (good: string) => Reply[], opts: Parameters<typeof 
 
 const error = (status: number, message = "error", headers?: Record<string, string>): Reply => ({ status, error: { message }, ...(headers ? { headers } : {}) });
 
+const MISSING_KP = JSON.stringify({ weakPoints: [{ knowledgePointId: "kp_nowhere", title: "X", severity: "high", evidence: ["e"], suggestedReview: "r" }] });
+
 type Case = {
   name: string;
   script: (good: string) => Reply[];
@@ -77,6 +79,11 @@ type Case = {
 };
 const CASES: Case[] = [
   { name: "401", script: () => [error(401)], status: "failed", codes: ["INVALID_CREDENTIAL"], calls: 1 },
+  { name: "400", script: () => [error(400, "context too long")], status: "failed", codes: ["INVALID_SCHEMA"], calls: 1 },
+  { name: "500 then 502, then an answer", script: (g) => [error(500), error(502), { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR", "TEMPORARY_PROVIDER_ERROR"], calls: 3, minSleeps: [100, 200], maxSleeps: [200, 400] },
+  { name: "a quality-rule break once", script: (g) => [{ content: MISSING_KP }, { content: g }], status: "succeeded", codes: [], calls: 2 },
+  { name: "a quality-rule break always", script: () => [{ content: MISSING_KP }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 4 },
+  { name: "odd usage", script: (g) => [{ content: g, usage: { prompt_tokens: "9", completion_tokens: "x" } }], status: "succeeded", codes: [], calls: 1 },
   { name: "429 with Retry-After: 1", script: (g) => [error(429, "slow down", { "retry-after": "1" }), { content: g }], status: "succeeded", codes: ["MODEL_RATE_LIMIT"], calls: 2, minSleeps: [1000], maxSleeps: [1000] },
   { name: "429 with Retry-After: 60 (capped at 2 s)", script: (g) => [error(429, "slow down", { "retry-after": "60" }), { content: g }], status: "succeeded", codes: ["MODEL_RATE_LIMIT"], calls: 2, minSleeps: [2000], maxSleeps: [2000] },
   { name: "503 always", script: () => [error(503)], status: "failed", codes: Array(3).fill("TEMPORARY_PROVIDER_ERROR"), calls: 3, minSleeps: [100, 200], maxSleeps: [200, 400], maxRetryCount: 2 },
