@@ -31,6 +31,34 @@ export const jobConfig = {
   },
 };
 
+/** Console alerts (banner and /api/metrics gauges); see docs/console-and-learner.md. */
+export const alertConfig = {
+  /** A Runtime counts as live for its job types if it called in within this many seconds. */
+  get runtimeSilentSeconds() {
+    return num("ALERT_RUNTIME_SILENT_SECONDS", 120);
+  },
+  /** The oldest visible pending job is older than this: work is piling up. */
+  get oldestPendingSeconds() {
+    return num("ALERT_OLDEST_PENDING_SECONDS", 600);
+  },
+  /** Share of jobs finished in the last 15 minutes that failed, above which the console warns. */
+  get failureRate() {
+    return num("ALERT_FAILURE_RATE", 0.25);
+  },
+  /** Fewer finished jobs than this in the window raise no failure-rate alert (1 of 1 is not a spike). */
+  get failureMinJobs() {
+    return num("ALERT_FAILURE_MIN_JOBS", 5);
+  },
+};
+
+/** Background bulk actions of the console (server/admin/bulk*.ts). */
+export const bulkConfig = {
+  /** Jobs per batch: each batch is one short transaction, so row locks stay brief and cancel is prompt. */
+  get batchSize() {
+    return num("BULK_BATCH_SIZE", 200);
+  },
+};
+
 /** Model provider settings of the in-app worker (the reference Runtime has the same names). */
 export const providerConfig = {
   /** Cap on one model answer, in bytes; a larger one is cut off and fails INVALID_SCHEMA. */
