@@ -58,3 +58,11 @@ export const bulkConfig = {
     return num("BULK_BATCH_SIZE", 200);
   },
 };
+
+/** Model provider settings of the in-app worker (the reference Runtime has the same names). */
+export const providerConfig = {
+  /** Cap on one model answer, in bytes; a larger one is cut off and fails INVALID_SCHEMA. */
+  get deepseekMaxResponseBytes() {
+    return num("DEEPSEEK_MAX_RESPONSE_BYTES", 1024 * 1024);
+  },
+};

@@ -32,15 +32,37 @@ export const heartbeatRequest = z.object({
   message: z.string().max(500).nullish(),
 });
 
+/** The API's limits on a result, published in the OpenAPI document and checked by Runtimes before they submit. */
+export const RESULT_LIMITS = {
+  /** Default of RUNTIME_MAX_BODY_BYTES: a larger request body is refused with 413. */
+  maxBodyBytes: 256 * 1024,
+  modelProvider: 64,
+  modelName: 128,
+  promptVersion: 64,
+} as const;
+
+/**
+ * SPEC §4 usage of one attempt: every model call of the attempt summed (quality loops included).
+ * Accepted on result and on fail, stored per attempt for cost accounting. Unknown keys are dropped.
+ */
+export const usageSchema = z.object({
+  provider: z.string().max(RESULT_LIMITS.modelProvider).optional(),
+  model: z.string().max(RESULT_LIMITS.modelName).optional(),
+  promptTokens: z.number().int().min(0).max(1_000_000_000).optional(),
+  completionTokens: z.number().int().min(0).max(1_000_000_000).optional(),
+  durationMs: z.number().int().min(0).max(86_400_000).optional(),
+});
+export type Usage = z.infer<typeof usageSchema>;
+
 export const resultRequest = z.object({
   runtimeInstanceId,
   attemptNo,
   output: z.record(z.string(), z.unknown()),
   outputSchemaVersion: z.string().min(1).max(16).optional(),
-  promptVersion: z.string().max(64).nullish(),
-  modelProvider: z.string().max(64).nullish(),
-  modelName: z.string().max(128).nullish(),
-  usage: z.record(z.string().max(64), z.number().finite()).nullish(),
+  promptVersion: z.string().max(RESULT_LIMITS.promptVersion).nullish(),
+  modelProvider: z.string().max(RESULT_LIMITS.modelProvider).nullish(),
+  modelName: z.string().max(RESULT_LIMITS.modelName).nullish(),
+  usage: usageSchema.nullish(),
   latencyMs: z.number().int().min(0).max(86_400_000).nullish(),
   degraded: z.boolean().optional(),
 });
@@ -50,6 +72,12 @@ export const failRequest = z.object({
   attemptNo,
   errorCode: z.string().min(1).max(64),
   errorMessage: z.string().max(2000).nullish(),
+  usage: usageSchema.nullish(),
+  /**
+   * The provider's Retry-After (429, 503) in ms: the earliest the job may run again. The API
+   * takes the later of it and its own backoff, never beyond the backoff cap.
+   */
+  retryAfterMs: z.number().int().min(0).max(86_400_000).optional(),
 });
 
 export const jobSummary = z.object({
