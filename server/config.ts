@@ -66,3 +66,32 @@ export const providerConfig = {
     return num("DEEPSEEK_MAX_RESPONSE_BYTES", 1024 * 1024);
   },
 };
+
+/**
+ * Per-learner quotas on job creation (issue 13). Windows are UTC hours and days; every job a
+ * learner creates counts once against each limit that applies. Admins can raise (or lower) one
+ * learner's limit; that override wins over these defaults.
+ */
+export const quotaConfig = {
+  get jobsPerHour() {
+    return num("QUOTA_JOBS_PER_HOUR", 30);
+  },
+  get jobsPerDay() {
+    return num("QUOTA_JOBS_PER_DAY", 100);
+  },
+  /**
+   * Extra hourly limits for the job types that cost most (they generate the longest answers):
+   * "quiz_generation=10,flashcard_generation=10". An empty value turns them off.
+   */
+  get jobTypePerHour(): Record<string, number> {
+    const raw = process.env.QUOTA_JOB_TYPE_PER_HOUR ?? "quiz_generation=10,flashcard_generation=10";
+    const out: Record<string, number> = {};
+    for (const part of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
+      const [type, n] = part.split("=");
+      const value = Number(n);
+      if (!type || !Number.isInteger(value) || value < 0) throw new Error(`QUOTA_JOB_TYPE_PER_HOUR: "${part}" is not <jobType>=<count>`);
+      out[type.trim()] = value;
+    }
+    return out;
+  },
+};

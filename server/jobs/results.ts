@@ -3,7 +3,7 @@ import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { FAILURE_CODES, type FailureCode } from "./constants";
+import { FAILURE_CODES, isFailureCode } from "./constants";
 import { hashJson } from "./hashing";
 import { holds, holdsRow, lockLost } from "./lease";
 import { checkOutput } from "./quality";
@@ -85,8 +85,9 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
       now: at,
     });
     if (!rows.length) throw await lockLost(jobId, input.runtimeInstanceId);
-      // The refused output and its violations, per attempt, for the console's diagnosis; and the attempt's usage.
-      also: ctes(insertRejectionSql(input.output, check.violations, at), usageSql(input.usage, Prisma.sql`'INVALID_SCHEMA'`, at)),
+    countUsage(rows, input.usage);
+    // The same [{path, rule, message}] list the console shows at this attempt.
+    throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", keptViolations(check.violations));
   }
   // Held, valid, not cancelled, yet the write missed: the row changed in between. Look again.
   return submitResult(jobId, input);
@@ -148,9 +149,9 @@ export function backoffSql(retryAfterMs = 0) {
  * a cancel request. Any failure of a cancel-requested job ends it cancelled (JOB_CANCELLED).
  */
 export async function failJob(jobId: string, input: FailInput) {
-  if (!(input.errorCode in FAILURE_CODES))
+  if (!isFailureCode(input.errorCode))
     throw new AppError("UNKNOWN_ERROR_CODE", `unknown errorCode ${input.errorCode}`, { allowed: Object.keys(FAILURE_CODES) });
-  const code = input.errorCode as FailureCode;
+  const code = input.errorCode;
   const at = now();
   const retry = Prisma.sql`(${FAILURE_CODES[code].retryable} AND j."retryCount" < j."maxRetryCount")`;
   const message = (input.errorMessage ?? "").slice(0, 2000) || null;

@@ -1,10 +1,13 @@
 import { z } from "zod";
 import { jobTypeSchema, snapshotContentSchema } from "../jobs/schemas";
+import { refuseUnstorable } from "../security/storable-text";
 
 /**
  * The Runtime HTTP protocol (SPEC §4) as zod schemas: the route handlers parse requests with
  * them, the reference Runtime validates responses with them, and the OpenAPI document is
  * generated from them. Unknown request fields are ignored, so Runtimes can be newer than the API.
+ * Every request refuses text PostgreSQL cannot store (NUL, lone surrogates) anywhere in its body,
+ * `output` included, as a 400 naming the field, before anything is read or written.
  */
 export const runtimeInstanceId = z
   .string()
@@ -20,9 +23,9 @@ export const pollRequest = z.object({
   limit: z.number().int().min(1).max(50).default(10),
   claim: z.boolean().default(false),
   runtimeVersion: z.string().max(64).optional(),
-});
+}).superRefine(refuseUnstorable);
 
-export const lockRequest = z.object({ runtimeInstanceId });
+export const lockRequest = z.object({ runtimeInstanceId }).superRefine(refuseUnstorable);
 
 export const heartbeatRequest = z.object({
   runtimeInstanceId,
@@ -30,7 +33,7 @@ export const heartbeatRequest = z.object({
   stage: z.string().min(1).max(64).nullish(),
   progress: z.number().int().min(0).max(100).nullish(),
   message: z.string().max(500).nullish(),
-});
+}).superRefine(refuseUnstorable);
 
 /** The API's limits on a result, published in the OpenAPI document and checked by Runtimes before they submit. */
 export const RESULT_LIMITS = {
@@ -65,7 +68,7 @@ export const resultRequest = z.object({
   usage: usageSchema.nullish(),
   latencyMs: z.number().int().min(0).max(86_400_000).nullish(),
   degraded: z.boolean().optional(),
-});
+}).superRefine(refuseUnstorable);
 
 export const failRequest = z.object({
   runtimeInstanceId,
@@ -78,7 +81,7 @@ export const failRequest = z.object({
    * takes the later of it and its own backoff, never beyond the backoff cap.
    */
   retryAfterMs: z.number().int().min(0).max(86_400_000).optional(),
-});
+}).superRefine(refuseUnstorable);
 
 export const jobSummary = z.object({
   id: z.string(),
