@@ -95,3 +95,27 @@ export const quotaConfig = {
     return out;
   },
 };
+
+/**
+ * Model usage and cost (docs/costs.md). Prices are per million tokens in `currency` (default US
+ * dollars at DeepSeek's list price for deepseek-chat); the console's figures are estimates from
+ * the tokens the Runtimes report, not an invoice.
+ */
+export const costConfig = {
+  get pricePromptPerMTok() {
+    return num("MODEL_PRICE_PROMPT_PER_MTOK", 0.27);
+  },
+  get priceCompletionPerMTok() {
+    return num("MODEL_PRICE_COMPLETION_PER_MTOK", 1.1);
+  },
+  get currency() {
+    return process.env.MODEL_PRICE_CURRENCY || "USD";
+  },
+  /**
+   * Tokens one learner may spend on the platform key per UTC day (prompt + completion of the
+   * attempts stored today); at or over it, new platform-key jobs are refused. 0 refuses them all.
+   */
+  get platformTokensPerDay() {
+    return num("TOKEN_BUDGET_PER_DAY", 200_000);
+  },
+};

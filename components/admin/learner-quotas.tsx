@@ -59,7 +59,10 @@ function QuotaRow({ userId, row }: { userId: string; row: Row }) {
   const set = useMutation(
     trpc.admin.quotas.setLimit.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.admin.quotas.get.pathFilter()) }),
   );
-  const label = `${row.metric === "jobs" ? "All analyses" : row.metric.slice("jobs:".length).replaceAll("_", " ")} per ${row.period}`;
+  const label =
+    row.metric === "tokens"
+      ? "Platform-key tokens per day"
+      : `${row.metric === "jobs" ? "All analyses" : row.metric.slice("jobs:".length).replaceAll("_", " ")} per ${row.period}`;
   return (
     <tr className="border-t border-slate-100" data-testid={`quota-${row.metric}-${row.period}`}>
       <td className="py-1.5">{label}</td>
