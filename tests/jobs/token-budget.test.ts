@@ -52,6 +52,8 @@ describe("daily token budget on the platform key", () => {
     await rt.result(job.id, 1, validOutput("weak_point_analysis", l.knowledgePoints.map((k) => k.id)), { usage: { promptTokens: 400, completionTokens: 100 } });
     expect((await tokensRow(l)).used).toBe(1000);
     const before = await jobCount(l);
+    // New quiz history, so a snapshot stored for this attempt would be a new row.
+    await getDb().quizAttempt.create({ data: { userId: l.user.id, knowledgePointId: l.knowledgePoints[0]!.id, question: "New", correct: true, answeredAt: now() } });
     const snapshots = await getDb().snapshot.count({ where: { userId: l.user.id } });
     const err = await createTestJob(l, "weak_point_analysis").catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "QUOTA_EXCEEDED", details: { metric: "tokens", period: "day", allowed: 1000, used: 1000 } });
