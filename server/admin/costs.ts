@@ -3,6 +3,9 @@ import { getDb } from "../db";
 import { now } from "../clock";
 import { costConfig } from "../config";
 import { windowOf } from "../jobs/quota";
+import { estimateCost } from "../jobs/prices";
+
+export { estimateCost };
 
 /** The cost panel covers the last 14 UTC days (today included); top learners the last 7 days. */
 export const COST_DAYS = 14;
@@ -13,10 +16,6 @@ type Sums = { promptTokens: number; completionTokens: number; attempts: number }
 type GroupRow = Sums & { day: Date | null; jobType: string | null; apiKeyMode: string | null; g: number };
 type LearnerRow = Sums & { userId: string; email: string | null; name: string | null };
 
-/** Estimated cost of some tokens at the configured prices (per million tokens, costConfig.currency). */
-export function estimateCost(promptTokens: number, completionTokens: number): number {
-  return (promptTokens * costConfig.pricePromptPerMTok + completionTokens * costConfig.priceCompletionPerMTok) / 1_000_000;
-}
 
 const withCost = <T extends Sums>(r: T) => ({ ...r, tokens: r.promptTokens + r.completionTokens, cost: estimateCost(r.promptTokens, r.completionTokens) });
 

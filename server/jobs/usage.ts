@@ -1,5 +1,7 @@
 import { Prisma } from "../generated/prisma/client";
 import { metrics } from "../observability/metrics";
+import { costConfig } from "../config";
+import { estimateCost } from "./prices";
 import { TOKEN_METRIC, windowOf } from "./quota";
 
 /** SPEC §4 usage as the Runtime reported it (every field optional). */
@@ -57,6 +59,7 @@ export function countUsage(rows: { jobType: string; apiKeyMode: string }[], usag
   m.tokens.inc({ ...labels, kind: "prompt" }, usage.promptTokens ?? 0);
   m.tokens.inc({ ...labels, kind: "completion" }, usage.completionTokens ?? 0);
   m.modelCallSeconds.inc(labels, (usage.durationMs ?? 0) / 1000);
+  m.estimatedCost.inc({ ...labels, currency: costConfig.currency }, estimateCost(usage.promptTokens ?? 0, usage.completionTokens ?? 0));
 }
 
 /** `a, b` of the CTEs that are present, for TransitionSpec.also. */

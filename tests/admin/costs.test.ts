@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { estimateCost, getCosts, groupsSql, topLearnersSql } from "@/server/admin/costs";
-import { createLearner, uid } from "../helpers/factories";
+import { createLearner, createTestJob, runtimeKey, uid } from "../helpers/factories";
+import { runtime } from "../helpers/runtime-api";
+import { validOutput } from "../helpers/outputs";
+import { GET as metricsRoute } from "@/app/api/metrics/route";
 import { Prisma } from "@/server/generated/prisma/client";
 
 /**
@@ -67,6 +70,34 @@ describe("usage and cost figures", () => {
     expect(c.total).toMatchObject({ tokens: 0, attempts: 0, cost: 0 });
     expect(c.byDay.every((x) => x.tokens === 0)).toBe(true);
     expect([c.byType, c.byKeyMode, c.topLearners]).toEqual([[], [], []]);
+  });
+});
+
+describe("Prometheus", () => {
+  const scrape = async () => {
+    process.env.METRICS_TOKEN = "costs-metrics-token";
+    const res = await metricsRoute(new Request("http://localhost/api/metrics", { headers: { authorization: "Bearer costs-metrics-token" } }));
+    return res.text();
+  };
+  const sample = (text: string, name: string, labels: Record<string, string>) => {
+    const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+    const line = text.split("\n").find((l) => l.startsWith(`${name}{`) && want.every((w) => l.includes(w)));
+    return line ? Number(line.split(" ").pop()) : 0;
+  };
+
+  it("ajr_model_estimated_cost_total grows by the stored attempt's estimated cost at the configured prices", async () => {
+    const labels = { provider: "deepseek", job_type: "next_action_planning", api_key_mode: "platform_key", currency: "EUR" };
+    const before = sample(await scrape(), "ajr_model_estimated_cost_total", labels);
+    const l = await createLearner();
+    const job = await createTestJob(l, "next_action_planning");
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    expect((await rt.lock(job.id)).status).toBe(200);
+    const res = await rt.result(job.id, 1, validOutput("next_action_planning", l.knowledgePoints.map((k) => k.id)), {
+      usage: { provider: "deepseek", model: "deepseek-chat", promptTokens: 250_000, completionTokens: 125_000 },
+    });
+    expect(res.status).toBe(200);
+    // 0.25 M prompt × 2 + 0.125 M completion × 8 = 1.5 EUR.
+    expect(sample(await scrape(), "ajr_model_estimated_cost_total", labels) - before).toBeCloseTo(1.5, 9);
   });
 });
 
