@@ -35,6 +35,13 @@ export function QuotaLine() {
   const hour = items.find((i) => i.metric === "jobs" && i.period === "hour");
   const day = items.find((i) => i.metric === "jobs" && i.period === "day");
   if (!hour || !day) return null;
+  const budget = items.find((i) => i.metric === "tokens");
+  if (budget && budget.remaining === 0)
+    return (
+      <p className="mt-1 text-xs text-slate-500" data-testid="quota-line">
+        You have used today&apos;s AI budget on the platform key; it resets at {clock(budget.resetsAt)}. Analyses on your own DeepSeek key still run.
+      </p>
+    );
   const left = Math.min(hour.remaining, day.remaining);
   const text =
     left === 0
