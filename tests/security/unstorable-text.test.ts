@@ -3,7 +3,7 @@ import { createLearner, createTestJob, jobRow, runtimeKey, uid, type Learner } f
 import { fingerprint } from "../helpers/states";
 import { runtime } from "../helpers/runtime-api";
 import { validOutput } from "../helpers/outputs";
-import { authRequest, setPassword, signedInCookie } from "../helpers/auth";
+import { APP_URL, authRequest, setPassword, signedInCookie } from "../helpers/auth";
 import { trpcHttp } from "../helpers/trpc-route";
 import { getDb } from "@/server/db";
 import { startApiServer } from "../runtime/api-server";
@@ -112,7 +112,7 @@ describe("tRPC refuses NUL and lone surrogates before any procedure runs", () =>
       [{ jobType: "weak_point_analysis", target: { type: "user", id: learner.user.id }, idempotencyKey: NUL }, "idempotencyKey"],
       [{ jobType: "weak_point_analysis", target: { type: "user", id: learner.user.id }, idempotencyKey: LONE }, "idempotencyKey"],
     ] as const) {
-      const res = await trpcHttp("mutation", "jobs.create", input, { cookie, origin: "http://localhost:3000" });
+      const res = await trpcHttp("mutation", "jobs.create", input, { cookie, origin: APP_URL });
       expect(res.status, res.text).toBe(400);
       expect(res.body.error.data.appCode).toBe("INVALID_REQUEST");
       expect(res.body.error.data.details.map((d: { path: string }) => d.path)).toContain(field);
@@ -122,7 +122,7 @@ describe("tRPC refuses NUL and lone surrogates before any procedure runs", () =>
 
   it("jobs.cancel and snapshots.get with a NUL: 400, not 500", async () => {
     const job = await createTestJob(learner);
-    const cancel = await trpcHttp("mutation", "jobs.cancel", { jobId: `${job.id}\u0000` }, { cookie, origin: "http://localhost:3000" });
+    const cancel = await trpcHttp("mutation", "jobs.cancel", { jobId: `${job.id}\u0000` }, { cookie, origin: APP_URL });
     expect(cancel.status).toBe(400);
     expect(cancel.body.error.data.details[0].path).toBe("jobId");
     const snap = await trpcHttp("query", "snapshots.get", { snapshotId: "s\u0000" }, { cookie });
