@@ -5,6 +5,7 @@ import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError, isUniqueViolation } from "../errors";
 import { IN_FLIGHT_STATUSES } from "./constants";
+import { nextQueueTurn } from "./fair-queue";
 import { hashJson } from "./hashing";
 import { assertJobQuotaRoom, assertTokenBudget, consumeJobQuota } from "./quota";
 import { paramsSchemas } from "./schemas";
@@ -95,6 +96,9 @@ export async function createJob(input: CreateJobInput) {
   const snapshot = given ?? (await storeSnapshot(db, input.userId, prepared!));
 
   try {
+    // The job's fair-queue turn, read before the transaction to keep it short (it is an ordering
+    // hint: two concurrent creations of one learner may share a turn, age breaks the tie).
+    const queueTurn = await nextQueueTurn(db, input.userId, input.priority ?? 0);
     const job = await db.$transaction(async (tx) => {
       const granted = await tx.$queryRaw<{ granted: boolean }[]>`
         SELECT granted FROM "AiConsent" WHERE "userId" = ${input.userId} FOR SHARE`;
@@ -112,6 +116,7 @@ export async function createJob(input: CreateJobInput) {
           params: params as Prisma.InputJsonValue,
           idempotencyKey: key,
           priority: input.priority ?? 0,
+          queueTurn,
           apiKeyMode,
           credentialId,
           snapshotId: snapshot.id,
