@@ -3,8 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { Time } from "@/components/time";
 import { buttonClass, ErrorBox, inputClass, Loading, Panel } from "./ui";
+import { Time } from "../time";
 
 type Row = { metric: string; period: "hour" | "day"; allowed: number; used: number; resetsAt: string; overridden: boolean };
 
@@ -59,7 +59,10 @@ function QuotaRow({ userId, row }: { userId: string; row: Row }) {
   const set = useMutation(
     trpc.admin.quotas.setLimit.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.admin.quotas.get.pathFilter()) }),
   );
-  const label = `${row.metric === "jobs" ? "All analyses" : row.metric.slice("jobs:".length).replaceAll("_", " ")} per ${row.period}`;
+  const label =
+    row.metric === "tokens"
+      ? "Platform-key tokens per day"
+      : `${row.metric === "jobs" ? "All analyses" : row.metric.slice("jobs:".length).replaceAll("_", " ")} per ${row.period}`;
   return (
     <tr className="border-t border-slate-100" data-testid={`quota-${row.metric}-${row.period}`}>
       <td className="py-1.5">{label}</td>

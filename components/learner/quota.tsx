@@ -20,6 +20,7 @@ const what = (metric?: string) => {
 /** The 429 QUOTA_EXCEEDED answer in plain words, with the reset time in the learner's own clock. */
 export function quotaSentence(error: unknown): string {
   const d = ((error as { data?: { details?: QuotaDetails } } | null)?.data?.details ?? {}) as QuotaDetails;
+  if (d.metric === "tokens") return `You have used today's AI budget; it resets at ${d.resetsAt ? clock(d.resetsAt) : "midnight UTC"}.`;
   const limit = d.allowed !== undefined ? `your limit of ${d.allowed} ${what(d.metric)} ${d.period === "day" ? "a day" : "an hour"}` : "your limit";
   const when = d.resetsAt ? ` You can start more at ${clock(d.resetsAt)}.` : " Try again later.";
   return `You have reached ${limit}.${when}`;
@@ -34,6 +35,13 @@ export function QuotaLine() {
   const hour = items.find((i) => i.metric === "jobs" && i.period === "hour");
   const day = items.find((i) => i.metric === "jobs" && i.period === "day");
   if (!hour || !day) return null;
+  const budget = items.find((i) => i.metric === "tokens");
+  if (budget && budget.remaining === 0)
+    return (
+      <p className="mt-1 text-xs text-slate-500" data-testid="quota-line">
+        You have used today&apos;s AI budget on the platform key; it resets at {clock(budget.resetsAt)}. Analyses on your own DeepSeek key still run.
+      </p>
+    );
   const left = Math.min(hour.remaining, day.remaining);
   const text =
     left === 0

@@ -1,7 +1,7 @@
 import { getDb } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { JOB_METRICS, type Period } from "../jobs/quota";
+import { QUOTA_METRICS, type Period } from "../jobs/quota";
 import { recordAudit } from "./audit";
 
 /**
@@ -9,7 +9,7 @@ import { recordAudit } from "./audit";
  * in the same transaction. Raising a limit takes effect on the learner's next request.
  */
 export async function setQuotaLimit(input: { actorId: string; userId: string; metric: string; period: Period; allowed: number | null }) {
-  if (!JOB_METRICS.includes(input.metric)) throw new AppError("INVALID_REQUEST", `unknown quota metric ${input.metric}`, { allowed: JOB_METRICS });
+  if (!QUOTA_METRICS.includes(input.metric)) throw new AppError("INVALID_REQUEST", `unknown quota metric ${input.metric}`, { allowed: QUOTA_METRICS });
   return getDb().$transaction(async (tx) => {
     const user = await tx.user.findUnique({ where: { id: input.userId }, select: { id: true } });
     if (!user) throw new AppError("NOT_FOUND", "user not found");

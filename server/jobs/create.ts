@@ -7,7 +7,7 @@ import { AppError, isUniqueViolation } from "../errors";
 import { IN_FLIGHT_STATUSES } from "./constants";
 import { nextQueueTurn } from "./fair-queue";
 import { hashJson } from "./hashing";
-import { assertJobQuotaRoom, consumeJobQuota } from "./quota";
+import { assertJobQuotaRoom, assertTokenBudget, consumeJobQuota } from "./quota";
 import { paramsSchemas } from "./schemas";
 import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
 import type { Actor } from "./state-machine";
@@ -89,7 +89,10 @@ export async function createJob(input: CreateJobInput) {
   }
   // Over quota: refuse before storing the snapshot, so a refusal writes nothing. The transaction
   // below counts the job atomically; this read only saves the work when the limit is plainly hit.
-  if (input.actor.type === "learner") await assertJobQuotaRoom(input.userId, [input.jobType]);
+  if (input.actor.type === "learner") {
+    await assertJobQuotaRoom(input.userId, [input.jobType]);
+    await assertTokenBudget(db, input.userId, apiKeyMode, now());
+  }
   const snapshot = given ?? (await storeSnapshot(db, input.userId, prepared!));
 
   try {
@@ -103,7 +106,10 @@ export async function createJob(input: CreateJobInput) {
       const at = now();
       // Learners' own requests count against their quota; admin re-runs, the weekly review and
       // scripts do not. In this transaction, so a creation that rolls back counts nothing.
-      if (input.actor.type === "learner") await consumeJobQuota(tx, input.userId, input.jobType, at);
+      if (input.actor.type === "learner") {
+        await consumeJobQuota(tx, input.userId, input.jobType, at);
+        await assertTokenBudget(tx, input.userId, apiKeyMode, at);
+      }
       const created = await tx.aiRuntimeJob.create({
         data: {
           ...where,

@@ -1,9 +1,9 @@
 import type { DbOrTx } from "../db";
 import { getDb } from "../db";
-import { quotaConfig } from "../config";
+import { costConfig, quotaConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import type { JobType } from "../generated/prisma/enums";
+import type { ApiKeyMode, JobType } from "../generated/prisma/enums";
 import { JOB_TYPES } from "./constants";
 
 /**
@@ -29,6 +29,10 @@ export function windowOf(period: Period, at: Date): { start: Date; end: Date } {
 
 export const jobMetric = (jobType: JobType | null) => (jobType ? `jobs:${jobType}` : "jobs");
 export const JOB_METRICS = ["jobs", ...JOB_TYPES.map((t) => `jobs:${t}`)];
+/** Tokens spent on the platform key per UTC day (issue 15): raised when usage is stored (usage.ts). */
+export const TOKEN_METRIC = "tokens";
+/** Every metric an admin can override. */
+export const QUOTA_METRICS = [...JOB_METRICS, TOKEN_METRIC];
 
 /** The configured limits on job creation: all jobs per hour and per day, and some types per hour. */
 function defaultJobRules(): QuotaRule[] {
@@ -37,6 +41,7 @@ function defaultJobRules(): QuotaRule[] {
     { metric: "jobs", period: "hour", allowed: quotaConfig.jobsPerHour },
     { metric: "jobs", period: "day", allowed: quotaConfig.jobsPerDay },
     ...JOB_TYPES.filter((t) => Object.hasOwn(perType, t)).map((t) => ({ metric: jobMetric(t), period: "hour" as const, allowed: perType[t]! })),
+    { metric: TOKEN_METRIC, period: "day", allowed: costConfig.platformTokensPerDay },
   ];
 }
 
@@ -44,7 +49,7 @@ type EffectiveRule = QuotaRule & { overridden: boolean };
 
 /** Defaults with this learner's overrides applied; an override may also add a limit the defaults lack. */
 async function learnerJobRules(db: DbOrTx, userId: string): Promise<EffectiveRule[]> {
-  const overrides = await db.quotaLimit.findMany({ where: { userId, metric: { in: JOB_METRICS } } });
+  const overrides = await db.quotaLimit.findMany({ where: { userId, metric: { in: QUOTA_METRICS } } });
   const rules: EffectiveRule[] = defaultJobRules().map((r) => ({ ...r, overridden: false }));
   for (const o of overrides) {
     const period = o.period as Period;
@@ -117,11 +122,11 @@ export async function getJobQuotaUsage(userId: string, at: Date = now()): Promis
   const db = getDb();
   const rules = await learnerJobRules(db, userId);
   const starts = PERIODS.map((p) => windowOf(p, at).start);
-  const rows = await db.quotaUsage.findMany({ where: { userId, metric: { in: JOB_METRICS }, windowStart: { in: starts } } });
+  const rows = await db.quotaUsage.findMany({ where: { userId, metric: { in: QUOTA_METRICS }, windowStart: { in: starts } } });
   return rules.map((r) => {
     const { start, end } = windowOf(r.period, at);
     const used = rows.find((u) => u.metric === r.metric && u.period === r.period && u.windowStart.getTime() === start.getTime())?.used ?? 0;
-    const jobType = r.metric === "jobs" ? null : (r.metric.slice("jobs:".length) as JobType);
+    const jobType = !r.metric.startsWith("jobs:") ? null : (r.metric.slice("jobs:".length) as JobType);
     return { metric: r.metric, jobType, period: r.period, allowed: r.allowed, used, remaining: Math.max(0, r.allowed - used), resetsAt: end, overridden: r.overridden };
   });
 }
@@ -132,6 +137,7 @@ export async function getJobQuotaUsage(userId: string, at: Date = now()): Promis
  */
 export async function assertJobQuotaRoom(userId: string, jobTypes: JobType[], at: Date = now()) {
   for (const u of await getJobQuotaUsage(userId, at)) {
+    if (u.metric === TOKEN_METRIC) continue;
     const needed = u.jobType === null ? jobTypes.length : jobTypes.filter((t) => t === u.jobType).length;
     if (needed && u.used + needed > u.allowed) throw exceeded(u, u.used, u.resetsAt);
   }
@@ -142,4 +148,32 @@ export async function pruneQuotaUsage(at: Date = now()) {
   const before = new Date(windowOf("day", at).start.getTime() - PERIOD_MS.day);
   const { count } = await getDb().quotaUsage.deleteMany({ where: { windowStart: { lt: before } } });
   return count;
+}
+
+/**
+ * The daily token budget on the platform key: a learner who has already spent today's tokens
+ * (usage stored for their platform-key attempts) starts no new platform-key job until the UTC day
+ * ends. Jobs on their own DeepSeek key are not counted and not refused. Tokens are known only
+ * after a job ran, so this admits on what is spent: jobs admitted just under the budget may
+ * overshoot it by their own use, and the next creation is refused.
+ */
+export async function assertTokenBudget(db: DbOrTx, userId: string, apiKeyMode: ApiKeyMode, at: Date) {
+  if (apiKeyMode !== "platform_key") return;
+  const override = await db.quotaLimit.findUnique({
+    where: { userId_metric_period: { userId, metric: TOKEN_METRIC, period: "day" } },
+    select: { allowed: true },
+  });
+  const allowed = override?.allowed ?? costConfig.platformTokensPerDay;
+  const { start, end } = windowOf("day", at);
+  const row = await db.quotaUsage.findUnique({
+    where: { userId_metric_period_windowStart: { userId, metric: TOKEN_METRIC, period: "day", windowStart: start } },
+    select: { used: true },
+  });
+  const used = row?.used ?? 0;
+  if (used < allowed) return;
+  throw new AppError(
+    "QUOTA_EXCEEDED",
+    `You have used today's AI budget (${used} of ${allowed} tokens on the platform key); it resets at ${end.toISOString()}.`,
+    { metric: TOKEN_METRIC, period: "day", allowed, used, resetsAt: end.toISOString() },
+  );
 }

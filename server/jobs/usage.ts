@@ -1,5 +1,8 @@
 import { Prisma } from "../generated/prisma/client";
 import { metrics } from "../observability/metrics";
+import { costConfig } from "../config";
+import { estimateCost } from "./prices";
+import { TOKEN_METRIC, windowOf } from "./quota";
 
 /** SPEC §4 usage as the Runtime reported it (every field optional). */
 export type UsageInput = {
@@ -26,7 +29,25 @@ export function usageSql(usage: UsageInput, outcome: Prisma.Sql, at: Date): Pris
       ${usage.provider ?? null}::text, ${usage.model ?? null}::text, ${usage.promptTokens ?? 0}::int, ${usage.completionTokens ?? 0}::int,
       ${usage.durationMs ?? 0}::int, ${outcome}, ${at}::timestamp(3)
     FROM upd
-    ON CONFLICT ("jobId", "attemptNo") DO NOTHING)`;
+    ON CONFLICT ("jobId", "attemptNo") DO NOTHING
+    RETURNING "userId", "apiKeyMode", "promptTokens"::bigint + "completionTokens" AS tokens),
+  ${tokenBudgetSql(at)}`;
+}
+
+/**
+ * Adds a platform-key attempt's tokens to its learner's daily "tokens" counter (the budget that
+ * job creation checks, server/jobs/quota.ts), in the statement that stored the usage: only a row
+ * that was really inserted counts, so a repeated report adds nothing. Capped at the int maximum,
+ * so a hostile report of huge counts cannot overflow the counter into a 500.
+ */
+function tokenBudgetSql(at: Date): Prisma.Sql {
+  const { start } = windowOf("day", at);
+  return Prisma.sql`budget_row AS (
+    INSERT INTO "QuotaUsage" ("userId", metric, period, "windowStart", used, "updatedAt")
+    SELECT "userId", ${TOKEN_METRIC}, 'day', ${start}::timestamp(3), LEAST(tokens, 2147483647)::int, ${at}::timestamp(3)
+    FROM usage_row WHERE "apiKeyMode" = 'platform_key' AND tokens > 0
+    ON CONFLICT ("userId", metric, period, "windowStart") DO UPDATE
+      SET used = LEAST("QuotaUsage".used::bigint + EXCLUDED.used, 2147483647)::int, "updatedAt" = EXCLUDED."updatedAt")`;
 }
 
 /** Counts the stored usage in Prometheus, once the statement that stored it has committed. */
@@ -38,6 +59,7 @@ export function countUsage(rows: { jobType: string; apiKeyMode: string }[], usag
   m.tokens.inc({ ...labels, kind: "prompt" }, usage.promptTokens ?? 0);
   m.tokens.inc({ ...labels, kind: "completion" }, usage.completionTokens ?? 0);
   m.modelCallSeconds.inc(labels, (usage.durationMs ?? 0) / 1000);
+  m.estimatedCost.inc({ ...labels, currency: costConfig.currency }, estimateCost(usage.promptTokens ?? 0, usage.completionTokens ?? 0));
 }
 
 /** `a, b` of the CTEs that are present, for TransitionSpec.also. */

@@ -4,7 +4,7 @@ import { Counter, Histogram, Registry } from "prom-client";
  * Per-process counters and histograms (Prometheus sums them across instances); queue gauges are
  * read from the database at scrape time, so every instance reports the same truth for them.
  */
-type Metrics = { registry: Registry; transitions: Counter; failures: Counter; httpDuration: Histogram; tokens: Counter; modelCallSeconds: Counter };
+type Metrics = { registry: Registry; transitions: Counter; failures: Counter; httpDuration: Histogram; tokens: Counter; modelCallSeconds: Counter; estimatedCost: Counter };
 
 const g = globalThis as unknown as { __metrics?: Metrics };
 
@@ -43,6 +43,12 @@ export function metrics(): Metrics {
       name: "ajr_model_call_seconds_total",
       help: "Time spent in model calls, as reported by Runtimes",
       labelNames: ["provider", "job_type", "api_key_mode"],
+      registers: [registry],
+    }),
+    estimatedCost: new Counter({
+      name: "ajr_model_estimated_cost_total",
+      help: "Estimated model cost of the reported tokens at the configured prices when reported (docs/costs.md)",
+      labelNames: ["provider", "job_type", "api_key_mode", "currency"],
       registers: [registry],
     }),
   };

@@ -13,9 +13,9 @@ import { targetsRouter } from "./routers/targets";
 import { analysesRouter } from "./routers/analyses";
 import { quizRouter } from "./routers/quiz";
 import { flashcardsRouter } from "./routers/flashcards";
+import { progressRouter } from "./routers/progress";
 import { quotaRouter } from "./routers/quota";
 import { adminQuotasRouter } from "./routers/admin-quotas";
-import { progressRouter } from "./routers/progress";
 
 export const appRouter = router({
   me: meRouter,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { getDb } from "../../db";
 import { AppError } from "../../errors";
-import { getJobQuotaUsage, JOB_METRICS, PERIODS } from "../../jobs/quota";
+import { getJobQuotaUsage, QUOTA_METRICS, PERIODS } from "../../jobs/quota";
 import { setQuotaLimit } from "../../admin/quotas";
 import { adminProcedure, router } from "../init";
 import { quotaUsageSchema } from "../schemas";
@@ -24,10 +24,10 @@ export const adminQuotasRouter = router({
     .input(
       z.object({
         userId: z.string().min(1).max(64),
-        metric: z.enum(JOB_METRICS as [string, ...string[]]),
+        metric: z.enum(QUOTA_METRICS as [string, ...string[]]),
         period: z.enum(PERIODS),
         /** null goes back to the configured default. */
-        allowed: z.number().int().min(0).max(1_000_000).nullable(),
+        allowed: z.number().int().min(0).max(2_000_000_000).nullable(),
       }),
     )
     .output(z.object({ userId: z.string(), metric: z.string(), period: z.enum(PERIODS), allowed: z.number().int().nullable(), previous: z.number().int().nullable() }))
