@@ -76,7 +76,7 @@ export async function explorerQuery(input: ExploreInput): Promise<Prisma.Sql> {
   const page = (cond: Prisma.Sql) => Prisma.sql`(SELECT * FROM "AiRuntimeJob" j WHERE ${where} AND ${cond} ${keyset} ORDER BY ${order} LIMIT ${take})`;
   // A search is one page per branch (each from its own index), merged; see searchBranches.
   const source = input.filter.q
-    ? Prisma.sql`(SELECT * FROM (${Prisma.join((await searchBranches(db, input.filter.q)).map(page), " UNION ALL ")}) s ORDER BY ${order} LIMIT ${take})`
+    ? Prisma.sql`(SELECT * FROM (${Prisma.join((await searchBranches(db, input.filter.q)).map(page), " UNION ALL ")}) j ORDER BY ${order} LIMIT ${take})`
     : page(Prisma.sql`TRUE`);
   return Prisma.sql`
     SELECT j.id, j."jobType"::text AS "jobType", j.status::text AS status, j."userId", u.email AS "userEmail",
