@@ -10,7 +10,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const returnTo = safeReturnPath((await searchParams).next);
   if (await getSession(await headers())) redirect(returnTo);
   return (
-    <main className="mx-auto max-w-sm p-8">
+    <main id="main" tabIndex={-1} className="mx-auto max-w-sm p-8 focus:outline-none">
       <h1 className="text-2xl font-semibold">Sign in</h1>
       <p className="mt-2 text-sm text-slate-600">AI Job Runtime: learners and admins.</p>
       <SignInForm returnTo={returnTo} />

@@ -106,7 +106,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
         </ol>
       </Panel>
       <div className="grid gap-4 lg:grid-cols-2">
-        <Panel title="Params"><Json value={job.params} /></Panel>
+        <Panel title="Params"><Json value={job.params} label="Params" /></Panel>
         <Panel title="Result">
           {d.result ? (
             <div className="space-y-2">
@@ -114,7 +114,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
                 attempt {d.result.attemptNo} · {d.result.modelProvider ?? "?"}/{d.result.modelName ?? "?"} · {d.result.latencyMs ?? "?"} ms
                 {d.result.degraded && <span className="ml-1 rounded bg-amber-100 px-1 text-amber-800">degraded</span>}
               </p>
-              <Json value={d.result.output} />
+              <Json value={d.result.output} label="Result output" />
             </div>
           ) : (
             <p className="text-sm text-slate-500">No result.</p>
@@ -125,7 +125,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
         {d.snapshot ? (
           <details>
             <summary className="cursor-pointer text-sm text-slate-700">{d.snapshot.id} · hash {d.snapshot.contentHash.slice(0, 12)}… · {fmtTime(d.snapshot.createdAt)}</summary>
-            <div className="mt-2"><Json value={d.snapshot.content} /></div>
+            <div className="mt-2"><Json value={d.snapshot.content} label="Snapshot content" /></div>
           </details>
         ) : (
           <p className="text-sm text-slate-500">No snapshot.</p>

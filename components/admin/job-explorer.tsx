@@ -89,7 +89,7 @@ export function JobExplorer() {
                 </td>
                 <td className="px-2 py-1.5">
                   <Link href={`/admin/jobs/${r.id}`} className="font-mono text-xs text-indigo-700 hover:underline">{r.id}</Link>
-                  {r.retriedFromJobId && <span className="ml-1 text-xs text-slate-400" title={`re-run of ${r.retriedFromJobId}`}>↻</span>}
+                  {r.retriedFromJobId && <span className="ml-1 text-xs text-slate-600" title={`re-run of ${r.retriedFromJobId}`}>↻</span>}
                 </td>
                 <td className="px-2 py-1.5 whitespace-nowrap">
                   <StatusBadge status={r.status} />
@@ -105,7 +105,7 @@ export function JobExplorer() {
                       <span className="font-mono text-rose-700">{r.errorCode}</span> {r.errorMessage}
                     </span>
                   ) : (
-                    <span className="text-slate-300">—</span>
+                    <span className="text-slate-500">—</span>
                   )}
                 </td>
                 <td className="px-2 py-1.5 text-xs whitespace-nowrap text-slate-600">{fmtTime(r.createdAt)}</td>

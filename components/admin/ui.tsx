@@ -83,6 +83,11 @@ export function ago(iso: string | null | undefined, nowMs: number) {
   return `${fmtSeconds(Math.max(0, (nowMs - new Date(iso).getTime()) / 1000))} ago`;
 }
 
-export function Json({ value }: { value: unknown }) {
-  return <pre className="max-h-96 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100">{JSON.stringify(value, null, 2)}</pre>;
+export function Json({ value, label = "JSON" }: { value: unknown; label?: string }) {
+  // A scroll box must be reachable by keyboard to be scrolled: a tab stop, named for screen readers.
+  return (
+    <pre tabIndex={0} role="region" aria-label={label} className="max-h-96 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
 }

@@ -69,8 +69,9 @@ export function AiSettings() {
               aria-checked={granted}
               aria-labelledby="consent-label"
               aria-describedby="consent-help"
-              disabled={setConsent.isPending}
-              onClick={() => setConsent.mutate({ granted: !granted })}
+              // Not disabled while saving: that would drop keyboard focus to <body>.
+              aria-disabled={setConsent.isPending || undefined}
+              onClick={() => !setConsent.isPending && setConsent.mutate({ granted: !granted })}
               className={`relative mt-1 inline-flex h-7 w-12 shrink-0 rounded-full transition focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${granted ? "bg-indigo-600" : "bg-slate-300"}`}
             >
               <span className={`absolute top-1 h-5 w-5 rounded-full bg-white shadow transition ${granted ? "left-6" : "left-1"}`} />

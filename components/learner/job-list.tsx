@@ -47,7 +47,7 @@ function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets
             <TypeIcon type={job.jobType} size="h-6 w-6" />
             {info.title}
           </span>
-          <span className="mt-0.5 block truncate text-xs text-slate-500">
+          <span className="mt-0.5 block truncate text-xs text-slate-600">
             {targetTitle(targets, { type: job.targetType, id: job.targetId })} · {when(job.createdAt)}
           </span>
         </button>
@@ -56,8 +56,8 @@ function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets
           {cancellable && (
             <button
               type="button"
-              onClick={() => cancel.mutate({ jobId: job.id })}
-              disabled={cancel.isPending}
+              onClick={() => !cancel.isPending && cancel.mutate({ jobId: job.id })}
+              aria-disabled={cancel.isPending || undefined}
               aria-label={`Cancel ${info.title}`}
               className="rounded-md px-2 py-0.5 text-xs text-rose-700 ring-1 ring-rose-200 hover:bg-rose-50"
             >

@@ -13,8 +13,8 @@ import { eventually } from "../helpers/eventually";
 describe("the embedded server's log", () => {
   it("records slow statements with their duration and errors with their statement", async () => {
     const db = getDb();
-    const [{ data_directory: dir }] = await db.$queryRaw<{ data_directory: string }[]>`SHOW data_directory`;
-    const [{ log_min_duration_statement: threshold }] = await db.$queryRaw<{ log_min_duration_statement: string }[]>`SHOW log_min_duration_statement`;
+    const dir = (await db.$queryRaw<{ data_directory: string }[]>`SHOW data_directory`)[0]!.data_directory;
+    const threshold = (await db.$queryRaw<{ log_min_duration_statement: string }[]>`SHOW log_min_duration_statement`)[0]!.log_min_duration_statement;
     expect(threshold).not.toBe("-1");
     const slow = uid("slow");
     const bad = uid("bad");

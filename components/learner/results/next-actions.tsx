@@ -27,7 +27,7 @@ export function NextActionsResult({ output }: { output: NextActions }) {
                 className="mt-1 h-4 w-4 accent-indigo-600"
               />
               <span className="min-w-0 flex-1">
-                <span className={`block font-medium ${done.has(i) ? "text-slate-400 line-through" : ""}`}>{a.title}</span>
+                <span className={`block font-medium ${done.has(i) ? "text-slate-600 line-through" : ""}`}>{a.title}</span>
                 <span className="block text-sm text-slate-600">{a.reason}</span>
               </span>
               <span className="shrink-0 text-right text-xs">
