@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useEffect, useRef } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { JobActions } from "./job-actions";
 import { useLiveOptions } from "./live";
@@ -11,6 +12,13 @@ import { ErrorBox, fmtTime, JobLink, Json, Loading, Panel, StatusBadge } from ".
 export function JobDetail({ jobId }: { jobId: string }) {
   const trpc = useTRPC();
   const q = useQuery({ ...trpc.admin.explorer.detail.queryOptions({ jobId }), ...useLiveOptions() });
+  // Arriving here by an action (a re-run opens its new job) leaves focus on nothing: put it on the
+  // job's heading, so keyboard and screen reader users continue from the page they are on.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const loaded = !!q.data;
+  useEffect(() => {
+    if (loaded && (!document.activeElement || document.activeElement === document.body)) heading.current?.focus();
+  }, [loaded, jobId]);
   if (q.isLoading) return <Loading />;
   if (q.error) return <ErrorBox error={q.error} retry={() => void q.refetch()} />;
   const d = q.data!;
@@ -21,7 +29,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
         <Link href="/admin/jobs" className="text-sm text-indigo-700 hover:underline">← Jobs</Link>
-        <h1 className="font-mono text-lg font-semibold">{job.id}</h1>
+        <h1 ref={heading} tabIndex={-1} className="font-mono text-lg font-semibold focus:outline-none">{job.id}</h1>
         <StatusBadge status={job.status} />
         {job.cancelRequested && <span className="text-sm text-amber-700">cancel requested</span>}
       </div>
