@@ -19,7 +19,7 @@ export function AuditLog() {
         {q.data && q.data.items.length > 0 && (
           <div className="overflow-x-auto">
             <table className="w-full text-left text-sm">
-              <thead className="text-xs text-slate-500 uppercase">
+              <thead className="text-xs text-slate-600 uppercase">
                 <tr><th className="py-1">When</th><th>Who</th><th>Action</th><th className="text-right">Count</th><th className="pl-4">Scope</th></tr>
               </thead>
               <tbody>

@@ -48,7 +48,7 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
                 <span key={s.status} className="inline-flex items-center gap-1"><StatusBadge status={s.status} /> {s.n}</span>
               ))}
             </p>
-            <p className="text-xs text-slate-500">
+            <p className="text-xs text-slate-600">
               {request.action === "rerun"
                 ? "Failed or cancelled jobs without a re-run yet get a new job each; the old ones stay as they are."
                 : "Pending jobs are cancelled at once; locked or running ones are asked to stop at their next heartbeat."}

@@ -59,7 +59,7 @@ export function JobActions({ job }: { job: Job }) {
             <button type="submit" className={buttonClass()} disabled={priority.isPending || Number(prio) === job.priority}>Set</button>
           </form>
         )}
-        {!canRerun && !canCancel && job.status !== "pending" && <span className="text-sm text-slate-500">No action for a {job.status} job.</span>}
+        {!canRerun && !canCancel && job.status !== "pending" && <span className="text-sm text-slate-600">No action for a {job.status} job.</span>}
       </div>
       <ErrorBox error={rerun.error ?? cancel.error ?? priority.error} />
     </div>

@@ -72,7 +72,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
               ["Last error", job.errorCode ? `${job.errorCode}: ${job.errorMessage ?? ""}` : "—"],
             ].map(([k, v]) => (
               <div key={String(k)} className="contents">
-                <dt className="text-slate-500">{k}</dt>
+                <dt className="text-slate-600">{k}</dt>
                 <dd className="break-all">{String(v)}</dd>
               </div>
             ))}
@@ -86,7 +86,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
               {d.lineage.reruns.length === 0 ? "—" : (
                 <ul className="mt-1 space-y-1" aria-label="Re-runs">
                   {d.lineage.reruns.map((r) => (
-                    <li key={r.id} className="flex items-center gap-2"><JobLink id={r.id} /> <StatusBadge status={r.status} /> <span className="text-xs text-slate-500">{fmtTime(r.createdAt)}</span></li>
+                    <li key={r.id} className="flex items-center gap-2"><JobLink id={r.id} /> <StatusBadge status={r.status} /> <span className="text-xs text-slate-600">{fmtTime(r.createdAt)}</span></li>
                   ))}
                 </ul>
               )}
@@ -98,11 +98,11 @@ export function JobDetail({ jobId }: { jobId: string }) {
         <ol className="space-y-1 text-sm" aria-label="Job events">
           {d.events.map((e) => (
             <li key={e.id} className={`grid grid-cols-[9rem_5rem_1fr] gap-2 rounded px-2 py-1 ${e.errorCode && e.errorCode !== "CANCELLED" ? "bg-rose-50" : ""}`}>
-              <span className="text-xs text-slate-500 tabular-nums">{fmtTime(e.createdAt)}</span>
-              <span className="text-xs text-slate-500">attempt {e.attemptNo}</span>
+              <span className="text-xs text-slate-600 tabular-nums">{fmtTime(e.createdAt)}</span>
+              <span className="text-xs text-slate-600">attempt {e.attemptNo}</span>
               <span>
                 {e.fromStatus ?? "new"} → <StatusBadge status={e.toStatus} />{" "}
-                <span className="text-xs text-slate-500">by {e.actorType}{e.actorId ? ` ${e.actorId}` : ""}</span>
+                <span className="text-xs text-slate-600">by {e.actorType}{e.actorId ? ` ${e.actorId}` : ""}</span>
                 {e.errorCode && (
                   <span className="mt-0.5 block text-xs" data-testid="attempt-error">
                     <span className="font-mono text-rose-700">{e.errorCode}</span> {e.errorMessage}
@@ -125,7 +125,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
               <Json value={d.result.output} label="Result output" />
             </div>
           ) : (
-            <p className="text-sm text-slate-500">No result.</p>
+            <p className="text-sm text-slate-600">No result.</p>
           )}
         </Panel>
       </div>
@@ -136,7 +136,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
             <div className="mt-2"><Json value={d.snapshot.content} label="Snapshot content" /></div>
           </details>
         ) : (
-          <p className="text-sm text-slate-500">No snapshot.</p>
+          <p className="text-sm text-slate-600">No snapshot.</p>
         )}
       </Panel>
     </div>

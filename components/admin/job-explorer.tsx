@@ -39,7 +39,7 @@ export function JobExplorer() {
     <div className="space-y-3">
       <div className="flex items-baseline justify-between">
         <h1 className="text-xl font-semibold">Jobs</h1>
-        <span className="text-sm text-slate-500" data-testid="match-count">{total} matching</span>
+        <span className="text-sm text-slate-600" data-testid="match-count">{total} matching</span>
       </div>
       <ExplorerFilters />
       <div className="flex flex-wrap items-center gap-2 rounded-md border border-slate-200 bg-white px-3 py-2 text-sm" role="toolbar" aria-label="Bulk actions">
@@ -62,7 +62,7 @@ export function JobExplorer() {
       <ErrorBox error={list.error} retry={() => void list.refetch()} />
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
         <table className="w-full text-left text-sm">
-          <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-500 uppercase">
+          <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-600 uppercase">
             <tr>
               <th className="w-8 px-2 py-2">
                 <input
@@ -94,7 +94,7 @@ export function JobExplorer() {
                 <td className="px-2 py-1.5 whitespace-nowrap">
                   <StatusBadge status={r.status} />
                   {r.cancelRequested && <span className="ml-1 text-xs text-amber-700">stopping</span>}
-                  {(r.status === "running" || r.status === "locked") && r.stage && <span className="ml-1 text-xs text-slate-500">{r.stage} {r.progress}%</span>}
+                  {(r.status === "running" || r.status === "locked") && r.stage && <span className="ml-1 text-xs text-slate-600">{r.stage} {r.progress}%</span>}
                 </td>
                 <td className="px-2 py-1.5 text-xs whitespace-nowrap">{r.jobType}</td>
                 <td className="max-w-40 truncate px-2 py-1.5 text-xs" title={r.userId}>{r.userEmail ?? r.userId}</td>
@@ -105,7 +105,7 @@ export function JobExplorer() {
                       <span className="font-mono text-rose-700">{r.errorCode}</span> {r.errorMessage}
                     </span>
                   ) : (
-                    <span className="text-slate-500">—</span>
+                    <span className="text-slate-600">—</span>
                   )}
                 </td>
                 <td className="px-2 py-1.5 text-xs whitespace-nowrap text-slate-600">{fmtTime(r.createdAt)}</td>

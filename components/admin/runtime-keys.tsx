@@ -54,7 +54,7 @@ export function RuntimeKeys() {
       {keys.data && keys.data.items.length > 0 && (
         <div className="overflow-x-auto">
           <table className="w-full text-left text-sm">
-            <thead className="text-xs text-slate-500 uppercase">
+            <thead className="text-xs text-slate-600 uppercase">
               <tr><th className="py-1">Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>State</th><th /></tr>
             </thead>
             <tbody>

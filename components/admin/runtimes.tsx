@@ -24,7 +24,7 @@ export function Runtimes() {
         {q.data && q.data.items.length > 0 && (
           <div className="overflow-x-auto">
             <table className="w-full text-left text-sm">
-              <thead className="text-xs text-slate-500 uppercase">
+              <thead className="text-xs text-slate-600 uppercase">
                 <tr><th className="py-1">Instance</th><th>Version</th><th>Capabilities</th><th>Last seen</th><th className="text-right">In hand</th><th className="text-right">OK 24 h</th><th className="text-right">Failed 24 h</th></tr>
               </thead>
               <tbody>

@@ -30,11 +30,11 @@ export function Panel({ title, children, actions, className = "" }: { title?: st
 }
 
 export function Loading({ label = "Loading…" }: { label?: string }) {
-  return <p role="status" className="animate-pulse py-6 text-center text-sm text-slate-500">{label}</p>;
+  return <p role="status" className="py-6 text-center text-sm text-slate-600">{label}</p>;
 }
 
 export function Empty({ children }: { children: React.ReactNode }) {
-  return <p className="py-6 text-center text-sm text-slate-500">{children}</p>;
+  return <p className="py-6 text-center text-sm text-slate-600">{children}</p>;
 }
 
 export function ErrorBox({ error, retry }: { error: { message: string } | null; retry?: () => void }) {

@@ -50,7 +50,7 @@ export function AiSettings() {
       <h2 id="settings-heading" className="text-lg font-semibold">
         AI settings
       </h2>
-      {consent.isLoading && <p className="mt-2 text-sm text-slate-500">Loading…</p>}
+      {consent.isLoading && <p className="mt-2 text-sm text-slate-600">Loading…</p>}
       {consent.error && <p role="alert" className="mt-2 text-sm text-rose-700">Could not load your settings.</p>}
       {consent.data && (
         <>
@@ -137,7 +137,7 @@ export function AiSettings() {
               </button>
             )}
           </form>
-          <p className="mt-1 text-xs text-slate-500">Stored encrypted; it is never shown again, only its last four characters.</p>
+          <p className="mt-1 text-xs text-slate-600">Stored encrypted; it is never shown again, only its last four characters.</p>
         </>
       )}
       <div role="status" aria-live="polite">

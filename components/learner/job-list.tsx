@@ -15,13 +15,13 @@ export function JobList({ jobs, loading, error, targets, selectedId, onOpen }: P
       <h2 id="activity-heading" className="text-lg font-semibold">
         Your analyses
       </h2>
-      {loading && <p className="mt-3 text-sm text-slate-500">Loading…</p>}
+      {loading && <p className="mt-3 text-sm text-slate-600">Loading…</p>}
       {error && (
         <p role="alert" className="mt-3 text-sm text-rose-700">
           Could not load your analyses: {error}
         </p>
       )}
-      {jobs && jobs.length === 0 && <p className="mt-3 text-sm text-slate-500">Nothing yet. Pick a target and start an analysis — it will show up here.</p>}
+      {jobs && jobs.length === 0 && <p className="mt-3 text-sm text-slate-600">Nothing yet. Pick a target and start an analysis — it will show up here.</p>}
       <ul className="-mx-1 mt-3 max-h-[32rem] divide-y divide-slate-100 overflow-y-auto px-1" aria-label="analyses">
         {jobs?.map((job) => (
           <JobRow key={job.id} job={job} targets={targets} selected={job.id === selectedId} onOpen={onOpen} />

@@ -32,7 +32,7 @@ export function NextActionsResult({ output }: { output: NextActions }) {
               </span>
               <span className="shrink-0 text-right text-xs">
                 <span className="block rounded-full bg-indigo-50 px-2 py-0.5 font-medium text-indigo-800">{KIND[a.actionType]}</span>
-                <span className="mt-1 block tabular-nums text-slate-500">~{a.estimatedMinutes} min</span>
+                <span className="mt-1 block tabular-nums text-slate-600">~{a.estimatedMinutes} min</span>
               </span>
             </label>
           </li>

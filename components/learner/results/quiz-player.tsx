@@ -53,7 +53,7 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
             <li key={i} className="rounded-lg p-3 ring-1 ring-slate-200" data-testid="quiz-question">
               <fieldset disabled={!!graded}>
                 <legend className="font-medium">
-                  {i + 1}. {q.stem} <span className="ml-1 text-xs font-normal text-slate-500">({q.difficulty})</span>
+                  {i + 1}. {q.stem} <span className="ml-1 text-xs font-normal text-slate-600">({q.difficulty})</span>
                 </legend>
                 {options.length > 0 ? (
                   <div className="mt-2 space-y-1">
@@ -107,7 +107,7 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
         {!graded && unanswered > 0 && <span className="text-sm text-slate-600">{unanswered} left to answer</span>}
       </div>
       {!!plays.data?.items.length && (
-        <p className="mt-3 text-xs text-slate-500">
+        <p className="mt-3 text-xs text-slate-600">
           Earlier plays: {plays.data.items.map((p) => `${p.score}/${p.total} (${when(p.answeredAt)})`).join(", ")}
         </p>
       )}
