@@ -73,11 +73,13 @@ export async function explorerQuery(input: ExploreInput): Promise<Prisma.Sql> {
   const order = desc ? Prisma.sql`j."createdAt" DESC, j.id DESC` : Prisma.sql`j."createdAt" ASC, j.id ASC`;
   // The limit is inlined: a parameterised LIMIT can make a generic plan give up the index.
   const take = Prisma.raw(String(input.limit + 1));
-  const page = (cond: Prisma.Sql) => Prisma.sql`(SELECT * FROM "AiRuntimeJob" j WHERE ${where} AND ${cond} ${keyset} ORDER BY ${order} LIMIT ${take})`;
+  const page = ({ cond, lead }: { cond: Prisma.Sql; lead?: Prisma.Sql }) =>
+    Prisma.sql`(SELECT * FROM "AiRuntimeJob" j WHERE ${where} AND ${cond} ${keyset}
+      ORDER BY ${lead ? Prisma.sql`${lead} ${Prisma.raw(desc ? "DESC" : "ASC")}, ` : Prisma.empty}${order} LIMIT ${take})`;
   // A search is one page per branch (each from its own index), merged; see searchBranches.
   const source = input.filter.q
     ? Prisma.sql`(SELECT * FROM (${Prisma.join((await searchBranches(db, input.filter.q)).map(page), " UNION ALL ")}) j ORDER BY ${order} LIMIT ${take})`
-    : page(Prisma.sql`TRUE`);
+    : page({ cond: Prisma.sql`TRUE` });
   return Prisma.sql`
     SELECT j.id, j."jobType"::text AS "jobType", j.status::text AS status, j."userId", u.email AS "userEmail",
       j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."retryCount", j."maxRetryCount",
@@ -93,7 +95,7 @@ export async function countJobs(filter: JobFilter) {
   const db = getDb();
   const where = await filterSql(db, filter, { withoutSearch: true });
   const cap = Prisma.raw(String(COUNT_CAP + 1));
-  const branches = filter.q ? await searchBranches(db, filter.q) : [Prisma.sql`TRUE`];
+  const branches = filter.q ? (await searchBranches(db, filter.q)).map((b) => b.cond) : [Prisma.sql`TRUE`];
   const [row] = await db.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM (${Prisma.join(
       branches.map((b) => Prisma.sql`(SELECT 1 FROM "AiRuntimeJob" j WHERE ${where} AND ${b} LIMIT ${cap})`),
