@@ -7,7 +7,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { BulkDialog, type BulkRequest } from "./bulk-dialog";
 import { ExplorerFilters, useExplorerParams } from "./explorer-filters";
 import { useLiveOptions } from "./live";
-import { buttonClass, Empty, ErrorBox, fmtTime, Loading, StatusBadge } from "./ui";
+import { buttonClass, Empty, ErrorBox, fmtTime, Loading, ScrollBox, StatusBadge } from "./ui";
 
 const PAGE = 50;
 
@@ -60,7 +60,7 @@ export function JobExplorer() {
         {selected.size > 0 && <button type="button" className={buttonClass("ghost")} onClick={() => setSelected(new Set())}>Clear selection</button>}
       </div>
       <ErrorBox error={list.error} retry={() => void list.refetch()} />
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
+      <ScrollBox label="Jobs" className="rounded-lg border border-slate-200 bg-white shadow-sm">
         <table className="w-full text-left text-sm">
           <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-600 uppercase">
             <tr>
@@ -115,7 +115,7 @@ export function JobExplorer() {
         </table>
         {list.isLoading && <Loading />}
         {!list.isLoading && !list.error && rows.length === 0 && <Empty>No job matches these filters.</Empty>}
-      </div>
+      </ScrollBox>
       {list.hasNextPage && (
         <div className="flex justify-center">
           <button type="button" className={buttonClass()} disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { buttonClass, Empty, ErrorBox, fmtTime, inputClass, Loading, Panel } from "./ui";
+import { buttonClass, Empty, ErrorBox, fmtTime, inputClass, Loading, Panel, ScrollBox } from "./ui";
 
 /** Runtime API keys: create (the key is shown once, with a copy button), list, revoke (two-step). */
 export function RuntimeKeys() {
@@ -52,7 +52,7 @@ export function RuntimeKeys() {
       <ErrorBox error={keys.error} retry={() => void keys.refetch()} />
       {keys.data && keys.data.items.length === 0 && <Empty>No keys yet.</Empty>}
       {keys.data && keys.data.items.length > 0 && (
-        <div className="overflow-x-auto">
+        <ScrollBox label="Runtime API keys">
           <table className="w-full text-left text-sm">
             <thead className="text-xs text-slate-600 uppercase">
               <tr><th className="py-1">Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>State</th><th /></tr>
@@ -80,7 +80,7 @@ export function RuntimeKeys() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
     </Panel>
   );

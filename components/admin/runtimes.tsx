@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useTRPC } from "@/components/trpc/client";
 import { useLiveOptions } from "./live";
 import { RuntimeKeys } from "./runtime-keys";
-import { ago, Empty, ErrorBox, fmtTime, JobLink, Loading, Panel } from "./ui";
+import { ago, Empty, ErrorBox, fmtTime, JobLink, Loading, Panel, ScrollBox } from "./ui";
 
 /** A Runtime that has not called in for this long is shown as silent (its leases will pass). */
 const SILENT_AFTER_MS = 60_000;
@@ -22,7 +22,7 @@ export function Runtimes() {
         <ErrorBox error={q.error} retry={() => void q.refetch()} />
         {q.data && q.data.items.length === 0 && <Empty>No Runtime has called in yet.</Empty>}
         {q.data && q.data.items.length > 0 && (
-          <div className="overflow-x-auto">
+          <ScrollBox label="Runtime instances">
             <table className="w-full text-left text-sm">
               <thead className="text-xs text-slate-600 uppercase">
                 <tr><th className="py-1">Instance</th><th>Version</th><th>Capabilities</th><th>Last seen</th><th className="text-right">In hand</th><th className="text-right">OK 24 h</th><th className="text-right">Failed 24 h</th></tr>
@@ -51,7 +51,7 @@ export function Runtimes() {
                 })}
               </tbody>
             </table>
-          </div>
+          </ScrollBox>
         )}
       </Panel>
       <RuntimeKeys />

@@ -29,6 +29,18 @@ export function Panel({ title, children, actions, className = "" }: { title?: st
   );
 }
 
+/**
+ * A table's own horizontal scroll box (the page never scrolls sideways on a phone). Focusable
+ * and named, so a keyboard user can scroll it too.
+ */
+export function ScrollBox({ label, className = "", children }: { label: string; className?: string; children: React.ReactNode }) {
+  return (
+    <div tabIndex={0} role="region" aria-label={label} className={`overflow-x-auto focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 ${className}`}>
+      {children}
+    </div>
+  );
+}
+
 export function Loading({ label = "Loading…" }: { label?: string }) {
   return <p role="status" className="py-6 text-center text-sm text-slate-600">{label}</p>;
 }

@@ -16,9 +16,9 @@ export const rows = (page: Page) => page.getByTestId("job-row");
 export const rowsOf = (page: Page, type: string) => page.locator(`[data-testid=job-row][data-job-type=${type}]`);
 
 /** A screenshot of the state, and axe over it (every state worth a screenshot is checked for accessibility). */
-export async function shot(page: Page, name: string) {
+export async function shot(page: Page, name: string, opts: { axe?: boolean } = {}) {
   await page.screenshot({ path: `test-results/screenshots/learner-${name}.png`, fullPage: true });
-  await expectAccessible(page, `learner ${name}`);
+  if (opts.axe !== false) await expectAccessible(page, `learner ${name}`);
 }
 
 /** Records every value the progress texts and status badges take, so a test can see them move. */
