@@ -22,12 +22,14 @@ export type ConsoleResult = {
   afterMs: Record<string, Pcts>; beforeStatementsMs: Record<string, Pcts>; at: string;
 };
 
-/** Runs the section and writes bench-results/console.{json,md} (also merged into latest.* by index.ts). */
+/** Runs the section and writes bench-results/console-<size>.{json,md} (also merged into latest.* by index.ts). */
 export async function consoleBench(ctx: Ctx): Promise<ConsoleResult> {
   const result = await measure(ctx);
   fs.mkdirSync(ctx.dir, { recursive: true });
-  fs.writeFileSync(path.join(ctx.dir, "console.json"), JSON.stringify(result, null, 2) + "\n");
-  fs.writeFileSync(path.join(ctx.dir, "console.md"), ["# Console at 1M rows", "", ...consoleMarkdown(result)].join("\n"));
+  // One file per table size (console-1m, console-100k…), so runs at several sizes show the cost not growing with the table.
+  const size = ctx.rows >= 1e6 ? `${ctx.rows / 1e6}m` : `${Math.round(ctx.rows / 1e3)}k`;
+  fs.writeFileSync(path.join(ctx.dir, `console-${size}.json`), JSON.stringify(result, null, 2) + "\n");
+  fs.writeFileSync(path.join(ctx.dir, `console-${size}.md`), [`# Console at ${ctx.rows.toLocaleString("en")} jobs`, "", ...consoleMarkdown(result)].join("\n"));
   return result;
 }
 
