@@ -53,33 +53,33 @@ export function RuntimeKeys() {
       {keys.data && keys.data.items.length === 0 && <Empty>No keys yet.</Empty>}
       {keys.data && keys.data.items.length > 0 && (
         <ScrollBox label="Runtime API keys">
-          <table className="w-full text-left text-sm">
-            <thead className="text-xs text-slate-600 uppercase">
-              <tr><th className="py-1">Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>State</th><th /></tr>
-            </thead>
-            <tbody>
-              {keys.data.items.map((k) => (
-                <tr key={k.id} className="border-t border-slate-100" data-testid={`key-${k.name}`}>
-                  <td className="py-1.5">{k.name}</td>
-                  <td className="font-mono text-xs">{k.prefix}…</td>
-                  <td className="text-xs">{fmtTime(k.createdAt)}</td>
-                  <td className="text-xs">{fmtTime(k.lastUsedAt)}</td>
-                  <td className="text-xs">{k.revokedAt ? <span className="text-rose-700">revoked {fmtTime(k.revokedAt)}</span> : <span className="text-emerald-700">active</span>}</td>
-                  <td className="text-right">
-                    {!k.revokedAt &&
-                      (confirm === k.id ? (
-                        <span className="inline-flex gap-1">
-                          <button type="button" className={buttonClass("danger")} disabled={revoke.isPending} onClick={() => revoke.mutate({ id: k.id })}>Confirm revoke</button>
-                          <button type="button" className={buttonClass("ghost")} onClick={() => setConfirm(null)}>Keep</button>
-                        </span>
-                      ) : (
-                        <button type="button" className={buttonClass()} onClick={() => setConfirm(k.id)}>Revoke</button>
-                      ))}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        <table className="w-full text-left text-sm">
+          <thead className="text-xs text-slate-600 uppercase">
+            <tr><th className="py-1">Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>State</th><th /></tr>
+          </thead>
+          <tbody>
+            {keys.data.items.map((k) => (
+              <tr key={k.id} className="border-t border-slate-100" data-testid={`key-${k.name}`}>
+                <td className="py-1.5">{k.name}</td>
+                <td className="font-mono text-xs">{k.prefix}…</td>
+                <td className="text-xs">{fmtTime(k.createdAt)}</td>
+                <td className="text-xs">{fmtTime(k.lastUsedAt)}</td>
+                <td className="text-xs">{k.revokedAt ? <span className="text-rose-700">revoked {fmtTime(k.revokedAt)}</span> : <span className="text-emerald-700">active</span>}</td>
+                <td className="text-right">
+                  {!k.revokedAt &&
+                    (confirm === k.id ? (
+                      <span className="inline-flex gap-1">
+                        <button type="button" className={buttonClass("danger")} disabled={revoke.isPending} onClick={() => revoke.mutate({ id: k.id })}>Confirm revoke</button>
+                        <button type="button" className={buttonClass("ghost")} onClick={() => setConfirm(null)}>Keep</button>
+                      </span>
+                    ) : (
+                      <button type="button" className={buttonClass()} onClick={() => setConfirm(k.id)}>Revoke</button>
+                    ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
         </ScrollBox>
       )}
     </Panel>
