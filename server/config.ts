@@ -54,3 +54,31 @@ export const rollupConfig = {
     return num("ROLLUP_CHUNK_EVENTS", 200_000);
   },
 };
+
+/** Console alerts (banner and /api/metrics gauges); see docs/console-and-learner.md. */
+export const alertConfig = {
+  /** A Runtime counts as live for its job types if it called in within this many seconds. */
+  get runtimeSilentSeconds() {
+    return num("ALERT_RUNTIME_SILENT_SECONDS", 120);
+  },
+  /** The oldest visible pending job is older than this: work is piling up. */
+  get oldestPendingSeconds() {
+    return num("ALERT_OLDEST_PENDING_SECONDS", 600);
+  },
+  /** Share of jobs finished in the last 15 minutes that failed, above which the console warns. */
+  get failureRate() {
+    return num("ALERT_FAILURE_RATE", 0.25);
+  },
+  /** Fewer finished jobs than this in the window raise no failure-rate alert (1 of 1 is not a spike). */
+  get failureMinJobs() {
+    return num("ALERT_FAILURE_MIN_JOBS", 5);
+  },
+};
+
+/** Background bulk actions of the console (server/admin/bulk*.ts). */
+export const bulkConfig = {
+  /** Jobs per batch: each batch is one short transaction, so row locks stay brief and cancel is prompt. */
+  get batchSize() {
+    return num("BULK_BATCH_SIZE", 200);
+  },
+};

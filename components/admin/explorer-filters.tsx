@@ -4,6 +4,9 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import type { JobFilter, JobSort } from "@/server/admin/filter-schema";
 import { JOB_STATUSES, JOB_TYPES } from "@/server/jobs/constants";
+import { QUALITY_RULES } from "@/server/jobs/quality";
+
+const SCHEMA_RULES = ["schema.invalid_type", "schema.invalid_value", "schema.too_small", "schema.too_big", "schema.unrecognized_keys", "schema.invalid_format"];
 import { buttonClass, inputClass } from "./ui";
 
 /**
@@ -30,6 +33,7 @@ export function filterFromParams(p: URLSearchParams): { filter: JobFilter; sort:
     targetType: targetType === "user" || targetType === "material" || targetType === "knowledge_point" ? targetType : undefined,
     targetId: s("targetId"),
     errorCode: s("error"),
+    rule: s("rule"),
     runtimeId: s("runtime"),
     createdFrom: iso("from"),
     createdTo: iso("to"),
@@ -49,6 +53,7 @@ export function useExplorerParams() {
 const FIELDS = [
   ["user", "User", "id or email"],
   ["error", "Error code", "e.g. INVALID_SCHEMA"],
+  ["rule", "Violated rule", "e.g. one_correct_option"],
   ["runtime", "Runtime instance", "instance id"],
   ["targetId", "Target id", ""],
 ] as const;
@@ -113,7 +118,7 @@ export function ExplorerFilters() {
         {FIELDS.map(([key, label, placeholder]) => (
           <label key={key} className="flex flex-col gap-0.5 text-xs text-slate-600">
             {label}
-            <input className={inputClass} name={key} value={draft[key] ?? ""} placeholder={placeholder} onChange={(e) => set(key, e.target.value)} />
+            <input className={inputClass} name={key} value={draft[key] ?? ""} placeholder={placeholder} onChange={(e) => set(key, e.target.value)} list={key === "rule" ? "rule-names" : undefined} />
           </label>
         ))}
         <label className="flex flex-col gap-0.5 text-xs text-slate-600">
@@ -158,6 +163,10 @@ export function ExplorerFilters() {
       </div>
         </div>
       </details>
+      {/* Suggestions for "Violated rule": the quality rules and zod's usual issue codes. */}
+      <datalist id="rule-names">
+        {[...QUALITY_RULES, ...SCHEMA_RULES].map((r) => <option key={r} value={r} />)}
+      </datalist>
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import { sweepExpiredLeases } from "../jobs/sweep";
 import { pruneFinishedJobs } from "../jobs/retention";
 import { runWeeklyReview } from "../jobs/weekly-review";
+import { processPendingBulkRuns } from "../admin/bulk-runner";
 
 export type ScheduledTask = { id: string; everyMs: number; run: () => Promise<unknown> };
 
@@ -16,5 +17,7 @@ export function defaultTasks(): ScheduledTask[] {
     { id: "sweep-leases", everyMs: Number(process.env.SWEEP_INTERVAL_MS ?? MINUTE), run: () => sweepExpiredLeases() },
     { id: "prune-finished-jobs", everyMs: 24 * 60 * MINUTE, run: () => pruneFinishedJobs() },
     { id: "weekly-learning-review", everyMs: 60 * MINUTE, run: () => runWeeklyReview() },
+    // Bulk runs start in the request's process; this resumes any whose process went away.
+    { id: "bulk-runs", everyMs: 30_000, run: () => processPendingBulkRuns() },
   ];
 }
