@@ -20,6 +20,8 @@ const envSchema = z.object({
   RUNTIME_PROVIDER: z.enum(["auto", "local", "deepseek"]).default("auto"),
   /** Overrides the API's pollIntervalMs (the wait when there is nothing to do). */
   RUNTIME_POLL_INTERVAL_MS: z.coerce.number().int().min(10).optional(),
+  /** Long poll: an idle Runtime's poll is held this long by the API (0 turns it off; at most 20 s). */
+  RUNTIME_WAIT_MS: z.coerce.number().int().min(0).max(20_000).default(20_000),
   /** 15–20 s by default: the interval is this plus up to a third more, so Runtimes do not beat in step. */
   RUNTIME_HEARTBEAT_MS: int(15_000, 50),
   RUNTIME_SHUTDOWN_GRACE_MS: int(25_000),
@@ -54,6 +56,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     concurrency: e.RUNTIME_CONCURRENCY,
     provider: e.RUNTIME_PROVIDER,
     pollIntervalMs: e.RUNTIME_POLL_INTERVAL_MS,
+    waitMs: e.RUNTIME_WAIT_MS,
     heartbeatMs: e.RUNTIME_HEARTBEAT_MS,
     shutdownGraceMs: e.RUNTIME_SHUTDOWN_GRACE_MS,
     backoffBaseMs: e.RUNTIME_BACKOFF_BASE_MS,

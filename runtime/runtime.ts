@@ -9,8 +9,11 @@ export const RUNTIME_VERSION = "reference-runtime/0.1.0";
 
 /**
  * The reference Runtime: claims up to `concurrency` jobs at a time through poll with
- * claim:true, runs each through the pipeline, waits pollIntervalMs when there is nothing to do,
- * and backs off exponentially while the API is unreachable (it never exits on an API error).
+ * claim:true and a long poll (waitMs: the API holds the request until a job arrives, so an idle
+ * Runtime makes one request per waitMs and picks a new job up within milliseconds), runs each
+ * through the pipeline, waits pollIntervalMs only when an empty answer came back early (an API
+ * without long poll, or one that is draining), and backs off exponentially while the API is
+ * unreachable (it never exits on an API error).
  */
 export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; log?: Logger } = {}) {
   const log = deps.log ?? createLogger({ runtimeInstanceId: config.instanceId });
@@ -33,13 +36,18 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
       }
       let claimed;
       let interval: number;
+      const askedAt = Date.now();
       try {
-        const res = await api.poll({ capabilities: config.capabilities, limit: free, claim: true, runtimeVersion: RUNTIME_VERSION });
+        const res = await api.poll(
+          { capabilities: config.capabilities, limit: free, claim: true, runtimeVersion: RUNTIME_VERSION, waitMs: config.waitMs },
+          stopping.signal,
+        );
         if (failures) log("api.reachable", { after: failures });
         failures = 0;
         interval = config.pollIntervalMs ?? res.pollIntervalMs;
         claimed = res.jobs.flatMap((j) => ("job" in j ? [j] : []));
       } catch (e) {
+        if (stopping.signal.aborted) break;
         failures++;
         const delay = backoffDelay(failures, config.backoffBaseMs, config.backoffMaxMs);
         log("api.poll_failed", { message: (e as Error).message, failures, retryInMs: delay }, "warn");
@@ -66,8 +74,10 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
             slotFreed();
           });
       }
-      // A full batch means more may be waiting: ask again as soon as a slot frees.
-      if (claimed.length < free) await sleep(interval, stopping.signal);
+      // Ask again at once after any job (more may be waiting) or after a wait the API held; an
+      // empty answer that came back early means no long poll there: wait pollIntervalMs.
+      const held = config.waitMs > 0 && Date.now() - askedAt >= config.waitMs / 2;
+      if (!claimed.length && !held) await sleep(interval, stopping.signal);
     }
   }
 

@@ -2,6 +2,8 @@ import http from "node:http";
 import path from "node:path";
 import next from "next";
 import { runtimePath, serveRuntimeApi } from "../server/runtime-api/node-http";
+import { appendForwardedFor } from "../server/auth/client-ip";
+import { API_CONTENT_SECURITY_POLICY, COMMON_SECURITY_HEADERS } from "../server/security/headers";
 
 /**
  * The production server: `next start` plus a fast lane for the Runtime protocol. Requests to
@@ -26,8 +28,17 @@ await app.prepare();
 
 const server = http.createServer((req, res) => {
   const fast = req.url?.startsWith(FAST_LANE) ? runtimePath(req.url) : null;
-  if (fast) serveRuntimeApi(req, res, fast).catch((e) => console.error("[serve] runtime request failed:", e));
-  else void handle(req, res);
+  if (fast) {
+    // Next's headers() (next.config.js) never sees this lane: the same security headers here.
+    for (const [name, value] of Object.entries(COMMON_SECURITY_HEADERS)) res.setHeader(name, value);
+    res.setHeader("content-security-policy", API_CONTENT_SECURITY_POLICY);
+    serveRuntimeApi(req, res, fast).catch((e) => console.error("[serve] runtime request failed:", e));
+  } else {
+    // As a reverse proxy would: the socket's address is the one X-Forwarded-For entry no client
+    // can forge; per-client sign-in limits read it through TRUSTED_PROXY_HOPS (server/auth/client-ip.ts).
+    req.headers["x-forwarded-for"] = appendForwardedFor(req.headers["x-forwarded-for"], req.socket.remoteAddress);
+    void handle(req, res);
+  }
 });
 server.listen(port, hostname, () => console.log(`[serve] ready on http://${hostname}:${port}`));
 

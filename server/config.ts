@@ -55,6 +55,51 @@ export const rollupConfig = {
   },
 };
 
+/** Web and sign-in hardening (docs/security.md). Read on each call so tests can adjust them. */
+export const webSecurityConfig = {
+  /** Largest request body the tRPC and auth routes accept; larger ones get 413 before being read. */
+  get maxBodyBytes() {
+    return num("WEB_MAX_BODY_BYTES", 1024 * 1024);
+  },
+  /**
+   * How many reverse proxies in front of the app append to X-Forwarded-For. The client is the
+   * entry that many places from the right (the production server appends the socket's address
+   * itself); anything further left was written by the client and is not trusted.
+   */
+  get trustedProxyHops() {
+    return num("TRUSTED_PROXY_HOPS", 0);
+  },
+  /** Failed sign-ins from one client at one account before that pair is locked for the window. */
+  get signInMaxFailures() {
+    return num("AUTH_MAX_FAILED_SIGN_INS", 5);
+  },
+  get signInWindowMs() {
+    return num("AUTH_FAILED_SIGN_IN_WINDOW_SECONDS", 15 * 60) * 1000;
+  },
+  /** Failed sign-ins at one account (all clients) after which every further attempt is slowed. */
+  get accountSlowdownAfter() {
+    return num("AUTH_ACCOUNT_SLOWDOWN_AFTER", 10);
+  },
+  /** The first slowed attempt waits this long; each further failure doubles it, up to the cap. */
+  get accountSlowdownBaseMs() {
+    return num("AUTH_ACCOUNT_SLOWDOWN_BASE_MS", 500);
+  },
+  get accountSlowdownCapMs() {
+    return num("AUTH_ACCOUNT_SLOWDOWN_CAP_MS", 10_000);
+  },
+  /** better-auth's per-IP budget for sign-in attempts. */
+  get signInPerIpPerMinute() {
+    return num("AUTH_SIGN_IN_PER_IP_PER_MINUTE", 20);
+  },
+};
+
+/** The port the app listens on; in zero-setup mode (no BETTER_AUTH_URL) the only trusted local origin's port. */
+export const appConfig = {
+  get port() {
+    return num("PORT", 3000);
+  },
+};
+
 /** Console alerts (banner and /api/metrics gauges); see docs/console-and-learner.md. */
 export const alertConfig = {
   /** A Runtime counts as live for its job types if it called in within this many seconds. */

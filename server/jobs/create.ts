@@ -5,6 +5,7 @@ import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError, isUniqueViolation } from "../errors";
 import { IN_FLIGHT_STATUSES } from "./constants";
+import { nextQueueTurn } from "./fair-queue";
 import { hashJson } from "./hashing";
 import { paramsSchemas } from "./schemas";
 import { captureSnapshot, type Target } from "./snapshot";
@@ -84,6 +85,9 @@ export async function createJob(input: CreateJobInput) {
   }
 
   try {
+    // The job's fair-queue turn, read before the transaction to keep it short (it is an ordering
+    // hint: two concurrent creations of one learner may share a turn, age breaks the tie).
+    const queueTurn = await nextQueueTurn(db, input.userId, input.priority ?? 0);
     const job = await db.$transaction(async (tx) => {
       const granted = await tx.$queryRaw<{ granted: boolean }[]>`
         SELECT granted FROM "AiConsent" WHERE "userId" = ${input.userId} FOR SHARE`;
@@ -95,6 +99,7 @@ export async function createJob(input: CreateJobInput) {
           params: params as Prisma.InputJsonValue,
           idempotencyKey: key,
           priority: input.priority ?? 0,
+          queueTurn,
           apiKeyMode,
           credentialId,
           snapshotId: snapshot.id,

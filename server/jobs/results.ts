@@ -5,15 +5,14 @@ import { now } from "../clock";
 import { AppError } from "../errors";
 import { FAILURE_CODES, type FailureCode } from "./constants";
 import { hashJson } from "./hashing";
-import { holds, holdsRow, lockLost } from "./lease";
+import { holds, holdsRow, lockLost, type Holder } from "./lease";
 import { checkOutput } from "./quality";
 import { insertRejectionSql, keptViolations, storable } from "./rejection";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { transition } from "./state-machine";
 
-export type ResultInput = {
-  runtimeInstanceId: string;
+export type ResultInput = Holder & {
   attemptNo: number;
   output: unknown;
   outputSchemaVersion?: string;
@@ -55,7 +54,7 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
   const job = await db.aiRuntimeJob.findUnique({
     where: { id: jobId },
     select: {
-      status: true, lockedBy: true, attemptNo: true, lockUntil: true, cancelRequested: true,
+      status: true, lockedBy: true, lockedByKeyId: true, attemptNo: true, lockUntil: true, cancelRequested: true,
       result: { select: { id: true, resultIdempotencyKey: true } },
     },
   });
@@ -64,16 +63,16 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
     if (job.result.resultIdempotencyKey === key) return { status: "succeeded", resultId: job.result.id, idempotent: true };
     throw new AppError("RESULT_ALREADY_EXISTS", "this job already has a different result", { resultId: job.result.id });
   }
-  if (!holdsRow(job, input.runtimeInstanceId, input.attemptNo, at)) throw await lockLost(jobId, input.runtimeInstanceId);
+  if (!holdsRow(job, input, input.attemptNo, at)) throw await lockLost(jobId, input);
   if (job.cancelRequested) {
-    await endCancelled(jobId, input.runtimeInstanceId, input.attemptNo, at);
+    await endCancelled(jobId, input, input.attemptNo, at);
     throw new AppError("JOB_CANCELLED", "the job was cancelled; its result was not stored");
   }
   if (!check.ok) {
     const message = storable(`output rejected: ${check.findings.join("; ")}`.slice(0, 2000));
     const rows = await transition(db, {
       action: "fail",
-      where: holds(jobId, input.runtimeInstanceId, input.attemptNo, at),
+      where: holds(jobId, input, input.attemptNo, at),
       to: Prisma.sql`'failed'`,
       set: Prisma.sql`"errorCode" = 'INVALID_SCHEMA', "errorMessage" = ${message}, "finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL`,
       eventErrorCode: Prisma.sql`u."errorCode"`,
@@ -83,7 +82,7 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
       actor: { type: "runtime", id: input.runtimeInstanceId },
       now: at,
     });
-    if (!rows.length) throw await lockLost(jobId, input.runtimeInstanceId);
+    if (!rows.length) throw await lockLost(jobId, input);
     // The same [{path, rule, message}] list the console shows at this attempt.
     throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", keptViolations(check.violations));
   }
@@ -101,7 +100,7 @@ async function storeResult(
 ): Promise<string | null> {
   const rows = await transition(getDb(), {
     action: "succeed",
-    where: Prisma.sql`${holds(jobId, input.runtimeInstanceId, input.attemptNo, r.at)} AND NOT j."cancelRequested"`,
+    where: Prisma.sql`${holds(jobId, input, input.attemptNo, r.at)} AND NOT j."cancelRequested"`,
     to: Prisma.sql`'succeeded'`,
     set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${input.promptVersion ?? null}::text, j."promptVersion"),
@@ -120,7 +119,7 @@ async function storeResult(
   return (rows[0] as { resultId?: string } | undefined)?.resultId ?? null;
 }
 
-export type FailInput = { runtimeInstanceId: string; attemptNo: number; errorCode: string; errorMessage?: string | null };
+export type FailInput = Holder & { attemptNo: number; errorCode: string; errorMessage?: string | null };
 
 /** Backoff before retry n (0-based): base · 2^n, capped, with equal jitter (half fixed, half random). */
 export function backoffSql() {
@@ -141,7 +140,7 @@ export async function failJob(jobId: string, input: FailInput) {
   const message = (input.errorMessage ?? "").slice(0, 2000) || null;
   const rows = await transition(getDb(), {
     action: "fail",
-    where: Prisma.sql`${holds(jobId, input.runtimeInstanceId, input.attemptNo, at)} AND (${code} <> 'CANCELLED' OR j."cancelRequested")`,
+    where: Prisma.sql`${holds(jobId, input, input.attemptNo, at)} AND (${code} <> 'CANCELLED' OR j."cancelRequested")`,
     to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
     set: Prisma.sql`
       "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
@@ -159,25 +158,25 @@ export async function failJob(jobId: string, input: FailInput) {
   if (!row) {
     const job = await getDb().aiRuntimeJob.findUnique({
       where: { id: jobId },
-      select: { status: true, lockedBy: true, attemptNo: true, lockUntil: true, cancelRequested: true },
+      select: { status: true, lockedBy: true, lockedByKeyId: true, attemptNo: true, lockUntil: true, cancelRequested: true },
     });
-    if (code === "CANCELLED" && job && !job.cancelRequested && holdsRow(job, input.runtimeInstanceId, input.attemptNo, at))
+    if (code === "CANCELLED" && job && !job.cancelRequested && holdsRow(job, input, input.attemptNo, at))
       throw new AppError("CANCEL_NOT_REQUESTED", "CANCELLED acknowledges a cancel request, and none was made");
-    throw await lockLost(jobId, input.runtimeInstanceId);
+    throw await lockLost(jobId, input);
   }
   if (row.status === "cancelled" && code !== "CANCELLED")
     throw new AppError("JOB_CANCELLED", "the job was cancelled; the failure was not recorded as a retry");
   return { status: row.status, retryCount: row.retryCount, runAfter: row.status === "pending" ? row.runAfter : null };
 }
 
-async function endCancelled(jobId: string, runtimeInstanceId: string, attemptNo: number, at: Date) {
+async function endCancelled(jobId: string, holder: Holder, attemptNo: number, at: Date) {
   await transition(getDb(), {
     action: "fail",
-    where: Prisma.sql`${holds(jobId, runtimeInstanceId, attemptNo, at)} AND j."cancelRequested"`,
+    where: Prisma.sql`${holds(jobId, holder, attemptNo, at)} AND j."cancelRequested"`,
     to: Prisma.sql`'cancelled'`,
     set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "errorCode" = 'CANCELLED', "errorMessage" = 'cancelled: a result arrived after cancel was requested', "lockedBy" = NULL, "lockUntil" = NULL`,
     eventErrorCode: Prisma.sql`'CANCELLED'`,
-    actor: { type: "runtime", id: runtimeInstanceId },
+    actor: { type: "runtime", id: holder.runtimeInstanceId },
     now: at,
   });
 }

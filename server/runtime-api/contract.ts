@@ -14,11 +14,16 @@ export const runtimeInstanceId = z
 const attemptNo = z.number().int().min(1).max(1_000_000);
 const isoDate = z.union([z.iso.datetime(), z.date()]);
 
+/** SPEC §4: a long poll waits at most 20 s, well inside any proxy's idle timeout. */
+export const MAX_WAIT_MS = 20_000;
+
 export const pollRequest = z.object({
   runtimeInstanceId,
   capabilities: z.array(jobTypeSchema).min(1).max(5),
   limit: z.number().int().min(1).max(50).default(10),
   claim: z.boolean().default(false),
+  /** Long poll: with nothing to return, hold the answer up to this long for a matching job. */
+  waitMs: z.number().int().min(0).max(MAX_WAIT_MS).default(0),
   runtimeVersion: z.string().max(64).optional(),
 });
 

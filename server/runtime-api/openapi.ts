@@ -56,7 +56,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/internal/runtime/jobs/poll",
     operationId: "pollJobs",
     summary:
-      "Pending, visible jobs of the given types in queue order (priority, then age). With claim: true they come back already locked to the caller.",
+      "Pending, visible jobs of the given types in queue order (priority, then fairly across learners, then age). With claim: true they come back already locked to the caller; with waitMs and nothing to return, the answer waits until a job arrives or waitMs passes.",
     request: pollRequest,
     response: pollResponse,
     errors: {},
