@@ -5,6 +5,7 @@ import {
   heartbeatResponse,
   pollResponse,
   resultResponse,
+  type Usage,
 } from "../server/runtime-api/contract";
 
 /** A failed call to the API. `status` is null when no HTTP answer arrived (unreachable, timed out). */
@@ -77,7 +78,7 @@ export function createApiClient(opts: ApiOptions) {
       post(`/${encodeURIComponent(jobId)}/heartbeat`, body, heartbeatResponse),
     result: (jobId: string, body: Record<string, unknown> & { attemptNo: number; output: Record<string, unknown> }) =>
       post(`/${encodeURIComponent(jobId)}/result`, body, resultResponse),
-    fail: (jobId: string, body: { attemptNo: number; errorCode: string; errorMessage: string }) =>
+    fail: (jobId: string, body: { attemptNo: number; errorCode: string; errorMessage: string; usage?: Usage; retryAfterMs?: number }) =>
       post(`/${encodeURIComponent(jobId)}/fail`, body, failResponse),
   };
 }

@@ -3,7 +3,7 @@ import os from "node:os";
 import { z } from "zod";
 import { JOB_TYPES } from "../server/jobs/constants";
 import { jobTypeSchema } from "../server/jobs/schemas";
-import { runtimeInstanceId } from "../server/runtime-api/contract";
+import { RESULT_LIMITS, runtimeInstanceId } from "../server/runtime-api/contract";
 import { DEEPSEEK_DEFAULTS } from "../server/providers/deepseek";
 
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
@@ -31,10 +31,14 @@ const envSchema = z.object({
   /** How long a result or failure is re-sent while the API is unreachable (the lease runs out anyway). */
   RUNTIME_DELIVERY_DEADLINE_MS: int(180_000, 1),
   RUNTIME_LOCAL_DELAY_MS: int(0),
+  /** The API's result body limit (its RUNTIME_MAX_BODY_BYTES, published in the OpenAPI document): checked before submitting. */
+  RUNTIME_MAX_RESULT_BYTES: int(RESULT_LIMITS.maxBodyBytes, 1024),
   DEEPSEEK_API_KEY: z.string().min(1).optional(),
   DEEPSEEK_BASE_URL: z.url().default(DEEPSEEK_DEFAULTS.baseURL),
   DEEPSEEK_MODEL: z.string().min(1).optional(),
   DEEPSEEK_TIMEOUT_MS: int(DEEPSEEK_DEFAULTS.timeoutMs, 100),
+  /** Cap on one model answer; a larger one is cut off and fails INVALID_SCHEMA. */
+  DEEPSEEK_MAX_RESPONSE_BYTES: int(DEEPSEEK_DEFAULTS.maxResponseBytes, 1024),
 });
 
 export type RuntimeConfig = ReturnType<typeof loadConfig>;
@@ -64,6 +68,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: e.RUNTIME_REQUEST_TIMEOUT_MS,
     deliveryDeadlineMs: e.RUNTIME_DELIVERY_DEADLINE_MS,
     localDelayMs: e.RUNTIME_LOCAL_DELAY_MS,
-    deepseek: { apiKey: e.DEEPSEEK_API_KEY, baseURL: e.DEEPSEEK_BASE_URL, model: e.DEEPSEEK_MODEL, timeoutMs: e.DEEPSEEK_TIMEOUT_MS },
+    maxResultBytes: e.RUNTIME_MAX_RESULT_BYTES,
+    deepseek: { apiKey: e.DEEPSEEK_API_KEY, baseURL: e.DEEPSEEK_BASE_URL, model: e.DEEPSEEK_MODEL, timeoutMs: e.DEEPSEEK_TIMEOUT_MS, maxResponseBytes: e.DEEPSEEK_MAX_RESPONSE_BYTES },
   };
 }

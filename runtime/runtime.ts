@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { createApiClient, type ApiClient } from "./api-client";
 import { backoffDelay, sleep } from "./backoff";
 import type { RuntimeConfig } from "./config";
@@ -21,6 +22,7 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
   const running = new Map<string, ReturnType<typeof startJob>>();
   const stopping = new AbortController();
   let slotFreed: () => void = () => {};
+  let fullSlotWaits = 0;
 
   async function loop() {
     log("runtime.started", { apiUrl: config.apiUrl, capabilities: config.capabilities, concurrency: config.concurrency, provider: config.provider });
@@ -28,9 +30,17 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
     while (!stopping.signal.aborted) {
       const free = config.concurrency - running.size;
       if (free <= 0) {
+        // Wait for a slot or the shutdown; the abort listener goes with the wait, or a long run
+        // with a full slot table would pile one up per wait (MaxListenersExceededWarning).
+        fullSlotWaits++;
         await new Promise<void>((resolve) => {
-          slotFreed = resolve;
-          stopping.signal.addEventListener("abort", () => resolve(), { once: true });
+          const done = () => {
+            stopping.signal.removeEventListener("abort", done);
+            slotFreed = () => {};
+            resolve();
+          };
+          slotFreed = done;
+          stopping.signal.addEventListener("abort", done, { once: true });
         });
         continue;
       }
@@ -64,6 +74,8 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
           backoffBaseMs: config.backoffBaseMs,
           backoffMaxMs: config.backoffMaxMs,
           deliveryDeadlineMs: config.deliveryDeadlineMs,
+          maxResultBytes: config.maxResultBytes,
+          instanceId: config.instanceId,
         };
         const run = startJob(job, deps, lockUntil);
         running.set(job.id, run);
@@ -87,6 +99,13 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
     log,
     get runningJobs() {
       return [...running.keys()];
+    },
+    /** Listeners on the Runtime's own stop signal: constant however long it runs (leak check). */
+    get stopListeners() {
+      return getEventListeners(stopping.signal, "abort").length;
+    },
+    get fullSlotWaits() {
+      return fullSlotWaits;
     },
     /**
      * SIGTERM: claim nothing more, let running jobs finish within the grace period, then hand

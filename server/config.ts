@@ -127,3 +127,64 @@ export const bulkConfig = {
     return num("BULK_BATCH_SIZE", 200);
   },
 };
+
+/** Model provider settings of the in-app worker (the reference Runtime has the same names). */
+export const providerConfig = {
+  /** Cap on one model answer, in bytes; a larger one is cut off and fails INVALID_SCHEMA. */
+  get deepseekMaxResponseBytes() {
+    return num("DEEPSEEK_MAX_RESPONSE_BYTES", 1024 * 1024);
+  },
+};
+
+/**
+ * Per-learner quotas on job creation (issue 13). Windows are UTC hours and days; every job a
+ * learner creates counts once against each limit that applies. Admins can raise (or lower) one
+ * learner's limit; that override wins over these defaults.
+ */
+export const quotaConfig = {
+  get jobsPerHour() {
+    return num("QUOTA_JOBS_PER_HOUR", 30);
+  },
+  get jobsPerDay() {
+    return num("QUOTA_JOBS_PER_DAY", 100);
+  },
+  /**
+   * Extra hourly limits for the job types that cost most (they generate the longest answers):
+   * "quiz_generation=10,flashcard_generation=10". An empty value turns them off.
+   */
+  get jobTypePerHour(): Record<string, number> {
+    const raw = process.env.QUOTA_JOB_TYPE_PER_HOUR ?? "quiz_generation=10,flashcard_generation=10";
+    const out: Record<string, number> = {};
+    for (const part of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
+      const [type, n] = part.split("=");
+      const value = Number(n);
+      if (!type || !Number.isInteger(value) || value < 0) throw new Error(`QUOTA_JOB_TYPE_PER_HOUR: "${part}" is not <jobType>=<count>`);
+      out[type.trim()] = value;
+    }
+    return out;
+  },
+};
+
+/**
+ * Model usage and cost (docs/costs.md). Prices are per million tokens in `currency` (default US
+ * dollars at DeepSeek's list price for deepseek-chat); the console's figures are estimates from
+ * the tokens the Runtimes report, not an invoice.
+ */
+export const costConfig = {
+  get pricePromptPerMTok() {
+    return num("MODEL_PRICE_PROMPT_PER_MTOK", 0.27);
+  },
+  get priceCompletionPerMTok() {
+    return num("MODEL_PRICE_COMPLETION_PER_MTOK", 1.1);
+  },
+  get currency() {
+    return process.env.MODEL_PRICE_CURRENCY || "USD";
+  },
+  /**
+   * Tokens one learner may spend on the platform key per UTC day (prompt + completion of the
+   * attempts stored today); at or over it, new platform-key jobs are refused. 0 refuses them all.
+   */
+  get platformTokensPerDay() {
+    return num("TOKEN_BUDGET_PER_DAY", 200_000);
+  },
+};

@@ -3,6 +3,7 @@ import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { transition, type JobRow } from "./state-machine";
+import { backoffSql } from "./results";
 
 /**
  * Ends attempts whose lease has passed (no heartbeat for JOB_LEASE_SECONDS, or the execution
@@ -10,7 +11,7 @@ import { transition, type JobRow } from "./state-machine";
  * retries remain, else → failed with JOB_TIMEOUT; a job asked to cancel ends cancelled. Both
  * events are written; the row moves in one statement, so `expired` is never left behind.
  */
-function expire(where: Prisma.Sql, at: Date, batch?: number) {
+function expire(where: Prisma.Sql, at: Date, batch?: number, backoff = true) {
   const retry = Prisma.sql`j."retryCount" < j."maxRetryCount"`;
   return transition(getDb(), {
     action: "expire",
@@ -19,7 +20,7 @@ function expire(where: Prisma.Sql, at: Date, batch?: number) {
     to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
     set: Prisma.sql`
       "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
-      "runAfter" = ${at}::timestamp(3),
+      "runAfter" = ${at}::timestamp(3) + CASE WHEN NOT j."cancelRequested" AND ${retry} AND ${backoff} THEN ${backoffSql()} ELSE interval '0' END,
       "errorCode" = CASE WHEN j."cancelRequested" THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,
       "errorMessage" = CASE WHEN j."cancelRequested" THEN 'cancelled: the lease ended while cancel was requested'
         WHEN j."lockUntil" >= j."lockedAt" + make_interval(secs => j."timeoutSeconds") THEN 'execution timeout: running longer than timeoutSeconds'
@@ -62,7 +63,8 @@ export async function sweepExpiredLeases(opts: { batchSize?: number; maxBatches?
 
 /** Ends one job's passed lease now (used by lock, so correctness never waits for the cron). */
 export async function sweepJob(jobId: string) {
-  return expire(Prisma.sql`j.id = ${jobId}`, now());
+  // No backoff here: a Runtime asking for this very job takes it over at once.
+  return expire(Prisma.sql`j.id = ${jobId}`, now(), undefined, false);
 }
 
 function tally(result: SweepResult, rows: JobRow[]) {

@@ -14,6 +14,8 @@ import { analysesRouter } from "./routers/analyses";
 import { quizRouter } from "./routers/quiz";
 import { flashcardsRouter } from "./routers/flashcards";
 import { progressRouter } from "./routers/progress";
+import { quotaRouter } from "./routers/quota";
+import { adminQuotasRouter } from "./routers/admin-quotas";
 
 export const appRouter = router({
   me: meRouter,
@@ -26,7 +28,11 @@ export const appRouter = router({
   quiz: quizRouter,
   flashcards: flashcardsRouter,
   progress: progressRouter,
-  admin: router({ jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter }),
+  quota: quotaRouter,
+  admin: router({
+    jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter,
+    quotas: adminQuotasRouter,
+  }),
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,3 +1,4 @@
+import { providerConfig } from "../config";
 import type { ProviderSettings } from "../providers/select";
 
 /**
@@ -30,6 +31,7 @@ export function workerProviderSettings(): ProviderSettings {
       baseURL: process.env.DEEPSEEK_BASE_URL || undefined,
       model: process.env.DEEPSEEK_MODEL || undefined,
       timeoutMs: process.env.DEEPSEEK_TIMEOUT_MS ? Number(process.env.DEEPSEEK_TIMEOUT_MS) : undefined,
+      maxResponseBytes: providerConfig.deepseekMaxResponseBytes,
     },
   };
 }
