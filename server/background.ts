@@ -4,6 +4,7 @@ import { inngestConfigured } from "./inngest/client";
 import { webhookConfig } from "./notifications/webhook";
 import { InProcessScheduler } from "./scheduler/in-process";
 import { defaultTasks } from "./scheduler/tasks";
+import { startRollupLoop } from "./scheduler/rollup-loop";
 
 const g = globalThis as unknown as { __background?: boolean };
 
@@ -13,7 +14,8 @@ const g = globalThis as unknown as { __background?: boolean };
  *   functions; without one (zero-setup) the in-process scheduler runs the same tasks;
  * - the workflow relay turns committed job changes into Inngest events, or delivers the
  *   finished-job webhook itself when there is no Inngest.
- * IN_PROCESS_SCHEDULER=0 turns the scheduler off (e.g. on instances that should only serve).
+ * - the console rollups are folded every few seconds in-process in both modes (rollup-loop.ts).
+ * IN_PROCESS_SCHEDULER=0 turns the scheduler and the rollup loop off (e.g. on instances that should only serve).
  */
 export function startBackground(log: (m: string) => void = (m) => console.log(m)) {
   if (g.__background || !process.env.DATABASE_URL) return;
@@ -27,5 +29,6 @@ export function startBackground(log: (m: string) => void = (m) => console.log(m)
     }).start();
     log("[background] in-process scheduler started (no Inngest server configured)");
   }
+  if (process.env.IN_PROCESS_SCHEDULER !== "0") startRollupLoop(log);
   if (inngest || webhookConfig()) startWorkflowRelay(getJobFeed());
 }

@@ -31,6 +31,30 @@ export const jobConfig = {
   },
 };
 
+/** The embedded development/test PostgreSQL (scripts/lib/embedded-db.ts). */
+export const devDbConfig = {
+  /** Statements slower than this are written to the server's log file (`<data folder>/log/`); -1 turns it off. */
+  get slowStatementMs() {
+    return num("EMBEDDED_PG_SLOW_MS", 100);
+  },
+};
+
+/** Console rollups (server/observability/rollups.ts, docs/console-performance.md). */
+export const rollupConfig = {
+  /** How often each app process tries to fold new job events into the rollups. */
+  get intervalMs() {
+    return num("ROLLUP_INTERVAL_MS", 5000);
+  },
+  /** Counters are recounted from the table this often (retention deletes jobs with their events). */
+  get recountHours() {
+    return num("ROLLUP_RECOUNT_HOURS", 24);
+  },
+  /** Events folded per transaction while catching up. */
+  get chunk() {
+    return num("ROLLUP_CHUNK_EVENTS", 200_000);
+  },
+};
+
 /** Web and sign-in hardening (docs/security.md). Read on each call so tests can adjust them. */
 export const webSecurityConfig = {
   /** Largest request body the tRPC and auth routes accept; larger ones get 413 before being read. */
