@@ -67,7 +67,8 @@ export const resultSchema = z.object({
   promptVersion: z.string().nullable(),
   modelProvider: z.string().nullable(),
   modelName: z.string().nullable(),
-  usage: z.record(z.string(), z.number()).nullable(),
+  /** SPEC §4 usage as the Runtime reported it: token counts and durations, provider and model names. */
+  usage: z.record(z.string(), z.union([z.number(), z.string(), z.null()])).nullable(),
   latencyMs: z.number().int().nullable(),
   degraded: z.boolean(),
   createdAt: isoDate,
