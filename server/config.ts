@@ -1,32 +1,158 @@
-function num(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === "" ? fallback : Number(raw);
-  if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got ${raw}`);
-  return value;
+import { z } from "zod";
+
+/**
+ * THE configuration of the app: every setting it reads from the environment, with its zod schema,
+ * default and meaning (docs/operations.md is the same table for operators). Nothing else in
+ * server/, app/ or components/ reads process.env (an ESLint rule holds that).
+ *
+ * `setting(name)` parses one value on each call (cached per raw string) so tests can change a
+ * setting between calls; `configProblems()` checks them all at once, which is what `npm start`
+ * runs before it opens a port.
+ */
+const text = z.string().min(1);
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const flag = z.enum(["0", "1"]);
+const url = z.url({ protocol: /^https?$/ });
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// or postgresql:// URL");
+const encryptionKey = z.string().refine((raw) => {
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
+  return key.length === 32;
+}, "32 bytes: 64 hex characters or base64");
+
+type Setting = { schema: z.ZodType; production?: true; secret?: true; doc: string };
+const def = <S extends z.ZodType>(schema: S, doc: string, extra: { production?: true; secret?: true } = {}) => ({ schema, doc, ...extra });
+
+export const SETTINGS = {
+  NODE_ENV: def(z.enum(["development", "production", "test"]).default("development"), "`production` for `npm start` (set by it)"),
+  ALLOW_GENERATED_SECRETS: def(flag.default("0"), "1 only on one machine (dev, demo, tests): secrets and tokens missing from the environment are generated into APP_DATA_DIR"),
+  APP_DATA_DIR: def(text.default(".data"), "folder of generated secrets in dev/demo"),
+  DATABASE_URL: def(postgresUrl.optional(), "any PostgreSQL ≥ 13", { production: true, secret: true }),
+  DB_POOL_MAX: def(int(1, 1000).default(10), "connections per app process"),
+  DB_CONNECT_TIMEOUT_MS: def(int(100).default(10_000), "wait for a pool connection before answering 503"),
+  BETTER_AUTH_SECRET: def(z.string().min(32, "at least 32 characters").optional(), "signs session cookies; the same on every instance", { production: true, secret: true }),
+  BETTER_AUTH_URL: def(url.optional(), "the app's public origin, e.g. https://jobs.example.com", { production: true }),
+  TRUSTED_ORIGINS: def(z.string().default(""), "extra origins (comma-separated) allowed to call /api/trpc mutations"),
+  APP_ENCRYPTION_KEY: def(encryptionKey.optional(), "AES-256-GCM key of learners' DeepSeek keys; the same on every instance", { production: true, secret: true }),
+  METRICS_TOKEN: def(z.string().min(16, "at least 16 characters").optional(), "bearer token of /api/metrics", { production: true, secret: true }),
+  AUTH_MAX_FAILED_SIGN_INS: def(int(1).default(5), "failed sign-ins per account that lock it"),
+  AUTH_FAILED_SIGN_IN_WINDOW_SECONDS: def(int(1).default(900), "window (and lock) of the per-account limit"),
+  AUTH_SIGN_IN_PER_IP_PER_MINUTE: def(int(1).default(20), "sign-in requests per client IP per minute"),
+  JOB_LEASE_SECONDS: def(int(1).default(60), "lease after a lock or heartbeat"),
+  JOB_TIMEOUT_SECONDS: def(int(1).default(120), "default execution timeout of new jobs"),
+  JOB_MAX_RETRY_COUNT: def(int(0, 100).default(3), "default retries of new jobs"),
+  JOB_BACKOFF_BASE_MS: def(int(0).default(5000), "first retry delay (doubles per retry, equal jitter)"),
+  JOB_BACKOFF_CAP_MS: def(int(0).default(300_000), "longest retry delay"),
+  JOB_SWEEP_BATCH: def(int(1).default(1000), "rows per sweep statement"),
+  JOB_RETENTION_DAYS: def(int(1).default(90), "finished jobs older than this are pruned"),
+  SWEEP_INTERVAL_MS: def(int(100).default(60_000), "in-process lease sweep interval (zero-setup mode)"),
+  IN_PROCESS_SCHEDULER: def(flag.default("1"), "0 turns the in-process scheduler off on this instance"),
+  RUNTIME_POLL_INTERVAL_MS: def(int(0).default(2000), "pollIntervalMs told to idle Runtimes"),
+  RUNTIME_MAX_BODY_BYTES: def(int(1024).default(256 * 1024), "request body limit of the Runtime routes (413 above)"),
+  SHUTDOWN_GRACE_MS: def(int(0).default(25_000), "on SIGTERM, how long in-flight requests may take before connections are closed"),
+  JOB_WEBHOOK_URL: def(url.optional(), "where finished jobs are announced (with JOB_WEBHOOK_SECRET)"),
+  JOB_WEBHOOK_SECRET: def(text.optional(), "HMAC key of the webhook signature", { secret: true }),
+  JOB_WEBHOOK_MAX_ATTEMPTS: def(int(1, 50).default(6), "zero-setup webhook: attempts per finished job"),
+  JOB_WEBHOOK_BACKOFF_MS: def(int(0).default(1000), "zero-setup webhook: first retry delay, doubling"),
+  INNGEST_DEV: def(flag.default("0"), "1: talk to a local Inngest dev server"),
+  INNGEST_SIGNING_KEY: def(text.optional(), "Inngest Cloud / self-hosted signing key", { secret: true }),
+  INNGEST_EVENT_KEY: def(text.optional(), "Inngest event key", { secret: true }),
+  INNGEST_WORKER_JOB_TYPES: def(z.string().default(""), "job types the in-app worker takes: comma list or *"),
+  INNGEST_WORKER_ID: def(text.default("inngest-worker"), "the worker's runtimeInstanceId"),
+  INNGEST_WORKER_PROVIDER: def(z.enum(["auto", "local", "deepseek"]).default("auto"), "the worker's model provider"),
+  INNGEST_WORKER_LOCAL_DELAY_MS: def(int(0).default(0), "stand-in model latency of the local analyzer"),
+  INNGEST_WORKER_CONCURRENCY: def(int(1).default(4), "jobs the worker runs at once"),
+  DEEPSEEK_API_KEY: def(text.optional(), "platform DeepSeek key of the in-app worker", { secret: true }),
+  DEEPSEEK_BASE_URL: def(url.optional(), "DeepSeek API base URL"),
+  DEEPSEEK_MODEL: def(text.optional(), "model name override"),
+  DEEPSEEK_TIMEOUT_MS: def(int(1).optional(), "per-call model timeout"),
+} satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;
+type Value<K extends SettingName> = z.output<(typeof SETTINGS)[K]["schema"]>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+const cache = new Map<string, { raw: string | undefined; value: unknown }>();
+const blank = (raw: string | undefined) => (raw === undefined || raw.trim() === "" ? undefined : raw);
+
+function describe(name: SettingName, issues: z.core.$ZodIssue[], raw: string | undefined) {
+  const shown = raw === undefined ? "" : SETTINGS[name].secret === true ? " (value hidden)" : `, got ${JSON.stringify(raw.slice(0, 80))}`;
+  return `${name}: ${issues.map((i) => i.message).join("; ")}${shown} — ${SETTINGS[name].doc}`;
+}
+
+/** One setting, parsed and defaulted; throws ConfigError naming it when the value is invalid. */
+export function setting<K extends SettingName>(name: K, env: Env = process.env): Value<K> {
+  const raw = blank(env[name]);
+  const hit = env === process.env ? cache.get(name) : undefined;
+  if (hit && hit.raw === raw) return hit.value as Value<K>;
+  const parsed = SETTINGS[name].schema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError([describe(name, parsed.error.issues, raw)]);
+  if (env === process.env) cache.set(name, { raw, value: parsed.data });
+  return parsed.data as Value<K>;
+}
+
+/**
+ * Production is NODE_ENV=production without the one-machine opt-in: then nothing may fall back to
+ * a generated or demo value.
+ */
+export function isProduction(env: Env = process.env) {
+  return env.NODE_ENV === "production" && blank(env.ALLOW_GENERATED_SECRETS) !== "1";
+}
+
+/** Every missing or invalid setting, one line each, naming it and what is expected. */
+export function configProblems(env: Env = process.env): string[] {
+  const problems: string[] = [];
+  const production = isProduction(env);
+  for (const name of Object.keys(SETTINGS) as SettingName[]) {
+    const spec: Setting = SETTINGS[name];
+    const raw = blank(env[name]);
+    if (raw === undefined && spec.production && production) {
+      problems.push(`${name}: required in production — ${spec.doc}`);
+      continue;
+    }
+    const parsed = spec.schema.safeParse(raw);
+    if (!parsed.success) problems.push(describe(name, parsed.error.issues, raw));
+  }
+  if (!!blank(env.JOB_WEBHOOK_URL) !== !!blank(env.JOB_WEBHOOK_SECRET))
+    problems.push("JOB_WEBHOOK_URL and JOB_WEBHOOK_SECRET: set both or neither");
+  if (!!blank(env.INNGEST_SIGNING_KEY) !== !!blank(env.INNGEST_EVENT_KEY))
+    problems.push("INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY: set both or neither");
+  return problems;
+}
+
+/** Throws one ConfigError listing every problem (the production start calls this before listening). */
+export function assertConfig(env: Env = process.env) {
+  const problems = configProblems(env);
+  if (problems.length) throw new ConfigError(problems);
 }
 
 /** Job engine settings; defaults are SPEC §4's. Read on each call so tests can adjust them. */
 export const jobConfig = {
   get leaseSeconds() {
-    return num("JOB_LEASE_SECONDS", 60);
+    return setting("JOB_LEASE_SECONDS");
   },
   get defaultTimeoutSeconds() {
-    return num("JOB_TIMEOUT_SECONDS", 120);
+    return setting("JOB_TIMEOUT_SECONDS");
   },
   get defaultMaxRetryCount() {
-    return num("JOB_MAX_RETRY_COUNT", 3);
+    return setting("JOB_MAX_RETRY_COUNT");
   },
   get pollIntervalMs() {
-    return num("RUNTIME_POLL_INTERVAL_MS", 2000);
+    return setting("RUNTIME_POLL_INTERVAL_MS");
   },
   /** First retry waits this long (seed 004's 5 s); each further retry doubles it, with jitter. */
   get backoffBaseMs() {
-    return num("JOB_BACKOFF_BASE_MS", 5000);
+    return setting("JOB_BACKOFF_BASE_MS");
   },
   get backoffCapMs() {
-    return num("JOB_BACKOFF_CAP_MS", 5 * 60_000);
+    return setting("JOB_BACKOFF_CAP_MS");
   },
   get sweepBatchSize() {
-    return num("JOB_SWEEP_BATCH", 1000);
+    return setting("JOB_SWEEP_BATCH");
   },
 };

@@ -7,8 +7,8 @@ import { stopGroup, waitForHttp } from "./processes";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const NEXT = path.join(ROOT, "node_modules", ".bin", "next");
 const BUILD_ID = path.join(ROOT, ".next", "BUILD_ID");
-/** The production server: Next plus the Runtime protocol's fast lane (scripts/serve.ts). */
-const SERVE = path.join(ROOT, "scripts", "serve.ts");
+/** The production server of `npm start` (plain JavaScript: Next's handler plus graceful shutdown). */
+const SERVE = path.join(ROOT, "server", "production-server.mjs");
 /**
  * Builds hold this lock exclusively and running test servers hold it shared, so a build in the
  * shared checkout never rewrites .next/ under a server that is reading it, nor starts one half-built.
@@ -79,7 +79,7 @@ export type AppServer = {
 };
 
 /**
- * The production server (scripts/serve.ts: Next's build plus the Runtime fast lane) against
+ * The production server (server/production-server.mjs, what `npm start` runs) against
  * `databaseUrl`, on a free port, as its own process group so stopping it stops all of it. `env` adds settings (e.g. JOB_LEASE_SECONDS).
  */
 export async function startAppServer(opts: { databaseUrl: string; env?: Record<string, string>; port?: number }): Promise<AppServer> {
@@ -88,7 +88,7 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
   let out = "";
   const start = async () => {
     fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
-    child = spawn("flock", ["-s", BUILD_LOCK, process.execPath, "--import", "tsx", SERVE, "-p", String(port), "-H", "127.0.0.1"], {
+    child = spawn("flock", ["-s", BUILD_LOCK, process.execPath, SERVE, "-p", String(port), "-H", "127.0.0.1"], {
       cwd: ROOT,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],

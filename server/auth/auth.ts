@@ -4,6 +4,7 @@ import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { getDb } from "../db";
 import { authSecret } from "./secret";
 import { clearFailedSignIns, normalizeEmail, recordFailedSignIn, signInLockedUntil } from "./sign-in-throttle";
+import { setting } from "../config";
 
 const DAY_SECONDS = 86_400;
 const SIGN_IN_PATH = "/sign-in/email";
@@ -14,7 +15,7 @@ const SIGN_IN_PATH = "/sign-in/email";
  * trusts that origin for its CSRF check.
  */
 function baseURL() {
-  const url = process.env.BETTER_AUTH_URL;
+  const url = setting("BETTER_AUTH_URL");
   if (url) return url;
   return { allowedHosts: ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*"], fallback: "http://localhost:3000", protocol: "http" as const };
 }
@@ -50,7 +51,7 @@ function createAuth() {
       storage: "database",
       window: 60,
       max: 100,
-      customRules: { [SIGN_IN_PATH]: { window: 60, max: Number(process.env.AUTH_SIGN_IN_PER_IP_PER_MINUTE ?? 20) } },
+      customRules: { [SIGN_IN_PATH]: { window: 60, max: setting("AUTH_SIGN_IN_PER_IP_PER_MINUTE") } },
     },
     telemetry: { enabled: false },
     // Explicit, because better-auth turns its origin check off when NODE_ENV is "test": the

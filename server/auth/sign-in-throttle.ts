@@ -1,5 +1,6 @@
 import { getDb } from "../db";
 import { now } from "../clock";
+import { setting } from "../config";
 
 /**
  * Failed sign-ins are counted per account (lower-cased email) in the database, so the limit holds
@@ -10,10 +11,10 @@ import { now } from "../clock";
  */
 export const signInThrottle = {
   get maxFailures() {
-    return Number(process.env.AUTH_MAX_FAILED_SIGN_INS ?? 5);
+    return setting("AUTH_MAX_FAILED_SIGN_INS");
   },
   get windowMs() {
-    return Number(process.env.AUTH_FAILED_SIGN_IN_WINDOW_SECONDS ?? 15 * 60) * 1000;
+    return setting("AUTH_FAILED_SIGN_IN_WINDOW_SECONDS") * 1000;
   },
 };
 

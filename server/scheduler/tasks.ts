@@ -1,6 +1,7 @@
 import { sweepExpiredLeases } from "../jobs/sweep";
 import { pruneFinishedJobs } from "../jobs/retention";
 import { runWeeklyReview } from "../jobs/weekly-review";
+import { setting } from "../config";
 
 export type ScheduledTask = { id: string; everyMs: number; run: () => Promise<unknown> };
 
@@ -13,7 +14,7 @@ const MINUTE = 60_000;
  */
 export function defaultTasks(): ScheduledTask[] {
   return [
-    { id: "sweep-leases", everyMs: Number(process.env.SWEEP_INTERVAL_MS ?? MINUTE), run: () => sweepExpiredLeases() },
+    { id: "sweep-leases", everyMs: setting("SWEEP_INTERVAL_MS"), run: () => sweepExpiredLeases() },
     { id: "prune-finished-jobs", everyMs: 24 * 60 * MINUTE, run: () => pruneFinishedJobs() },
     { id: "weekly-learning-review", everyMs: 60 * MINUTE, run: () => runWeeklyReview() },
   ];
