@@ -2,6 +2,7 @@ import { sweepExpiredLeases } from "../jobs/sweep";
 import { pruneFinishedJobs } from "../jobs/retention";
 import { runWeeklyReview } from "../jobs/weekly-review";
 import { setting } from "../config";
+import { deliverDue } from "../notifications/deliveries";
 
 export type ScheduledTask = { id: string; everyMs: number; run: () => Promise<unknown> };
 
@@ -15,6 +16,8 @@ const MINUTE = 60_000;
 export function defaultTasks(): ScheduledTask[] {
   return [
     { id: "sweep-leases", everyMs: setting("SWEEP_INTERVAL_MS"), run: () => sweepExpiredLeases() },
+    // Retries of zero-setup webhook deliveries (and any an instance recorded but could not send).
+    { id: "webhook-deliveries", everyMs: 5_000, run: () => deliverDue() },
     { id: "prune-finished-jobs", everyMs: 24 * 60 * MINUTE, run: () => pruneFinishedJobs() },
     { id: "weekly-learning-review", everyMs: 60 * MINUTE, run: () => runWeeklyReview() },
   ];

@@ -4,6 +4,7 @@ import { adminRuntimeKeysRouter } from "./routers/admin-runtime-keys";
 import { adminActionsRouter } from "./routers/admin-actions";
 import { adminExplorerRouter } from "./routers/admin-explorer";
 import { adminMonitorRouter } from "./routers/admin-monitor";
+import { adminWebhooksRouter } from "./routers/admin-webhooks";
 import { consentRouter } from "./routers/consent";
 import { credentialsRouter } from "./routers/credentials";
 import { jobsRouter } from "./routers/jobs";
@@ -24,7 +25,7 @@ export const appRouter = router({
   analyses: analysesRouter,
   quiz: quizRouter,
   flashcards: flashcardsRouter,
-  admin: router({ jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter }),
+  admin: router({ jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter, webhooks: adminWebhooksRouter }),
 });
 
 export type AppRouter = typeof appRouter;
