@@ -10,7 +10,8 @@ import { z } from "zod";
  * runs before it opens a port.
  */
 const text = z.string().min(1);
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number({ error: "a number" }).int("a whole number").min(min, `at least ${min}`).max(max, `at most ${max}`);
 const flag = z.enum(["0", "1"]);
 const url = z.url({ protocol: /^https?$/ });
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// or postgresql:// URL");

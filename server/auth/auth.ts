@@ -42,6 +42,8 @@ function createAuth() {
     user: {
       additionalFields: {
         role: { type: ["learner", "admin"], required: false, defaultValue: "learner", input: false },
+        // Set by `npm run admin:create` (one-time password); read by the procedure ladder and the page guards.
+        mustChangePassword: { type: "boolean", required: false, defaultValue: false, input: false },
       },
     },
     // Per IP and path, stored in the database so every app instance shares the counts; the

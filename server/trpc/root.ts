@@ -9,6 +9,7 @@ import { consentRouter } from "./routers/consent";
 import { credentialsRouter } from "./routers/credentials";
 import { jobsRouter } from "./routers/jobs";
 import { meRouter } from "./routers/me";
+import { accountRouter } from "./routers/account";
 import { snapshotsRouter } from "./routers/snapshots";
 import { targetsRouter } from "./routers/targets";
 import { analysesRouter } from "./routers/analyses";
@@ -17,6 +18,7 @@ import { flashcardsRouter } from "./routers/flashcards";
 
 export const appRouter = router({
   me: meRouter,
+  account: accountRouter,
   jobs: jobsRouter,
   snapshots: snapshotsRouter,
   consent: consentRouter,

@@ -1,3 +1,4 @@
+import { hashPassword } from "better-auth/crypto";
 import { getDb } from "@/server/db";
 import { cancelJob } from "@/server/jobs/cancel";
 import { createRuntimeKey } from "@/server/runtime-keys";
@@ -27,6 +28,16 @@ const jobOf = (l: Learner) => createTestJob(l);
 
 export const PROCEDURES: Record<string, Entry> = {
   "me.get": { access: "public", input: () => undefined },
+  "account.changePassword": {
+    access: "learner",
+    input: async (_w, me) => {
+      const current = uid("current-password");
+      const password = await hashPassword(current);
+      const where = { providerId_accountId: { providerId: "credential", accountId: me.user.id } };
+      await getDb().account.upsert({ where, create: { id: uid("acct"), providerId: "credential", accountId: me.user.id, userId: me.user.id, password }, update: { password } });
+      return { currentPassword: current, newPassword: uid("new-password") };
+    },
+  },
 
   "jobs.create": {
     access: "learner",
