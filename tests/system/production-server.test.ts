@@ -5,9 +5,9 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, startAppServer, type AppServer } from "../../scripts/lib/app-server";
 import { stopGroup, waitForHttp } from "../../scripts/lib/processes";
-import { createLearner, runtimeKey } from "../helpers/factories";
+import { createLearner, createTestJob, runtimeKey, type Learner } from "../helpers/factories";
 import { eventually } from "../helpers/eventually";
-import { createJobs, expectSucceededOnce, TYPES } from "./jobs";
+import { expectSucceededOnce, TYPES } from "./jobs";
 import { validOutput } from "../helpers/outputs";
 
 /**
@@ -23,8 +23,21 @@ const PRODUCTION = {
   BETTER_AUTH_SECRET: "system-test-auth-secret-0123456789abcdef",
   APP_ENCRYPTION_KEY: "cd".repeat(32),
   METRICS_TOKEN: "system-test-metrics-token",
-  BETTER_AUTH_URL: "http://127.0.0.1",
 };
+/** The production settings, with the public origin of the port the instance will listen on. */
+async function productionApp(env: Record<string, string> = {}, databaseUrl = process.env.DATABASE_URL!) {
+  const port = await freePort();
+  const app = await startAppServer({ databaseUrl, port, env: { ...PRODUCTION, BETTER_AUTH_URL: `http://127.0.0.1:${port}`, ...env } });
+  apps.push(app);
+  return app;
+}
+/** Jobs whose valid output needs no params (the test plays the Runtime itself). */
+async function plainJobs(learners: Learner[], n: number) {
+  const types = ["learning_state_analysis", "weak_point_analysis"] as const;
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push((await createTestJob(learners[i % learners.length]!, types[i % 2])).id);
+  return ids;
+}
 const apps: AppServer[] = [];
 afterAll(async () => {
   await Promise.all(apps.map((a) => a.stop("SIGKILL")));
@@ -37,7 +50,7 @@ const listening = (port: number) =>
     s.once("error", () => resolve(false));
   });
 
-/** One request on its own connection: a response, or the socket error (ECONNREFUSED = never accepted; ECONNRESET = cut). */
+/** One request on its own connection: a response, or the socket error (ECONNREFUSED: listener closed; ECONNRESET: reset — by the kernel for a connection the app never accepted, or a cut). */
 function post(url: string, key: string, body: unknown) {
   return new Promise<{ status: number; json: any } | { error: string }>((resolve) => { // eslint-disable-line @typescript-eslint/no-explicit-any
     const text = JSON.stringify(body);
@@ -82,8 +95,7 @@ describe("[SYSTEM] production start", () => {
   });
 
   it("serves probes, the Runtime protocol and token-guarded metrics, and no demo account", async () => {
-    const app = await startAppServer({ databaseUrl: process.env.DATABASE_URL!, env: PRODUCTION });
-    apps.push(app);
+    const app = await productionApp();
     expect((await fetch(`${app.url}/api/health/live`)).status).toBe(200);
     const ready = await fetch(`${app.url}/api/health/ready`);
     expect([ready.status, (await ready.json()).draining]).toEqual([200, false]);
@@ -100,7 +112,7 @@ describe("[SYSTEM] production start", () => {
 
     const key = await runtimeKey();
     const learner = await createLearner();
-    const [jobId] = await createJobs([learner], 1);
+    const [jobId] = await plainJobs([learner], 1);
     const claimed = await post(`${app.url}/internal/runtime/jobs/poll`, key, { runtimeInstanceId: "prod-rt", capabilities: TYPES, claim: true, limit: 50 });
     expect("status" in claimed && claimed.status).toBe(200);
     const lease = (claimed as { json: { jobs: { job: { id: string; jobType: string; attemptNo: number; params: Record<string, unknown> } }[] } }).json.jobs.find((l) => l.job.id === jobId)!.job;
@@ -112,8 +124,7 @@ describe("[SYSTEM] production start", () => {
 
   it("readiness fails while the database is unreachable; liveness does not", async () => {
     const dead = `postgresql://nobody:pw@127.0.0.1:${await freePort(3300, 3399)}/none`;
-    const app = await startAppServer({ databaseUrl: dead, env: { ...PRODUCTION, DB_CONNECT_TIMEOUT_MS: "500" } });
-    apps.push(app);
+    const app = await productionApp({ DB_CONNECT_TIMEOUT_MS: "500" }, dead);
     expect((await fetch(`${app.url}/api/health/live`)).status).toBe(200);
     const ready = await fetch(`${app.url}/api/health/ready`);
     expect(ready.status).toBe(503);
@@ -122,14 +133,14 @@ describe("[SYSTEM] production start", () => {
   });
 
   it("SIGTERM under Runtime load: in-flight requests finish, none is cut, no job is lost or doubled", async () => {
-    const app = await startAppServer({ databaseUrl: process.env.DATABASE_URL!, env: { ...PRODUCTION, SHUTDOWN_GRACE_MS: "10000" } });
-    apps.push(app);
+    const app = await productionApp({ SHUTDOWN_GRACE_MS: "10000" });
     const learners = await Promise.all(Array.from({ length: 4 }, () => createLearner()));
     const kpIds = new Map(learners.map((l) => [l.user.id, l.knowledgePoints.map((k) => k.id)]));
-    const ids = await createJobs(learners, 120);
+    const ids = await plainJobs(learners, 120);
     const idSet = new Set(ids);
     const key = await runtimeKey();
     const outcomes: string[] = [];
+    const cut: string[] = [];
     let termAt = 0;
     let finishedAfterTerm = 0;
     const { getDb } = await import("@/server/db");
@@ -142,7 +153,10 @@ describe("[SYSTEM] production start", () => {
         const res = await post(`${app.url}${urlPath}`, key, body);
         if ("error" in res) {
           outcomes.push(res.error);
-          if (res.error !== "ECONNREFUSED") throw new Error(`request cut: ${res.error}`);
+          // Refused (listener closed) or reset before any answer byte: a connection the kernel had
+          // queued but the app never accepted when the listener closed (the server counts every
+          // request it did accept, below). Either way the Runtime retries, as the reference one does.
+          if (res.error !== "ECONNREFUSED" && res.error !== "ECONNRESET") cut.push(`${res.error} on ${urlPath.split("/").pop()} at SIGTERM+${started - termAt} ms`);
           await new Promise((r) => setTimeout(r, 100));
           continue;
         }
@@ -172,18 +186,23 @@ describe("[SYSTEM] production start", () => {
     const loops = Promise.all(Array.from({ length: 8 }, (_, i) => loop(i)));
     await eventually("some jobs done before SIGTERM", async () => (await getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status: "succeeded" } })) >= 20 || null, 60_000);
     termAt = Date.now();
-    await app.stop("SIGTERM");
+    await app.stop("SIGTERM"); // returns when flock (the group leader) is gone; the server drains on
+    await eventually("the server drained and stopped", async () => app.output().includes("[server] stopped") || null, 30_000);
     const stoppedOutput = app.output();
     expect(stoppedOutput).toMatch(/\[server\] SIGTERM: draining \d+ in-flight request/);
-    expect(stoppedOutput).toContain("[server] stopped");
+    // Every request the server accepted was answered in full; none was cut by the shutdown.
+    expect(stoppedOutput).toMatch(/\[server\] stopped: \d+ request\(s\) answered while draining, 0 cut/);
     await new Promise((r) => setTimeout(r, 500));
     await app.start();
     await loops;
 
-    expect(outcomes.filter((o) => !/^\d+$/.test(o) && o !== "ECONNREFUSED")).toEqual([]);
+    expect(cut).toEqual([]);
+    expect(outcomes.filter((o) => !/^\d+$/.test(o) && o !== "ECONNREFUSED" && o !== "ECONNRESET")).toEqual([]);
     expect(outcomes).toContain("ECONNREFUSED"); // the load really met the stopped instance
     expect(outcomes.filter((o) => /^5\d\d$/.test(o))).toEqual([]);
-    console.log(`[shutdown] ${outcomes.length} requests, ${outcomes.filter((o) => o === "ECONNREFUSED").length} refused while down, ${finishedAfterTerm} in flight at SIGTERM finished`);
+    console.log(
+      `[shutdown] ${outcomes.length} requests, ${outcomes.filter((o) => o === "ECONNREFUSED").length} refused and ${outcomes.filter((o) => o === "ECONNRESET").length} reset before acceptance while down, ${finishedAfterTerm} in flight at SIGTERM finished; ${/stopped: .*/.exec(stoppedOutput)?.[0]}`,
+    );
     const { problems } = await expectSucceededOnce(ids);
     expect(problems).toEqual([]);
   });
