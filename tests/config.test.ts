@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assertConfig, ConfigError, configProblems, isProduction, setting } from "@/server/config";
+import fs from "node:fs";
+import { assertConfig, ConfigError, configProblems, isProduction, setting, SETTINGS } from "@/server/config";
 
 /** server/config.ts: the one validated configuration module. */
 const PRODUCTION_OK = {
@@ -77,5 +78,10 @@ describe("configuration", () => {
       if (saved === undefined) delete process.env.DB_POOL_MAX;
       else process.env.DB_POOL_MAX = saved;
     }
+  });
+
+  it("docs/operations.md documents every setting", () => {
+    const doc = fs.readFileSync("docs/operations.md", "utf8");
+    expect(Object.keys(SETTINGS).filter((name) => !doc.includes(`| \`${name}\` |`))).toEqual([]);
   });
 });

@@ -9,13 +9,10 @@ import { runtimePath, serveRuntimeApi } from "../../server/runtime-api/node-http
  * with the App Router route handler that replaced it (bench-results/doors.md). It loads
  * server/* a second time beside Next's bundle, which is why it was dropped.
  *
- * The former production server: `next start` plus a fast lane for the Runtime protocol. Requests to
- * /internal/runtime/jobs/* go straight to the same serveRuntimeApi() that the Pages API route
- * (pages/api/internal/runtime/jobs/[...path].ts) calls, without Next's per-request routing work,
- * which was more than half of the app's CPU per job (bench-results/latest.md); everything else is
- * Next's. `next dev` and a plain `next start` serve the protocol through that route instead.
+ * What it did: requests to /internal/runtime/jobs/* went straight to serveRuntimeApi()
+ * (server/runtime-api/node-http.ts), skipping Next's per-request routing; everything else was Next's.
  *
- * Usage: node --import tsx scripts/serve.ts [-p PORT] [-H HOST]   (PORT / HOSTNAME also work)
+ * Usage: node --import tsx scripts/bench/fast-lane-server.ts [-p PORT] [-H HOST]
  */
 const arg = (flag: string) => {
   const i = process.argv.indexOf(flag);
