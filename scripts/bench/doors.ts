@@ -27,6 +27,7 @@ const DOORS = [
   { name: "former fast lane (custom server + node-http, scripts/bench/fast-lane-server.ts)", argv: ["--import", "tsx", path.join(import.meta.dirname, "fast-lane-server.ts")] },
 ];
 const log = (m: string) => console.log(`[doors] ${m}`);
+const DECISION = `Decision (issue 12): the App Router route handler is the only door. The fast lane cost ≈1/3 of the app CPU per job, but it loaded \`server/*\` a second time beside Next's bundle (two copies of every cache, \`instanceof AppError\` failing across them) and compiled TypeScript at boot. A fast lane back in production would have to be compiled JavaScript sharing Next's module instances; until then the ≈2.3 ms of extra app CPU per job is the price, measured here. The jobs/s column is from a shared, busy 2-core machine and is not comparable across rows; CPU per job is.`;
 
 const database = `ajr_doors_${process.pid}`;
 const pgServer = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-bench-${port}`), port, database, fast: true });
@@ -92,6 +93,8 @@ fs.writeFileSync(
     "| door | app CPU per job | jobs/s | runs (ms/job) |",
     "|---|---|---|---|",
     ...results.map((r) => `| ${r.door} | ${r.cpuMsPerJob} ms | ${r.jobsPerSecond} | ${r.runs.join(", ")} |`),
+    "",
+    DECISION,
     "",
   ].join("\n"),
 );
