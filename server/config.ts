@@ -54,6 +54,11 @@ export const SETTINGS = {
   JOB_WEBHOOK_SECRET: def(text.optional(), "HMAC key of the webhook signature", { secret: true }),
   JOB_WEBHOOK_MAX_ATTEMPTS: def(int(1, 50).default(6), "zero-setup webhook: attempts per finished job"),
   JOB_WEBHOOK_BACKOFF_MS: def(int(0).default(1000), "zero-setup webhook: first retry delay, doubling"),
+  ALERT_RUNTIME_SILENT_SECONDS: def(int(1).default(120), "console alert: a Runtime is live for its job types if it called in within this many seconds"),
+  ALERT_OLDEST_PENDING_SECONDS: def(int(1).default(600), "console alert: the oldest visible pending job is older than this"),
+  ALERT_FAILURE_RATE: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").max(1, "at most 1").default(0.25), "console alert: failed share of jobs finished in the last 15 minutes"),
+  ALERT_FAILURE_MIN_JOBS: def(int(1).default(5), "console alert: fewer finished jobs than this raise no failure-rate alert"),
+  BULK_BATCH_SIZE: def(int(1, 5000).default(200), "jobs per batch of a background bulk action"),
   INNGEST_DEV: def(flag.default("0"), "1: talk to a local Inngest dev server"),
   INNGEST_SIGNING_KEY: def(text.optional(), "Inngest Cloud / self-hosted signing key", { secret: true }),
   INNGEST_EVENT_KEY: def(text.optional(), "Inngest event key", { secret: true }),
@@ -155,5 +160,33 @@ export const jobConfig = {
   },
   get sweepBatchSize() {
     return setting("JOB_SWEEP_BATCH");
+  },
+};
+
+/** Console alerts (banner and /api/metrics gauges); see docs/console-and-learner.md. */
+export const alertConfig = {
+  /** A Runtime counts as live for its job types if it called in within this many seconds. */
+  get runtimeSilentSeconds() {
+    return setting("ALERT_RUNTIME_SILENT_SECONDS");
+  },
+  /** The oldest visible pending job is older than this: work is piling up. */
+  get oldestPendingSeconds() {
+    return setting("ALERT_OLDEST_PENDING_SECONDS");
+  },
+  /** Share of jobs finished in the last 15 minutes that failed, above which the console warns. */
+  get failureRate() {
+    return setting("ALERT_FAILURE_RATE");
+  },
+  /** Fewer finished jobs than this in the window raise no failure-rate alert (1 of 1 is not a spike). */
+  get failureMinJobs() {
+    return setting("ALERT_FAILURE_MIN_JOBS");
+  },
+};
+
+/** Background bulk actions of the console (server/admin/bulk*.ts). */
+export const bulkConfig = {
+  /** Jobs per batch: each batch is one short transaction, so row locks stay brief and cancel is prompt. */
+  get batchSize() {
+    return setting("BULK_BATCH_SIZE");
   },
 };

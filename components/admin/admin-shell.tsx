@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { SignOutButton } from "@/components/auth/sign-out-button";
+import { AlertBanner } from "./alert-banner";
 import { LiveProvider, LiveToggle } from "./live";
 
 const NAV = [
@@ -39,6 +40,7 @@ export function AdminShell({ email, children }: { email: string; children: React
             <SignOutButton />
           </div>
         </div>
+        <AlertBanner />
       </header>
       <main className="mx-auto max-w-7xl px-4 py-5">{children}</main>
     </LiveProvider>

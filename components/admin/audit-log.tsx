@@ -3,7 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc/client";
 import { useLiveOptions } from "./live";
-import { Empty, ErrorBox, fmtTime, Loading, Panel } from "./ui";
+import { Empty, ErrorBox, Loading, Panel } from "./ui";
+import { Time } from "@/components/time";
 
 /** The last 200 admin actions: who, when, what, how many. */
 export function AuditLog() {
@@ -24,7 +25,7 @@ export function AuditLog() {
             <tbody>
               {q.data.items.map((a) => (
                 <tr key={a.id} className="border-t border-slate-100 align-top">
-                  <td className="py-1.5 text-xs whitespace-nowrap">{fmtTime(a.createdAt)}</td>
+                  <td className="py-1.5 text-xs whitespace-nowrap"><Time value={a.createdAt} /></td>
                   <td className="text-xs">{a.actorEmail ?? a.actorId}</td>
                   <td className="font-mono text-xs">{a.action}</td>
                   <td className="text-right font-mono text-xs">{a.count}</td>

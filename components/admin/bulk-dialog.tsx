@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { BulkScope } from "@/server/admin/filter-schema";
-import { buttonClass, ErrorBox, JobLink, Loading, StatusBadge } from "./ui";
+import { BulkProgress } from "./bulk-progress";
+import { buttonClass, ErrorBox, Loading, StatusBadge } from "./ui";
 
 export type BulkRequest = { action: "rerun" | "cancel"; scope: BulkScope; label: string };
 
@@ -53,16 +54,13 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
                 ? "Failed or cancelled jobs without a re-run yet get a new job each; the old ones stay as they are."
                 : "Pending jobs are cancelled at once; locked or running ones are asked to stop at their next heartbeat."}
             </p>
-            {p.tooMany && <p role="alert" className="text-rose-700">More than {p.limit} jobs: narrow the filter first.</p>}
+            {p.count > 0 && <p className="text-xs text-slate-500">It runs in the background in batches; you can close this and follow it under “Bulk actions”, or stop it.</p>}
           </div>
         )}
         {run.error && <ErrorBox error={run.error} />}
         {run.data && (
-          <div role="status" data-testid="bulk-done" className="space-y-1 rounded-md bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
-            <p>{verb === "Re-run" ? "Re-ran" : "Cancelled"} {run.data.done} of {run.data.requested} job{run.data.requested === 1 ? "" : "s"}{run.data.skipped ? ` (${run.data.skipped} skipped)` : ""}.</p>
-            {run.data.createdJobIds.length > 0 && (
-              <p className="flex flex-wrap gap-2">New: {run.data.createdJobIds.slice(0, 5).map((id) => <JobLink key={id} id={id} />)}</p>
-            )}
+          <div data-testid="bulk-done" className="rounded-md bg-slate-50 px-3 py-2">
+            <BulkProgress runId={run.data.id} />
           </div>
         )}
         <div className="flex justify-end gap-2 pt-2">
@@ -71,7 +69,7 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
             <button
               type="button"
               className={buttonClass(request.action === "cancel" ? "danger" : "primary")}
-              disabled={!p || p.count === 0 || p.tooMany || run.isPending || preview.isFetching}
+              disabled={!p || p.count === 0 || run.isPending || preview.isFetching}
               onClick={() => p && run.mutate({ action: request.action, scope: request.scope, expectedCount: p.count })}
             >
               {run.isPending ? "Working…" : `${verb} ${p?.count ?? ""} job${p?.count === 1 ? "" : "s"}`}

@@ -1,3 +1,5 @@
+import { formatAxis } from "@/components/time";
+
 /** Plain SVG charts: enough for throughput and latency over one window, no chart library. */
 type Point = { start: string; [k: string]: number | string | null };
 
@@ -6,8 +8,7 @@ const H = 160;
 const PAD = { l: 40, r: 8, t: 8, b: 20 };
 
 function axisLabel(iso: string, bucketMinutes: number) {
-  const d = new Date(iso);
-  return bucketMinutes >= 360 ? d.toLocaleDateString(undefined, { month: "short", day: "numeric" }) : d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  return formatAxis(iso, bucketMinutes >= 360);
 }
 
 function ticks(points: Point[], bucketMinutes: number) {

@@ -4,6 +4,9 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import type { JobFilter, JobSort } from "@/server/admin/filter-schema";
 import { JOB_STATUSES, JOB_TYPES } from "@/server/jobs/constants";
+import { QUALITY_RULES } from "@/server/jobs/quality";
+
+const SCHEMA_RULES = ["schema.invalid_type", "schema.invalid_value", "schema.too_small", "schema.too_big", "schema.unrecognized_keys", "schema.invalid_format"];
 import { buttonClass, inputClass } from "./ui";
 
 /**
@@ -30,6 +33,7 @@ export function filterFromParams(p: URLSearchParams): { filter: JobFilter; sort:
     targetType: targetType === "user" || targetType === "material" || targetType === "knowledge_point" ? targetType : undefined,
     targetId: s("targetId"),
     errorCode: s("error"),
+    rule: s("rule"),
     runtimeId: s("runtime"),
     createdFrom: iso("from"),
     createdTo: iso("to"),
@@ -50,6 +54,7 @@ const FIELDS = [
   ["q", "Search", "job id, idempotency key, user id or email"],
   ["user", "User", "id or email"],
   ["error", "Error code", "e.g. INVALID_SCHEMA"],
+  ["rule", "Violated rule", "e.g. one_correct_option"],
   ["runtime", "Runtime instance", "instance id"],
   ["targetId", "Target id", ""],
 ] as const;
@@ -88,7 +93,7 @@ export function ExplorerFilters() {
         {FIELDS.map(([key, label, placeholder]) => (
           <label key={key} className={`flex flex-col gap-0.5 text-xs text-slate-600 ${key === "q" ? "md:col-span-2" : ""}`}>
             {label}
-            <input className={inputClass} name={key} value={draft[key] ?? ""} placeholder={placeholder} onChange={(e) => set(key, e.target.value)} />
+            <input className={inputClass} name={key} value={draft[key] ?? ""} placeholder={placeholder} onChange={(e) => set(key, e.target.value)} list={key === "rule" ? "rule-names" : undefined} />
           </label>
         ))}
         <label className="flex flex-col gap-0.5 text-xs text-slate-600">
@@ -131,6 +136,10 @@ export function ExplorerFilters() {
           </select>
         </label>
       </div>
+      {/* Suggestions for "Violated rule": the quality rules and zod's usual issue codes. */}
+      <datalist id="rule-names">
+        {[...QUALITY_RULES, ...SCHEMA_RULES].map((r) => <option key={r} value={r} />)}
+      </datalist>
       <div className="flex gap-2">
         <button type="submit" className={buttonClass("primary")}>Apply filters</button>
         <button

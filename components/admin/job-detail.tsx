@@ -5,7 +5,9 @@ import Link from "next/link";
 import { useTRPC } from "@/components/trpc/client";
 import { JobActions } from "./job-actions";
 import { useLiveOptions } from "./live";
-import { ErrorBox, fmtTime, JobLink, Json, Loading, Panel, StatusBadge } from "./ui";
+import { RejectedOutput } from "./rejected-output";
+import { ErrorBox, JobLink, Json, Loading, Panel, StatusBadge } from "./ui";
+import { Time } from "@/components/time";
 
 /** One job in full: fields, live lease and progress, the timeline with each attempt's error, input, result, lineage. */
 export function JobDetail({ jobId }: { jobId: string }) {
@@ -17,6 +19,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
   const { job } = d;
   const attempts = [...new Set(d.events.map((e) => e.attemptNo))];
   const held = job.status === "locked" || job.status === "running";
+  const rejections = new Map(d.rejections.map((r) => [r.attemptNo, r]));
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
@@ -32,7 +35,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
         <Panel title="Lease and progress">
           <div className="flex flex-wrap items-center gap-4 text-sm">
             <span>Holder <span className="font-mono">{job.lockedBy}</span>{d.holder?.version ? ` (v${d.holder.version})` : ""}</span>
-            <span>Lease until {fmtTime(job.lockUntil)}</span>
+            <span>Lease until <Time value={job.lockUntil} /></span>
             <span>Stage {job.stage ?? "—"}</span>
             <div className="h-2 w-48 overflow-hidden rounded bg-slate-200" role="progressbar" aria-valuenow={job.progress} aria-valuemin={0} aria-valuemax={100} aria-label="Progress">
               <div className="h-full bg-indigo-600 transition-all" style={{ width: `${job.progress}%` }} />
@@ -55,17 +58,17 @@ export function JobDetail({ jobId }: { jobId: string }) {
               ["Model", `${job.modelProvider} / ${job.modelName}`],
               ["Prompt / schema", `${job.promptVersion ?? "—"} / ${job.outputSchemaVersion ?? "—"}`],
               ["Idempotency key", job.idempotencyKey ?? "—"],
-              ["Created", fmtTime(job.createdAt)],
-              ["Run after", fmtTime(job.runAfter)],
-              ["Locked at", fmtTime(job.lockedAt)],
-              ["Started", fmtTime(job.startedAt)],
-              ["Finished", fmtTime(job.finishedAt)],
-              ["Updated", fmtTime(job.updatedAt)],
+              ["Created", <Time key="c" value={job.createdAt} />],
+              ["Run after", <Time key="r" value={job.runAfter} />],
+              ["Locked at", <Time key="l" value={job.lockedAt} />],
+              ["Started", <Time key="s" value={job.startedAt} />],
+              ["Finished", <Time key="f" value={job.finishedAt} />],
+              ["Updated", <Time key="u" value={job.updatedAt} relative />],
               ["Last error", job.errorCode ? `${job.errorCode}: ${job.errorMessage ?? ""}` : "—"],
             ].map(([k, v]) => (
               <div key={String(k)} className="contents">
                 <dt className="text-slate-500">{k}</dt>
-                <dd className="break-all">{String(v)}</dd>
+                <dd className="break-all">{typeof v === "object" ? v : String(v)}</dd>
               </div>
             ))}
           </dl>
@@ -78,7 +81,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
               {d.lineage.reruns.length === 0 ? "—" : (
                 <ul className="mt-1 space-y-1" aria-label="Re-runs">
                   {d.lineage.reruns.map((r) => (
-                    <li key={r.id} className="flex items-center gap-2"><JobLink id={r.id} /> <StatusBadge status={r.status} /> <span className="text-xs text-slate-500">{fmtTime(r.createdAt)}</span></li>
+                    <li key={r.id} className="flex items-center gap-2"><JobLink id={r.id} /> <StatusBadge status={r.status} /> <Time className="text-xs text-slate-500" value={r.createdAt} /></li>
                   ))}
                 </ul>
               )}
@@ -90,7 +93,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
         <ol className="space-y-1 text-sm" aria-label="Job events">
           {d.events.map((e) => (
             <li key={e.id} className={`grid grid-cols-[9rem_5rem_1fr] gap-2 rounded px-2 py-1 ${e.errorCode && e.errorCode !== "CANCELLED" ? "bg-rose-50" : ""}`}>
-              <span className="text-xs text-slate-500 tabular-nums">{fmtTime(e.createdAt)}</span>
+              <Time className="text-xs text-slate-500 tabular-nums" value={e.createdAt} />
               <span className="text-xs text-slate-500">attempt {e.attemptNo}</span>
               <span>
                 {e.fromStatus ?? "new"} → <StatusBadge status={e.toStatus} />{" "}
@@ -100,6 +103,11 @@ export function JobDetail({ jobId }: { jobId: string }) {
                     <span className="font-mono text-rose-700">{e.errorCode}</span> {e.errorMessage}
                   </span>
                 )}
+                {e.errorCode === "INVALID_SCHEMA" && e.toStatus === "failed" && (rejections.get(e.attemptNo) ? (
+                  <RejectedOutput rejection={rejections.get(e.attemptNo)!} />
+                ) : (
+                  <span className="mt-0.5 block text-xs text-slate-600">The Runtime reported this failure itself; only outputs submitted to the API are kept, so there is no output to show.</span>
+                ))}
               </span>
             </li>
           ))}
@@ -124,7 +132,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
       <Panel title="Snapshot">
         {d.snapshot ? (
           <details>
-            <summary className="cursor-pointer text-sm text-slate-700">{d.snapshot.id} · hash {d.snapshot.contentHash.slice(0, 12)}… · {fmtTime(d.snapshot.createdAt)}</summary>
+            <summary className="cursor-pointer text-sm text-slate-700">{d.snapshot.id} · hash {d.snapshot.contentHash.slice(0, 12)}… · <Time value={d.snapshot.createdAt} /></summary>
             <div className="mt-2"><Json value={d.snapshot.content} /></div>
           </details>
         ) : (

@@ -7,7 +7,8 @@ import { useTRPC } from "@/components/trpc/client";
 import { BulkDialog, type BulkRequest } from "./bulk-dialog";
 import { ExplorerFilters, useExplorerParams } from "./explorer-filters";
 import { useLiveOptions } from "./live";
-import { buttonClass, Empty, ErrorBox, fmtTime, Loading, StatusBadge } from "./ui";
+import { buttonClass, Empty, ErrorBox, Loading, StatusBadge } from "./ui";
+import { Time } from "@/components/time";
 
 const PAGE = 50;
 
@@ -108,7 +109,7 @@ export function JobExplorer() {
                     <span className="text-slate-300">—</span>
                   )}
                 </td>
-                <td className="px-2 py-1.5 text-xs whitespace-nowrap text-slate-600">{fmtTime(r.createdAt)}</td>
+                <td className="px-2 py-1.5 text-xs whitespace-nowrap text-slate-600"><Time value={r.createdAt} relative /></td>
               </tr>
             ))}
           </tbody>

@@ -6,7 +6,8 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Legend, LatencyChart, ThroughputChart } from "./charts";
 import { useLiveOptions } from "./live";
-import { ErrorBox, fmtSeconds, Loading, Panel, StatusBadge, ago } from "./ui";
+import { ErrorBox, fmtSeconds, Loading, Panel, StatusBadge } from "./ui";
+import { Time } from "@/components/time";
 
 const WINDOWS = ["1h", "24h", "7d"] as const;
 const STATES = ["pending", "locked", "running", "succeeded", "failed", "cancelled"];
@@ -93,7 +94,7 @@ export function Overview() {
             </Panel>
           </div>
           <p className="text-xs text-slate-500">
-            Last Runtime seen {ago(o.lastRuntimeSeenAt, new Date(o.at).getTime())} · as of {new Date(o.at).toLocaleTimeString()}
+            Last Runtime seen {o.lastRuntimeSeenAt ? <Time value={o.lastRuntimeSeenAt} relative /> : "never"} · as of <Time value={o.at} />
           </p>
         </>
       )}

@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { buttonClass, Empty, ErrorBox, fmtTime, inputClass, Loading, Panel } from "./ui";
+import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel } from "./ui";
+import { Time } from "@/components/time";
 
 /** Runtime API keys: create (the key is shown once, with a copy button), list, revoke (two-step). */
 export function RuntimeKeys() {
@@ -61,9 +62,9 @@ export function RuntimeKeys() {
               <tr key={k.id} className="border-t border-slate-100" data-testid={`key-${k.name}`}>
                 <td className="py-1.5">{k.name}</td>
                 <td className="font-mono text-xs">{k.prefix}…</td>
-                <td className="text-xs">{fmtTime(k.createdAt)}</td>
-                <td className="text-xs">{fmtTime(k.lastUsedAt)}</td>
-                <td className="text-xs">{k.revokedAt ? <span className="text-rose-700">revoked {fmtTime(k.revokedAt)}</span> : <span className="text-emerald-700">active</span>}</td>
+                <td className="text-xs"><Time value={k.createdAt} /></td>
+                <td className="text-xs"><Time value={k.lastUsedAt} relative /></td>
+                <td className="text-xs">{k.revokedAt ? <span className="text-rose-700">revoked <Time value={k.revokedAt} /></span> : <span className="text-emerald-700">active</span>}</td>
                 <td className="text-right">
                   {!k.revokedAt &&
                     (confirm === k.id ? (

@@ -5,7 +5,8 @@ import Link from "next/link";
 import { useTRPC } from "@/components/trpc/client";
 import { useLiveOptions } from "./live";
 import { RuntimeKeys } from "./runtime-keys";
-import { ago, Empty, ErrorBox, fmtTime, JobLink, Loading, Panel } from "./ui";
+import { Empty, ErrorBox, JobLink, Loading, Panel } from "./ui";
+import { Time } from "@/components/time";
 
 /** A Runtime that has not called in for this long is shown as silent (its leases will pass). */
 const SILENT_AFTER_MS = 60_000;
@@ -37,7 +38,7 @@ export function Runtimes() {
                     </td>
                     <td className="text-xs">{r.version ?? "—"}</td>
                     <td className="max-w-64 text-xs text-slate-600">{r.capabilities.join(", ") || "—"}</td>
-                    <td className="text-xs" title={fmtTime(r.lastSeenAt)}>{ago(r.lastSeenAt, nowMs)}</td>
+                    <td className="text-xs"><Time value={r.lastSeenAt} relative /></td>
                     <td className="text-right font-mono text-xs">
                       {r.jobsInHand}
                       {r.heldJobIds.length > 0 && <div className="flex flex-col items-end">{r.heldJobIds.slice(0, 3).map((id) => <JobLink key={id} id={id} />)}</div>}

@@ -64,23 +64,12 @@ export function JobLink({ id }: { id: string }) {
   return <Link href={`/admin/jobs/${id}`} className="font-mono text-xs text-indigo-700 hover:underline">{id}</Link>;
 }
 
-export function fmtTime(iso: string | null | undefined) {
-  if (!iso) return "—";
-  const d = new Date(iso);
-  return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
-}
-
 export function fmtSeconds(s: number | null | undefined) {
   if (s === null || s === undefined) return "—";
   if (s < 1) return `${Math.round(s * 1000)} ms`;
   if (s < 90) return `${s.toFixed(1)} s`;
   if (s < 5400) return `${(s / 60).toFixed(1)} min`;
   return `${(s / 3600).toFixed(1)} h`;
-}
-
-export function ago(iso: string | null | undefined, nowMs: number) {
-  if (!iso) return "never";
-  return `${fmtSeconds(Math.max(0, (nowMs - new Date(iso).getTime()) / 1000))} ago`;
 }
 
 export function Json({ value }: { value: unknown }) {

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc/client";
 import { flashcardsSchema, learningAnalysisSchema, nextActionsSchema, quizSchema, weakPointsSchema } from "@/server/jobs/schemas";
-import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, when, type Job, type Targets } from "./labels";
+import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, type Job, type Targets } from "./labels";
 import { JobProgress, StatusBadge } from "./progress-bar";
 import { TypeIcon } from "./type-icon";
 import { FlashcardDeck } from "./results/flashcards";
@@ -11,6 +11,7 @@ import { LearningStateResult } from "./results/learning-state";
 import { NextActionsResult } from "./results/next-actions";
 import { QuizPlayer } from "./results/quiz-player";
 import { WeakPointsResult } from "./results/weak-points";
+import { Time } from "@/components/time";
 
 type Props = { jobId: string; live: Job | undefined; targets: Targets | undefined; onOpen: (id: string) => void };
 
@@ -51,7 +52,7 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
             {info.title}
           </h2>
           <p className="text-sm text-slate-500">
-            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · started {when(job.createdAt)}
+            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · started <Time value={job.createdAt} relative />
             {result?.degraded ? " · checked with warnings" : ""}
           </p>
         </div>
@@ -80,7 +81,7 @@ function ResultView({ job, output }: { job: Pick<Job, "id" | "jobType">; output:
     case "weak_point_analysis":
       return <WeakPointsResult output={weakPointsSchema.parse(output)} />;
     case "next_action_planning":
-      return <NextActionsResult output={nextActionsSchema.parse(output)} />;
+      return <NextActionsResult key={job.id} jobId={job.id} output={nextActionsSchema.parse(output)} />;
     case "quiz_generation":
       return <QuizPlayer key={job.id} jobId={job.id} output={quizSchema.parse(output)} />;
     case "flashcard_generation":
@@ -103,7 +104,7 @@ function History({ jobType, currentId, onOpen, targets }: { jobType: Job["jobTyp
         {others.map((j) => (
           <li key={j.id}>
             <button type="button" onClick={() => onOpen(j.id)} className="rounded-full bg-slate-100 px-3 py-1 text-xs hover:bg-slate-200">
-              {when(j.createdAt)} · {targetTitle(targets, { type: j.targetType, id: j.targetId })}
+              <Time value={j.createdAt} relative /> · {targetTitle(targets, { type: j.targetType, id: j.targetId })}
             </button>
           </li>
         ))}

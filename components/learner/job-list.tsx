@@ -1,14 +1,19 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, when, type Job, type Targets } from "./labels";
+import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, type Job, type Targets } from "./labels";
 import { JobProgress, StatusBadge } from "./progress-bar";
 import { TypeIcon } from "./type-icon";
+import { Time } from "@/components/time";
 
 type Props = { jobs: Job[] | undefined; loading: boolean; error: string | null; targets: Targets | undefined; selectedId: string | null; onOpen: (id: string) => void };
 
-/** The learner's recent jobs, newest first, with live state, stage and progress. */
+/** The live list shows this many; older analyses load in keyset pages below it. */
+export const LIVE_PAGE_SIZE = 20;
+
+/** The learner's recent jobs, newest first, with live state, stage and progress; then the whole history on demand. */
 export function JobList({ jobs, loading, error, targets, selectedId, onOpen }: Props) {
   return (
     <section aria-labelledby="activity-heading" className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200">
@@ -27,6 +32,7 @@ export function JobList({ jobs, loading, error, targets, selectedId, onOpen }: P
           <JobRow key={job.id} job={job} targets={targets} selected={job.id === selectedId} onOpen={onOpen} />
         ))}
       </ul>
+      {jobs && jobs.length >= LIVE_PAGE_SIZE && <OlderJobs live={jobs} targets={targets} selectedId={selectedId} onOpen={onOpen} />}
     </section>
   );
 }
@@ -48,7 +54,7 @@ function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets
             {info.title}
           </span>
           <span className="mt-0.5 block truncate text-xs text-slate-500">
-            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · {when(job.createdAt)}
+            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · <Time value={job.createdAt} relative />
           </span>
         </button>
         <div className="flex shrink-0 items-center gap-2">
@@ -74,5 +80,53 @@ function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets
         </p>
       )}
     </li>
+  );
+}
+
+/**
+ * The rest of the history, in keyset pages ("Show older"). The pages start from the top and skip
+ * what the live list shows: new jobs arriving meanwhile push rows out of the live list, and
+ * starting after its last row would then leave a gap. Finished jobs do not change, so these pages
+ * are not live.
+ */
+function OlderJobs({ live, targets, selectedId, onOpen }: { live: Job[]; targets: Targets | undefined; selectedId: string | null; onOpen: (id: string) => void }) {
+  const trpc = useTRPC();
+  const [open, setOpen] = useState(false);
+  const older = useInfiniteQuery({
+    ...trpc.progress.history.infiniteQueryOptions({ limit: LIVE_PAGE_SIZE }, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
+    enabled: open,
+  });
+  const shown = new Set(live.map((j) => j.id));
+  const all = older.data?.pages.flatMap((p) => p.items) ?? [];
+  const items = all.filter((j) => !shown.has(j.id));
+  // The first page is mostly what the live list shows: read on until something new appears.
+  const { hasNextPage, isFetching, fetchNextPage } = older;
+  useEffect(() => {
+    if (open && all.length > 0 && items.length === 0 && hasNextPage && !isFetching) void fetchNextPage();
+  }, [open, all.length, items.length, hasNextPage, isFetching, fetchNextPage]);
+  const more = !open || older.hasNextPage;
+  return (
+    <div className="mt-2">
+      {items.length > 0 && (
+        <ul className="-mx-1 divide-y divide-slate-100 px-1" aria-label="older analyses">
+          {items.map((job) => (
+            <JobRow key={job.id} job={job} targets={targets} selected={job.id === selectedId} onOpen={onOpen} />
+          ))}
+        </ul>
+      )}
+      {older.error && <p role="alert" className="mt-2 text-xs text-rose-700">Could not load older analyses: {older.error.message}</p>}
+      {more ? (
+        <button
+          type="button"
+          onClick={() => (open ? void older.fetchNextPage() : setOpen(true))}
+          disabled={older.isFetching}
+          className="mt-2 w-full rounded-md px-3 py-1.5 text-sm font-medium text-indigo-800 ring-1 ring-indigo-200 hover:bg-indigo-50 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-600 disabled:opacity-60"
+        >
+          {older.isFetching ? "Loading…" : "Show older analyses"}
+        </button>
+      ) : (
+        <p className="mt-2 text-center text-xs text-slate-600" data-testid="history-end">That is everything: {all.length} analyses in all.</p>
+      )}
+    </div>
   );
 }

@@ -84,6 +84,3 @@ export function targetTitle(targets: Targets | undefined, t: Target): string {
 
 export const pct = (x: number) => `${Math.round(x * 100)}%`;
 
-export function when(iso: string): string {
-  return new Date(iso).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
-}

@@ -6,7 +6,8 @@ import { useTRPC } from "@/components/trpc/client";
 import { AiSettings } from "./ai-settings";
 import { AnalysisPanel } from "./analysis-panel";
 import { JobDetail } from "./job-detail";
-import { JobList } from "./job-list";
+import { JobList, LIVE_PAGE_SIZE } from "./job-list";
+import { MasteryChart } from "./mastery-chart";
 import { isInFlight, targetTitle, type Target } from "./labels";
 import { TargetPicker } from "./target-picker";
 import { useJobFeed } from "./use-job-feed";
@@ -22,7 +23,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
   const targets = useQuery(trpc.targets.list.queryOptions());
   const consent = useQuery(trpc.consent.get.queryOptions());
   const jobs = useQuery({
-    ...trpc.jobs.list.queryOptions({ pageSize: 20 }),
+    ...trpc.jobs.list.queryOptions({ pageSize: LIVE_PAGE_SIZE }),
     // Polling is the fallback for when the event stream is not open.
     refetchInterval: (q) => (live ? false : q.state.data?.items.some((j) => isInFlight(j.status)) ? 2000 : 10_000),
   });
@@ -68,6 +69,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
           consent={consent.data?.granted ?? true}
           onOpen={open}
         />
+        <MasteryChart />
       </div>
 
       <aside className="min-w-0 space-y-6">

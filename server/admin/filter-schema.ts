@@ -16,6 +16,8 @@ export const jobFilterSchema = z.object({
   targetType: z.enum(TARGET_TYPES).optional(),
   targetId: text.optional(),
   errorCode: z.string().trim().min(1).max(64).optional(),
+  /** A rule an attempt's refused output broke (e.g. one_correct_option, schema.invalid_type). */
+  rule: z.string().trim().regex(/^[a-z_]+(\.[a-z_]+)?$/, "a rule name").max(64).optional(),
   /** A Runtime instance that took part in the job (locked it, reported for it). */
   runtimeId: text.optional(),
   createdFrom: z.iso.datetime().optional(),

@@ -16,6 +16,8 @@ export async function filterSql(db: DbOrTx, f: JobFilter): Promise<Prisma.Sql> {
   if (f.targetType) parts.push(Prisma.sql`j."targetType" = ${f.targetType}::"TargetType"`);
   if (f.targetId) parts.push(Prisma.sql`j."targetId" = ${f.targetId}`);
   if (f.errorCode) parts.push(Prisma.sql`j."errorCode" = ${f.errorCode}`);
+  // GIN over JobRejection.rules serves the containment.
+  if (f.rule) parts.push(Prisma.sql`j.id IN (SELECT r."jobId" FROM "JobRejection" r WHERE r.rules @> ARRAY[${f.rule}]::text[])`);
   if (f.runtimeId)
     parts.push(Prisma.sql`j.id IN (SELECT e."jobId" FROM "JobEvent" e WHERE e."actorId" = ${f.runtimeId} AND e."actorType" = 'runtime')`);
   if (f.createdFrom) parts.push(Prisma.sql`j."createdAt" >= ${new Date(f.createdFrom)}::timestamp(3)`);

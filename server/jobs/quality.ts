@@ -1,7 +1,20 @@
 import { outputSchemas, paramsSchemas, type JobTypeName, type OutputSchemaVersion } from "./schemas";
 
 export type QualityContext = { knowledgePointIds: ReadonlySet<string>; params: unknown };
-export type OutputCheck = { ok: true; output: unknown } | { ok: false; findings: string[] };
+/** One broken rule: where in the output (dot path, "" for the whole output), which rule, in words. */
+export type Violation = { path: string; rule: string; message: string };
+export type OutputCheck = { ok: true; output: unknown } | { ok: false; findings: string[]; violations: Violation[] };
+
+/** The rule names a rejection can carry (zod's issue codes appear as `schema.<code>`). */
+export const QUALITY_RULES = [
+  "unknown_schema_version", "knowledge_point_unknown", "target_id_required", "count_mismatch", "duplicate_stem",
+  "question_type_not_requested", "difficulty_mismatch", "too_few_options", "options_repeat", "one_correct_option",
+  "duplicate_front",
+] as const;
+
+function rejected(violations: Violation[]): OutputCheck {
+  return { ok: false, violations, findings: violations.map((v) => `${v.path || "output"}: ${v.message}`) };
+}
 
 const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, " ");
 
@@ -25,17 +38,17 @@ export function checkOutput(
   ctx: QualityContext,
 ): OutputCheck {
   const schemas = outputSchemas[version as OutputSchemaVersion];
-  if (!schemas) return { ok: false, findings: [`unknown outputSchemaVersion "${version}"`] };
+  if (!schemas) return rejected([{ path: "", rule: "unknown_schema_version", message: `unknown outputSchemaVersion "${version}"` }]);
   const parsed = schemas[jobType].safeParse(output);
   if (!parsed.success) {
-    return {
-      ok: false,
-      findings: parsed.error.issues.slice(0, 20).map((i) => `${i.path.join(".") || "output"}: ${i.message}`),
-    };
+    return rejected(
+      parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join("."), rule: `schema.${i.code}`, message: i.message })),
+    );
   }
-  const findings: string[] = [];
+  const found: Violation[] = [];
+  const add = (path: string, rule: (typeof QUALITY_RULES)[number], message: string) => found.push({ path, rule, message });
   const kp = (where: string, id: string | null | undefined) => {
-    if (id && !ctx.knowledgePointIds.has(id)) findings.push(`${where}: knowledgePointId ${id} is not in the snapshot`);
+    if (id && !ctx.knowledgePointIds.has(id)) add(`${where}.knowledgePointId`, "knowledge_point_unknown", `knowledgePointId ${id} is not in the snapshot`);
   };
   const value = parsed.data as Record<string, unknown>;
   switch (jobType) {
@@ -52,8 +65,9 @@ export function checkOutput(
     case "next_action_planning": {
       const v = schemas.next_action_planning.parse(value);
       v.actions.forEach((a, i) => {
-        if (a.target.type === "knowledge_point") kp(`actions.${i}.target`, a.target.id);
-        if (a.target.type !== "none" && !a.target.id) findings.push(`actions.${i}.target: id is required`);
+        if (a.target.type === "knowledge_point" && a.target.id && !ctx.knowledgePointIds.has(a.target.id))
+          add(`actions.${i}.target.id`, "knowledge_point_unknown", `knowledgePointId ${a.target.id} is not in the snapshot`);
+        if (a.target.type !== "none" && !a.target.id) add(`actions.${i}.target`, "target_id_required", "id is required");
       });
       break;
     }
@@ -61,19 +75,22 @@ export function checkOutput(
       const v = schemas.quiz_generation.parse(value);
       const params = paramsSchemas.quiz_generation.parse(ctx.params ?? {});
       if (v.questions.length !== params.count)
-        findings.push(`questions: ${v.questions.length} generated, ${params.count} requested`);
-      for (const d of duplicates(v.questions.map((q) => q.stem))) findings.push(`questions: duplicate stem "${d}"`);
+        add("questions", "count_mismatch", `${v.questions.length} generated, ${params.count} requested`);
+      for (const d of duplicates(v.questions.map((q) => q.stem))) {
+        const at = v.questions.map((q) => norm(q.stem)).lastIndexOf(d);
+        add(`questions.${at}.stem`, "duplicate_stem", `duplicate stem "${d}"`);
+      }
       v.questions.forEach((q, i) => {
         kp(`questions.${i}`, q.knowledgePointId);
-        if (!params.questionTypes.includes(q.type)) findings.push(`questions.${i}: type ${q.type} was not requested`);
+        if (!params.questionTypes.includes(q.type)) add(`questions.${i}.type`, "question_type_not_requested", `type ${q.type} was not requested`);
         if (params.difficulty !== "mixed" && q.difficulty !== params.difficulty)
-          findings.push(`questions.${i}: difficulty ${q.difficulty}, ${params.difficulty} requested`);
+          add(`questions.${i}.difficulty`, "difficulty_mismatch", `difficulty ${q.difficulty}, ${params.difficulty} requested`);
         if (q.type === "short_answer") return;
         const options = q.options.map(norm);
-        if (options.length < 2) findings.push(`questions.${i}: a choice question needs at least two options`);
-        if (new Set(options).size !== options.length) findings.push(`questions.${i}: options repeat`);
+        if (options.length < 2) add(`questions.${i}.options`, "too_few_options", "a choice question needs at least two options");
+        if (new Set(options).size !== options.length) add(`questions.${i}.options`, "options_repeat", "options repeat");
         const correct = options.filter((o) => o === norm(q.answer)).length;
-        if (correct !== 1) findings.push(`questions.${i}: exactly one option must be the answer (found ${correct})`);
+        if (correct !== 1) add(`questions.${i}.answer`, "one_correct_option", `exactly one option must be the answer (found ${correct})`);
       });
       break;
     }
@@ -81,11 +98,14 @@ export function checkOutput(
       const v = schemas.flashcard_generation.parse(value);
       const params = paramsSchemas.flashcard_generation.parse(ctx.params ?? {});
       if (v.flashcards.length !== params.count)
-        findings.push(`flashcards: ${v.flashcards.length} generated, ${params.count} requested`);
-      for (const d of duplicates(v.flashcards.map((c) => c.front))) findings.push(`flashcards: duplicate front "${d}"`);
+        add("flashcards", "count_mismatch", `${v.flashcards.length} generated, ${params.count} requested`);
+      for (const d of duplicates(v.flashcards.map((c) => c.front))) {
+        const at = v.flashcards.map((c) => norm(c.front)).lastIndexOf(d);
+        add(`flashcards.${at}.front`, "duplicate_front", `duplicate front "${d}"`);
+      }
       v.flashcards.forEach((c, i) => kp(`flashcards.${i}`, c.knowledgePointId));
       break;
     }
   }
-  return findings.length ? { ok: false, findings } : { ok: true, output: parsed.data };
+  return found.length ? rejected(found) : { ok: true, output: parsed.data };
 }

@@ -7,6 +7,7 @@ import { FAILURE_CODES, type FailureCode } from "./constants";
 import { hashJson } from "./hashing";
 import { holds, holdsRow, lockLost } from "./lease";
 import { checkOutput } from "./quality";
+import { insertRejectionSql, keptViolations, storable } from "./rejection";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { transition } from "./state-machine";
@@ -69,7 +70,7 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
     throw new AppError("JOB_CANCELLED", "the job was cancelled; its result was not stored");
   }
   if (!check.ok) {
-    const message = `output rejected: ${check.findings.join("; ")}`.slice(0, 2000);
+    const message = storable(`output rejected: ${check.findings.join("; ")}`.slice(0, 2000));
     const rows = await transition(db, {
       action: "fail",
       where: holds(jobId, input.runtimeInstanceId, input.attemptNo, at),
@@ -77,11 +78,14 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
       set: Prisma.sql`"errorCode" = 'INVALID_SCHEMA', "errorMessage" = ${message}, "finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL`,
       eventErrorCode: Prisma.sql`u."errorCode"`,
       eventErrorMessage: Prisma.sql`u."errorMessage"`,
+      // The refused output and its violations, per attempt, for the console's diagnosis.
+      also: insertRejectionSql(input.output, check.violations, at),
       actor: { type: "runtime", id: input.runtimeInstanceId },
       now: at,
     });
     if (!rows.length) throw await lockLost(jobId, input.runtimeInstanceId);
-    throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", check.findings);
+    // The same [{path, rule, message}] list the console shows at this attempt.
+    throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", keptViolations(check.violations));
   }
   // Held, valid, not cancelled, yet the write missed: the row changed in between. Look again.
   return submitResult(jobId, input);

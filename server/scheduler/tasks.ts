@@ -3,6 +3,7 @@ import { pruneFinishedJobs } from "../jobs/retention";
 import { runWeeklyReview } from "../jobs/weekly-review";
 import { setting } from "../config";
 import { deliverDue } from "../notifications/deliveries";
+import { processPendingBulkRuns } from "../admin/bulk-runner";
 
 export type ScheduledTask = { id: string; everyMs: number; run: () => Promise<unknown> };
 
@@ -20,5 +21,7 @@ export function defaultTasks(): ScheduledTask[] {
     { id: "webhook-deliveries", everyMs: 5_000, run: () => deliverDue() },
     { id: "prune-finished-jobs", everyMs: 24 * 60 * MINUTE, run: () => pruneFinishedJobs() },
     { id: "weekly-learning-review", everyMs: 60 * MINUTE, run: () => runWeeklyReview() },
+    // Bulk runs start in the request's process; this resumes any whose process went away.
+    { id: "bulk-runs", everyMs: 30_000, run: () => processPendingBulkRuns() },
   ];
 }

@@ -15,6 +15,7 @@ import { targetsRouter } from "./routers/targets";
 import { analysesRouter } from "./routers/analyses";
 import { quizRouter } from "./routers/quiz";
 import { flashcardsRouter } from "./routers/flashcards";
+import { progressRouter } from "./routers/progress";
 
 export const appRouter = router({
   me: meRouter,
@@ -27,6 +28,7 @@ export const appRouter = router({
   analyses: analysesRouter,
   quiz: quizRouter,
   flashcards: flashcardsRouter,
+  progress: progressRouter,
   admin: router({ jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter, webhooks: adminWebhooksRouter }),
 });
 

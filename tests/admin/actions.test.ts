@@ -5,6 +5,7 @@ import { advanceClock, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
 import { callerAs } from "../helpers/auth";
 import { createLearner, createTestJob, jobRow, runtimeKey, uid, type Learner } from "../helpers/factories";
+import { eventually } from "../helpers/eventually";
 import { runtime } from "../helpers/runtime-api";
 
 /** Bulk actions, priority, the audit trail, the overview and Runtimes, through the admin procedures. */
@@ -41,6 +42,14 @@ async function failedJobs(owner: Learner, n: number, jobType: "quiz_generation" 
   return ids;
 }
 
+/** A bulk run works in the background: wait for its end through the console's own status procedure. */
+function finished(id: string) {
+  return eventually(`bulk run ${id} ends`, async () => {
+    const run = await asAdmin().admin.actions.bulkStatus({ id });
+    return run.status === "running" ? null : run;
+  }, 30_000);
+}
+
 async function auditRows(action: string) {
   return db().$queryRaw<{ actorId: string; count: number; scope: { confirmed?: number } }[]>`
     SELECT "actorId", count, scope FROM "AdminAuditLog" WHERE action = ${action} AND "actorId" = ${admin.user.id} ORDER BY id`;
@@ -53,9 +62,11 @@ describe("bulk re-run from a filter", () => {
     await failedJobs(owner, 2, "flashcard_generation"); // same user, other type: out of scope
     const filter = { user: owner.user.email, status: ["failed" as const], jobType: ["quiz_generation" as const] };
     const preview = await asAdmin().admin.actions.bulkPreview({ action: "rerun", scope: { filter } });
-    expect(preview).toMatchObject({ matched: 6, count: 6, tooMany: false });
-    const run = await asAdmin().admin.actions.bulkRun({ action: "rerun", scope: { filter }, expectedCount: preview.count });
-    expect(run).toMatchObject({ requested: 6, done: 6, skipped: 0 });
+    expect(preview).toMatchObject({ matched: 6, count: 6 });
+    const started = await asAdmin().admin.actions.bulkRun({ action: "rerun", scope: { filter }, expectedCount: preview.count });
+    expect(started).toMatchObject({ status: "running", total: 6 });
+    const run = await finished(started.id);
+    expect(run).toMatchObject({ status: "done", total: 6, processed: 6, affected: 6, errors: 0 });
     const reruns = await db().aiRuntimeJob.findMany({ where: { retriedFromJobId: { in: failed } } });
     expect(reruns.map((r) => r.retriedFromJobId).sort()).toEqual([...failed].sort());
     expect(reruns.every((r) => r.status === "pending" && r.jobType === "quiz_generation")).toBe(true);
@@ -88,8 +99,8 @@ describe("bulk cancel of a selection", () => {
     const scope = { ids: [p1!.id, p2!.id, held!.id, done!.id] };
     const preview = await asAdmin().admin.actions.bulkPreview({ action: "cancel", scope });
     expect(preview).toMatchObject({ matched: 4, count: 3 });
-    const run = await asAdmin().admin.actions.bulkRun({ action: "cancel", scope, expectedCount: 3 });
-    expect(run.done).toBe(3);
+    const started = await asAdmin().admin.actions.bulkRun({ action: "cancel", scope, expectedCount: 3 });
+    expect((await finished(started.id)).affected).toBe(3);
     expect((await jobRow(p1!.id)).status).toBe("cancelled");
     expect((await jobRow(held!.id))).toMatchObject({ status: "locked", cancelRequested: true });
     expect((await jobRow(done!.id)).status).toBe("failed");

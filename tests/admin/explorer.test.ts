@@ -146,6 +146,7 @@ describe("explorer over 120k jobs", () => {
     ["search", { q: "some-id" }],
     ["params field", { json: { in: "params", path: "n", value: "77" } }],
     ["runtime instance", { runtimeId: "rt-x" }],
+    ["violated rule", { rule: "one_correct_option" }],
   ];
   it.each(plans)("EXPLAIN: %s uses an index, never a sequential scan of the jobs", async (_name, filter) => {
     const explain = async (sql: Prisma.Sql) => {

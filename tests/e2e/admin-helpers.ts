@@ -42,6 +42,7 @@ export function runtimeClient(req: APIRequestContext, key: string, id = `e2e-adm
     lock: (jobId: string) => post(`${jobId}/lock`, {}),
     heartbeat: (jobId: string, attemptNo: number) => post(`${jobId}/heartbeat`, { attemptNo, stage: "model_inference", progress: 40 }),
     fail: (jobId: string, attemptNo: number, errorCode: string, errorMessage: string) => post(`${jobId}/fail`, { attemptNo, errorCode, errorMessage }),
+    result: (jobId: string, attemptNo: number, output: unknown) => post(`${jobId}/result`, { attemptNo, output }),
   };
 }
 
@@ -92,6 +93,22 @@ export async function failedJob(learner: APIRequestContext, key: string, opts: {
     const last = await rt.fail(jobId, attempt, "INVALID_SCHEMA", `output failed the v1 schema on attempt ${attempt}`);
     expect(last.body.status).toBe("failed");
     return jobId;
+  }
+  throw new Error("the reference Runtime won every race for a fresh job");
+}
+
+/**
+ * A quiz of Ada's whose output the API refused: the Runtime submits `output` for attempt 1 and
+ * gets 422 INVALID_SCHEMA with the violations, which are returned with the job id.
+ */
+export async function rejectedJob(learner: APIRequestContext, key: string, output: unknown, tag: string) {
+  for (let round = 0; round < 6; round++) {
+    const rt = runtimeClient(learner, key);
+    const jobId = await lockNew(learner, rt, "quiz_generation", { count: 2 }, `${tag}-${round}`);
+    if (!jobId) continue;
+    const res = await rt.result(jobId, 1, output);
+    expect(res.status).toBe(422);
+    return { jobId, violations: res.body.error.details as { path: string; rule: string; message: string }[] };
   }
   throw new Error("the reference Runtime won every race for a fresh job");
 }

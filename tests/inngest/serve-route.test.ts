@@ -25,7 +25,7 @@ describe("/api/inngest", () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.mode).toBe("dev");
-    expect(body.function_count).toBe(5);
+    expect(body.function_count).toBe(6);
   });
 
   it("refuses unsigned calls when a signing key is configured", async () => {

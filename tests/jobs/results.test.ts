@@ -73,7 +73,7 @@ describe("result submission", () => {
       mutate(output);
       const res = await rt.result(job.id, 1, output);
       expect(res.status).toBe(422);
-      expect(res.body.error.details.join("\n")).toMatch(finding);
+      expect(res.body.error.details.map((v: { path: string; message: string }) => `${v.path}: ${v.message}`).join("\n")).toMatch(finding);
       expect((await jobRow(job.id)).status).toBe("failed");
     });
   }

@@ -1,4 +1,5 @@
 import { hashPassword } from "better-auth/crypto";
+import { startBulkRun } from "@/server/admin/bulk";
 import { getDb } from "@/server/db";
 import { cancelJob } from "@/server/jobs/cancel";
 import { createRuntimeKey } from "@/server/runtime-keys";
@@ -83,6 +84,17 @@ export const PROCEDURES: Record<string, Entry> = {
     access: "learner",
     input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id, cardIndex: 1, known: true }),
   },
+  // Learner progress (issue 15); cross-learner cases are in tests/learning/progress.test.ts.
+  "progress.history": { access: "learner", input: () => ({ limit: 5 }) },
+  "progress.mastery": { access: "learner", input: () => undefined },
+  "progress.ticks": {
+    access: "learner",
+    input: async (_w, me) => ({ jobId: (await succeededJob(me, "next_action_planning")).id }),
+  },
+  "progress.setTick": {
+    access: "learner",
+    input: async (_w, me) => ({ jobId: (await succeededJob(me, "next_action_planning")).id, actionIndex: 0, done: true }),
+  },
 
   "admin.jobs.list": { access: "admin", input: () => ({}) },
   "admin.jobs.get": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
@@ -107,6 +119,11 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.actions.bulkPreview": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] } }) },
   "admin.actions.bulkRun": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] }, expectedCount: 1 }) },
   "admin.monitor.overview": { access: "admin", input: () => ({ window: "1h" }) },
+  // Issue 15: alerts and background bulk runs.
+  "admin.monitor.alerts": { access: "admin", input: () => undefined },
+  "admin.actions.bulkStatus": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.a)).id] }, 1, w.admin.user.id)).id }) },
+  "admin.actions.bulkRuns": { access: "admin", input: () => ({}) },
+  "admin.actions.bulkCancel": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.a)).id] }, 1, w.admin.user.id)).id }) },
   "admin.monitor.runtimes": { access: "admin", input: () => undefined },
   "admin.monitor.audit": { access: "admin", input: () => ({}) },
 };

@@ -1,38 +1,70 @@
 "use client";
 
-import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC } from "@/components/trpc/client";
 import type { NextActions } from "@/server/jobs/schemas";
+import { appCodeOf, explainError } from "../labels";
 
 const KIND = { review: "Review", practice: "Practice", learn_new: "Learn", rest: "Rest" } as const;
 
-/** The plan as a checklist with time estimates; ticks are for the learner's own tracking on this page. */
-export function NextActionsResult({ output }: { output: NextActions }) {
-  const actions = [...output.actions].sort((a, b) => a.priority - b.priority);
-  const [done, setDone] = useState<Set<number>>(new Set());
+/**
+ * The plan as a checklist with time estimates. Ticks are saved on the server (per step, by its
+ * index in the stored plan), so they survive a reload and show on every device.
+ */
+export function NextActionsResult({ jobId, output }: { jobId: string; output: NextActions }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const ticksKey = trpc.progress.ticks.queryKey({ jobId });
+  const ticks = useQuery(trpc.progress.ticks.queryOptions({ jobId }));
+  const setTick = useMutation(
+    trpc.progress.setTick.mutationOptions({
+      // Optimistic: the box follows the click at once; the server's answer then settles it.
+      onMutate: async ({ actionIndex, done: on }) => {
+        await queryClient.cancelQueries({ queryKey: ticksKey });
+        const before = queryClient.getQueryData(ticksKey);
+        const cur = new Set(before?.done ?? []);
+        if (on) cur.add(actionIndex);
+        else cur.delete(actionIndex);
+        queryClient.setQueryData(ticksKey, { jobId, done: [...cur].sort((a, b) => a - b) });
+        return { before };
+      },
+      onError: (_e, _v, ctx) => ctx?.before && queryClient.setQueryData(ticksKey, ctx.before),
+      onSuccess: (data) => queryClient.setQueryData(ticksKey, data),
+    }),
+  );
+  const done = new Set(ticks.data?.done ?? []);
+  // Shown by priority, ticked by the index each step has in the stored plan.
+  const actions = output.actions.map((a, index) => ({ ...a, index })).sort((a, b) => a.priority - b.priority || a.index - b.index);
   const total = actions.reduce((n, a) => n + a.estimatedMinutes, 0);
-  const left = actions.reduce((n, a, i) => n + (done.has(i) ? 0 : a.estimatedMinutes), 0);
+  const left = actions.reduce((n, a) => n + (done.has(a.index) ? 0 : a.estimatedMinutes), 0);
   return (
     <div>
-      <p className="text-sm text-slate-600">
-        {actions.length} steps, about {total} minutes in all{done.size ? ` — ${left} minutes left` : ""}.
+      <p className="text-sm text-slate-600" data-testid="plan-summary">
+        {actions.length} steps, about {total} minutes in all{done.size ? ` — ${done.size} done, ${left} minutes left` : ""}.
       </p>
+      {setTick.error && (
+        <p role="alert" className="mt-2 text-sm text-rose-700">
+          Could not save that tick: {explainError(appCodeOf(setTick.error), setTick.error.message)}
+        </p>
+      )}
       <ul className="mt-3 space-y-2">
-        {actions.map((a, i) => (
-          <li key={`${a.title}-${i}`} className="rounded-lg p-3 ring-1 ring-slate-200" data-testid="next-action">
+        {actions.map((a) => (
+          <li key={a.index} className="rounded-lg p-3 ring-1 ring-slate-200" data-testid="next-action" data-done={done.has(a.index)}>
             <label className="flex cursor-pointer items-start gap-3">
               <input
                 type="checkbox"
-                checked={done.has(i)}
-                onChange={() => setDone((d) => (d.has(i) ? new Set([...d].filter((x) => x !== i)) : new Set([...d, i])))}
+                checked={done.has(a.index)}
+                disabled={!ticks.data}
+                onChange={(e) => setTick.mutate({ jobId, actionIndex: a.index, done: e.target.checked })}
                 className="mt-1 h-4 w-4 accent-indigo-600"
               />
               <span className="min-w-0 flex-1">
-                <span className={`block font-medium ${done.has(i) ? "text-slate-400 line-through" : ""}`}>{a.title}</span>
+                <span className={`block font-medium ${done.has(a.index) ? "text-slate-500 line-through" : ""}`}>{a.title}</span>
                 <span className="block text-sm text-slate-600">{a.reason}</span>
               </span>
               <span className="shrink-0 text-right text-xs">
                 <span className="block rounded-full bg-indigo-50 px-2 py-0.5 font-medium text-indigo-800">{KIND[a.actionType]}</span>
-                <span className="mt-1 block tabular-nums text-slate-500">~{a.estimatedMinutes} min</span>
+                <span className="mt-1 block tabular-nums text-slate-600">~{a.estimatedMinutes} min</span>
               </span>
             </label>
           </li>

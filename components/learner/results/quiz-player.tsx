@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Quiz } from "@/server/jobs/schemas";
-import { appCodeOf, explainError, when } from "../labels";
+import { appCodeOf, explainError } from "../labels";
+import { Time } from "@/components/time";
 
 /** The generated quiz, playable: answers are graded on the server and saved as quiz attempts. */
 export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
@@ -91,7 +92,10 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
       </div>
       {!!plays.data?.items.length && (
         <p className="mt-3 text-xs text-slate-500">
-          Earlier plays: {plays.data.items.map((p) => `${p.score}/${p.total} (${when(p.answeredAt)})`).join(", ")}
+          Earlier plays:{" "}
+          {plays.data.items.map((p, i) => (
+            <span key={i}>{i > 0 && ", "}{p.score}/{p.total} (<Time value={p.answeredAt} relative />)</span>
+          ))}
         </p>
       )}
     </form>

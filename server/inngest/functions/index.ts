@@ -1,7 +1,8 @@
 import { executeJobFn } from "./execute-job";
 import { notifyJobFinished } from "./notify-job-finished";
+import { processBulkRunsFn } from "./process-bulk-runs";
 import { pruneFinishedJobsFn } from "./prune-finished-jobs";
 import { sweepLeases } from "./sweep-leases";
 import { weeklyLearningReview } from "./weekly-learning-review";
 
-export const functions = [executeJobFn, sweepLeases, pruneFinishedJobsFn, weeklyLearningReview, notifyJobFinished];
+export const functions = [executeJobFn, sweepLeases, pruneFinishedJobsFn, weeklyLearningReview, notifyJobFinished, processBulkRunsFn];

@@ -39,8 +39,27 @@ function choice(answer: string, distractors: string[], total: number) {
   return { options: [...others.slice(0, at), a, ...others.slice(at)], answer: a };
 }
 
+/**
+ * The knowledge points a distractor may come from: those of the same material (the same
+ * subject), never another material's. A linear-equations question that offers sentences about
+ * photosynthesis tests nothing; points without a material only pair with each other.
+ */
+export function peersOf(snapshot: SnapshotContent, kp: Kp): Kp[] {
+  return snapshot.knowledgePoints.filter((k) => k.id !== kp.id && k.materialId === kp.materialId);
+}
+
+/** Other sentences of the point's own material, for when its peers do not give enough options. */
+function materialStatements(snapshot: SnapshotContent, kp: Kp, statement: string): string[] {
+  if (!kp.materialId) return [];
+  const own = norm(statement);
+  return sourceSentences(snapshot, kp)
+    .map((s) => s.sentence)
+    .filter((s) => !own.includes(norm(s)) && !norm(s).includes(own))
+    .reverse(); // least related to this point first: plausible, yet wrong for it
+}
+
 function make(snapshot: SnapshotContent, kp: Kp, type: QuestionType, variant: number, difficulty: Difficulty): Omit<Question, "knowledgePointId" | "difficulty"> | null {
-  const others = snapshot.knowledgePoints.filter((k) => k.id !== kp.id);
+  const others = peersOf(snapshot, kp);
   const statement = statementOf(snapshot, kp);
   const title = titleOf(kp);
   const sources = sourceSentences(snapshot, kp);
@@ -54,7 +73,8 @@ function make(snapshot: SnapshotContent, kp: Kp, type: QuestionType, variant: nu
 
   if (type === "single_choice") {
     if (variant === 0) {
-      return { type, stem: clip(`Which statement describes "${title}"?`, 1000), ...choice(statement, others.map((k) => statementOf(snapshot, k)), n), explanation };
+      const distractors = [...others.map((k) => statementOf(snapshot, k)), ...materialStatements(snapshot, kp, statement)];
+      return { type, stem: clip(`Which statement describes "${title}"?`, 1000), ...choice(statement, distractors, n), explanation };
     }
     if (variant === 1) {
       return { type, stem: clip(`Which knowledge point does this describe: "${statement}"?`, 1000), ...choice(title, others.map(titleOf), n), explanation };

@@ -1,11 +1,20 @@
 import { z } from "zod";
 import { BULK_ACTIONS, bulkScopeSchema } from "../../admin/filter-schema";
-import { previewBulk, runBulk } from "../../admin/bulk";
+import { cancelBulkRun, getBulkRun, listBulkRuns, previewBulk, startBulkRun } from "../../admin/bulk";
+import { kickBulkRun } from "../../admin/bulk-runner";
 import { setJobPriority } from "../../admin/priority";
 import { adminProcedure, router } from "../init";
-import { jobIdInput } from "../schemas";
+import { isoDate, jobIdInput } from "../schemas";
 
 const bulkInput = { action: z.enum(BULK_ACTIONS), scope: bulkScopeSchema };
+const runIdInput = z.object({ id: z.string().min(1).max(64) });
+
+const bulkRunSchema = z.object({
+  id: z.string(), actorId: z.string(), action: z.enum(BULK_ACTIONS), scope: z.unknown(),
+  status: z.enum(["running", "done", "cancelled"]), total: z.number().int(), processed: z.number().int(),
+  affected: z.number().int(), errors: z.number().int(), cancelRequested: z.boolean(), message: z.string().nullable(),
+  createdAt: isoDate, updatedAt: isoDate, finishedAt: isoDate.nullable(),
+});
 
 /** Console actions beyond single re-run/cancel (admin.jobs): priority and bulk, all audited. */
 export const adminActionsRouter = router({
@@ -14,21 +23,42 @@ export const adminActionsRouter = router({
     .output(z.object({ id: z.string(), priority: z.number().int(), previous: z.number().int() }))
     .mutation(({ ctx, input }) => setJobPriority(input.jobId, input.priority, ctx.user.id)),
 
-  /** What a bulk action would do now: shown in the confirmation dialog. */
+  /** What a bulk action would do now, counted exactly: shown in the confirmation dialog. */
   bulkPreview: adminProcedure
     .input(z.object(bulkInput))
     .output(z.object({
       action: z.enum(BULK_ACTIONS), matched: z.number().int(), byStatus: z.array(z.object({ status: z.string(), n: z.number().int() })),
-      count: z.number().int(), tooMany: z.boolean(), limit: z.number().int(), sampleIds: z.array(z.string()),
+      count: z.number().int(), sampleIds: z.array(z.string()),
     }))
     .query(({ input }) => previewBulk(input.action, input.scope)),
 
-  /** Runs only if the scope still holds `expectedCount` jobs (else 409 SCOPE_CHANGED, nothing done). */
+  /**
+   * Starts the action in the background, only if the scope still holds `expectedCount` jobs
+   * (else 409 SCOPE_CHANGED, nothing done). Answers the run at once; its progress is bulkStatus.
+   */
   bulkRun: adminProcedure
-    .input(z.object({ ...bulkInput, expectedCount: z.number().int().min(1).max(100_000) }))
-    .output(z.object({
-      action: z.enum(BULK_ACTIONS), requested: z.number().int(), done: z.number().int(), skipped: z.number().int(),
-      createdJobIds: z.array(z.string()), errors: z.array(z.object({ id: z.string(), code: z.string() })),
-    }))
-    .mutation(({ ctx, input }) => runBulk(input.action, input.scope, input.expectedCount, { type: "admin", id: ctx.user.id })),
+    .input(z.object({ ...bulkInput, expectedCount: z.number().int().min(1).max(100_000_000) }))
+    .output(bulkRunSchema)
+    .mutation(async ({ ctx, input }) => {
+      const run = await startBulkRun(input.action, input.scope, input.expectedCount, ctx.user.id);
+      kickBulkRun(run.id);
+      return run;
+    }),
+
+  bulkStatus: adminProcedure.input(runIdInput).output(bulkRunSchema).query(({ input }) => getBulkRun(input.id)),
+
+  bulkRuns: adminProcedure
+    .input(z.object({ limit: z.number().int().min(1).max(100).default(10) }))
+    .output(z.object({ items: z.array(bulkRunSchema) }))
+    .query(async ({ input }) => ({ items: await listBulkRuns(input.limit) })),
+
+  /** Stops a running bulk action after the batch in hand; the audit row records how many it changed. */
+  bulkCancel: adminProcedure
+    .input(runIdInput)
+    .output(bulkRunSchema)
+    .mutation(async ({ input }) => {
+      const run = await cancelBulkRun(input.id);
+      kickBulkRun(run.id);
+      return run;
+    }),
 });

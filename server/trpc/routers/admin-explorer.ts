@@ -43,6 +43,10 @@ export const adminExplorerRouter = router({
       snapshot: z.object({ id: z.string(), contentHash: z.string(), content: z.record(z.string(), z.unknown()), createdAt: isoDate }).nullable(),
       lineage: z.object({ retriedFrom: linkSchema.nullable(), reruns: z.array(linkSchema) }),
       holder: z.object({ id: z.string(), version: z.string().nullable(), lastSeenAt: isoDate }).nullable(),
+      rejections: z.array(z.object({
+        attemptNo: z.number().int(), output: z.string(), truncated: z.boolean(), outputBytes: z.number().int(),
+        violations: z.array(z.object({ path: z.string(), rule: z.string(), message: z.string() })), createdAt: isoDate,
+      })),
     }))
     .query(({ input }) => getAdminJobDetail(input.jobId)),
 });

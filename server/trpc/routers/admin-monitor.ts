@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { getAlerts } from "../../admin/alerts";
 import { listAudit } from "../../admin/audit";
 import { getOverview } from "../../admin/overview";
 import { listRuntimes } from "../../admin/runtimes";
@@ -49,6 +50,20 @@ export const adminMonitorRouter = router({
     .input(z.object({ window: z.enum(["1h", "24h", "7d"]).default("1h") }))
     .output(overviewSchema)
     .query(({ input }) => getOverview(input.window)),
+
+  /** The console's alert banner: what needs an operator now (thresholds from config). */
+  alerts: adminProcedure
+    .input(z.void())
+    .output(z.object({
+      at: isoDate,
+      alerts: z.array(z.object({ code: z.enum(["NO_RUNTIME_FOR_TYPE", "OLDEST_PENDING", "FAILURE_RATE"]), message: z.string(), jobTypes: z.array(z.string()).optional() })),
+      pendingWithoutRuntime: z.array(z.object({ jobType: z.string(), pending: z.number().int() })),
+      oldestPendingAgeSeconds: z.number(),
+      failureRate: z.number(),
+      finishedInWindow: z.number().int(),
+      thresholds: z.object({ runtimeSilentSeconds: z.number(), oldestPendingSeconds: z.number(), failureRate: z.number(), failureMinJobs: z.number() }),
+    }))
+    .query(() => getAlerts()),
 
   runtimes: adminProcedure
     .input(z.void())

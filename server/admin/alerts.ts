@@ -1,0 +1,73 @@
+import { Prisma } from "../generated/prisma/client";
+import { alertConfig } from "../config";
+import { getDb } from "../db";
+import { now } from "../clock";
+
+/** The failure-rate alert looks at jobs finished in this window. */
+export const FAILURE_WINDOW_MINUTES = 15;
+
+export type AlertCode = "NO_RUNTIME_FOR_TYPE" | "OLDEST_PENDING" | "FAILURE_RATE";
+export type Alert = { code: AlertCode; message: string; jobTypes?: string[] };
+
+export type AlertState = {
+  at: Date;
+  alerts: Alert[];
+  /** Visible pending jobs per job type that no live Runtime has among its capabilities. */
+  pendingWithoutRuntime: { jobType: string; pending: number }[];
+  oldestPendingAgeSeconds: number;
+  failureRate: number;
+  finishedInWindow: number;
+  thresholds: { runtimeSilentSeconds: number; oldestPendingSeconds: number; failureRate: number; failureMinJobs: number };
+};
+
+/**
+ * The three conditions an operator must not miss, read from the database so every app instance
+ * reports the same: work of a type no live Runtime can take, a queue whose head is too old, and
+ * a failure spike. Three small queries: pending by type (pending partial index), live Runtimes,
+ * and jobs finished in the last 15 minutes (finishedAt index).
+ */
+export async function getAlerts(): Promise<AlertState> {
+  const db = getDb();
+  const at = now();
+  const t = {
+    runtimeSilentSeconds: alertConfig.runtimeSilentSeconds,
+    oldestPendingSeconds: alertConfig.oldestPendingSeconds,
+    failureRate: alertConfig.failureRate,
+    failureMinJobs: alertConfig.failureMinJobs,
+  };
+  const liveSince = new Date(at.getTime() - t.runtimeSilentSeconds * 1000);
+  const windowFrom = new Date(at.getTime() - FAILURE_WINDOW_MINUTES * 60_000);
+  const [pending, live, finished] = await Promise.all([
+    db.$queryRaw<{ jobType: string; n: number; oldest: Date }[]>`
+      SELECT "jobType"::text AS "jobType", count(*)::int AS n, min("createdAt") AS oldest FROM "AiRuntimeJob"
+      WHERE status = 'pending' AND "runAfter" <= ${at}::timestamp(3) AND NOT "cancelRequested" GROUP BY 1`,
+    db.$queryRaw<{ capabilities: string[] }[]>`
+      SELECT capabilities FROM "RuntimeInstance" WHERE "lastSeenAt" >= ${liveSince}::timestamp(3)`,
+    db.$queryRaw<{ succeeded: number; failed: number }[]>(Prisma.sql`
+      SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
+      FROM "AiRuntimeJob" WHERE "finishedAt" >= ${windowFrom}::timestamp(3) AND "finishedAt" <= ${at}::timestamp(3)
+        AND status IN ('succeeded', 'failed')`),
+  ]);
+
+  const served = new Set(live.flatMap((r) => r.capabilities));
+  const orphaned = pending.filter((p) => !served.has(p.jobType)).map((p) => ({ jobType: p.jobType, pending: p.n })).sort((a, b) => a.jobType.localeCompare(b.jobType));
+  const oldest = pending.reduce<Date | null>((m, p) => (!m || p.oldest < m ? p.oldest : m), null);
+  const oldestAge = oldest ? Math.max(0, (at.getTime() - oldest.getTime()) / 1000) : 0;
+  const ok = finished[0]?.succeeded ?? 0;
+  const bad = finished[0]?.failed ?? 0;
+  const rate = ok + bad ? bad / (ok + bad) : 0;
+
+  const alerts: Alert[] = [];
+  if (orphaned.length)
+    alerts.push({
+      code: "NO_RUNTIME_FOR_TYPE",
+      jobTypes: orphaned.map((o) => o.jobType),
+      message: `No live Runtime takes ${orphaned.map((o) => `${o.jobType} (${o.pending} pending)`).join(", ")}`,
+    });
+  if (oldestAge > t.oldestPendingSeconds)
+    alerts.push({ code: "OLDEST_PENDING", message: `The oldest pending job has waited ${Math.round(oldestAge / 60)} min (threshold ${Math.round(t.oldestPendingSeconds / 60)} min)` });
+  if (ok + bad >= t.failureMinJobs && rate > t.failureRate)
+    alerts.push({ code: "FAILURE_RATE", message: `${Math.round(rate * 100)}% of the ${ok + bad} jobs finished in the last ${FAILURE_WINDOW_MINUTES} min failed (threshold ${Math.round(t.failureRate * 100)}%)` });
+
+  return { at, alerts, pendingWithoutRuntime: orphaned, oldestPendingAgeSeconds: oldestAge, failureRate: rate, finishedInWindow: ok + bad, thresholds: t };
+}

@@ -1,0 +1,116 @@
+import { Prisma } from "../generated/prisma/client";
+import { bulkConfig } from "../config";
+import { getDb, type DbOrTx } from "../db";
+import { now } from "../clock";
+import { cancelPending, requestCancel } from "../jobs/cancel";
+import { rerunJob } from "../jobs/rerun";
+import { recordAudit } from "./audit";
+import { eligibleSql, scopeSql, type BulkAction } from "./bulk";
+import type { BulkScope } from "./filter-schema";
+
+type RunRow = {
+  id: string; actorId: string; action: BulkAction; scope: BulkScope; total: number; processed: number; affected: number;
+  errors: number; cancelRequested: boolean; createdAt: Date; cursorCreatedAt: Date | null; cursorId: string | null;
+};
+
+export type BatchOutcome = "batch" | "done" | "cancelled" | "busy" | "finished";
+
+/**
+ * One batch of a bulk run, in one transaction that holds the run's row (FOR UPDATE SKIP LOCKED):
+ * two runners, in one process or several, never work the same run at once, and a batch's job
+ * changes commit together with the progress and cursor that count them, so a crash mid-run
+ * neither loses nor repeats work. A cancel request ends the run before the next batch.
+ */
+export async function runBulkBatch(id: string): Promise<BatchOutcome> {
+  return getDb().$transaction(
+    async (tx) => {
+      const [run] = await tx.$queryRaw<RunRow[]>`
+        SELECT id, "actorId", action, scope, total, processed, affected, errors, "cancelRequested", "createdAt", "cursorCreatedAt", "cursorId"
+        FROM "BulkRun" WHERE id = ${id} AND status = 'running' FOR UPDATE SKIP LOCKED`;
+      if (!run) {
+        const exists = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM "BulkRun" WHERE id = ${id}`;
+        return exists[0]?.status === "running" ? "busy" : "finished";
+      }
+      if (run.cancelRequested) return finish(tx, run, "cancelled", `cancelled after ${run.processed} of ${run.total}`);
+
+      const where = await scopeSql(run.scope);
+      const after = run.cursorCreatedAt && run.cursorId
+        ? Prisma.sql`AND (j."createdAt", j.id) > (${run.cursorCreatedAt}::timestamp(3), ${run.cursorId})`
+        : Prisma.empty;
+      // Jobs created after the run started are outside it: that keeps the confirmed total exact.
+      const batch = await tx.$queryRaw<{ id: string; createdAt: Date }[]>`
+        SELECT j.id, j."createdAt" FROM "AiRuntimeJob" j
+        WHERE ${where} AND ${eligibleSql(run.action)} AND j."createdAt" <= ${run.createdAt}::timestamp(3) ${after}
+        ORDER BY j."createdAt", j.id LIMIT ${Prisma.raw(String(Math.max(1, Math.floor(bulkConfig.batchSize))))}`;
+      if (!batch.length) {
+        const left = run.total - run.processed;
+        return finish(tx, run, "done", left > 0 ? `${left} job(s) no longer needed it when their turn came` : null);
+      }
+      const ids = batch.map((b) => b.id);
+      const actor = { type: "admin" as const, id: run.actorId };
+      const { affected, errors } = run.action === "cancel" ? await cancelBatch(tx, ids, actor) : await rerunBatch(ids, actor);
+      const last = batch.at(-1)!;
+      await tx.$executeRaw`
+        UPDATE "BulkRun" SET processed = processed + ${batch.length}, affected = affected + ${affected}, errors = errors + ${errors},
+          "cursorCreatedAt" = ${last.createdAt}::timestamp(3), "cursorId" = ${last.id}, "updatedAt" = ${now()}::timestamp(3)
+        WHERE id = ${id}`;
+      return "batch";
+    },
+    { timeout: 120_000, maxWait: 10_000 },
+  );
+}
+
+/** Works a run batch after batch until it ends (or another runner holds it). */
+export async function processBulkRun(id: string, opts: { maxBatches?: number } = {}): Promise<BatchOutcome> {
+  let outcome: BatchOutcome = "batch";
+  for (let n = 0; outcome === "batch" && n < (opts.maxBatches ?? Infinity); n++) outcome = await runBulkBatch(id);
+  return outcome;
+}
+
+/** Every run still running, oldest first: what the scheduler tick and the Inngest cron call (crash recovery). */
+export async function processPendingBulkRuns() {
+  const runs = await getDb().$queryRaw<{ id: string }[]>`SELECT id FROM "BulkRun" WHERE status = 'running' ORDER BY "createdAt"`;
+  const outcomes: Record<string, BatchOutcome> = {};
+  for (const r of runs) outcomes[r.id] = await processBulkRun(r.id);
+  return outcomes;
+}
+
+/** The run ends with its final count in the audit log, in the same transaction as its status. */
+async function finish(tx: DbOrTx, run: RunRow, status: "done" | "cancelled", message: string | null): Promise<BatchOutcome> {
+  const at = now();
+  await tx.$executeRaw`
+    UPDATE "BulkRun" SET status = ${status}, message = ${message}, "finishedAt" = ${at}::timestamp(3), "updatedAt" = ${at}::timestamp(3)
+    WHERE id = ${run.id}`;
+  await recordAudit(
+    { actorId: run.actorId, action: `jobs.bulk_${run.action}`, scope: { ...run.scope, bulkRunId: run.id, confirmed: run.total, processed: run.processed, status }, count: run.affected },
+    tx,
+  );
+  return status;
+}
+
+/** Pending jobs end cancelled at once; held ones are asked to stop (the Runtime learns it on its next heartbeat). */
+async function cancelBatch(tx: DbOrTx, ids: string[], actor: { type: "admin"; id: string }) {
+  const where = Prisma.sql`j.id IN (${Prisma.join(ids)})`;
+  const cancelled = await cancelPending(tx, where, actor);
+  const asked = await requestCancel(tx, Prisma.sql`${where} AND NOT j."cancelRequested"`);
+  return { affected: cancelled.length + asked.length, errors: 0 };
+}
+
+/** A few at a time: each re-run is a creation with its own idempotency key (`rerun:<id>`), so a repeat makes nothing. */
+async function rerunBatch(ids: string[], actor: { type: "admin"; id: string }) {
+  let affected = 0;
+  let errors = 0;
+  for (let k = 0; k < ids.length; k += 10) {
+    const answers = await Promise.all(ids.slice(k, k + 10).map((id) => rerunJob(id, actor).catch(() => (errors++, null))));
+    affected += answers.filter((a) => a?.created).length;
+  }
+  return { affected, errors };
+}
+
+/**
+ * Starts working a run right away, off the request: the admin sees progress within a batch. If
+ * this process dies, the scheduler (or the Inngest cron) picks the run up from its cursor.
+ */
+export function kickBulkRun(id: string) {
+  void processBulkRun(id).catch((e) => console.error(`[bulk] run ${id} paused by an error; the scheduler resumes it:`, (e as Error).message));
+}

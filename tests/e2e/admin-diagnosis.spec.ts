@@ -1,0 +1,113 @@
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { randomUUID } from "node:crypto";
+import { ADA, ADMIN, failedJob, rejectedJob, shot, signIn, signedInRequest, trpc } from "./admin-helpers";
+
+/**
+ * "Why did it fail": a Runtime's refused output is shown at its attempt with the broken rules and
+ * the offending fields marked; the explorer finds such jobs by rule; the console warns about a
+ * failure spike. Real browser, real app, real database.
+ */
+let learner: APIRequestContext;
+let adminApi: APIRequestContext;
+let key: string;
+const tag = () => `e2e-diag-${randomUUID().slice(0, 8)}`;
+
+test.beforeAll(async () => {
+  learner = await signedInRequest(ADA);
+  adminApi = await signedInRequest(ADMIN);
+  const created = await trpc<{ key: string }>(adminApi, "admin.runtimeKeys.create", { name: `e2e diagnosis ${tag()}` }, "mutation");
+  key = created.data.key;
+});
+
+test.afterAll(async () => {
+  await learner?.dispose();
+  await adminApi?.dispose();
+});
+
+test("[ADMIN] sees which field broke which rule on the failed attempt, and finds such jobs by rule", async ({ page }) => {
+  const targets = await trpc<{ materials: { knowledgePoints: { id: string }[] }[] }>(learner, "targets.list", undefined, "query");
+  const kp = targets.data.materials.flatMap((m) => m.knowledgePoints)[0]!.id;
+  const question = (stem: string, options: string[], answer: string) => ({
+    type: "single_choice", stem, options, answer, explanation: "Because.", knowledgePointId: kp, difficulty: "medium",
+  });
+  // The second question has two options equal to its answer: the rule "exactly one correct option".
+  const output = { questions: [question("What do plants make?", ["Glucose", "Salt"], "Glucose"), question("Which gas?", ["Oxygen", "oxygen", "Neon"], "Oxygen")] };
+  const { jobId, violations } = await rejectedJob(learner, key, output, tag());
+  expect(violations).toContainEqual(expect.objectContaining({ path: "questions.1.answer", rule: "one_correct_option" }));
+
+  await signIn(page.request, ADMIN);
+  await page.goto(`/admin/jobs/${jobId}`);
+  await expect(page.getByRole("heading", { name: jobId })).toBeVisible();
+  const rejection = page.getByTestId("rejection-1");
+  await expect(rejection).toBeVisible();
+  const rows = rejection.getByTestId("violation");
+  await expect(rows.filter({ hasText: "one_correct_option" })).toContainText("questions.1.answer");
+  await expect(rows.filter({ hasText: "options_repeat" })).toContainText("questions.1.options");
+  // The offending fields are marked inside the output the Runtime sent.
+  const marked = rejection.locator("mark[data-path='questions.1.answer']");
+  await expect(marked).toHaveText('"Oxygen"');
+  await expect(rejection.locator("mark[data-path='questions.1.options']")).toContainText('"oxygen"');
+  await expect(rejection.locator("mark")).toHaveCount(2);
+  await expect(rejection.getByTestId("rejected-output")).toContainText('"What do plants make?"');
+  await rejection.scrollIntoViewIfNeeded();
+  await shot(page, "job-detail-rejected-output");
+
+  await page.goto(`/admin/jobs?rule=one_correct_option&q=${jobId}`);
+  await expect(page.getByLabel("Violated rule")).toHaveValue("one_correct_option");
+  await expect(page.getByTestId("match-count")).toHaveText("1 matching");
+  await shot(page, "explorer-by-rule");
+  await page.goto(`/admin/jobs?rule=duplicate_front&q=${jobId}`);
+  await expect(page.getByTestId("match-count")).toHaveText("0 matching");
+});
+
+test("[ADMIN] a failure spike raises the console's banner on every page", async ({ page }) => {
+  type Alerts = { alerts: { code: string }[] };
+  const spiking = async () => (await trpc<Alerts>(adminApi, "admin.monitor.alerts", undefined, "query")).data.alerts.some((a) => a.code === "FAILURE_RATE");
+  // Enough non-retryable failures in the last 15 minutes to pass the configured share.
+  for (let i = 0; i < 12 && !(await spiking()); i++) await failedJob(learner, key, { jobType: "weak_point_analysis", tag: `${tag()}-${i}` });
+  expect(await spiking()).toBe(true);
+
+  await signIn(page.request, ADMIN);
+  await page.goto("/admin");
+  const banner = page.getByTestId("alert-banner");
+  await expect(banner.locator("[data-alert='FAILURE_RATE']")).toContainText("Failures are spiking.");
+  await expect(banner).toContainText("failed (threshold 25%)");
+  await shot(page, "alert-banner");
+  await banner.getByRole("link", { name: "Failed jobs" }).click();
+  await expect(page).toHaveURL(/\/admin\/jobs\?status=failed/);
+  await expect(page.getByTestId("alert-banner")).toBeVisible();
+});
+
+test("[ADMIN] the Jobs page lists bulk runs with their progress and final counts; a run can be stopped", async ({ page }) => {
+  const me = await trpc<{ user: { id: string } }>(learner, "me.get", undefined, "query");
+  const t = tag();
+  for (let i = 0; i < 30; i++) {
+    const res = await trpc(learner, "jobs.create", { jobType: "flashcard_generation", target: { type: "user", id: me.data.user.id }, params: { count: 2 }, idempotencyKey: `${t}-${i}` }, "mutation");
+    expect(res.status).toBe(200);
+  }
+  const scope = { filter: { user: ADA.email, jobType: ["flashcard_generation"], status: ["pending", "locked", "running"] } };
+  type Run = { id: string; status: string; total: number; affected: number };
+  // The reference Runtime keeps taking jobs: confirm the count the preview gives at that moment.
+  let run: Run | undefined;
+  for (let i = 0; i < 5 && !run; i++) {
+    const preview = await trpc<{ count: number }>(adminApi, "admin.actions.bulkPreview", { action: "cancel", scope }, "query");
+    const started = await trpc<Run>(adminApi, "admin.actions.bulkRun", { action: "cancel", scope, expectedCount: preview.data.count }, "mutation");
+    if (started.status === 200) run = started.data;
+  }
+  expect(run).toBeDefined();
+  // Asked to stop at once: it ends cancelled, or done if its single batch was already through.
+  const stop = await trpc<Run>(adminApi, "admin.actions.bulkCancel", { id: run!.id }, "mutation");
+  expect([200, 400]).toContain(stop.status);
+
+  await signIn(page.request, ADMIN);
+  await page.goto("/admin/jobs");
+  const panel = page.getByRole("list", { name: "Bulk actions" });
+  const line = panel.getByTestId("bulk-progress").first();
+  await expect(line).toHaveAttribute("data-status", /^(done|cancelled)$/);
+  const ended = await trpc<Run>(adminApi, "admin.actions.bulkStatus", { id: run!.id }, "query");
+  await expect(line).toContainText(`${ended.data.affected} of ${ended.data.total} job`);
+  await expect(line.getByRole("progressbar")).toHaveAttribute("aria-valuemax", String(ended.data.total));
+  await shot(page, "bulk-runs-panel");
+  const audit = await trpc<{ items: { action: string; count: number; scope: { bulkRunId?: string } }[] }>(adminApi, "admin.monitor.audit", { limit: 50 }, "query");
+  expect(audit.data.items.find((a) => a.scope?.bulkRunId === run!.id)?.count).toBe(ended.data.affected);
+});
