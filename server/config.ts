@@ -37,6 +37,12 @@ export const SETTINGS = {
   METRICS_TOKEN: def(z.string().min(16, "at least 16 characters").optional(), "bearer token of /api/metrics", { production: true, secret: true }),
   AUTH_MAX_FAILED_SIGN_INS: def(int(1).default(5), "failed sign-ins per account that lock it"),
   AUTH_FAILED_SIGN_IN_WINDOW_SECONDS: def(int(1).default(900), "window (and lock) of the per-account limit"),
+  AUTH_ACCOUNT_SLOWDOWN_AFTER: def(int(1).default(10), "failed sign-ins at one account (all clients) after which every attempt is slowed"),
+  AUTH_ACCOUNT_SLOWDOWN_BASE_MS: def(int(0).default(500), "first slowed sign-in waits this long, doubling per failure"),
+  AUTH_ACCOUNT_SLOWDOWN_CAP_MS: def(int(0).default(10_000), "longest sign-in slowdown"),
+  WEB_MAX_BODY_BYTES: def(int(1024).default(1024 * 1024), "largest body the tRPC and auth routes accept (413 above)"),
+  TRUSTED_PROXY_HOPS: def(int(0, 20).default(0), "reverse proxies in front of the app that append to X-Forwarded-For"),
+  PORT: def(int(1, 65535).default(3000), "the port the app listens on (zero-setup: the only trusted local origin's port)"),
   AUTH_SIGN_IN_PER_IP_PER_MINUTE: def(int(1).default(20), "sign-in requests per client IP per minute"),
   JOB_LEASE_SECONDS: def(int(1).default(60), "lease after a lock or heartbeat"),
   JOB_TIMEOUT_SECONDS: def(int(1).default(120), "default execution timeout of new jobs"),
@@ -160,6 +166,51 @@ export const jobConfig = {
   },
   get sweepBatchSize() {
     return setting("JOB_SWEEP_BATCH");
+  },
+};
+
+/** Web and sign-in hardening (docs/security.md). Read on each call so tests can adjust them. */
+export const webSecurityConfig = {
+  /** Largest request body the tRPC and auth routes accept; larger ones get 413 before being read. */
+  get maxBodyBytes() {
+    return setting("WEB_MAX_BODY_BYTES");
+  },
+  /**
+   * How many reverse proxies in front of the app append to X-Forwarded-For. The client is the
+   * entry that many places from the right (the production server appends the socket's address
+   * itself); anything further left was written by the client and is not trusted.
+   */
+  get trustedProxyHops() {
+    return setting("TRUSTED_PROXY_HOPS");
+  },
+  /** Failed sign-ins from one client at one account before that pair is locked for the window. */
+  get signInMaxFailures() {
+    return setting("AUTH_MAX_FAILED_SIGN_INS");
+  },
+  get signInWindowMs() {
+    return setting("AUTH_FAILED_SIGN_IN_WINDOW_SECONDS") * 1000;
+  },
+  /** Failed sign-ins at one account (all clients) after which every further attempt is slowed. */
+  get accountSlowdownAfter() {
+    return setting("AUTH_ACCOUNT_SLOWDOWN_AFTER");
+  },
+  /** The first slowed attempt waits this long; each further failure doubles it, up to the cap. */
+  get accountSlowdownBaseMs() {
+    return setting("AUTH_ACCOUNT_SLOWDOWN_BASE_MS");
+  },
+  get accountSlowdownCapMs() {
+    return setting("AUTH_ACCOUNT_SLOWDOWN_CAP_MS");
+  },
+  /** better-auth's per-IP budget for sign-in attempts. */
+  get signInPerIpPerMinute() {
+    return setting("AUTH_SIGN_IN_PER_IP_PER_MINUTE");
+  },
+};
+
+/** The port the app listens on; in zero-setup mode (no BETTER_AUTH_URL) the only trusted local origin's port. */
+export const appConfig = {
+  get port() {
+    return setting("PORT");
   },
 };
 

@@ -64,6 +64,12 @@ const server = http.createServer((req, res) => {
   inFlight++;
   // Once draining, every answer tells the client to reconnect (to another instance).
   if (draining) res.setHeader("connection", "close");
+  // As a reverse proxy would: the socket's address is the one X-Forwarded-For entry no client can
+  // forge; per-client sign-in limits read it through TRUSTED_PROXY_HOPS (server/auth/client-ip.ts).
+  const xff = req.headers["x-forwarded-for"];
+  const before = Array.isArray(xff) ? xff.join(", ") : xff;
+  const address = req.socket.remoteAddress;
+  if (address) req.headers["x-forwarded-for"] = before ? `${before}, ${address}` : address;
   res.once("close", () => {
     inFlight--;
     // A connection that died before its answer was complete: counted, so a drain can be checked.

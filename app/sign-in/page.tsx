@@ -1,19 +1,23 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
+import { SIGN_IN_FORM_MESSAGES, type SignInFormError } from "@/server/auth/form-sign-in";
 import { safeReturnPath } from "@/server/auth/page-guards";
 import { getSession } from "@/server/auth/session";
 
 export const dynamic = "force-dynamic";
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const returnTo = safeReturnPath((await searchParams).next);
+  const params = await searchParams;
+  const returnTo = safeReturnPath(params.next);
+  // Set by the no-JavaScript form post (server/auth/form-sign-in.ts); only known codes are shown.
+  const code = typeof params.error === "string" && Object.hasOwn(SIGN_IN_FORM_MESSAGES, params.error) ? (params.error as SignInFormError) : null;
   if (await getSession(await headers())) redirect(returnTo);
   return (
     <main className="mx-auto max-w-sm p-8">
       <h1 className="text-2xl font-semibold">Sign in</h1>
       <p className="mt-2 text-sm text-slate-600">AI Job Runtime: learners and admins.</p>
-      <SignInForm returnTo={returnTo} />
+      <SignInForm returnTo={returnTo} initialError={code ? SIGN_IN_FORM_MESSAGES[code] : null} />
     </main>
   );
 }

@@ -3,10 +3,15 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 
-/** Posts to better-auth; the session arrives as an http-only cookie, never in page script. */
-export function SignInForm({ returnTo }: { returnTo: string }) {
+/**
+ * Before hydration (or without JavaScript) the form posts itself to /api/auth/sign-in-form, which
+ * answers with a redirect; once hydrated, it posts to better-auth with fetch and stays on the
+ * page to show errors. Either way the credentials are in a POST body, never in a URL, and the
+ * session arrives as an http-only cookie, never in page script.
+ */
+export function SignInForm({ returnTo, initialError }: { returnTo: string; initialError?: string | null }) {
   const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(initialError ?? null);
   const [pending, setPending] = useState(false);
 
   async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
@@ -41,7 +46,8 @@ export function SignInForm({ returnTo }: { returnTo: string }) {
   }
 
   return (
-    <form onSubmit={onSubmit} className="mt-6 space-y-4" aria-label="sign in">
+    <form method="post" action="/api/auth/sign-in-form" onSubmit={onSubmit} className="mt-6 space-y-4" aria-label="sign in">
+      <input type="hidden" name="next" value={returnTo} />
       <label className="block">
         <span className="text-sm font-medium">Email</span>
         <input name="email" type="email" autoComplete="username" required className="mt-1 w-full rounded border px-3 py-2" />

@@ -3,8 +3,13 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { useState } from "react";
+import { z } from "zod";
 import type { AppRouter } from "@/server/trpc/root";
 import { TRPCProvider } from "./client";
+
+// The page CSP forbids eval (docs/security.md); zod would otherwise probe `Function("")` on its
+// first object parse in the browser, which the CSP refuses and reports as a violation.
+z.config({ jitless: true });
 
 function makeQueryClient() {
   return new QueryClient({

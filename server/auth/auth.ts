@@ -3,21 +3,25 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { getDb } from "../db";
 import { authSecret } from "./secret";
-import { clearFailedSignIns, normalizeEmail, recordFailedSignIn, signInLockedUntil } from "./sign-in-throttle";
-import { setting } from "../config";
+import { appConfig, setting, webSecurityConfig } from "../config";
+import { clientIp } from "./client-ip";
+import { rateLimitStorage } from "./rate-limit-storage";
+import { admitSignIn, normalizeEmail, settleSignIn } from "./sign-in-throttle";
 
 const DAY_SECONDS = 86_400;
 const SIGN_IN_PATH = "/sign-in/email";
 
 /**
- * Without BETTER_AUTH_URL (zero-setup mode) the app answers on whatever local port it was
- * started on; better-auth then takes the origin from the request, for local hosts only, and
- * trusts that origin for its CSRF check.
+ * Without BETTER_AUTH_URL (zero-setup mode) the app is reached at localhost or 127.0.0.1 on its
+ * own port; better-auth takes the origin from the request among exactly those two and trusts only
+ * them for its CSRF check. Never `localhost:*`: any other local port (another dev server, a page
+ * a local tool serves) would then be a trusted origin able to post sign-ins and sign-outs.
  */
-function baseURL() {
+export function baseURL() {
   const url = setting("BETTER_AUTH_URL");
   if (url) return url;
-  return { allowedHosts: ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*"], fallback: "http://localhost:3000", protocol: "http" as const };
+  const port = appConfig.port;
+  return { allowedHosts: [`localhost:${port}`, `127.0.0.1:${port}`], fallback: `http://localhost:${port}`, protocol: "http" as const };
 }
 
 function createAuth() {
@@ -46,14 +50,15 @@ function createAuth() {
         mustChangePassword: { type: "boolean", required: false, defaultValue: false, input: false },
       },
     },
-    // Per IP and path, stored in the database so every app instance shares the counts; the
-    // per-account failure limit below is what stops password guessing from many IPs.
+    // Per IP and path, stored in the database so every app instance shares the counts, decided by
+    // one upsert (rate-limit-storage.ts); the sign-in throttle in the hooks below is what stops
+    // password guessing at one account.
     rateLimit: {
       enabled: true,
-      storage: "database",
+      customStorage: rateLimitStorage,
       window: 60,
       max: 100,
-      customRules: { [SIGN_IN_PATH]: { window: 60, max: setting("AUTH_SIGN_IN_PER_IP_PER_MINUTE") } },
+      customRules: { [SIGN_IN_PATH]: { window: 60, max: webSecurityConfig.signInPerIpPerMinute } },
     },
     telemetry: { enabled: false },
     // Explicit, because better-auth turns its origin check off when NODE_ENV is "test": the
@@ -64,35 +69,40 @@ function createAuth() {
         if (ctx.path !== SIGN_IN_PATH) return;
         const email = normalizeEmail(ctx.body?.email);
         if (!email) return;
-        const until = await signInLockedUntil(email);
-        if (until) {
+        const admission = await admitSignIn(email, clientIp(ctx.headers ?? new Headers()));
+        if (admission.lockedUntil) {
           throw new APIError("TOO_MANY_REQUESTS", {
             code: "SIGN_IN_LOCKED",
-            message: `Too many failed sign-ins for this account; try again after ${until.toISOString()}`,
+            message: `Too many failed sign-ins from here for this account; try again after ${admission.lockedUntil.toISOString()}`,
           });
         }
+        if (admission.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, admission.delayMs));
       }),
       after: createAuthMiddleware(async (ctx) => {
         const returned = ctx.context.returned;
         if (ctx.path === SIGN_IN_PATH) {
+          // Only reached when the before hook admitted (and counted) the attempt.
           const email = normalizeEmail(ctx.body?.email);
-          if (email && isAPIError(returned)) {
-            if (returned.statusCode === 401) await recordFailedSignIn(email);
-          } else if (email) {
-            await clearFailedSignIns(email);
+          if (email) {
+            const outcome = !isAPIError(returned) ? "success" : returned.statusCode === 401 ? "wrong-password" : "not-checked";
+            await settleSignIn(email, clientIp(ctx.headers ?? new Headers()), outcome);
           }
         }
         // The session token lives in the http-only cookie only: answers that would hand it to
-        // page scripts (sign-in, get-session) go out without it.
-        const withoutToken = stripSessionToken(returned);
+        // page scripts (sign-in, get-session, list-sessions) go out without it.
+        const withoutToken = stripSessionTokens(returned);
         if (withoutToken !== returned) return ctx.json(withoutToken as Record<string, unknown>);
       }),
     },
   });
 }
 
-function stripSessionToken(value: unknown): unknown {
+/** Removes every `token` of a session (top level, `session.token`, or a list of sessions). */
+export function stripSessionTokens(value: unknown): unknown {
   if (!value || typeof value !== "object" || isAPIError(value) || value instanceof Response) return value;
+  if (Array.isArray(value)) {
+    return value.some((item) => item && typeof item === "object" && "token" in item) ? value.map((item) => stripSessionTokens(item)) : value;
+  }
   const body = value as Record<string, unknown>;
   const session = body.session as Record<string, unknown> | null | undefined;
   if (!("token" in body) && !(session && typeof session === "object" && "token" in session)) return value;

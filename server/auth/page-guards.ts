@@ -29,8 +29,25 @@ export async function requireAdminPage(): Promise<Session> {
   return session;
 }
 
-/** Only same-site paths are followed after sign-in, so ?next= cannot send people elsewhere. */
+const LOCAL = "http://return-path.invalid";
+
+/**
+ * Only a path on this site is followed after sign-in, so ?next= cannot send people elsewhere.
+ * Browsers drop tabs and newlines from URLs and read `\` as `/`, so `/<TAB>/evil.com` would
+ * become `//evil.com`: any control character or backslash sends people home instead. The path is
+ * then re-serialised by the URL parser, which percent-encodes everything else (so the answer's
+ * Location header can always be written) and must leave the origin unchanged.
+ */
 export function safeReturnPath(next: string | string[] | undefined): string {
   const value = Array.isArray(next) ? next[0] : next;
-  return value && value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") ? value : "/";
+  if (!value || !value.startsWith("/") || value.length > 2048 || /[\u0000-\u001f\u007f-\u009f\\]/.test(value)) return "/";
+  let url: URL;
+  try {
+    url = new URL(value, LOCAL);
+  } catch {
+    return "/";
+  }
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  if (url.origin !== LOCAL || path.startsWith("//") || /[^\x21-\x7e]/.test(path)) return "/";
+  return path;
 }

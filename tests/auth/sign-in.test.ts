@@ -4,7 +4,9 @@ import { advanceClock, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
 import { pageRedirect } from "@/server/auth/page-guards";
 import { getSession } from "@/server/auth/session";
-import { signInThrottle } from "@/server/auth/sign-in-throttle";
+import { clientIp } from "@/server/auth/client-ip";
+import { accountSlowdownMs, signInKeys } from "@/server/auth/sign-in-throttle";
+import { webSecurityConfig } from "@/server/config";
 import { APP_URL, authRequest, callerFromHeaders, sessionCookie, setPassword, signIn, signedInCookie, uniqueIp } from "../helpers/auth";
 import { createLearner, uid, type Learner } from "../helpers/factories";
 import { trpcHttp } from "../helpers/trpc-route";
@@ -104,39 +106,126 @@ describe("sign-out and expiry", () => {
 
 // Each attempt hashes a password (scrypt): generous time on a busy two-core machine.
 describe("failed sign-in limits", { timeout: 90_000 }, () => {
-  it("locks an account after too many failures, from whatever IPs, until the window passes", async () => {
-    const email = learner.user.email;
-    for (let i = 0; i < signInThrottle.maxFailures; i++) {
-      expect((await signIn(email.toUpperCase(), `wrong-${i}`, uniqueIp())).status).toBe(401);
-    }
-    const row = await getDb().signInThrottle.findUniqueOrThrow({ where: { email } });
-    expect(row.failures).toBe(signInThrottle.maxFailures);
+  const maxFailures = () => webSecurityConfig.signInMaxFailures;
+  const pairRow = (email: string, ip: string) => getDb().signInCounter.findUnique({ where: { key: signInKeys(email, ip).pair } });
 
-    // Locked: even the right password is refused, and no session is made.
-    const locked = await signIn(email, password, uniqueIp());
+  it("locks one client out of one account after too many failures, until the window passes; other clients still sign in", async () => {
+    const email = learner.user.email;
+    const attacker = uniqueIp();
+    for (let i = 0; i < maxFailures(); i++) expect((await signIn(email.toUpperCase(), `wrong-${i}`, attacker)).status).toBe(401);
+    expect((await pairRow(email, attacker))?.attempts).toBe(maxFailures());
+
+    // Locked for that client: even the right password is refused, and no session is made.
+    const locked = await signIn(email, password, attacker);
     expect(locked.status).toBe(429);
     expect((await locked.json()).code).toBe("SIGN_IN_LOCKED");
     expect(await getDb().session.count({ where: { userId: learner.user.id } })).toBe(0);
 
-    advanceClock(signInThrottle.windowMs + 1000);
-    const later = await signIn(email, password, uniqueIp());
-    expect(later.status).toBe(200);
-    expect(await getDb().signInThrottle.count({ where: { email } })).toBe(0);
+    // The owner, from anywhere else, is not locked out by someone else's guesses.
+    expect((await signIn(email, password, uniqueIp())).status).toBe(200);
+
+    advanceClock(webSecurityConfig.signInWindowMs + 1000);
+    expect((await signIn(email, password, attacker)).status).toBe(200);
+    expect(await pairRow(email, attacker)).toBeNull();
   });
 
-  it("a successful sign-in clears the count", async () => {
+  it("a successful sign-in clears the client's count", async () => {
     const email = learner.user.email;
+    const ip = uniqueIp();
     // One failure, a success, then max - 1 failures: without the reset that would be a lock.
-    expect((await signIn(email, "wrong", uniqueIp())).status).toBe(401);
-    expect((await signIn(email, password, uniqueIp())).status).toBe(200);
-    for (let i = 0; i < signInThrottle.maxFailures - 1; i++) expect((await signIn(email, "wrong", uniqueIp())).status).toBe(401);
-    expect((await signIn(email, password, uniqueIp())).status).toBe(200);
+    expect((await signIn(email, "wrong", ip)).status).toBe(401);
+    expect((await signIn(email, password, ip)).status).toBe(200);
+    for (let i = 0; i < maxFailures() - 1; i++) expect((await signIn(email, "wrong", ip)).status).toBe(401);
+    expect((await signIn(email, password, ip)).status).toBe(200);
+  });
+
+  it("an attempt that never reached a password check (no password) does not count", async () => {
+    const ip = uniqueIp();
+    for (let i = 0; i < maxFailures() + 2; i++) {
+      expect((await authRequest("/sign-in/email", { body: { email: learner.user.email }, ip })).status).toBe(400);
+    }
+    expect((await signIn(learner.user.email, password, ip)).status).toBe(200);
   });
 
   it("failures at an unknown email count the same way, so a lock tells nothing about who has an account", async () => {
     const email = `${uid("ghost")}@example.test`;
-    for (let i = 0; i < signInThrottle.maxFailures; i++) expect((await signIn(email, "wrong", uniqueIp())).status).toBe(401);
-    expect((await signIn(email, "wrong", uniqueIp())).status).toBe(429);
+    const ip = uniqueIp();
+    for (let i = 0; i < maxFailures(); i++) expect((await signIn(email, "wrong", ip)).status).toBe(401);
+    expect((await signIn(email, "wrong", ip)).status).toBe(429);
+  });
+
+  it("60 concurrent wrong passwords from one client: exactly the limit reach a password check, the rest get 429", async () => {
+    const email = learner.user.email;
+    const ip = uniqueIp();
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => signIn(email, `wrong-${i}`, ip)));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(maxFailures());
+    expect(statuses.filter((s) => s === 429)).toHaveLength(60 - maxFailures());
+    // Every attempt that passed better-auth's per-IP limit was counted before its password check.
+    const locked = (await Promise.all(answers.filter((r) => r.status === 429).map((r) => r.json()))).filter((b) => b.code === "SIGN_IN_LOCKED");
+    expect((await pairRow(email, ip))?.attempts).toBe(maxFailures() + locked.length);
+    expect(locked.length).toBeGreaterThan(0);
+    // The right password from that client is now refused too.
+    expect((await signIn(email, password, ip)).status).toBe(429);
+    expect(await getDb().session.count({ where: { userId: learner.user.id } })).toBe(0);
+  });
+
+  it("a made-up X-Forwarded-For buys no fresh budget: the address the server appended is the client", async () => {
+    const email = learner.user.email;
+    const peer = uniqueIp();
+    for (let i = 0; i < maxFailures(); i++) {
+      expect((await signIn(email, "wrong", `${uniqueIp()}, ${uniqueIp()}, ${peer}`)).status).toBe(401);
+    }
+    const spoofed = await signIn(email, password, `${uniqueIp()}, ${peer}`);
+    expect(spoofed.status).toBe(429);
+  });
+
+  describe("an account guessed at from many clients", () => {
+    beforeEach(() => {
+      process.env.AUTH_ACCOUNT_SLOWDOWN_AFTER = "3";
+      process.env.AUTH_ACCOUNT_SLOWDOWN_BASE_MS = "150";
+      process.env.AUTH_ACCOUNT_SLOWDOWN_CAP_MS = "300";
+    });
+    afterEach(() => {
+      delete process.env.AUTH_ACCOUNT_SLOWDOWN_AFTER;
+      delete process.env.AUTH_ACCOUNT_SLOWDOWN_BASE_MS;
+      delete process.env.AUTH_ACCOUNT_SLOWDOWN_CAP_MS;
+    });
+
+    it("is slowed down, never locked: the owner still signs in with the right password", async () => {
+      const email = learner.user.email;
+      const guesses = await Promise.all(Array.from({ length: 12 }, () => signIn(email, "wrong", uniqueIp())));
+      expect(guesses.every((r) => r.status === 401)).toBe(true);
+      const account = await getDb().signInCounter.findUniqueOrThrow({ where: { key: signInKeys(email, "x").account } });
+      expect(account.attempts).toBe(12);
+
+      // The next attempt waits before its password check (the account is over the slowdown mark) …
+      expect(accountSlowdownMs(account.attempts)).toBe(300);
+      const started = performance.now();
+      const owner = await signIn(email, password, uniqueIp());
+      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+      // … and is let in: a slowdown, not a lock anyone could trigger.
+      expect(owner.status).toBe(200);
+    });
+  });
+
+  it("a successful sign-in prunes counters whose window has ended, and keeps live ones", async () => {
+    const ended = new Date(Date.now() - webSecurityConfig.signInWindowMs - 60_000);
+    const old = `pair:${uid("old")}|10.0.0.1`;
+    const live = `pair:${uid("live")}|10.0.0.1`;
+    await getDb().signInCounter.createMany({
+      data: [
+        { key: old, attempts: 3, windowStart: ended },
+        { key: live, attempts: 3, windowStart: new Date() },
+      ],
+    });
+    expect((await signIn(learner.user.email, password, uniqueIp())).status).toBe(200);
+    expect(await getDb().signInCounter.count({ where: { key: old } })).toBe(0);
+    expect(await getDb().signInCounter.count({ where: { key: live } })).toBe(1);
+  });
+
+  it("the slowdown doubles per failure past the mark, up to the cap (defaults)", () => {
+    expect([0, 9, 10, 11, 12, 15, 40].map(accountSlowdownMs)).toEqual([0, 0, 500, 1000, 2000, 10_000, 10_000]);
   });
 
   it("limits sign-in attempts per IP, counted in the database", async () => {
@@ -153,8 +242,30 @@ describe("failed sign-in limits", { timeout: 90_000 }, () => {
     // Another IP is not affected.
     expect((await signIn(learner.user.email, password, uniqueIp())).status).toBe(200);
   });
+
+  it("the per-IP limit holds under 40 concurrent requests: exactly 20 pass, never a 5xx", async () => {
+    const ip = uniqueIp();
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, () => authRequest("/sign-in/email", { body: { email: `${uid("spray")}@example.test` }, ip }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 400)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+    expect((await getDb().rateLimit.findFirstOrThrow({ where: { key: { contains: ip } } })).count).toBe(40);
+  });
 });
 
+describe("the client address behind trusted proxies", () => {
+  const xff = (value: string) => new Headers({ "x-forwarded-for": value });
+
+  it("takes the entry that many hops from the right, ignoring what the client wrote", () => {
+    expect(clientIp(xff("6.6.6.6, 10.0.0.1"), 0)).toBe("10.0.0.1");
+    expect(clientIp(xff("6.6.6.6, 203.0.113.7, 10.0.0.1"), 1)).toBe("203.0.113.7");
+    expect(clientIp(xff("203.0.113.7"), 2)).toBe("203.0.113.7");
+    expect(clientIp(xff("::ffff:127.0.0.1"), 0)).toBe("::ffff:127.0.0.1");
+    expect(clientIp(new Headers(), 0)).toBe("unknown");
+    expect(clientIp(xff("1.2.3.4, not an address<script>"), 0)).toBe("unknown");
+  });
+});
 describe("cross-site requests", () => {
   it.each([
     ["another origin", { origin: "http://evil.example" }],
@@ -181,7 +292,7 @@ describe("cross-site requests", () => {
     }
     expect((await getDb().aiConsent.findUniqueOrThrow({ where: { userId: learner.user.id } })).granted).toBe(true);
 
-    const same = await trpcHttp("mutation", "consent.set", { granted: false }, { cookie, origin: APP_URL, host: "localhost:3000", "sec-fetch-site": "same-origin" });
+    const same = await trpcHttp("mutation", "consent.set", { granted: false }, { cookie, origin: APP_URL, host: new URL(APP_URL).host, "sec-fetch-site": "same-origin" });
     expect(same.status).toBe(200);
     expect((await getDb().aiConsent.findUniqueOrThrow({ where: { userId: learner.user.id } })).granted).toBe(false);
   });

@@ -1,13 +1,15 @@
 import { randomInt } from "node:crypto";
 import { hashPassword } from "better-auth/crypto";
-import { getAuth } from "@/server/auth/auth";
+import { handleAuthRequest } from "@/server/auth/handler";
+import { appConfig } from "@/server/config";
 import type { Session } from "@/server/auth/session";
 import { getDb } from "@/server/db";
 import { createContext } from "@/server/trpc/init";
 import { createCaller } from "@/server/trpc/root";
 import { uid } from "./factories";
 
-export const APP_URL = "http://localhost:3000";
+/** The zero-setup app's own origin: the one local origin better-auth trusts without BETTER_AUTH_URL. */
+export const APP_URL = `http://localhost:${appConfig.port}`;
 
 /** A hand-built session for createCaller, as STYLE.md asks; the user must exist in the database. */
 export function sessionOf(user: { id: string; email: string; name: string; role: "learner" | "admin" }): Session {
@@ -35,8 +37,9 @@ export function uniqueIp() {
   return `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 }
 
+/** A request to the real /api/auth route (body limit, client address, better-auth). */
 export function authRequest(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; ip?: string } = {}) {
-  return getAuth().handler(
+  return handleAuthRequest(
     new Request(`${APP_URL}/api/auth${path}`, {
       method: init.method ?? "POST",
       headers: {

@@ -2,16 +2,20 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 import { isCrossSiteRequest } from "@/server/trpc/same-origin";
+import { limitRequestBody } from "@/server/security/body-limit";
 
 export const dynamic = "force-dynamic";
 
-function handler(req: Request) {
-  if (req.method !== "GET" && isCrossSiteRequest(req)) {
+async function handler(request: Request) {
+  if (request.method !== "GET" && isCrossSiteRequest(request)) {
     return Response.json(
       { error: { message: "cross-site request refused", code: -32003, data: { code: "FORBIDDEN", httpStatus: 403, appCode: "FORBIDDEN" } } },
       { status: 403 },
     );
   }
+  // A learner's 150 MB POST is refused after at most the limit's worth of bytes (docs/security.md).
+  const req = await limitRequestBody(request);
+  if (req instanceof Response) return req;
   return fetchRequestHandler({
     endpoint: "/api/trpc",
     req,
