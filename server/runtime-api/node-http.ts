@@ -3,7 +3,8 @@ import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse }
 
 /**
  * The Runtime API on Node's own request and response objects: what the Next route
- * (pages/api/internal/runtime/jobs/[...path].ts) and the tests' HTTP servers call. Reads the body
+ * the tests' HTTP servers and the bench harness call (the app itself serves the protocol through
+ * server/runtime-api/fetch-http.ts). Reads the body
  * (keeping at most MAX_BODY_BYTES), then dispatch().
  */
 export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse, path: string[]) {
