@@ -5,6 +5,7 @@ import {
   heartbeatResponse,
   pollResponse,
   resultResponse,
+  type Usage,
 } from "../server/runtime-api/contract";
 
 /** A failed call to the API. `status` is null when no HTTP answer arrived (unreachable, timed out). */
@@ -31,14 +32,20 @@ export type ApiOptions = { apiUrl: string; apiKey: string; instanceId: string; r
  * shared zod contract, so a Runtime never acts on a response it does not understand.
  */
 export function createApiClient(opts: ApiOptions) {
-  async function post<S extends z.ZodType>(path: string, body: Record<string, unknown>, schema: S): Promise<z.infer<S>> {
+  async function post<S extends z.ZodType>(
+    path: string,
+    body: Record<string, unknown>,
+    schema: S,
+    opt: { extraTimeMs?: number; signal?: AbortSignal } = {},
+  ): Promise<z.infer<S>> {
+    const timeout = AbortSignal.timeout(opts.requestTimeoutMs + (opt.extraTimeMs ?? 0));
     let res: Response;
     try {
       res = await fetch(`${opts.apiUrl}/internal/runtime/jobs${path}`, {
         method: "POST",
         headers: { authorization: `Bearer ${opts.apiKey}`, "content-type": "application/json" },
         body: JSON.stringify({ runtimeInstanceId: opts.instanceId, ...body }),
-        signal: AbortSignal.timeout(opts.requestTimeoutMs),
+        signal: opt.signal ? AbortSignal.any([timeout, opt.signal]) : timeout,
       });
     } catch (e) {
       const cause = (e as { cause?: { code?: string } }).cause?.code;
@@ -64,12 +71,14 @@ export function createApiClient(opts: ApiOptions) {
   }
 
   return {
-    poll: (body: { capabilities: string[]; limit: number; claim: true; runtimeVersion: string }) => post("/poll", body, pollResponse),
+    /** With waitMs the API holds an empty answer that long (long poll): the request may take that much longer. */
+    poll: (body: { capabilities: string[]; limit: number; claim: true; runtimeVersion: string; waitMs?: number }, signal?: AbortSignal) =>
+      post("/poll", body, pollResponse, { extraTimeMs: body.waitMs ?? 0, signal }),
     heartbeat: (jobId: string, body: { attemptNo: number; stage?: string; progress?: number; message?: string }) =>
       post(`/${encodeURIComponent(jobId)}/heartbeat`, body, heartbeatResponse),
     result: (jobId: string, body: Record<string, unknown> & { attemptNo: number; output: Record<string, unknown> }) =>
       post(`/${encodeURIComponent(jobId)}/result`, body, resultResponse),
-    fail: (jobId: string, body: { attemptNo: number; errorCode: string; errorMessage: string }) =>
+    fail: (jobId: string, body: { attemptNo: number; errorCode: string; errorMessage: string; usage?: Usage; retryAfterMs?: number }) =>
       post(`/${encodeURIComponent(jobId)}/fail`, body, failResponse),
   };
 }

@@ -1,11 +1,12 @@
-import { isJobFailure } from "../server/pipeline/errors";
+import { isJobFailure, usageOf } from "../server/pipeline/errors";
 import { pipelineInput, runPipeline } from "../server/pipeline/run-pipeline";
 import type { ProgressReport } from "../server/pipeline/stages";
 import type { Provider } from "../server/providers/types";
-import type { LeasedJob } from "../server/runtime-api/contract";
+import type { LeasedJob, Usage } from "../server/runtime-api/contract";
 import { ApiError, type ApiClient } from "./api-client";
 import { backoffDelay, sleep } from "./backoff";
 import type { Logger } from "./log";
+import { cleanUsage, refusalNeedsFail, resultBody } from "./submit";
 
 /** Why a job stopped before its pipeline finished. */
 export type StopReason = "cancel" | "lost" | "shutdown";
@@ -23,6 +24,9 @@ export type RunnerDeps = {
   backoffBaseMs: number;
   backoffMaxMs: number;
   deliveryDeadlineMs: number;
+  /** The API's result body limit (RESULT_LIMITS.maxBodyBytes unless the API is configured otherwise). */
+  maxResultBytes: number;
+  instanceId: string;
 };
 
 /**
@@ -41,6 +45,8 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
   let beating: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;
   let leaseEnds = lockUntil ? new Date(lockUntil).getTime() : NaN;
+  // What the finished pipeline spent, for a stop that lands between its end and the submit.
+  let spent: Usage | undefined;
 
   const stop = (reason: StopReason) => {
     if (!controller.signal.aborted) controller.abort(new Stop(reason));
@@ -97,24 +103,23 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
         },
       });
       clearTimeout(timer);
+      spent = result.usage;
       controller.signal.throwIfAborted();
-      const answer = await deliver(deps, () =>
-        api.result(job.id, {
-          attemptNo,
-          output: result.output,
-          outputSchemaVersion: result.outputSchemaVersion,
-          promptVersion: result.promptVersion,
-          modelProvider: result.provider,
-          modelName: result.model,
-          usage: result.usage,
-          latencyMs: result.latencyMs,
-          degraded: result.degraded,
-        }),
-      );
+      const body = resultBody(attemptNo, result, deps.instanceId, deps.maxResultBytes);
+      if (!body.ok) {
+        log("job.result_too_large", { ...fields, message: body.reason }, "warn");
+        return await reportFailure("INVALID_SCHEMA", body.reason, result.usage);
+      }
+      const answer = await deliver(deps, () => api.result(job.id, body.body));
       if (answer.ok) {
         log("job.succeeded", { ...fields, resultId: answer.value.resultId, degraded: result.degraded, qualityLoops: result.qualityLoops, latencyMs: result.latencyMs });
-      } else {
-        log(answer.error.code === "JOB_CANCELLED" ? "job.cancelled" : "job.result_refused", { ...fields, code: answer.error.code, message: answer.error.message }, "warn");
+        return;
+      }
+      const refused = answer.error;
+      log(refused.code === "JOB_CANCELLED" ? "job.cancelled" : "job.result_refused", { ...fields, status: refused.status, code: refused.code, message: refused.message }, "warn");
+      // The attempt is still open (413, 400): end it now with the API's reason instead of waiting out the lease.
+      if (refusalNeedsFail(refused)) {
+        await reportFailure("INVALID_SCHEMA", `the API refused the result (${refused.status} ${refused.code}): ${refused.message}`, result.usage);
       }
     } catch (e) {
       clearTimeout(timer);
@@ -130,12 +135,25 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
               : // A bug in the pipeline is not the job's fault: let it run again, elsewhere.
                 ["TEMPORARY_PROVIDER_ERROR", `runtime error: ${(e as Error)?.message ?? String(e)}`];
       if (!reason && !isJobFailure(e)) log("job.error", { ...fields, message: (e as Error)?.stack ?? String(e) }, "error");
-      const answer = await deliver(deps, () => api.fail(job.id, { attemptNo, errorCode: code, errorMessage: message.slice(0, 2000) }));
-      const event = code === "CANCELLED" ? "job.cancelled" : "job.failed";
-      if (answer.ok) log(event, { ...fields, code, message, status: answer.value.status, retryCount: answer.value.retryCount });
-      else log(event, { ...fields, code, message, refused: answer.error.code }, "warn");
+      await reportFailure(code, message, usageOf(e) ?? spent, isJobFailure(e) ? e.retryAfterMs : undefined);
     }
   })();
+
+  /** A classified failure with the attempt's usage and, for 429/503, the provider's Retry-After. */
+  async function reportFailure(code: string, message: string, usage: Usage | undefined, retryAfterMs?: number) {
+    const answer = await deliver(deps, () =>
+      api.fail(job.id, {
+        attemptNo,
+        errorCode: code,
+        errorMessage: message.slice(0, 2000),
+        ...(cleanUsage(usage) ? { usage: cleanUsage(usage) } : {}),
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      }),
+    );
+    const event = code === "CANCELLED" ? "job.cancelled" : "job.failed";
+    if (answer.ok) log(event, { ...fields, code, message, status: answer.value.status, retryCount: answer.value.retryCount, runAfter: answer.value.runAfter });
+    else log(event, { ...fields, code, message, refused: answer.error.code }, "warn");
+  }
 
   return { id: job.id, done, stop };
 }

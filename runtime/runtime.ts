@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { createApiClient, type ApiClient } from "./api-client";
 import { backoffDelay, sleep } from "./backoff";
 import type { RuntimeConfig } from "./config";
@@ -9,8 +10,11 @@ export const RUNTIME_VERSION = "reference-runtime/0.1.0";
 
 /**
  * The reference Runtime: claims up to `concurrency` jobs at a time through poll with
- * claim:true, runs each through the pipeline, waits pollIntervalMs when there is nothing to do,
- * and backs off exponentially while the API is unreachable (it never exits on an API error).
+ * claim:true and a long poll (waitMs: the API holds the request until a job arrives, so an idle
+ * Runtime makes one request per waitMs and picks a new job up within milliseconds), runs each
+ * through the pipeline, waits pollIntervalMs only when an empty answer came back early (an API
+ * without long poll, or one that is draining), and backs off exponentially while the API is
+ * unreachable (it never exits on an API error).
  */
 export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; log?: Logger } = {}) {
   const log = deps.log ?? createLogger({ runtimeInstanceId: config.instanceId });
@@ -18,6 +22,7 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
   const running = new Map<string, ReturnType<typeof startJob>>();
   const stopping = new AbortController();
   let slotFreed: () => void = () => {};
+  let fullSlotWaits = 0;
 
   async function loop() {
     log("runtime.started", { apiUrl: config.apiUrl, capabilities: config.capabilities, concurrency: config.concurrency, provider: config.provider });
@@ -25,21 +30,34 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
     while (!stopping.signal.aborted) {
       const free = config.concurrency - running.size;
       if (free <= 0) {
+        // Wait for a slot or the shutdown; the abort listener goes with the wait, or a long run
+        // with a full slot table would pile one up per wait (MaxListenersExceededWarning).
+        fullSlotWaits++;
         await new Promise<void>((resolve) => {
-          slotFreed = resolve;
-          stopping.signal.addEventListener("abort", () => resolve(), { once: true });
+          const done = () => {
+            stopping.signal.removeEventListener("abort", done);
+            slotFreed = () => {};
+            resolve();
+          };
+          slotFreed = done;
+          stopping.signal.addEventListener("abort", done, { once: true });
         });
         continue;
       }
       let claimed;
       let interval: number;
+      const askedAt = Date.now();
       try {
-        const res = await api.poll({ capabilities: config.capabilities, limit: free, claim: true, runtimeVersion: RUNTIME_VERSION });
+        const res = await api.poll(
+          { capabilities: config.capabilities, limit: free, claim: true, runtimeVersion: RUNTIME_VERSION, waitMs: config.waitMs },
+          stopping.signal,
+        );
         if (failures) log("api.reachable", { after: failures });
         failures = 0;
         interval = config.pollIntervalMs ?? res.pollIntervalMs;
         claimed = res.jobs.flatMap((j) => ("job" in j ? [j] : []));
       } catch (e) {
+        if (stopping.signal.aborted) break;
         failures++;
         const delay = backoffDelay(failures, config.backoffBaseMs, config.backoffMaxMs);
         log("api.poll_failed", { message: (e as Error).message, failures, retryInMs: delay }, "warn");
@@ -56,6 +74,8 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
           backoffBaseMs: config.backoffBaseMs,
           backoffMaxMs: config.backoffMaxMs,
           deliveryDeadlineMs: config.deliveryDeadlineMs,
+          maxResultBytes: config.maxResultBytes,
+          instanceId: config.instanceId,
         };
         const run = startJob(job, deps, lockUntil);
         running.set(job.id, run);
@@ -66,8 +86,10 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
             slotFreed();
           });
       }
-      // A full batch means more may be waiting: ask again as soon as a slot frees.
-      if (claimed.length < free) await sleep(interval, stopping.signal);
+      // Ask again at once after any job (more may be waiting) or after a wait the API held; an
+      // empty answer that came back early means no long poll there: wait pollIntervalMs.
+      const held = config.waitMs > 0 && Date.now() - askedAt >= config.waitMs / 2;
+      if (!claimed.length && !held) await sleep(interval, stopping.signal);
     }
   }
 
@@ -77,6 +99,13 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
     log,
     get runningJobs() {
       return [...running.keys()];
+    },
+    /** Listeners on the Runtime's own stop signal: constant however long it runs (leak check). */
+    get stopListeners() {
+      return getEventListeners(stopping.signal, "abort").length;
+    },
+    get fullSlotWaits() {
+      return fullSlotWaits;
     },
     /**
      * SIGTERM: claim nothing more, let running jobs finish within the grace period, then hand

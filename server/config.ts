@@ -65,6 +65,14 @@ export const SETTINGS = {
   ALERT_FAILURE_RATE: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").max(1, "at most 1").default(0.25), "console alert: failed share of jobs finished in the last 15 minutes"),
   ALERT_FAILURE_MIN_JOBS: def(int(1).default(5), "console alert: fewer finished jobs than this raise no failure-rate alert"),
   BULK_BATCH_SIZE: def(int(1, 5000).default(200), "jobs per batch of a background bulk action"),
+  DEEPSEEK_MAX_RESPONSE_BYTES: def(int(1024).default(1024 * 1024), "largest DeepSeek answer the worker reads"),
+  QUOTA_JOBS_PER_HOUR: def(int(0).default(30), "jobs a learner may start per hour"),
+  QUOTA_JOBS_PER_DAY: def(int(0).default(100), "jobs a learner may start per day"),
+  MODEL_PRICE_PROMPT_PER_MTOK: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").default(0.27), "price per million prompt tokens (cost accounting)"),
+  MODEL_PRICE_COMPLETION_PER_MTOK: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").default(1.1), "price per million completion tokens"),
+  TOKEN_BUDGET_PER_DAY: def(int(0).default(200_000), "tokens a learner may use per day"),
+  QUOTA_JOB_TYPE_PER_HOUR: def(z.string().default("quiz_generation=10,flashcard_generation=10"), "per-type hourly job quotas: type=n, comma-separated"),
+  MODEL_PRICE_CURRENCY: def(text.default("USD"), "currency of the model prices"),
   INNGEST_DEV: def(flag.default("0"), "1: talk to a local Inngest dev server"),
   INNGEST_SIGNING_KEY: def(text.optional(), "Inngest Cloud / self-hosted signing key", { secret: true }),
   INNGEST_EVENT_KEY: def(text.optional(), "Inngest event key", { secret: true }),
@@ -239,5 +247,66 @@ export const bulkConfig = {
   /** Jobs per batch: each batch is one short transaction, so row locks stay brief and cancel is prompt. */
   get batchSize() {
     return setting("BULK_BATCH_SIZE");
+  },
+};
+
+/** Model provider settings of the in-app worker (the reference Runtime has the same names). */
+export const providerConfig = {
+  /** Cap on one model answer, in bytes; a larger one is cut off and fails INVALID_SCHEMA. */
+  get deepseekMaxResponseBytes() {
+    return setting("DEEPSEEK_MAX_RESPONSE_BYTES");
+  },
+};
+
+/**
+ * Per-learner quotas on job creation (issue 13). Windows are UTC hours and days; every job a
+ * learner creates counts once against each limit that applies. Admins can raise (or lower) one
+ * learner's limit; that override wins over these defaults.
+ */
+export const quotaConfig = {
+  get jobsPerHour() {
+    return setting("QUOTA_JOBS_PER_HOUR");
+  },
+  get jobsPerDay() {
+    return setting("QUOTA_JOBS_PER_DAY");
+  },
+  /**
+   * Extra hourly limits for the job types that cost most (they generate the longest answers):
+   * "quiz_generation=10,flashcard_generation=10". An empty value turns them off.
+   */
+  get jobTypePerHour(): Record<string, number> {
+    const raw = setting("QUOTA_JOB_TYPE_PER_HOUR");
+    const out: Record<string, number> = {};
+    for (const part of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
+      const [type, n] = part.split("=");
+      const value = Number(n);
+      if (!type || !Number.isInteger(value) || value < 0) throw new Error(`QUOTA_JOB_TYPE_PER_HOUR: "${part}" is not <jobType>=<count>`);
+      out[type.trim()] = value;
+    }
+    return out;
+  },
+};
+
+/**
+ * Model usage and cost (docs/costs.md). Prices are per million tokens in `currency` (default US
+ * dollars at DeepSeek's list price for deepseek-chat); the console's figures are estimates from
+ * the tokens the Runtimes report, not an invoice.
+ */
+export const costConfig = {
+  get pricePromptPerMTok() {
+    return setting("MODEL_PRICE_PROMPT_PER_MTOK");
+  },
+  get priceCompletionPerMTok() {
+    return setting("MODEL_PRICE_COMPLETION_PER_MTOK");
+  },
+  get currency() {
+    return setting("MODEL_PRICE_CURRENCY");
+  },
+  /**
+   * Tokens one learner may spend on the platform key per UTC day (prompt + completion of the
+   * attempts stored today); at or over it, new platform-key jobs are refused. 0 refuses them all.
+   */
+  get platformTokensPerDay() {
+    return setting("TOKEN_BUDGET_PER_DAY");
   },
 };

@@ -32,6 +32,8 @@ export const ERROR_CODES = {
   /** A bulk action's scope changed between its preview and its confirmation. */
   SCOPE_CHANGED: { status: 409, trpc: "CONFLICT" },
   INVALID_SCHEMA: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  /** A learner's job-creation quota is used up; details say which limit and when it resets. */
+  QUOTA_EXCEEDED: { status: 429, trpc: "TOO_MANY_REQUESTS" },
   INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
 } as const;
 

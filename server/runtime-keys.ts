@@ -27,9 +27,14 @@ export function listRuntimeKeys() {
   });
 }
 
+/**
+ * Revokes a key. This process drops it from its cache after the revoke commits (dropping it before
+ * would let a read that started earlier put it back); other instances drop it when the NOTIFY
+ * arrives. Either way a cache fill racing the revoke cannot keep it (see findKey).
+ */
 export async function revokeRuntimeKey(id: string) {
-  dropCachedKey(id);
   const { count } = await getDb().runtimeApiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now() } });
+  dropCachedKey(id);
   await getDb().$executeRaw`SELECT pg_notify(${KEY_CHANNEL}, ${id})`;
   if (!count) {
     const exists = await getDb().runtimeApiKey.count({ where: { id } });
@@ -52,8 +57,16 @@ const LAST_USED_RESOLUTION_MS = 10_000;
 const keyCache = new Map<string, { id: string; hash: string; revokedAt: Date | null; until: number }>();
 const KEY_CACHE_MS = 60_000;
 let listening = false;
+/**
+ * Bumped by every revocation this process learns of (its own, a NOTIFY, a listener gap). A cache
+ * fill stores its row only if no revocation arrived while it was reading: otherwise a row read
+ * just before a revoke committed could be cached after the revoke had dropped the key, and stay
+ * usable for a minute (issue 13, item 7).
+ */
+let revocations = 0;
 
 function dropCachedKey(id: string) {
+  revocations++;
   for (const [hash, v] of keyCache) if (v.id === id) keyCache.delete(hash);
 }
 
@@ -62,7 +75,10 @@ function keyListenerUp(): boolean {
     listening = true;
     const feed = getJobFeed();
     feed.on("key-revoked", (id: string) => dropCachedKey(id));
-    feed.on("gap", () => keyCache.clear());
+    feed.on("gap", () => {
+      revocations++;
+      keyCache.clear();
+    });
   }
   return getJobFeed().connected;
 }
@@ -71,8 +87,9 @@ async function findKey(hash: string) {
   const useCache = keyListenerUp();
   const hit = keyCache.get(hash);
   if (useCache && hit && hit.until > Date.now()) return hit;
+  const seen = revocations;
   const row = await getDb().runtimeApiKey.findUnique({ where: { hash }, select: { id: true, hash: true, revokedAt: true } });
-  if (row && !row.revokedAt && useCache) keyCache.set(hash, { ...row, until: Date.now() + KEY_CACHE_MS });
+  if (row && !row.revokedAt && useCache && seen === revocations) keyCache.set(hash, { ...row, until: Date.now() + KEY_CACHE_MS });
   return row;
 }
 

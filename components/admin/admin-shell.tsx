@@ -10,6 +10,7 @@ const NAV = [
   { href: "/admin", label: "Overview" },
   { href: "/admin/jobs", label: "Jobs" },
   { href: "/admin/runtimes", label: "Runtimes & keys" },
+  { href: "/admin/quotas", label: "Quotas" },
   { href: "/admin/audit", label: "Audit log" },
 ];
 

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Legend, LatencyChart, ThroughputChart } from "./charts";
+import { CostsPanel } from "./costs-panel";
 import { useLiveOptions } from "./live";
 import { ErrorBox, fmtSeconds, Loading, Panel, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
@@ -93,6 +94,7 @@ export function Overview() {
               <LatencyChart points={o.buckets} p50="runP50" p95="runP95" bucketMinutes={o.bucketMinutes} label="Run time p50 and p95" />
             </Panel>
           </div>
+          <CostsPanel />
           <p className="text-xs text-slate-500">
             Last Runtime seen {o.lastRuntimeSeenAt ? <Time value={o.lastRuntimeSeenAt} relative /> : "never"} · as of <Time value={o.at} />
           </p>

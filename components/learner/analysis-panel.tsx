@@ -7,6 +7,7 @@ import { AllParams, DEFAULT_PARAMS, FlashcardParamsFields, paramsFor, PlanParams
 import { appCodeOf, explainError, isInFlight, JOB_TYPES, TYPE_INFO, type Job, type JobType, type Target } from "./labels";
 import { JobProgress } from "./progress-bar";
 import { TypeIcon } from "./type-icon";
+import { QuotaLine, quotaSentence } from "./quota";
 
 type Props = { target: Target; targetLabel: string; jobs: Job[]; consent: boolean; onOpen: (jobId: string) => void };
 
@@ -35,8 +36,10 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
           return { ...page, items: [...fresh, ...page.items].slice(0, page.pageSize), total: page.total + fresh.length };
         });
         void queryClient.invalidateQueries(trpc.jobs.list.pathFilter());
+        void queryClient.invalidateQueries(trpc.quota.get.pathFilter());
       },
-      onError: (e) => setNotice({ tone: "error", text: explainError(appCodeOf(e), e.message) }),
+      onError: (e) =>
+        setNotice({ tone: "error", text: appCodeOf(e) === "QUOTA_EXCEEDED" ? quotaSentence(e) : explainError(appCodeOf(e), e.message) }),
     }),
   );
 
@@ -56,6 +59,7 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
           <p className="text-sm text-slate-600">
             For <span className="font-medium text-slate-800">{targetLabel}</span>. Each runs in the background; you can keep using the page.
           </p>
+          <QuotaLine />
         </div>
         <button
           type="button"

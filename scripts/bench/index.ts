@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
@@ -12,6 +11,11 @@ import { rawCeiling } from "./ceiling";
 import { clearJobs, insertJobs, seedBenchUser } from "./setup";
 import { percentiles, median } from "./stats";
 import { postJson } from "./http";
+import { runWorkers } from "./workers";
+import { cpuNow, cpuSince, loadAverage, perJob, postmasterPid } from "./cpu";
+import { pgBossRun } from "./pgboss";
+import { idleLongPollers, pickup } from "./pickup";
+import { fairOrder } from "./fair";
 
 /**
  * `npm run bench`: a production build on the embedded PostgreSQL, driven by bench Runtimes
@@ -26,8 +30,11 @@ const SWEEP_ROWS = Number(process.env.BENCH_SWEEP_ROWS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
-/** BENCH_ONLY=throughput,race,big,sweep runs a subset (the ceiling always runs); BENCH_MODES / BENCH_PROCESSES narrow the throughput runs. */
-const ONLY = new Set((process.env.BENCH_ONLY ?? "throughput,race,big,sweep").split(","));
+/** BENCH_ONLY=throughput,pgboss,pickup,race,big,sweep runs a subset (the ceiling always runs); BENCH_MODES / BENCH_PROCESSES narrow the throughput runs. */
+const ONLY = new Set((process.env.BENCH_ONLY ?? "throughput,pgboss,pickup,race,big,sweep").split(","));
+/** Long-poll sections: pickup over BENCH_PICKUP_JOBS jobs; BENCH_IDLE_RUNTIMES idle long-pollers. */
+const PICKUP_JOBS = Number(process.env.BENCH_PICKUP_JOBS ?? 200);
+const IDLE_RUNTIMES = Number(process.env.BENCH_IDLE_RUNTIMES ?? 500);
 const MODES = (process.env.BENCH_MODES ?? "claim,poll-lock").split(",") as ("claim" | "poll-lock")[];
 const PROCESSES = (process.env.BENCH_PROCESSES ?? "1,4,8").split(",").map(Number);
 const database = `ajr_bench_${process.pid}`;
@@ -55,6 +62,7 @@ try {
   app = await startAppServer({ databaseUrl: url, env: { DB_POOL_MAX: "20", RUNTIME_POLL_INTERVAL_MS: "100", ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}) } });
   const appUrl = app.url;
   log(`app at ${appUrl}`);
+  const roles = { postmaster: postmasterPid(path.join(DATA_DIR, `pg-bench-${port}`)), appGroup: app.pgid() };
 
   // 1. The ceiling: raw SQL claim + complete, one process, one job at a time.
   const ceilings: number[] = [];
@@ -73,11 +81,14 @@ try {
   for (const mode of ONLY.has("throughput") ? MODES : []) {
     for (const processes of PROCESSES) {
       const rates: number[] = [];
+      const cpus: ReturnType<typeof perJob>[] = [];
       let conflicts = 0;
       for (let r = 0; r < REPEATS; r++) {
         await clearJobs(db);
         await insertJobs(db, JOBS);
+        const cpu0 = cpuNow(roles);
         const { outs, elapsed } = await runWorkers(mode, appUrl, key, processes, CONCURRENCY);
+        cpus.push(perJob({ ...cpuSince(cpu0, roles), runtimes: outs.reduce((t, o) => t + o.cpuMs, 0) }, JOBS));
         const done = outs.reduce((n, o) => n + o.done, 0);
         if (done !== JOBS) throw new Error(`${mode}×${processes}: ${done} of ${JOBS} jobs done`);
         const left = await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status <> 'succeeded'`);
@@ -87,13 +98,43 @@ try {
         if (processes === Math.max(...PROCESSES)) for (const o of outs) for (const [k, v] of Object.entries(o.latencies)) (endpointSamples[k] ??= []).push(...v);
       }
       const rate = median(rates);
-      throughput.push({ mode, processes, concurrencyPerProcess: CONCURRENCY, jobsPerSecond: round(rate), ratioToCeiling: round(rate / ceiling), runs: rates.map(round), lockConflicts: conflicts });
-      log(`${mode} × ${processes}: ${round(rate)} jobs/s (${round(rate / ceiling)} of the ceiling)`);
+      const cpuPerJobMs = medianCpu(cpus);
+      throughput.push({ mode, processes, concurrencyPerProcess: CONCURRENCY, jobsPerSecond: round(rate), ratioToCeiling: round(rate / ceiling), runs: rates.map(round), lockConflicts: conflicts, cpuPerJobMs, loadAverage: loadAverage() });
+      log(`${mode} × ${processes}: ${round(rate)} jobs/s (${round(rate / ceiling)} of the ceiling), CPU per job ${JSON.stringify(cpuPerJobMs)}`);
     }
   }
   if (ONLY.has("throughput")) {
     results.throughput = throughput;
     results.endpointLatencyMs = Object.fromEntries(Object.entries(endpointSamples).filter(([, v]) => v.length).map(([k, v]) => [k, percentiles(v)]));
+  }
+
+  // 2b. The peer, pg-boss fetch(1) + complete with 8 loops, on the same PostgreSQL in the same run.
+  if (ONLY.has("pgboss")) {
+    const rates: number[] = [];
+    const cpus: ReturnType<typeof perJob>[] = [];
+    for (let r = 0; r < REPEATS; r++) {
+      let cpu = cpuNow(roles);
+      const run = await pgBossRun(url, JOBS, 8, async (fn) => {
+        cpu = cpuNow(roles);
+        const out = await fn();
+        cpu = cpuSince(cpu, roles);
+        return out;
+      });
+      rates.push(run.jobsPerSecond);
+      // The pg-boss client runs in this process: its CPU is the "bench" role here.
+      cpus.push(perJob(cpu, JOBS));
+    }
+    results.pgBoss = { version: "10.4.2", loops: 8, jobsPerSecond: round(median(rates)), runs: rates.map(round), cpuPerJobMs: medianCpu(cpus), loadAverage: loadAverage() };
+    log(`pg-boss: ${JSON.stringify(results.pgBoss)}`);
+  }
+
+  // 2c. Long poll: pickup with idle Runtimes, and what idle long-pollers cost.
+  if (ONLY.has("pickup")) {
+    await clearJobs(db);
+    results.pickup = { ...(await pickup({ db, appUrl, key, jobs: PICKUP_JOBS, runtimes: 4, waitMs: 5000 })), loadAverage: loadAverage() };
+    log(`pickup: ${JSON.stringify(results.pickup)}`);
+    results.idleLongPoll = { ...(await idleLongPollers({ appUrl, key, runtimes: IDLE_RUNTIMES, waitMs: 20_000, windowMs: 40_000, roles })), loadAverage: loadAverage() };
+    log(`idle long-pollers: ${JSON.stringify(results.idleLongPoll)}`);
   }
 
   // 3. 50 Runtimes racing to lock the same jobs: one wins each, the rest get 409 quickly.
@@ -113,8 +154,10 @@ try {
   // Steady state, not the bulk load: vacuum, fresh statistics, and the load's dirty pages written out.
   await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
   await db.query(`CHECKPOINT`);
-  results.bigTable = { rows: BIG_ROWS + 2000, ...(await bigTableLatency(appUrl, key)) };
+  results.bigTable = { rows: BIG_ROWS + 2000, ...(await bigTableLatency(appUrl, key)), loadAverage: loadAverage() };
   log(`big table: ${JSON.stringify(results.bigTable)}`);
+  results.fairOrder = await fairOrder({ db, agent, appUrl, key });
+  log(`fair order: ${JSON.stringify(results.fairOrder)}`);
   }
 
   // 5. Sweeping expired leases, in this process, with the app stopped (its own sweeper would share the work).
@@ -128,7 +171,9 @@ try {
   const swept = await sweepExpiredLeases();
   const sweepMs = performance.now() - t;
   if (swept.expired !== SWEEP_ROWS) throw new Error(`swept ${swept.expired} of ${SWEEP_ROWS}`);
-  results.sweep = { leases: SWEEP_ROWS, ms: Math.round(sweepMs), leasesPerSecond: Math.round((SWEEP_ROWS / sweepMs) * 1000), batches: swept.batches };
+  const events = (await db.query(`SELECT count(*)::int AS n FROM "JobEvent" WHERE "actorId" = 'sweep'`)).rows[0].n;
+  if (events !== 2 * SWEEP_ROWS) throw new Error(`sweep wrote ${events} events for ${SWEEP_ROWS} leases`);
+  results.sweep = { leases: SWEEP_ROWS, ms: Math.round(sweepMs), leasesPerSecond: Math.round((SWEEP_ROWS / sweepMs) * 1000), batches: swept.batches, events, loadAverage: loadAverage() };
   log(`sweep: ${JSON.stringify(results.sweep)}`);
   const { closeDb } = await import("../../server/db");
   await closeDb();
@@ -143,36 +188,6 @@ try {
   await db.end().catch(() => {});
   await dropDatabase(adminUrl, database).catch(() => {});
   await pgServer.stop();
-}
-
-type WorkerOut = { done: number; conflicts: number; latencies: Record<string, number[]> };
-
-/** Starts `processes` bench Runtimes, waits until all have loaded, then starts them together; resolves with the time from "go" to the last one done. */
-async function runWorkers(mode: string, appUrl: string, key: string, processes: number, concurrency: number) {
-  const children = Array.from({ length: processes }, (_, i) =>
-    spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "worker.ts"), mode], {
-      env: { ...process.env, BENCH_URL: appUrl, BENCH_KEY: key, BENCH_ID: `b${i}`, BENCH_CONCURRENCY: String(concurrency) },
-      stdio: ["pipe", "pipe", "inherit"],
-    }),
-  );
-  const outputs = children.map((child, i) => {
-    let out = "";
-    let onReady: () => void;
-    const ready = new Promise<void>((resolve) => (onReady = resolve));
-    child.stdout.on("data", (c) => {
-      out += c;
-      if (out.startsWith("ready\n")) onReady();
-    });
-    const done = new Promise<WorkerOut>((resolve, reject) =>
-      child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop()!)) : reject(new Error(`worker b${i} exited ${code}`)))),
-    );
-    return { ready, done };
-  });
-  await Promise.all(outputs.map((o) => o.ready));
-  const t = performance.now();
-  for (const child of children) child.stdin.write("go\n");
-  const outs = await Promise.all(outputs.map((o) => o.done));
-  return { outs, elapsed: performance.now() - t };
 }
 
 async function runRace(appUrl: string, key: string, runtimes: number) {
@@ -219,6 +234,25 @@ async function bigTableLatency(appUrl: string, key: string) {
   return { pollMs: percentiles(poll), claimMs: percentiles(claim), pollQueryOnlyMs: percentiles(sql) };
 }
 
+/** This project's full cycle against pg-boss in the same run: the ratios that hold across machines. */
+function peerLines(r: Results) {
+  const ours = (r.throughput ?? []).find((t: Results) => t.mode === "claim" && t.processes === 8);
+  const b = r.pgBoss;
+  return [
+    `| system (same run, same PostgreSQL) | jobs/s | PostgreSQL CPU ms per job | client CPU ms per job |`,
+    `|---|---|---|---|`,
+    `| pg-boss ${b.version} fetch(1) + complete, ${b.loops} loops | ${b.jobsPerSecond} | ${b.cpuPerJobMs.postgresMs} | ${b.cpuPerJobMs.benchMs} |`,
+    ...(ours ? [`| this project, claim → heartbeat → result, 8 Runtime processes × ${ours.concurrencyPerProcess} | ${ours.jobsPerSecond} | ${ours.cpuPerJobMs.postgresMs} | app ${ours.cpuPerJobMs.appMs} + Runtimes ${ours.cpuPerJobMs.runtimesMs} |`, ``, `Throughput ratio to pg-boss: **${round(ours.jobsPerSecond / b.jobsPerSecond)}×**.`] : []),
+    ``,
+  ];
+}
+
+/** Per role, the median over the runs. */
+function medianCpu(list: ReturnType<typeof perJob>[]) {
+  const keys = Object.keys(list[0] ?? {}) as (keyof ReturnType<typeof perJob>)[];
+  return Object.fromEntries(keys.map((k) => [k, round(median(list.map((c) => c[k])))])) as ReturnType<typeof perJob>;
+}
+
 function round(n: number) {
   return Math.round(n * 100) / 100;
 }
@@ -244,17 +278,21 @@ function writeResults(fresh: Results) {
     ...(r.rerun ?? []).map((x: Results) => `Sections re-run on their own (BENCH_ONLY=${x.sections}) at ${x.at}.\n`),
     `Raw SQL ceiling (one process, claim + complete, one job at a time): **${r.rawCeiling.jobsPerSecond} jobs/s**.`,
     ``,
-    `| protocol | Runtime processes × loops | jobs/s | ratio to ceiling | lock conflicts |`,
-    `|---|---|---|---|---|`,
-    ...r.throughput.map((t: Results) => `| ${t.mode === "claim" ? "claim → heartbeat → result" : "poll → lock → heartbeat → result"} | ${t.processes} × ${t.concurrencyPerProcess} | ${t.jobsPerSecond} | ${t.ratioToCeiling} | ${t.lockConflicts} |`),
+    `| protocol | Runtime processes × loops | jobs/s | ratio to ceiling | lock conflicts | CPU ms per job: PostgreSQL / app / Runtimes | load avg |`,
+    `|---|---|---|---|---|---|---|`,
+    ...r.throughput.map((t: Results) => `| ${t.mode === "claim" ? "claim → heartbeat → result" : "poll → lock → heartbeat → result"} | ${t.processes} × ${t.concurrencyPerProcess} | ${t.jobsPerSecond} | ${t.ratioToCeiling} | ${t.lockConflicts} | ${t.cpuPerJobMs ? `${t.cpuPerJobMs.postgresMs} / ${t.cpuPerJobMs.appMs} / ${t.cpuPerJobMs.runtimesMs}` : "–"} | ${t.loadAverage?.join(" ") ?? "–"} |`),
     ``,
+    ...(r.pgBoss ? peerLines(r) : []),
+    ...(r.pickup ? [`Long poll pickup (created → locked), ${r.pickup.jobs} jobs at random 0–100 ms gaps, ${r.pickup.runtimes} idle Runtimes: p50 ${r.pickup.pickupMs.p50} ms, p95 ${r.pickup.pickupMs.p95} ms, p99 ${r.pickup.pickupMs.p99} ms (load ${r.pickup.loadAverage.join(" ")}).`, ``] : []),
+    ...(r.idleLongPoll ? [`${r.idleLongPoll.runtimes} idle long-polling Runtimes (waitMs ${r.idleLongPoll.waitMs}) over ${r.idleLongPoll.windowMs} ms: ${r.idleLongPoll.requests} requests (${r.idleLongPoll.requestsPerRuntimePerWait} per Runtime per waitMs); app ${r.idleLongPoll.appCpuPercentOfCore} % of a core, PostgreSQL ${r.idleLongPoll.postgresCpuPercentOfCore} % (load ${r.idleLongPoll.loadAverage.join(" ")}).`, ``] : []),
     `| endpoint (8 processes) | p50 ms | p95 ms | p99 ms | n |`,
     `|---|---|---|---|---|`,
     ...Object.entries(r.endpointLatencyMs as Results).map(([k, v]: [string, Results]) => `| ${k} | ${v.p50} | ${v.p95} | ${v.p99} | ${v.n} |`),
     ``,
     ...(r.lockRace ? [`Lock race: ${r.lockRace.runtimes} Runtimes × ${r.lockRace.jobs} jobs → ${r.lockRace.winners} winners, ${r.lockRace.conflicts} × 409; latency p50 ${r.lockRace.latencyMs.p50} ms, p95 ${r.lockRace.latencyMs.p95} ms, p99 ${r.lockRace.latencyMs.p99} ms.`, ``] : []),
     ...(r.bigTable ? [`With ${r.bigTable.rows.toLocaleString("en")} jobs in the table (all but 2,000 finished): poll p50/p95/p99 ${r.bigTable.pollMs.p50}/${r.bigTable.pollMs.p95}/${r.bigTable.pollMs.p99} ms, claim ${r.bigTable.claimMs.p50}/${r.bigTable.claimMs.p95}/${r.bigTable.claimMs.p99} ms over HTTP; the poll query alone ${r.bigTable.pollQueryOnlyMs.p50}/${r.bigTable.pollQueryOnlyMs.p99} ms (p50/p99).`, ``] : []),
-    ...(r.sweep ? [`Sweep of ${r.sweep.leases.toLocaleString("en")} expired leases: ${r.sweep.ms} ms (${r.sweep.leasesPerSecond} leases/s, ${r.sweep.batches} batches).`, ``] : []),
+    ...(r.fairOrder ? [`Fair order: learner A with ${r.fairOrder.learnerAQueued} jobs queued, ${r.fairOrder.busyRuntimes} busy Runtimes; learner B's new job was claimed by claim number ${r.fairOrder.learnerBClaimedAfter}.`, ``] : []),
+    ...(r.sweep ? [`Sweep of ${r.sweep.leases.toLocaleString("en")} expired leases: ${r.sweep.ms} ms (${r.sweep.leasesPerSecond} leases/s, ${r.sweep.batches} batches, ${r.sweep.events ?? "?"} events).`, ``] : []),
   ];
   fs.writeFileSync(path.join(dir, "latest.md"), lines.join("\n"));
   console.log(lines.join("\n"));

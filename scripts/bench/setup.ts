@@ -6,9 +6,12 @@ import pg from "pg";
  * separate requests would.
  */
 export async function seedBenchUser(db: pg.Client) {
-  await db.query(`INSERT INTO "User" (id, email, name, role, "emailVerified", "createdAt", "updatedAt")
-    VALUES ('bench_user', 'bench@example.test', 'Bench', 'learner', false, now(), now()) ON CONFLICT DO NOTHING`);
-  await db.query(`INSERT INTO "AiConsent" ("userId", granted, "apiKeyMode", "updatedAt") VALUES ('bench_user', true, 'platform_key', now()) ON CONFLICT DO NOTHING`);
+  // bench_user owns the bulk jobs; bench_user_b is the second learner of the fair-order section.
+  for (const id of ["bench_user", "bench_user_b"]) {
+    await db.query(`INSERT INTO "User" (id, email, name, role, "emailVerified", "createdAt", "updatedAt")
+      VALUES ($1, $1 || '@example.test', 'Bench', 'learner', false, now(), now()) ON CONFLICT DO NOTHING`, [id]);
+    await db.query(`INSERT INTO "AiConsent" ("userId", granted, "apiKeyMode", "updatedAt") VALUES ($1, true, 'platform_key', now()) ON CONFLICT DO NOTHING`, [id]);
+  }
   const content = {
     version: 1,
     learner: { id: "bench_user", name: "Bench" },
@@ -30,12 +33,13 @@ export async function insertJobs(db: pg.Client, n: number, opts: { status?: stri
   const tag = `${Date.now()}_${batch++}`;
   const status = opts.status ?? "pending";
   await db.query(
+    // queueTurn as creation would give one learner's jobs queued in a row: 0, 1, 2, …
     `INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey",
-       params, "runAfter", "createdAt", "updatedAt", "attemptNo", "lockedBy", "lockedAt", "lockUntil", "finishedAt")
+       params, "runAfter", "createdAt", "updatedAt", "attemptNo", "lockedBy", "lockedAt", "lockUntil", "finishedAt", "queueTurn")
      SELECT 'b_${tag}_' || g, 'bench_user', 'learning_state_analysis', 'user', 'bench_user', 'bench_snapshot', $1::"JobStatus", 'h', 'k_${tag}_' || g,
        '{}', now() - interval '1 second', now() - interval '1 second' + g * interval '1 microsecond', now(),
        ${opts.lockedBy ? 1 : 0}, $2, ${opts.lockedBy ? "now() - interval '10 minutes'" : "NULL"}, ${opts.lockUntilSql ?? "NULL"},
-       ${opts.finished ? "now() - interval '1 day'" : "NULL"}
+       ${opts.finished ? "now() - interval '1 day'" : "NULL"}, g - 1
      FROM generate_series(1, $3::int) g`,
     [status, opts.lockedBy ?? null, n],
   );

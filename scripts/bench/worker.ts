@@ -4,7 +4,8 @@ import { postJson } from "./http";
 /**
  * A bench Runtime: speaks the real protocol over HTTP with trivial work, `concurrency` loops in
  * one process, until the queue is empty. Prints one JSON line: jobs done and latencies per endpoint.
- * Usage: tsx scripts/bench/worker.ts <mode: claim|poll-lock> (env BENCH_URL, BENCH_KEY, BENCH_ID, BENCH_CONCURRENCY)
+ * Usage: tsx scripts/bench/worker.ts <mode: claim|poll-lock|longpoll> (env BENCH_URL, BENCH_KEY, BENCH_ID, BENCH_CONCURRENCY, BENCH_WAIT_MS)
+ * longpoll: an idle Runtime as the reference one is: claim with waitMs, run, repeat, until "stop" on stdin.
  */
 const mode = process.argv[2] ?? "claim";
 const base = process.env.BENCH_URL!;
@@ -13,7 +14,9 @@ const id = process.env.BENCH_ID ?? `bench-${process.pid}`;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const output = { summary: "ok", overallMastery: 0.5, engagementLevel: "medium", strengths: [], risks: [], knowledgePoints: [] };
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency * 2 });
-const latencies: Record<string, number[]> = { claim: [], poll: [], lock: [], heartbeat: [], result: [] };
+const latencies: Record<string, number[]> = { claim: [], poll: [], lock: [], heartbeat: [], result: [], longpoll: [] };
+const waitMs = Number(process.env.BENCH_WAIT_MS ?? 20_000);
+let stopping = false;
 let done = 0;
 let conflicts = 0;
 
@@ -62,12 +65,26 @@ async function pollLockLoop() {
   }
 }
 
+async function longPollLoop() {
+  while (!stopping) {
+    const res = await timed("longpoll", "poll", { runtimeInstanceId: id, capabilities: ["learning_state_analysis"], limit: 1, claim: true, waitMs });
+    for (const j of res.json?.jobs ?? []) await finish(j.job.id, j.job.attemptNo);
+  }
+}
+
 // Loaded: say so, and start when the bench says go (on stdin), so process start-up is not measured.
 process.stdout.write("ready\n");
 await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
+process.stdin.on("data", (d) => {
+  if (String(d).includes("stop")) stopping = true;
+});
 const started = performance.now();
-await Promise.all(Array.from({ length: concurrency }, () => (mode === "claim" ? claimLoop() : pollLockLoop())));
+// Our own CPU from "go" on: process start-up (tsx, imports) is not the protocol's cost.
+const cpuAtGo = process.cpuUsage();
+const loop = mode === "claim" ? claimLoop : mode === "longpoll" ? longPollLoop : pollLockLoop;
+await Promise.all(Array.from({ length: concurrency }, () => loop()));
 const elapsedMs = performance.now() - started;
 agent.destroy();
-process.stdout.write(JSON.stringify({ id, done, conflicts, elapsedMs, latencies }) + "\n");
+const cpu = process.cpuUsage(cpuAtGo);
+process.stdout.write(JSON.stringify({ id, done, conflicts, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n");
 process.stdin.destroy();

@@ -79,6 +79,8 @@ export type AppServer = {
   /** Starts it again on the same port (after stop). */
   start(): Promise<void>;
   output(): string;
+  /** The process group id (the group leader's pid), e.g. to read its CPU time from /proc. */
+  pgid(): number | undefined;
 };
 
 /**
@@ -113,5 +115,6 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
     stop: (signal = "SIGTERM") => stopGroup(child, signal),
     start,
     output: () => out,
+    pgid: () => child?.pid,
   };
 }

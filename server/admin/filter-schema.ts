@@ -8,6 +8,21 @@ import { JOB_STATUSES, JOB_TYPES, TARGET_TYPES } from "../jobs/constants";
  */
 const text = z.string().trim().min(1).max(200);
 
+/**
+ * A timestamp PostgreSQL and JavaScript agree on. z.iso.datetime() alone accepts
+ * "0000-01-01T00:00:00Z" (year 0, which PostgreSQL's calendar does not have) and years past
+ * 9999, which used to reach the database and come back as a 500.
+ */
+const MIN_TIME = Date.UTC(1970, 0, 1);
+const MAX_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const boundedDateTime = z.iso
+  .datetime({ offset: true })
+  .refine((s) => {
+    const t = Date.parse(s);
+    return Number.isFinite(t) && t >= MIN_TIME && t <= MAX_TIME;
+  }, "a date between 1970-01-01 and 9999-12-31");
+export const isTimeInRange = (t: number) => Number.isFinite(t) && t >= MIN_TIME && t <= MAX_TIME;
+
 export const jobFilterSchema = z.object({
   status: z.array(z.enum(JOB_STATUSES)).max(JOB_STATUSES.length).optional(),
   jobType: z.array(z.enum(JOB_TYPES)).max(JOB_TYPES.length).optional(),
@@ -20,8 +35,8 @@ export const jobFilterSchema = z.object({
   rule: z.string().trim().regex(/^[a-z_]+(\.[a-z_]+)?$/, "a rule name").max(64).optional(),
   /** A Runtime instance that took part in the job (locked it, reported for it). */
   runtimeId: text.optional(),
-  createdFrom: z.iso.datetime().optional(),
-  createdTo: z.iso.datetime().optional(),
+  createdFrom: boundedDateTime.optional(),
+  createdTo: boundedDateTime.optional(),
   /** A job id, an idempotency key, a user id or email. */
   q: text.optional(),
   /** A field inside params or the result's output: `path` is dot-separated, `value` JSON or text. */

@@ -1,6 +1,7 @@
 import { Prisma } from "../generated/prisma/client";
 import type { DbOrTx } from "../db";
 import { AppError } from "../errors";
+import { unstorableDetails } from "../security/storable-text";
 import type { JobFilter } from "./filter-schema";
 
 /**
@@ -34,7 +35,7 @@ export async function filterSql(db: DbOrTx, f: JobFilter): Promise<Prisma.Sql> {
         : Prisma.sql`j.id IN (SELECT r."jobId" FROM "AiRuntimeResult" r WHERE r.output @> ${doc}::jsonb)`,
     );
   }
-  if (f.createdFrom && f.createdTo && f.createdFrom >= f.createdTo)
+  if (f.createdFrom && f.createdTo && Date.parse(f.createdFrom) >= Date.parse(f.createdTo))
     throw new AppError("INVALID_REQUEST", "createdFrom must be before createdTo");
   return parts.length ? Prisma.join(parts, " AND ") : Prisma.sql`TRUE`;
 }
@@ -47,7 +48,10 @@ async function userIds(db: DbOrTx, who: string): Promise<string[]> {
   return rows.length ? [who, ...rows.map((r) => r.id)] : [who];
 }
 
-/** "a.b" + "5" → {"a":{"b":5}}; the value is JSON when it parses, else a string. */
+/**
+ * "a.b" + "5" → {"a":{"b":5}}; the value is JSON when it parses, else a string. A JSON value can
+ * spell a NUL or a lone surrogate ("\u0000") that jsonb refuses: that is a 400, not a 500.
+ */
 function nest(path: string, raw: string): unknown {
   let value: unknown;
   try {
@@ -55,5 +59,7 @@ function nest(path: string, raw: string): unknown {
   } catch {
     value = raw;
   }
+  const bad = unstorableDetails(value);
+  if (bad.length) throw new AppError("INVALID_REQUEST", `json.value ${bad[0]!.message}`, bad.map((b) => ({ ...b, path: "filter.json.value" })));
   return path.split(".").reduceRight<unknown>((acc, key) => ({ [key]: acc }), value);
 }

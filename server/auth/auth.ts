@@ -3,6 +3,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { getDb } from "../db";
 import { authSecret } from "./secret";
+import { cleanDisplayName, refuseUnstorableBody } from "./input-guard";
 import { appConfig, setting, webSecurityConfig } from "../config";
 import { clientIp } from "./client-ip";
 import { rateLimitStorage } from "./rate-limit-storage";
@@ -64,8 +65,15 @@ function createAuth() {
     // Explicit, because better-auth turns its origin check off when NODE_ENV is "test": the
     // tests must exercise the same CSRF defence as production.
     advanced: { disableOriginCheck: false, disableCSRFCheck: false },
+    databaseHooks: {
+      user: {
+        create: { before: async (user) => cleanDisplayName(user) },
+        update: { before: async (user) => cleanDisplayName(user) },
+      },
+    },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
+        refuseUnstorableBody(ctx.body);
         if (ctx.path !== SIGN_IN_PATH) return;
         const email = normalizeEmail(ctx.body?.email);
         if (!email) return;

@@ -18,6 +18,8 @@ export const jobChangeSchema = z.object({
   stage: z.string().nullable(),
   progress: z.number(),
   cancelRequested: z.boolean(),
+  /** When a pending job becomes visible (UTC, as stored); long polls wake at it. */
+  runAfter: z.string().nullish(),
   created: z.boolean().optional(),
 });
 export type JobChange = z.infer<typeof jobChangeSchema>;

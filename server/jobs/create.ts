@@ -5,9 +5,11 @@ import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError, isUniqueViolation } from "../errors";
 import { IN_FLIGHT_STATUSES } from "./constants";
+import { nextQueueTurn } from "./fair-queue";
 import { hashJson } from "./hashing";
+import { assertJobQuotaRoom, assertTokenBudget, consumeJobQuota } from "./quota";
 import { paramsSchemas } from "./schemas";
-import { captureSnapshot, type Target } from "./snapshot";
+import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
 import type { Actor } from "./state-machine";
 import { toJobView } from "./views";
 
@@ -47,6 +49,8 @@ const jobInclude = { result: { select: { id: true } } } as const;
  * without a key, an identical request (type, target, params, snapshot content) returns the one
  * still in flight. Both are enforced by unique indexes, so racing creators get one job.
  * Creation holds the learner's consent row FOR SHARE: a concurrent revoke waits, then cancels it.
+ * A learner's own creation also counts against their quota (server/jobs/quota.ts), atomically;
+ * repeats answered with an existing job count nothing.
  */
 export async function createJob(input: CreateJobInput) {
   const db = getDb();
@@ -73,28 +77,46 @@ export async function createJob(input: CreateJobInput) {
     credentialId = credential.id;
   }
 
-  const snapshot = input.snapshotId
+  const given = input.snapshotId
     ? await db.snapshot.findFirstOrThrow({ where: { id: input.snapshotId, userId: input.userId }, select: { id: true, contentHash: true } })
-    : await captureSnapshot(db, input.userId, input.target);
-  const inputHash = hashJson({ ...where, params, snapshot: snapshot.contentHash, apiKeyMode });
+    : null;
+  const prepared = given ? null : await prepareSnapshot(db, input.userId, input.target);
+  const inputHash = hashJson({ ...where, params, snapshot: given?.contentHash ?? prepared!.contentHash, apiKeyMode });
 
   if (!key) {
     const inflight = await findInFlight(db, input.userId, inputHash);
     if (inflight) return { job: toJobView(inflight), created: false };
   }
+  // Over quota: refuse before storing the snapshot, so a refusal writes nothing. The transaction
+  // below counts the job atomically; this read only saves the work when the limit is plainly hit.
+  if (input.actor.type === "learner") {
+    await assertJobQuotaRoom(input.userId, [input.jobType]);
+    await assertTokenBudget(db, input.userId, apiKeyMode, now());
+  }
+  const snapshot = given ?? (await storeSnapshot(db, input.userId, prepared!));
 
   try {
+    // The job's fair-queue turn, read before the transaction to keep it short (it is an ordering
+    // hint: two concurrent creations of one learner may share a turn, age breaks the tie).
+    const queueTurn = await nextQueueTurn(db, input.userId, input.priority ?? 0);
     const job = await db.$transaction(async (tx) => {
       const granted = await tx.$queryRaw<{ granted: boolean }[]>`
         SELECT granted FROM "AiConsent" WHERE "userId" = ${input.userId} FOR SHARE`;
       if (!granted[0]?.granted) throw new AppError("CONSENT_REQUIRED", "AI analysis is turned off for this learner");
       const at = now();
+      // Learners' own requests count against their quota; admin re-runs, the weekly review and
+      // scripts do not. In this transaction, so a creation that rolls back counts nothing.
+      if (input.actor.type === "learner") {
+        await consumeJobQuota(tx, input.userId, input.jobType, at);
+        await assertTokenBudget(tx, input.userId, apiKeyMode, at);
+      }
       const created = await tx.aiRuntimeJob.create({
         data: {
           ...where,
           params: params as Prisma.InputJsonValue,
           idempotencyKey: key,
           priority: input.priority ?? 0,
+          queueTurn,
           apiKeyMode,
           credentialId,
           snapshotId: snapshot.id,

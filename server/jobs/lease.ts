@@ -9,6 +9,7 @@ import { decryptSecret } from "../security/secret-box";
 import { HELD_STATUSES, TERMINAL_STATUSES } from "./constants";
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
+import { QUEUE_ORDER } from "./fair-queue";
 import { transition, type JobRow, type TransitionSpec } from "./state-machine";
 import { sweepJob } from "./sweep";
 
@@ -21,14 +22,26 @@ function leaseUntil(at: Date, lockedAt: Prisma.Sql = Prisma.sql`j."lockedAt"`) {
   return Prisma.sql`LEAST(${new Date(at.getTime() + jobConfig.leaseSeconds * 1000)}::timestamp(3), ${lockedAt} + make_interval(secs => j."timeoutSeconds"))`;
 }
 
-const lockSet = (runtimeInstanceId: string, at: Date) => Prisma.sql`
-  "attemptNo" = j."attemptNo" + 1, "lockedBy" = ${runtimeInstanceId}, "lockedAt" = ${at}::timestamp(3),
+/**
+ * Who holds a lease: the Runtime process (runtimeInstanceId, which becomes lockedBy) and the key it
+ * authenticated with. Requests over the protocol always carry keyId, so another key sending the same
+ * instance id and attempt number is LOCK_LOST (SPEC §4); in-process callers without a key (tests,
+ * scripts) are fenced on the instance id alone.
+ */
+export type Holder = { runtimeInstanceId: string; keyId?: string | null };
+
+const lockSet = (holder: Holder, at: Date) => Prisma.sql`
+  "attemptNo" = j."attemptNo" + 1, "lockedBy" = ${holder.runtimeInstanceId}, "lockedByKeyId" = ${holder.keyId ?? null}::text, "lockedAt" = ${at}::timestamp(3),
   "lockUntil" = ${leaseUntil(at, Prisma.sql`${at}::timestamp(3)`)},
   stage = NULL, progress = 0, "progressMessage" = NULL`;
 
 const visible = (at: Date) => Prisma.sql`j."runAfter" <= ${at}::timestamp(3) AND NOT j."cancelRequested"`;
 
-export type PollInput = { runtimeInstanceId: string; capabilities: JobType[]; limit: number };
+export type PollInput = Holder & { capabilities: JobType[]; limit: number };
+
+/** Pending, visible (runAfter reached, no cancel asked) and of the Runtime's types. */
+const takeable = (input: PollInput, at: Date) =>
+  Prisma.sql`j.status = 'pending' AND ${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})`;
 
 /** Pending, visible jobs of the Runtime's types in queue order, without taking them. */
 export async function pollJobs(input: PollInput) {
@@ -38,8 +51,8 @@ export async function pollJobs(input: PollInput) {
     Prisma.sql`
     SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
     FROM "AiRuntimeJob" j
-    WHERE j.status = 'pending' AND ${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})
-    ORDER BY j.priority, j."createdAt"
+    WHERE ${takeable(input, at)}
+    ORDER BY ${QUEUE_ORDER}
     LIMIT ${Prisma.raw(String(clampLimit(input.limit)))}`,
   );
 }
@@ -53,23 +66,24 @@ export async function claimJobs(input: PollInput) {
 export function claimSpec(input: PollInput, at: Date): TransitionSpec {
   return {
     action: "claim",
-    where: Prisma.sql`${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})`,
-    batch: { orderBy: Prisma.sql`j.priority, j."createdAt"`, limit: clampLimit(input.limit) },
+    where: takeable(input, at),
+    batch: { orderBy: QUEUE_ORDER, limit: clampLimit(input.limit) },
     to: Prisma.sql`'locked'`,
-    set: lockSet(input.runtimeInstanceId, at),
+    set: lockSet(input, at),
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: at,
   };
 }
 
-export async function lockJob(jobId: string, runtimeInstanceId: string) {
+export async function lockJob(jobId: string, runtimeInstanceId: string, keyId?: string | null) {
+  const holder: Holder = { runtimeInstanceId, keyId };
   for (let tries = 0; tries < 2; tries++) {
     const at = now();
     const rows = await transition(getDb(), {
       action: "lock",
       where: Prisma.sql`j.id = ${jobId} AND ${visible(at)}`,
       to: Prisma.sql`'locked'`,
-      set: lockSet(runtimeInstanceId, at),
+      set: lockSet(holder, at),
       actor: { type: "runtime", id: runtimeInstanceId },
       now: at,
     });
@@ -99,8 +113,7 @@ export async function lockJob(jobId: string, runtimeInstanceId: string) {
   throw new AppError("JOB_ALREADY_LOCKED", "job was taken by another Runtime");
 }
 
-export type HeartbeatInput = {
-  runtimeInstanceId: string;
+export type HeartbeatInput = Holder & {
   attemptNo: number;
   stage?: string | null;
   progress?: number | null;
@@ -112,7 +125,7 @@ export async function heartbeat(jobId: string, input: HeartbeatInput) {
   const at = now();
   const rows = await transition(getDb(), {
     action: "heartbeat",
-    where: holds(jobId, input.runtimeInstanceId, input.attemptNo, at),
+    where: holds(jobId, input, input.attemptNo, at),
     to: Prisma.sql`'running'`,
     set: Prisma.sql`
       "startedAt" = CASE WHEN j.status = 'locked' THEN ${at}::timestamp(3) ELSE j."startedAt" END,
@@ -124,35 +137,45 @@ export async function heartbeat(jobId: string, input: HeartbeatInput) {
     now: at,
   });
   const row = rows[0];
-  if (!row) throw await lockLost(jobId, input.runtimeInstanceId);
+  if (!row) throw await lockLost(jobId, input);
   return { lockUntil: row.lockUntil!, cancelRequested: row.cancelRequested };
 }
 
-/** The fence every Runtime write passes: current holder, current attempt, lease not passed. */
-export function holds(jobId: string, runtimeInstanceId: string, attemptNo: number, at: Date) {
-  return Prisma.sql`j.id = ${jobId} AND j."lockedBy" = ${runtimeInstanceId} AND j."attemptNo" = ${attemptNo}
+/** The fence every Runtime write passes: current holder (instance and key), current attempt, lease not passed. */
+export function holds(jobId: string, holder: Holder, attemptNo: number, at: Date) {
+  const key = holder.keyId == null ? Prisma.empty : Prisma.sql` AND j."lockedByKeyId" = ${holder.keyId}`;
+  return Prisma.sql`j.id = ${jobId} AND j."lockedBy" = ${holder.runtimeInstanceId}${key} AND j."attemptNo" = ${attemptNo}
     AND j."lockUntil" > ${at}::timestamp(3)`;
 }
 
 /** The same fence as holds(), on a row already read: for diagnosing a refused write. */
 export function holdsRow(
-  job: { status: JobStatus; lockedBy: string | null; attemptNo: number; lockUntil: Date | null },
-  runtimeInstanceId: string,
+  job: { status: JobStatus; lockedBy: string | null; lockedByKeyId: string | null; attemptNo: number; lockUntil: Date | null },
+  holder: Holder,
   attemptNo: number,
   at: Date,
 ) {
-  return HELD_STATUSES.includes(job.status) && job.lockedBy === runtimeInstanceId && job.attemptNo === attemptNo && !!job.lockUntil && job.lockUntil > at;
+  return (
+    HELD_STATUSES.includes(job.status) &&
+    job.lockedBy === holder.runtimeInstanceId &&
+    (holder.keyId == null || job.lockedByKeyId === holder.keyId) &&
+    job.attemptNo === attemptNo &&
+    !!job.lockUntil &&
+    job.lockUntil > at
+  );
 }
 
-export async function lockLost(jobId: string, runtimeInstanceId: string) {
+export async function lockLost(jobId: string, holder: Holder) {
   const job = await getDb().aiRuntimeJob.findUnique({
     where: { id: jobId },
-    select: { status: true, attemptNo: true, lockedBy: true },
+    select: { status: true, attemptNo: true, lockedBy: true, lockedByKeyId: true },
   });
   if (!job) return new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
   const reason =
-    job.lockedBy && job.lockedBy !== runtimeInstanceId
+    job.lockedBy && job.lockedBy !== holder.runtimeInstanceId
       ? "another Runtime holds the lease"
+      : job.lockedBy && holder.keyId != null && job.lockedByKeyId !== holder.keyId
+        ? "the lease was taken with another Runtime key"
       : HELD_STATUSES.includes(job.status)
         ? "the lease has passed or the attempt is not current"
         : `the job is ${job.status}`;

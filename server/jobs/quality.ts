@@ -37,7 +37,8 @@ export function checkOutput(
   output: unknown,
   ctx: QualityContext,
 ): OutputCheck {
-  const schemas = outputSchemas[version as OutputSchemaVersion];
+  // Own keys only: "toString" or "constructor" would otherwise find Object.prototype's members.
+  const schemas = Object.hasOwn(outputSchemas, version) ? outputSchemas[version as OutputSchemaVersion] : undefined;
   if (!schemas) return rejected([{ path: "", rule: "unknown_schema_version", message: `unknown outputSchemaVersion "${version}"` }]);
   const parsed = schemas[jobType].safeParse(output);
   if (!parsed.success) {

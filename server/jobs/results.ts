@@ -3,24 +3,24 @@ import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { FAILURE_CODES, type FailureCode } from "./constants";
+import { FAILURE_CODES, isFailureCode } from "./constants";
 import { hashJson } from "./hashing";
-import { holds, holdsRow, lockLost } from "./lease";
+import { holds, holdsRow, lockLost, type Holder } from "./lease";
 import { checkOutput } from "./quality";
 import { insertRejectionSql, keptViolations, storable } from "./rejection";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { transition } from "./state-machine";
+import { countUsage, ctes, usageSql, type UsageInput } from "./usage";
 
-export type ResultInput = {
-  runtimeInstanceId: string;
+export type ResultInput = Holder & {
   attemptNo: number;
   output: unknown;
   outputSchemaVersion?: string;
   promptVersion?: string | null;
   modelProvider?: string | null;
   modelName?: string | null;
-  usage?: Record<string, unknown> | null;
+  usage?: UsageInput;
   latencyMs?: number | null;
   degraded?: boolean;
 };
@@ -55,7 +55,7 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
   const job = await db.aiRuntimeJob.findUnique({
     where: { id: jobId },
     select: {
-      status: true, lockedBy: true, attemptNo: true, lockUntil: true, cancelRequested: true,
+      status: true, lockedBy: true, lockedByKeyId: true, attemptNo: true, lockUntil: true, cancelRequested: true,
       result: { select: { id: true, resultIdempotencyKey: true } },
     },
   });
@@ -64,26 +64,27 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
     if (job.result.resultIdempotencyKey === key) return { status: "succeeded", resultId: job.result.id, idempotent: true };
     throw new AppError("RESULT_ALREADY_EXISTS", "this job already has a different result", { resultId: job.result.id });
   }
-  if (!holdsRow(job, input.runtimeInstanceId, input.attemptNo, at)) throw await lockLost(jobId, input.runtimeInstanceId);
+  if (!holdsRow(job, input, input.attemptNo, at)) throw await lockLost(jobId, input);
   if (job.cancelRequested) {
-    await endCancelled(jobId, input.runtimeInstanceId, input.attemptNo, at);
+    await endCancelled(jobId, input, input.attemptNo, at);
     throw new AppError("JOB_CANCELLED", "the job was cancelled; its result was not stored");
   }
   if (!check.ok) {
     const message = storable(`output rejected: ${check.findings.join("; ")}`.slice(0, 2000));
     const rows = await transition(db, {
       action: "fail",
-      where: holds(jobId, input.runtimeInstanceId, input.attemptNo, at),
+      where: holds(jobId, input, input.attemptNo, at),
       to: Prisma.sql`'failed'`,
       set: Prisma.sql`"errorCode" = 'INVALID_SCHEMA', "errorMessage" = ${message}, "finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL`,
       eventErrorCode: Prisma.sql`u."errorCode"`,
       eventErrorMessage: Prisma.sql`u."errorMessage"`,
-      // The refused output and its violations, per attempt, for the console's diagnosis.
-      also: insertRejectionSql(input.output, check.violations, at),
+      // The refused output and its violations, per attempt, for the console's diagnosis; and the attempt's usage.
+      also: ctes(insertRejectionSql(input.output, check.violations, at), usageSql(input.usage, Prisma.sql`'INVALID_SCHEMA'`, at)),
       actor: { type: "runtime", id: input.runtimeInstanceId },
       now: at,
     });
-    if (!rows.length) throw await lockLost(jobId, input.runtimeInstanceId);
+    if (!rows.length) throw await lockLost(jobId, input);
+    countUsage(rows, input.usage);
     // The same [{path, rule, message}] list the console shows at this attempt.
     throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", keptViolations(check.violations));
   }
@@ -101,30 +102,43 @@ async function storeResult(
 ): Promise<string | null> {
   const rows = await transition(getDb(), {
     action: "succeed",
-    where: Prisma.sql`${holds(jobId, input.runtimeInstanceId, input.attemptNo, r.at)} AND NOT j."cancelRequested"`,
+    where: Prisma.sql`${holds(jobId, input, input.attemptNo, r.at)} AND NOT j."cancelRequested"`,
     to: Prisma.sql`'succeeded'`,
     set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${input.promptVersion ?? null}::text, j."promptVersion"),
       "outputSchemaVersion" = ${r.version}`,
-    also: Prisma.sql`res AS (
+    also: ctes(Prisma.sql`res AS (
       INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
         "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
       SELECT gen_random_uuid()::text, u.id, u."attemptNo", ${JSON.stringify(r.output)}::jsonb, ${r.outputHash}, ${r.key}, ${r.version},
         ${input.promptVersion ?? null}, ${input.modelProvider ?? null}, ${input.modelName ?? null},
         ${input.usage ? JSON.stringify(input.usage) : null}::jsonb, ${input.latencyMs ?? null}::int, ${input.degraded ?? false}, ${r.at}::timestamp(3)
-      FROM upd u RETURNING id, "jobId")`,
+      FROM upd u RETURNING id, "jobId")`, usageSql(input.usage, Prisma.sql`'succeeded'`, r.at)),
     select: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: r.at,
   });
+  countUsage(rows, input.usage);
   return (rows[0] as { resultId?: string } | undefined)?.resultId ?? null;
 }
 
-export type FailInput = { runtimeInstanceId: string; attemptNo: number; errorCode: string; errorMessage?: string | null };
+export type FailInput = Holder & {
+  attemptNo: number;
+  errorCode: string;
+  errorMessage?: string | null;
+  usage?: UsageInput;
+  /** The provider's Retry-After: the earliest retry, within the backoff cap. */
+  retryAfterMs?: number;
+};
 
-/** Backoff before retry n (0-based): base · 2^n, capped, with equal jitter (half fixed, half random). */
-export function backoffSql() {
-  return Prisma.sql`make_interval(secs => LEAST(${jobConfig.backoffCapMs}::float8, ${jobConfig.backoffBaseMs}::float8 * power(2, j."retryCount")) * (0.5 + random() * 0.5) / 1000.0)`;
+/**
+ * Backoff before retry n (0-based): base · 2^n, capped, with equal jitter (half fixed, half
+ * random). A provider's Retry-After raises it to at least that long, still within the cap.
+ */
+export function backoffSql(retryAfterMs = 0) {
+  const cap = jobConfig.backoffCapMs;
+  return Prisma.sql`make_interval(secs => GREATEST(LEAST(${cap}::float8, ${jobConfig.backoffBaseMs}::float8 * power(2, j."retryCount")) * (0.5 + random() * 0.5),
+    LEAST(${cap}::float8, ${retryAfterMs}::float8)) / 1000.0)`;
 }
 
 /**
@@ -133,51 +147,53 @@ export function backoffSql() {
  * a cancel request. Any failure of a cancel-requested job ends it cancelled (JOB_CANCELLED).
  */
 export async function failJob(jobId: string, input: FailInput) {
-  if (!(input.errorCode in FAILURE_CODES))
+  if (!isFailureCode(input.errorCode))
     throw new AppError("UNKNOWN_ERROR_CODE", `unknown errorCode ${input.errorCode}`, { allowed: Object.keys(FAILURE_CODES) });
-  const code = input.errorCode as FailureCode;
+  const code = input.errorCode;
   const at = now();
   const retry = Prisma.sql`(${FAILURE_CODES[code].retryable} AND j."retryCount" < j."maxRetryCount")`;
   const message = (input.errorMessage ?? "").slice(0, 2000) || null;
   const rows = await transition(getDb(), {
     action: "fail",
-    where: Prisma.sql`${holds(jobId, input.runtimeInstanceId, input.attemptNo, at)} AND (${code} <> 'CANCELLED' OR j."cancelRequested")`,
+    where: Prisma.sql`${holds(jobId, input, input.attemptNo, at)} AND (${code} <> 'CANCELLED' OR j."cancelRequested")`,
     to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
     set: Prisma.sql`
       "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
-      "runAfter" = CASE WHEN NOT j."cancelRequested" AND ${retry} THEN ${at}::timestamp(3) + ${backoffSql()} ELSE j."runAfter" END,
+      "runAfter" = CASE WHEN NOT j."cancelRequested" AND ${retry} THEN ${at}::timestamp(3) + ${backoffSql(input.retryAfterMs ?? 0)} ELSE j."runAfter" END,
       "finishedAt" = CASE WHEN j."cancelRequested" OR NOT ${retry} THEN ${at}::timestamp(3) ELSE NULL END,
       "errorCode" = CASE WHEN j."cancelRequested" THEN 'CANCELLED' ELSE ${code} END,
       "errorMessage" = CASE WHEN j."cancelRequested" AND ${code} <> 'CANCELLED' THEN 'cancelled before the failure was reported: ' || COALESCE(${message}::text, ${code}) ELSE ${message}::text END,
       "lockedBy" = NULL, "lockUntil" = NULL`,
     eventErrorCode: Prisma.sql`${code}::text`,
     eventErrorMessage: Prisma.sql`${message}::text`,
+    also: ctes(usageSql(input.usage, Prisma.sql`CASE WHEN upd.status = 'cancelled' THEN 'CANCELLED' ELSE ${code}::text END`, at)),
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: at,
   });
+  countUsage(rows, input.usage);
   const row = rows[0];
   if (!row) {
     const job = await getDb().aiRuntimeJob.findUnique({
       where: { id: jobId },
-      select: { status: true, lockedBy: true, attemptNo: true, lockUntil: true, cancelRequested: true },
+      select: { status: true, lockedBy: true, lockedByKeyId: true, attemptNo: true, lockUntil: true, cancelRequested: true },
     });
-    if (code === "CANCELLED" && job && !job.cancelRequested && holdsRow(job, input.runtimeInstanceId, input.attemptNo, at))
+    if (code === "CANCELLED" && job && !job.cancelRequested && holdsRow(job, input, input.attemptNo, at))
       throw new AppError("CANCEL_NOT_REQUESTED", "CANCELLED acknowledges a cancel request, and none was made");
-    throw await lockLost(jobId, input.runtimeInstanceId);
+    throw await lockLost(jobId, input);
   }
   if (row.status === "cancelled" && code !== "CANCELLED")
     throw new AppError("JOB_CANCELLED", "the job was cancelled; the failure was not recorded as a retry");
   return { status: row.status, retryCount: row.retryCount, runAfter: row.status === "pending" ? row.runAfter : null };
 }
 
-async function endCancelled(jobId: string, runtimeInstanceId: string, attemptNo: number, at: Date) {
+async function endCancelled(jobId: string, holder: Holder, attemptNo: number, at: Date) {
   await transition(getDb(), {
     action: "fail",
-    where: Prisma.sql`${holds(jobId, runtimeInstanceId, attemptNo, at)} AND j."cancelRequested"`,
+    where: Prisma.sql`${holds(jobId, holder, attemptNo, at)} AND j."cancelRequested"`,
     to: Prisma.sql`'cancelled'`,
     set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "errorCode" = 'CANCELLED', "errorMessage" = 'cancelled: a result arrived after cancel was requested', "lockedBy" = NULL, "lockUntil" = NULL`,
     eventErrorCode: Prisma.sql`'CANCELLED'`,
-    actor: { type: "runtime", id: runtimeInstanceId },
+    actor: { type: "runtime", id: holder.runtimeInstanceId },
     now: at,
   });
 }

@@ -1,6 +1,7 @@
 import { getDb } from "../db";
 import { now } from "../clock";
 import { setting } from "../config";
+import { pruneQuotaUsage } from "./quota";
 
 const DAY = 86_400_000;
 
@@ -13,7 +14,8 @@ export function retentionDays() {
  * Deletes finished jobs (succeeded, failed, cancelled) whose finishedAt is older than the
  * retention, with their events and results (foreign keys cascade), `batchSize` rows per
  * statement so no single transaction holds many locks. A job some re-run points at keeps the
- * link as NULL (ON DELETE SET NULL). Returns how many jobs were deleted.
+ * link as NULL (ON DELETE SET NULL). Quota counters of past windows go too. Returns how many
+ * jobs were deleted.
  */
 export async function pruneFinishedJobs(opts: { olderThanDays?: number; batchSize?: number; maxBatches?: number } = {}) {
   const cutoff = new Date(now().getTime() - (opts.olderThanDays ?? retentionDays()) * DAY);
@@ -31,5 +33,6 @@ export async function pruneFinishedJobs(opts: { olderThanDays?: number; batchSiz
     deleted += n;
     if (n < batch) break;
   }
+  await pruneQuotaUsage();
   return { deleted, batches, cutoff };
 }

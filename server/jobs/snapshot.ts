@@ -3,8 +3,8 @@ import { AppError, isUniqueViolation } from "../errors";
 import type { TargetType } from "../generated/prisma/enums";
 import { hashJson } from "./hashing";
 import type { SnapshotContent } from "./schemas";
+import { boundedLine, boundedText, LIMITS } from "../security/learner-text";
 
-const MAX_MATERIAL_CHARS = 4000;
 const MAX_ATTEMPTS = 500;
 const MAX_SESSIONS = 200;
 
@@ -62,24 +62,38 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
     }),
   ]);
 
+  // Learner-written text is bounded and plain here, whatever was stored before the limits existed:
+  // a snapshot is what a model reads and an admin sees.
   return {
     version: 1,
-    learner: { id: user.id, name: user.name },
-    target: { type: target.type, id: target.id, title },
-    materials: materials.map((m) => ({ ...m, content: m.content.slice(0, MAX_MATERIAL_CHARS) })),
-    knowledgePoints,
-    quizAttempts: attempts.map((a) => ({ ...a, answeredAt: a.answeredAt.toISOString() })),
+    learner: { id: user.id, name: boundedLine(user.name, LIMITS.displayName) },
+    target: { type: target.type, id: target.id, title: boundedLine(title, LIMITS.materialTitle) },
+    materials: materials.map((m) => ({
+      id: m.id,
+      title: boundedLine(m.title, LIMITS.materialTitle),
+      content: boundedText(m.content, LIMITS.materialContent),
+    })),
+    knowledgePoints: knowledgePoints.map((k) => ({
+      ...k,
+      title: boundedLine(k.title, LIMITS.knowledgePointTitle),
+      description: boundedText(k.description, LIMITS.knowledgePointDescription),
+    })),
+    quizAttempts: attempts.map((a) => ({ ...a, question: boundedLine(a.question, LIMITS.quizQuestion), answeredAt: a.answeredAt.toISOString() })),
     studySessions: sessions.map((s) => ({ ...s, startedAt: s.startedAt.toISOString() })),
   };
 }
 
-/**
- * Captures the target's state as an immutable, content-hashed snapshot. Identical content is
- * stored once per learner, so repeated triggers on unchanged data share one row.
- */
-export async function captureSnapshot(db: DbOrTx, userId: string, target: Target) {
+export type PreparedSnapshot = { target: Target; content: SnapshotContent; contentHash: string };
+
+/** Reads and hashes the target's state without storing anything (a refused request leaves no row). */
+export async function prepareSnapshot(db: DbOrTx, userId: string, target: Target): Promise<PreparedSnapshot> {
   const content = await readLearningState(db, userId, target);
-  const contentHash = hashJson(content);
+  return { target, content, contentHash: hashJson(content) };
+}
+
+/** Stores a prepared snapshot; identical content is stored once per learner. */
+export async function storeSnapshot(db: DbOrTx, userId: string, prepared: PreparedSnapshot) {
+  const { target, content, contentHash } = prepared;
   const where = { userId_contentHash: { userId, contentHash } };
   const existing = await db.snapshot.findUnique({ where, select: { id: true, contentHash: true } });
   if (existing) return existing;
@@ -92,6 +106,14 @@ export async function captureSnapshot(db: DbOrTx, userId: string, target: Target
     if (!isUniqueViolation(e)) throw e;
     return db.snapshot.findUniqueOrThrow({ where, select: { id: true, contentHash: true } });
   }
+}
+
+/**
+ * Captures the target's state as an immutable, content-hashed snapshot. Identical content is
+ * stored once per learner, so repeated triggers on unchanged data share one row.
+ */
+export async function captureSnapshot(db: DbOrTx, userId: string, target: Target) {
+  return storeSnapshot(db, userId, await prepareSnapshot(db, userId, target));
 }
 
 const cache = new Map<string, { contentHash: string; capturedAt: Date; content: SnapshotContent; kpIds: Set<string> }>();

@@ -75,7 +75,7 @@ export const RETURNING = Prisma.raw(
 /** Pushes a job change to listeners (live updates); delivered only if the transaction commits. */
 export function notify(alias: string) {
   const a = Prisma.raw(alias);
-  return Prisma.sql`(pg_notify('ai_job_events', json_build_object('id', ${a}.id, 'userId', ${a}."userId", 'jobType', ${a}."jobType", 'status', ${a}.status, 'attemptNo', ${a}."attemptNo", 'stage', ${a}.stage, 'progress', ${a}.progress, 'cancelRequested', ${a}."cancelRequested")::text)::text = '') AS notified`;
+  return Prisma.sql`(pg_notify('ai_job_events', json_build_object('id', ${a}.id, 'userId', ${a}."userId", 'jobType', ${a}."jobType", 'status', ${a}.status, 'attemptNo', ${a}."attemptNo", 'stage', ${a}.stage, 'progress', ${a}.progress, 'cancelRequested', ${a}."cancelRequested", 'runAfter', ${a}."runAfter")::text)::text = '') AS notified`;
 }
 
 export type TransitionSpec = {

@@ -3,6 +3,7 @@ import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { transition, type JobRow } from "./state-machine";
+import { backoffSql } from "./results";
 
 /**
  * Ends attempts whose lease has passed (no heartbeat for JOB_LEASE_SECONDS, or the execution
@@ -10,16 +11,16 @@ import { transition, type JobRow } from "./state-machine";
  * retries remain, else → failed with JOB_TIMEOUT; a job asked to cancel ends cancelled. Both
  * events are written; the row moves in one statement, so `expired` is never left behind.
  */
-function expire(where: Prisma.Sql, at: Date, batch?: number) {
+function expire(where: Prisma.Sql, at: Date, batch?: number, backoff = true) {
   const retry = Prisma.sql`j."retryCount" < j."maxRetryCount"`;
   return transition(getDb(), {
     action: "expire",
     where: Prisma.sql`${where} AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
-    batch: batch ? { orderBy: Prisma.sql`j."lockUntil"`, limit: batch } : undefined,
+    batch: batch ? { orderBy: Prisma.sql`j."lockedAt"`, limit: batch } : undefined,
     to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
     set: Prisma.sql`
       "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
-      "runAfter" = ${at}::timestamp(3),
+      "runAfter" = ${at}::timestamp(3) + CASE WHEN NOT j."cancelRequested" AND ${retry} AND ${backoff} THEN ${backoffSql()} ELSE interval '0' END,
       "errorCode" = CASE WHEN j."cancelRequested" THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,
       "errorMessage" = CASE WHEN j."cancelRequested" THEN 'cancelled: the lease ended while cancel was requested'
         WHEN j."lockUntil" >= j."lockedAt" + make_interval(secs => j."timeoutSeconds") THEN 'execution timeout: running longer than timeoutSeconds'
@@ -36,22 +37,34 @@ function expire(where: Prisma.Sql, at: Date, batch?: number) {
 
 export type SweepResult = { expired: number; requeued: number; failed: number; cancelled: number; batches: number };
 
+/**
+ * Sweepers running at once. A sweep's cost is PostgreSQL's per-row work (the row rewrite with its
+ * index entries, two events); a second backend spreads it over a second core. SKIP LOCKED keeps
+ * their batches disjoint.
+ */
+const SWEEPERS = 2;
+
 /** Sweeps every passed lease, in batches of JOB_SWEEP_BATCH rows (SKIP LOCKED: sweepers may overlap). */
-export async function sweepExpiredLeases(opts: { batchSize?: number; maxBatches?: number } = {}): Promise<SweepResult> {
+export async function sweepExpiredLeases(opts: { batchSize?: number; maxBatches?: number; sweepers?: number } = {}): Promise<SweepResult> {
   const batchSize = opts.batchSize ?? jobConfig.sweepBatchSize;
+  const maxBatches = opts.maxBatches ?? Infinity;
   const result: SweepResult = { expired: 0, requeued: 0, failed: 0, cancelled: 0, batches: 0 };
-  for (let i = 0; i < (opts.maxBatches ?? Infinity); i++) {
-    const rows = await expire(Prisma.sql`TRUE`, now(), batchSize);
-    result.batches++;
-    tally(result, rows);
-    if (rows.length < batchSize) break;
-  }
+  const sweeper = async () => {
+    while (result.batches < maxBatches) {
+      result.batches++;
+      const rows = await expire(Prisma.sql`TRUE`, now(), batchSize);
+      tally(result, rows);
+      if (rows.length < batchSize) return;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.sweepers ?? SWEEPERS) }, sweeper));
   return result;
 }
 
 /** Ends one job's passed lease now (used by lock, so correctness never waits for the cron). */
 export async function sweepJob(jobId: string) {
-  return expire(Prisma.sql`j.id = ${jobId}`, now());
+  // No backoff here: a Runtime asking for this very job takes it over at once.
+  return expire(Prisma.sql`j.id = ${jobId}`, now(), undefined, false);
 }
 
 function tally(result: SweepResult, rows: JobRow[]) {

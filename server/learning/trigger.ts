@@ -1,5 +1,6 @@
 import type { JobType } from "../generated/prisma/enums";
 import { createJob, parseParams } from "../jobs/create";
+import { assertJobQuotaRoom } from "../jobs/quota";
 import { captureSnapshot, type Target } from "../jobs/snapshot";
 import { getDb } from "../db";
 import type { Actor } from "../jobs/state-machine";
@@ -24,6 +25,7 @@ export type TriggerInput = {
  */
 export async function triggerAnalyses(input: TriggerInput) {
   for (const jobType of input.jobTypes) parseParams(jobType, input.params?.[jobType]);
+  if (input.actor.type === "learner") await assertJobQuotaRoom(input.userId, input.jobTypes);
   const snapshot = await captureSnapshot(getDb(), input.userId, input.target);
   const items = [];
   for (const jobType of input.jobTypes) {

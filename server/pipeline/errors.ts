@@ -1,13 +1,17 @@
 import type { FailureCode } from "../jobs/constants";
+import type { Usage } from "../runtime-api/contract";
 
 /**
  * A classified failure of one job attempt. The Runtime reports `code` to the API's fail
- * endpoint, which decides from the code's retry class whether the job runs again.
+ * endpoint, which decides from the code's retry class whether the job runs again. `usage` is
+ * what the attempt's model calls cost so far; `retryAfterMs` is the provider's Retry-After.
  */
 export class JobFailure extends Error {
+  usage?: Usage;
   constructor(
     readonly code: FailureCode,
     message: string,
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = "JobFailure";
@@ -16,4 +20,22 @@ export class JobFailure extends Error {
 
 export function isJobFailure(e: unknown): e is JobFailure {
   return e instanceof JobFailure;
+}
+
+/** The usage the pipeline attached to whatever stopped it (a failure, a cancel, a bug). */
+export function usageOf(e: unknown): Usage | undefined {
+  return e && typeof e === "object" ? (e as { usage?: Usage }).usage : undefined;
+}
+
+/** Adds one model call's usage into an attempt's running total. */
+export function addUsage(total: Usage, call: Usage | undefined): Usage {
+  if (!call) return total;
+  const sum = (a?: number, b?: number) => (a ?? 0) + (b ?? 0);
+  return {
+    provider: call.provider ?? total.provider,
+    model: call.model ?? total.model,
+    promptTokens: sum(total.promptTokens, call.promptTokens),
+    completionTokens: sum(total.completionTokens, call.completionTokens),
+    durationMs: sum(total.durationMs, call.durationMs),
+  };
 }

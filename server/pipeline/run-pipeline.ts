@@ -1,7 +1,8 @@
 import { checkOutput } from "../jobs/quality";
 import { jobTypeSchema, paramsSchemas, snapshotContentSchema, type JobTypeName, type SnapshotContent } from "../jobs/schemas";
 import type { Provider } from "../providers/types";
-import { JobFailure } from "./errors";
+import type { Usage } from "../runtime-api/contract";
+import { addUsage, isJobFailure, JobFailure } from "./errors";
 import { buildPrompt, PROMPT_VERSION } from "./prompts";
 import { reviewOutput, type Reviewer } from "./review-checks";
 import { STAGES, type ProgressFn, type Stage } from "./stages";
@@ -63,7 +64,8 @@ export type PipelineResult = {
   promptVersion: string;
   provider: string;
   model: string;
-  usage: Record<string, number>;
+  /** Every model call of the attempt summed (SPEC §4 shape). Thrown errors carry it too (usageOf). */
+  usage: Usage;
   latencyMs: number;
 };
 
@@ -75,13 +77,23 @@ export type PipelineResult = {
  * is invalid and the job fails INVALID_SCHEMA (the API would reject it anyway).
  */
 export async function runPipeline(input: PipelineInput, opts: PipelineOptions): Promise<PipelineResult> {
+  const usage: { total: Usage } = { total: { provider: opts.provider.name } };
+  try {
+    return await run(input, opts, usage);
+  } catch (e) {
+    // Whatever stopped the attempt (a failure, a cancel, a bug), the calls it made were paid for.
+    if (e && typeof e === "object") (e as { usage?: Usage }).usage = usage.total;
+    throw e;
+  }
+}
+
+async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: Usage }): Promise<PipelineResult> {
   const started = Date.now();
   const { jobType, snapshot, params } = parseInput(input);
   const version = input.outputSchemaVersion ?? "v1";
   const maxLoops = opts.maxQualityLoops ?? 3;
   const reviewer = opts.reviewer ?? reviewOutput;
   const ctx = { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params };
-  const usage: Record<string, number> = {};
   const report = async (stage: Stage, progress: number, message?: string) => {
     opts.signal?.throwIfAborted();
     await opts.onProgress?.({ stage, progress, message });
@@ -102,12 +114,26 @@ export async function runPipeline(input: PipelineInput, opts: PipelineOptions): 
       return buildPrompt({ jobType, snapshot, params, asOf: input.asOf, findings });
     });
 
-    const inferred = await stage("model-inference", async () => {
-      await report("model_inference", STAGES.model_inference.from, retryNote ?? `calling ${opts.provider.name}`);
-      return opts.provider.infer({ jobType, snapshot, params, asOf: input.asOf, prompt, attempt, signal: opts.signal });
-    });
+    let inferred;
+    try {
+      inferred = await stage("model-inference", async () => {
+        await report("model_inference", STAGES.model_inference.from, retryNote ?? `calling ${opts.provider.name}`);
+        const callStarted = Date.now();
+        try {
+          const r = await opts.provider.infer({ jobType, snapshot, params, asOf: input.asOf, prompt, attempt, signal: opts.signal });
+          // The call's usage is part of the step's result, so a replayed step still counts it.
+          return { ...r, usage: { provider: r.provider, model: r.model, promptTokens: 0, completionTokens: 0, ...r.usage, durationMs: Date.now() - callStarted } };
+        } catch (e) {
+          if (isJobFailure(e)) e.usage = { provider: opts.provider.name, ...e.usage, durationMs: Date.now() - callStarted };
+          throw e;
+        }
+      });
+    } catch (e) {
+      if (isJobFailure(e)) usage.total = addUsage(usage.total, e.usage);
+      throw e;
+    }
     model = { provider: inferred.provider, model: inferred.model };
-    for (const [k, v] of Object.entries(inferred.usage ?? {})) usage[k] = (usage[k] ?? 0) + v;
+    usage.total = addUsage(usage.total, inferred.usage);
 
     const checked = await stage("quality-check", async (): Promise<{ output: Record<string, unknown> | null; findings: string[]; accepted: boolean }> => {
       await report("quality_check", STAGES.quality_check.from, "checking the output");
@@ -142,7 +168,7 @@ export async function runPipeline(input: PipelineInput, opts: PipelineOptions): 
     promptVersion: PROMPT_VERSION,
     provider: model.provider,
     model: model.model,
-    usage,
+    usage: usage.total,
     latencyMs: Date.now() - started,
   };
 }

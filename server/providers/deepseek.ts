@@ -1,67 +1,176 @@
-import OpenAI, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from "openai";
 import { JobFailure } from "../pipeline/errors";
+import type { Usage } from "../runtime-api/contract";
+import { RESULT_LIMITS } from "../runtime-api/contract";
+import { classifyStatus, classifyTransport, retryAfterMs } from "./http-failures";
 import type { InferenceRequest, InferenceResult, Provider } from "./types";
 
-export const DEEPSEEK_DEFAULTS = { baseURL: "https://api.deepseek.com", model: "deepseek-chat", timeoutMs: 60_000 };
+export const DEEPSEEK_DEFAULTS = {
+  baseURL: "https://api.deepseek.com",
+  model: "deepseek-chat",
+  timeoutMs: 60_000,
+  /** DeepSeek's largest answer (8K tokens) is ~40 KB; far above that the provider is broken. */
+  maxResponseBytes: 1024 * 1024,
+};
 
 export type DeepSeekOptions = {
   /** The platform key, or the learner's own key from the lock response (user_deepseek_key jobs). */
   apiKey: string | undefined;
   baseURL?: string;
   model?: string;
-  /** Per model call; a call that takes longer fails MODEL_TIMEOUT and the job is retried later. */
+  /** One deadline per model call covering connect, headers and body; past it → MODEL_TIMEOUT. */
   timeoutMs?: number;
+  /** Answers larger than this are cut off and fail INVALID_SCHEMA (they could never be stored). */
+  maxResponseBytes?: number;
   maxTokens?: number;
 };
 
 /**
- * DeepSeek through its OpenAI-compatible chat completions API, in JSON output mode. The client
- * never retries by itself (maxRetries 0): a failed call fails the attempt with a classified code
- * and the job engine's backoff decides when it runs again, so one slow provider cannot hold a lease.
+ * DeepSeek through its OpenAI-compatible chat completions API, in JSON output mode, over plain
+ * fetch so that one deadline bounds the whole call (a stalled body included) and the answer's
+ * size is capped while it streams in. It never retries by itself: a failed call fails the
+ * attempt with a classified code and the job engine's backoff (raised to the provider's
+ * Retry-After) decides when it runs again, so one slow provider cannot hold a lease.
  */
 export function deepseekProvider(opts: DeepSeekOptions): Provider {
   const model = opts.model || DEEPSEEK_DEFAULTS.model;
-  const timeout = opts.timeoutMs ?? DEEPSEEK_DEFAULTS.timeoutMs;
-  const client = opts.apiKey
-    ? new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL || DEEPSEEK_DEFAULTS.baseURL, timeout, maxRetries: 0 })
-    : null;
+  const timeoutMs = opts.timeoutMs ?? DEEPSEEK_DEFAULTS.timeoutMs;
+  const maxBytes = opts.maxResponseBytes ?? DEEPSEEK_DEFAULTS.maxResponseBytes;
+  const url = `${(opts.baseURL || DEEPSEEK_DEFAULTS.baseURL).replace(/\/+$/, "")}/chat/completions`;
   return {
     name: "deepseek",
     async infer(req: InferenceRequest): Promise<InferenceResult> {
-      if (!client) throw new JobFailure("INVALID_CREDENTIAL", "no DeepSeek API key: set DEEPSEEK_API_KEY or store the learner's key");
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
-      try {
-        completion = await client.chat.completions.create(
-          {
-            model,
-            messages: [
-              { role: "system", content: req.prompt.system },
-              { role: "user", content: req.prompt.user },
-            ],
-            response_format: { type: "json_object" },
-            temperature: 0.2,
-            ...(opts.maxTokens ? { max_tokens: opts.maxTokens } : {}),
-          },
-          { signal: req.signal, timeout },
-        );
-      } catch (e) {
-        throw classify(e, req.signal);
+      if (!opts.apiKey) throw new JobFailure("INVALID_CREDENTIAL", "no DeepSeek API key: set DEEPSEEK_API_KEY or store the learner's key");
+      const body = JSON.stringify({
+        model,
+        messages: [
+          { role: "system", content: req.prompt.system },
+          { role: "user", content: req.prompt.user },
+        ],
+        response_format: { type: "json_object" },
+        temperature: 0.2,
+        ...(opts.maxTokens ? { max_tokens: opts.maxTokens } : {}),
+      });
+      const answer = await post(url, opts.apiKey, body, { timeoutMs, maxBytes, signal: req.signal });
+      if (answer.status < 200 || answer.status > 299) {
+        throw classifyStatus(answer.status, errorMessage(answer.text), retryAfterMs(answer.headers));
       }
-      const choice = completion.choices[0];
-      const text = choice?.message?.content ?? "";
-      const usage = completion.usage
-        ? { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens, totalTokens: completion.usage.total_tokens }
-        : undefined;
-      const base = { provider: "deepseek", model: completion.model || model, usage };
-      const parsed = parseObject(text, choice?.finish_reason);
-      return "error" in parsed ? { ...base, output: text, parseError: parsed.error } : { ...base, output: parsed.value };
+      return readCompletion(answer.text, model);
     },
   };
+}
+
+type Answer = { status: number; headers: Headers; text: string };
+
+/** One POST under one deadline (connect, headers and body) with the body capped at maxBytes. */
+async function post(url: string, apiKey: string, body: string, o: { timeoutMs: number; maxBytes: number; signal?: AbortSignal }): Promise<Answer> {
+  o.signal?.throwIfAborted();
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), o.timeoutMs);
+  const onAbort = () => deadline.abort();
+  o.signal?.addEventListener("abort", onAbort, { once: true });
+  let phase: "headers" | "body" = "headers";
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept: "application/json" },
+      body,
+      signal: deadline.signal,
+    });
+    phase = "body";
+    return { status: res.status, headers: res.headers, text: await readCapped(res, o.maxBytes) };
+  } catch (e) {
+    // Cancelled or shutting down: the caller's reason, not a provider failure.
+    if (o.signal?.aborted) throw o.signal.reason;
+    if (e instanceof JobFailure) throw e;
+    if (deadline.signal.aborted) {
+      throw new JobFailure("MODEL_TIMEOUT", `DeepSeek sent no complete answer within ${o.timeoutMs} ms (stalled while waiting for the ${phase})`);
+    }
+    throw classifyTransport(e, phase);
+  } finally {
+    clearTimeout(timer);
+    o.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Reads the body as text, giving up (and closing the connection) as soon as it passes maxBytes. */
+async function readCapped(res: Response, maxBytes: number): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  const tooBig = () => new JobFailure("INVALID_SCHEMA", `DeepSeek's answer is over the ${maxBytes}-byte cap (DEEPSEEK_MAX_RESPONSE_BYTES): it could not be stored`);
+  if (declared > maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    throw tooBig();
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooBig();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The `message` of an OpenAI-style error body, or the start of whatever came instead. */
+function errorMessage(text: string): string {
+  try {
+    const json = JSON.parse(text) as { error?: { message?: unknown } };
+    if (typeof json?.error?.message === "string") return json.error.message;
+  } catch {
+    // not JSON: a proxy's page, say
+  }
+  return text.replace(/\s+/g, " ").trim().slice(0, 200) || "(empty body)";
+}
+
+/** A 2xx body as a chat completion; anything else is the provider's fault, classified, never a TypeError. */
+function readCompletion(text: string, requested: string): InferenceResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    const what = /^\s*</.test(text) ? "an HTML page" : text.trim() ? `truncated or invalid JSON (${(e as Error).message})` : "an empty body";
+    throw new JobFailure("TEMPORARY_PROVIDER_ERROR", `DeepSeek answered 200 with ${what} instead of a chat completion`);
+  }
+  const completion = (json && typeof json === "object" ? json : {}) as {
+    model?: unknown;
+    choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
+    usage?: Record<string, unknown>;
+  };
+  const model = typeof completion.model === "string" && completion.model ? completion.model.slice(0, RESULT_LIMITS.modelName) : requested;
+  const usage: Usage = { provider: "deepseek", model, ...tokens(completion.usage) };
+  const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  if (!choice || typeof choice !== "object") {
+    const failure = new JobFailure("TEMPORARY_PROVIDER_ERROR", "DeepSeek answered 200 without a choice (choices is empty or missing)");
+    failure.usage = usage;
+    throw failure;
+  }
+  const content = choice.message?.content;
+  const out = typeof content === "string" ? content : "";
+  const base = { provider: "deepseek", model, usage };
+  const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : undefined;
+  const parsed = parseObject(out, finish);
+  return "error" in parsed ? { ...base, output: out, parseError: parsed.error } : { ...base, output: parsed.value };
+}
+
+/** Token counts as non-negative integers; odd values (strings, negatives, NaN) are dropped, not trusted. */
+function tokens(usage: Record<string, unknown> | undefined): Pick<Usage, "promptTokens" | "completionTokens"> {
+  const count = (v: unknown) => {
+    const n = typeof v === "number" ? v : typeof v === "string" && v.trim() ? Number(v) : NaN;
+    return Number.isFinite(n) && n >= 0 && n <= 1_000_000_000 ? Math.round(n) : undefined;
+  };
+  if (!usage || typeof usage !== "object") return {};
+  const out: Pick<Usage, "promptTokens" | "completionTokens"> = {};
+  const p = count(usage.prompt_tokens);
+  const c = count(usage.completion_tokens);
+  if (p !== undefined) out.promptTokens = p;
+  if (c !== undefined) out.completionTokens = c;
+  return out;
 }
 
 function parseObject(text: string, finishReason: string | undefined): { value: unknown } | { error: string } {
@@ -74,31 +183,4 @@ function parseObject(text: string, finishReason: string | undefined): { value: u
     const cut = finishReason === "length" ? " (it was cut off at the token limit: answer more briefly)" : "";
     return { error: `the answer was not valid JSON${cut}: ${(e as Error).message}` };
   }
-}
-
-/** The seed's failure codes for what can go wrong in a model call (issue 3's table). */
-export function classify(e: unknown, signal?: AbortSignal): unknown {
-  // Cancelled or shutting down: the caller's reason, not a provider failure.
-  if (e instanceof APIUserAbortError || signal?.aborted) return signal?.reason ?? e;
-  if (e instanceof APIConnectionTimeoutError) return new JobFailure("MODEL_TIMEOUT", "DeepSeek did not answer in time");
-  if (e instanceof APIConnectionError) {
-    return new JobFailure("NETWORK_ERROR", `cannot reach DeepSeek: ${causeOf(e)}`);
-  }
-  if (e instanceof APIError && typeof e.status === "number") {
-    const detail = `DeepSeek answered ${e.status}: ${e.message}`.slice(0, 500);
-    if (e.status === 401 || e.status === 403) return new JobFailure("INVALID_CREDENTIAL", detail);
-    // DeepSeek's "insufficient balance": the key works but cannot pay; retrying will not help.
-    if (e.status === 402) return new JobFailure("INVALID_CREDENTIAL", detail);
-    if (e.status === 408) return new JobFailure("MODEL_TIMEOUT", detail);
-    if (e.status === 429) return new JobFailure("MODEL_RATE_LIMIT", detail);
-    if (e.status >= 500) return new JobFailure("TEMPORARY_PROVIDER_ERROR", detail);
-    // Other 4xx: the request itself is refused (unknown model, too long); the same request would be again.
-    return new JobFailure("INVALID_SCHEMA", detail);
-  }
-  return new JobFailure("TEMPORARY_PROVIDER_ERROR", `DeepSeek call failed: ${(e as Error)?.message ?? String(e)}`);
-}
-
-function causeOf(e: Error) {
-  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? e.message;
 }

@@ -6,7 +6,7 @@ export type ProviderSettings = {
   /** auto: DeepSeek when a platform key is configured, else the local analyzer. */
   provider: "auto" | "local" | "deepseek";
   localDelayMs: number;
-  deepseek: { apiKey?: string; baseURL?: string; model?: string; timeoutMs?: number };
+  deepseek: { apiKey?: string; baseURL?: string; model?: string; timeoutMs?: number; maxResponseBytes?: number };
 };
 
 export type JobModel = { provider: string; name: string; apiKeyMode: "platform_key" | "user_deepseek_key"; apiKey?: string };
@@ -21,7 +21,7 @@ export function selectProvider(model: JobModel, s: ProviderSettings): Provider {
   if (s.provider === "local") return localProvider({ delayMs: s.localDelayMs });
   const name = s.deepseek.model ?? (model.provider === "deepseek" ? model.name : undefined);
   const deepseek = (apiKey: string | undefined) =>
-    deepseekProvider({ apiKey, baseURL: s.deepseek.baseURL, model: name, timeoutMs: s.deepseek.timeoutMs });
+    deepseekProvider({ apiKey, baseURL: s.deepseek.baseURL, model: name, timeoutMs: s.deepseek.timeoutMs, maxResponseBytes: s.deepseek.maxResponseBytes });
   if (model.apiKeyMode === "user_deepseek_key") return deepseek(model.apiKey);
   if (s.provider === "deepseek" || s.deepseek.apiKey) return deepseek(s.deepseek.apiKey);
   return localProvider({ delayMs: s.localDelayMs });

@@ -1,4 +1,5 @@
 import type { JobTypeName, SnapshotContent } from "../jobs/schemas";
+import type { Usage } from "../runtime-api/contract";
 
 /** What a provider is asked to produce for one model call of the pipeline. */
 export type InferenceRequest = {
@@ -21,7 +22,8 @@ export type InferenceResult = {
   parseError?: string;
   provider: string;
   model: string;
-  usage?: Record<string, number>;
+  /** Tokens of this call (SPEC §4 shape); the pipeline adds the call's duration. */
+  usage?: Usage;
 };
 
 export interface Provider {

@@ -1,10 +1,13 @@
 import { z } from "zod";
 import { jobTypeSchema, snapshotContentSchema } from "../jobs/schemas";
+import { refuseUnstorable } from "../security/storable-text";
 
 /**
  * The Runtime HTTP protocol (SPEC §4) as zod schemas: the route handlers parse requests with
  * them, the reference Runtime validates responses with them, and the OpenAPI document is
  * generated from them. Unknown request fields are ignored, so Runtimes can be newer than the API.
+ * Every request refuses text PostgreSQL cannot store (NUL, lone surrogates) anywhere in its body,
+ * `output` included, as a 400 naming the field, before anything is read or written.
  */
 export const runtimeInstanceId = z
   .string()
@@ -14,15 +17,20 @@ export const runtimeInstanceId = z
 const attemptNo = z.number().int().min(1).max(1_000_000);
 const isoDate = z.union([z.iso.datetime(), z.date()]);
 
+/** SPEC §4: a long poll waits at most 20 s, well inside any proxy's idle timeout. */
+export const MAX_WAIT_MS = 20_000;
+
 export const pollRequest = z.object({
   runtimeInstanceId,
   capabilities: z.array(jobTypeSchema).min(1).max(5),
   limit: z.number().int().min(1).max(50).default(10),
   claim: z.boolean().default(false),
+  /** Long poll: with nothing to return, hold the answer up to this long for a matching job. */
+  waitMs: z.number().int().min(0).max(MAX_WAIT_MS).default(0),
   runtimeVersion: z.string().max(64).optional(),
-});
+}).superRefine(refuseUnstorable);
 
-export const lockRequest = z.object({ runtimeInstanceId });
+export const lockRequest = z.object({ runtimeInstanceId }).superRefine(refuseUnstorable);
 
 export const heartbeatRequest = z.object({
   runtimeInstanceId,
@@ -30,27 +38,55 @@ export const heartbeatRequest = z.object({
   stage: z.string().min(1).max(64).nullish(),
   progress: z.number().int().min(0).max(100).nullish(),
   message: z.string().max(500).nullish(),
+}).superRefine(refuseUnstorable);
+
+/** The API's limits on a result, published in the OpenAPI document and checked by Runtimes before they submit. */
+export const RESULT_LIMITS = {
+  /** Default of RUNTIME_MAX_BODY_BYTES: a larger request body is refused with 413. */
+  maxBodyBytes: 256 * 1024,
+  modelProvider: 64,
+  modelName: 128,
+  promptVersion: 64,
+} as const;
+
+/**
+ * SPEC §4 usage of one attempt: every model call of the attempt summed (quality loops included).
+ * Accepted on result and on fail, stored per attempt for cost accounting. Unknown keys are dropped.
+ */
+export const usageSchema = z.object({
+  provider: z.string().max(RESULT_LIMITS.modelProvider).optional(),
+  model: z.string().max(RESULT_LIMITS.modelName).optional(),
+  promptTokens: z.number().int().min(0).max(1_000_000_000).optional(),
+  completionTokens: z.number().int().min(0).max(1_000_000_000).optional(),
+  durationMs: z.number().int().min(0).max(86_400_000).optional(),
 });
+export type Usage = z.infer<typeof usageSchema>;
 
 export const resultRequest = z.object({
   runtimeInstanceId,
   attemptNo,
   output: z.record(z.string(), z.unknown()),
   outputSchemaVersion: z.string().min(1).max(16).optional(),
-  promptVersion: z.string().max(64).nullish(),
-  modelProvider: z.string().max(64).nullish(),
-  modelName: z.string().max(128).nullish(),
-  usage: z.record(z.string().max(64), z.number().finite()).nullish(),
+  promptVersion: z.string().max(RESULT_LIMITS.promptVersion).nullish(),
+  modelProvider: z.string().max(RESULT_LIMITS.modelProvider).nullish(),
+  modelName: z.string().max(RESULT_LIMITS.modelName).nullish(),
+  usage: usageSchema.nullish(),
   latencyMs: z.number().int().min(0).max(86_400_000).nullish(),
   degraded: z.boolean().optional(),
-});
+}).superRefine(refuseUnstorable);
 
 export const failRequest = z.object({
   runtimeInstanceId,
   attemptNo,
   errorCode: z.string().min(1).max(64),
   errorMessage: z.string().max(2000).nullish(),
-});
+  usage: usageSchema.nullish(),
+  /**
+   * The provider's Retry-After (429, 503) in ms: the earliest the job may run again. The API
+   * takes the later of it and its own backoff, never beyond the backoff cap.
+   */
+  retryAfterMs: z.number().int().min(0).max(86_400_000).optional(),
+}).superRefine(refuseUnstorable);
 
 export const jobSummary = z.object({
   id: z.string(),

@@ -5,27 +5,57 @@ import { claimJobs, heartbeat, lockJob, pollJobs } from "../jobs/lease";
 import { failJob, submitResult } from "../jobs/results";
 import { verifyRuntimeKey } from "../runtime-keys";
 import { touchRuntimeInstance } from "../runtime-instances";
+import { getJobWaiters } from "../events/job-waiters";
 import { metrics } from "../observability/metrics";
 import { failRequest, heartbeatRequest, lockRequest, pollRequest, resultRequest } from "./contract";
 
 export const MAX_BODY_BYTES = setting("RUNTIME_MAX_BODY_BYTES");
 const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-type Endpoint<S extends z.ZodType> = { schema: S; run: (body: z.infer<S>, jobId: string) => Promise<unknown> };
+/**
+ * Who is calling: the id of the Runtime key the request was authenticated with (leases are bound
+ * to it), and the request's abort signal (a long poll whose client has gone stops waiting).
+ */
+type Caller = { keyId: string; signal?: AbortSignal };
+type Endpoint<S extends z.ZodType> = { schema: S; run: (body: z.infer<S>, jobId: string, caller: Caller) => Promise<unknown> };
 const endpoint = <S extends z.ZodType>(schema: S, run: Endpoint<S>["run"]) => ({ schema, run }) as Endpoint<z.ZodType>;
 
 /** The Runtime protocol (SPEC §4): one entry per endpoint, each a contract schema and a domain call. */
 export const ENDPOINTS = {
-  poll: endpoint(pollRequest, async (body) => ({
-    jobs: body.claim ? await claimJobs(body) : await pollJobs(body),
+  poll: endpoint(pollRequest, async (body, _jobId, caller) => ({
+    jobs: await pollOrWait(body, caller),
     pollIntervalMs: jobConfig.pollIntervalMs,
   })),
-  lock: endpoint(lockRequest, (body, jobId) => lockJob(jobId, body.runtimeInstanceId)),
-  heartbeat: endpoint(heartbeatRequest, (body, jobId) => heartbeat(jobId, body)),
-  result: endpoint(resultRequest, (body, jobId) => submitResult(jobId, body)),
-  fail: endpoint(failRequest, (body, jobId) => failJob(jobId, body)),
+  lock: endpoint(lockRequest, (body, jobId, caller) => lockJob(jobId, body.runtimeInstanceId, caller.keyId)),
+  heartbeat: endpoint(heartbeatRequest, (body, jobId, caller) => heartbeat(jobId, { ...body, keyId: caller.keyId })),
+  result: endpoint(resultRequest, (body, jobId, caller) => submitResult(jobId, { ...body, keyId: caller.keyId })),
+  fail: endpoint(failRequest, (body, jobId, caller) => failJob(jobId, { ...body, keyId: caller.keyId })),
 };
 export type EndpointName = keyof typeof ENDPOINTS;
+
+/**
+ * poll / claim, held up to waitMs while there is nothing to return. The waiter is registered
+ * before each query, so a job committed in between still wakes it; a wake that finds nothing
+ * (another Runtime was faster) waits again for the rest of the time.
+ */
+async function pollOrWait(body: z.infer<typeof pollRequest>, caller: Caller) {
+  const query = () => (body.claim ? claimJobs({ ...body, keyId: caller.keyId }) : pollJobs(body));
+  if (!body.waitMs) return query();
+  const deadline = Date.now() + body.waitMs;
+  for (;;) {
+    const waiter = getJobWaiters().register(body.capabilities, body.claim);
+    let queryAgain = false;
+    try {
+      const jobs = await query();
+      if (jobs.length) return jobs;
+      const left = deadline - Date.now();
+      if (left <= 0 || (await waiter.wait(left, caller.signal)) !== "woken") return jobs;
+      queryAgain = true;
+    } finally {
+      waiter.cancel(queryAgain);
+    }
+  }
+}
 
 export type RuntimeRequest = {
   method: string;
@@ -35,6 +65,8 @@ export type RuntimeRequest = {
   contentType: string | null;
   /** The raw body; the transport has already refused bodies over MAX_BODY_BYTES. */
   body: string;
+  /** Aborted when the client goes away: frees a long poll's waiter. */
+  signal?: AbortSignal;
 };
 export type RuntimeResponse = { status: number; body: unknown };
 
@@ -62,7 +94,7 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
   try {
     if (!name) throw new AppError("NOT_FOUND", "no such Runtime endpoint (see /internal/runtime/openapi.json)");
     if (req.method !== "POST") throw new AppError("METHOD_NOT_ALLOWED", "Runtime endpoints take POST");
-    await verifyRuntimeKey(req.authorization);
+    const caller = { ...(await verifyRuntimeKey(req.authorization)), signal: req.signal };
     const { schema, run } = ENDPOINTS[name];
     const body = schema.safeParse(parseJson(req));
     if (!body.success) {
@@ -77,7 +109,7 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
     const touch = touchRuntimeInstance(data.runtimeInstanceId, { capabilities: data.capabilities, version: data.runtimeVersion }).catch((e) =>
       console.error("[runtime-api] lastSeenAt not recorded:", (e as Error).message),
     );
-    const [result] = await Promise.all([run(body.data, jobId), touch]);
+    const [result] = await Promise.all([run(body.data, jobId, caller), touch]);
     return { status: 200, body: result };
   } catch (e) {
     return errorAnswer(e);

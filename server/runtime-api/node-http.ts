@@ -8,6 +8,11 @@ import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse }
  */
 export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse, path: string[]) {
   let answer: RuntimeResponse;
+  // A client that disconnects while its long poll waits frees the waiter at once.
+  const gone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) gone.abort();
+  });
   try {
     const body = await readBody(req);
     answer = await dispatch({
@@ -16,10 +21,12 @@ export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse,
       authorization: req.headers.authorization ?? null,
       contentType: req.headers["content-type"] ?? null,
       body,
+      signal: gone.signal,
     });
   } catch (e) {
     answer = errorAnswer(e);
   }
+  if (gone.signal.aborted) return;
   const text = JSON.stringify(answer.body);
   res.writeHead(answer.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);

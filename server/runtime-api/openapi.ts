@@ -11,7 +11,9 @@ import {
   pollResponse,
   resultRequest,
   resultResponse,
+  RESULT_LIMITS,
 } from "./contract";
+import { MAX_BODY_BYTES } from "./dispatch";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -56,7 +58,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/internal/runtime/jobs/poll",
     operationId: "pollJobs",
     summary:
-      "Pending, visible jobs of the given types in queue order (priority, then age). With claim: true they come back already locked to the caller.",
+      "Pending, visible jobs of the given types in queue order (priority, then fairly across learners, then age). With claim: true they come back already locked to the caller; with waitMs and nothing to return, the answer waits until a job arrives or waitMs passes.",
     request: pollRequest,
     response: pollResponse,
     errors: {},
@@ -81,7 +83,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/internal/runtime/jobs/{jobId}/result",
     operationId: "submitResult",
     summary:
-      "Stores the output and ends the job succeeded. The output is checked against its schema version and the quality rules; a failing output fails the job (422). The same output again answers idempotent.",
+      "Stores the output and ends the job succeeded. The output is checked against its schema version and the quality rules; a failing output fails the job (422). The same output again answers idempotent. The whole request body may be at most `x-runtime-limits.maxBodyBytes` bytes (413 above it); field lengths are in the request schema. A Runtime checks both before submitting, and ends an attempt whose result is refused (413, 400) with fail INVALID_SCHEMA and the API's reason, so the job never waits out its lease. `usage` is the attempt's model usage (every call summed), stored per attempt.",
     request: resultRequest,
     response: resultResponse,
     errors: { ...jobErrors, 409: ["LOCK_LOST", "RESULT_ALREADY_EXISTS", "JOB_CANCELLED"], 422: ["INVALID_SCHEMA"] },
@@ -90,7 +92,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/internal/runtime/jobs/{jobId}/fail",
     operationId: "failJob",
     summary:
-      "Reports a classified failure. Retryable codes (MODEL_TIMEOUT, MODEL_RATE_LIMIT, NETWORK_ERROR, TEMPORARY_PROVIDER_ERROR, JOB_TIMEOUT, RUNTIME_SHUTDOWN) return the job to pending with backoff while retries remain; INVALID_SNAPSHOT, INVALID_SCHEMA, INVALID_CREDENTIAL fail it; CANCELLED acknowledges a cancel request.",
+      "Reports a classified failure. Retryable codes (MODEL_TIMEOUT, MODEL_RATE_LIMIT, NETWORK_ERROR, TEMPORARY_PROVIDER_ERROR, JOB_TIMEOUT, RUNTIME_SHUTDOWN) return the job to pending with backoff while retries remain; INVALID_SNAPSHOT, INVALID_SCHEMA, INVALID_CREDENTIAL fail it; CANCELLED acknowledges a cancel request. `usage` is the attempt's model usage, stored per attempt so that a failed attempt's tokens are counted too. `retryAfterMs` is the provider's Retry-After (429, 503): runAfter is then at least that far away, never beyond the backoff cap (JOB_BACKOFF_CAP_MS).",
     request: failRequest,
     response: failResponse,
     errors: { ...jobErrors, 400: ["INVALID_REQUEST", "MALFORMED_JSON", "UNKNOWN_ERROR_CODE", "CANCEL_NOT_REQUESTED"], 409: ["LOCK_LOST", "JOB_CANCELLED"] },
@@ -150,6 +152,14 @@ export function buildOpenApiDocument() {
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ runtimeKey: [] }],
+    /** The API's limits on what a Runtime sends, so a Runtime can check a result before it submits it. */
+    "x-runtime-limits": {
+      maxBodyBytes: MAX_BODY_BYTES,
+      modelProvider: RESULT_LIMITS.modelProvider,
+      modelName: RESULT_LIMITS.modelName,
+      promptVersion: RESULT_LIMITS.promptVersion,
+      errorMessage: 2000,
+    },
     paths,
     components: { securitySchemes: { runtimeKey: { type: "http", scheme: "bearer" } }, schemas },
   };

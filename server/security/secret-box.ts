@@ -19,18 +19,28 @@ function loadKey(): Buffer {
 }
 
 export function encryptSecret(plaintext: string): string {
-  const iv = crypto.randomBytes(12);
-  const cipher = crypto.createCipheriv("aes-256-gcm", loadKey(), iv);
+  const iv = crypto.randomBytes(IV_BYTES);
+  const cipher = crypto.createCipheriv("aes-256-gcm", loadKey(), iv, { authTagLength: TAG_BYTES });
   const data = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
   const tag = cipher.getAuthTag();
   return ["v1", iv, tag, data].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
 }
 
-/** Throws on a tampered or foreign ciphertext (GCM authentication). */
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/**
+ * Throws on a tampered or foreign ciphertext (GCM authentication). The tag length is pinned to
+ * the 16 bytes encryptSecret writes: without authTagLength Node accepts a tag as short as 4
+ * bytes, and a forger then needs ~2^32 tries instead of 2^128.
+ */
 export function decryptSecret(stored: string): string {
-  const [version, iv, tag, data] = stored.split(".");
-  if (version !== "v1" || !iv || !tag || data === undefined) throw new Error("unrecognised ciphertext");
-  const decipher = crypto.createDecipheriv("aes-256-gcm", loadKey(), Buffer.from(iv, "base64url"));
-  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  const [version, iv, tag, data, extra] = stored.split(".");
+  if (version !== "v1" || !iv || !tag || data === undefined || extra !== undefined) throw new Error("unrecognised ciphertext");
+  const ivBytes = Buffer.from(iv, "base64url");
+  const tagBytes = Buffer.from(tag, "base64url");
+  if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) throw new Error("unrecognised ciphertext: wrong IV or tag length");
+  const decipher = crypto.createDecipheriv("aes-256-gcm", loadKey(), ivBytes, { authTagLength: TAG_BYTES });
+  decipher.setAuthTag(tagBytes);
   return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
 }

@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { AppError, isAppError } from "../errors";
+import { unstorableDetails } from "../security/storable-text";
 import { getSession, type Session } from "../auth/session";
 import { describeError, toTRPCError } from "./errors";
 
@@ -36,7 +37,17 @@ const mapAppErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(mapAppErrors);
+/**
+ * Every procedure's raw input, before its schema: text PostgreSQL cannot store (NUL, lone
+ * surrogates) is a 400 naming the field, so no procedure can half-apply a write and then fail.
+ */
+const refuseUnstorableInput = t.middleware(async ({ getRawInput, next }) => {
+  const bad = unstorableDetails(await getRawInput());
+  if (bad.length) throw new AppError("INVALID_REQUEST", `${bad[0]!.path} ${bad[0]!.message}`, bad);
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(mapAppErrors).use(refuseUnstorableInput);
 
 /** Signed in, even with a one-time password still to replace: only the password change uses it. */
 export const sessionProcedure = publicProcedure.use(({ ctx, next }) => {

@@ -16,6 +16,8 @@ import { analysesRouter } from "./routers/analyses";
 import { quizRouter } from "./routers/quiz";
 import { flashcardsRouter } from "./routers/flashcards";
 import { progressRouter } from "./routers/progress";
+import { quotaRouter } from "./routers/quota";
+import { adminQuotasRouter } from "./routers/admin-quotas";
 
 export const appRouter = router({
   me: meRouter,
@@ -29,7 +31,11 @@ export const appRouter = router({
   quiz: quizRouter,
   flashcards: flashcardsRouter,
   progress: progressRouter,
-  admin: router({ jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter, webhooks: adminWebhooksRouter }),
+  quota: quotaRouter,
+  admin: router({
+    jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter,
+    quotas: adminQuotasRouter, webhooks: adminWebhooksRouter,
+  }),
 });
 
 export type AppRouter = typeof appRouter;

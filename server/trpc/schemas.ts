@@ -113,3 +113,15 @@ export const snapshotSchema = z.object({
 
 export const maskedCredentialSchema = z.object({ provider: z.string(), last4: z.string().length(4), createdAt: isoDate });
 
+
+/** One job limit of a learner: this window's use, what is left and when the window resets. */
+export const quotaUsageSchema = z.object({
+  metric: z.string(),
+  jobType: jobTypeSchema.nullable(),
+  period: z.enum(["hour", "day"]),
+  allowed: z.number().int(),
+  used: z.number().int(),
+  remaining: z.number().int(),
+  resetsAt: isoDate,
+  overridden: z.boolean(),
+});

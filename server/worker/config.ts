@@ -1,3 +1,4 @@
+import { providerConfig } from "../config";
 import type { ProviderSettings } from "../providers/select";
 import { setting } from "../config";
 
@@ -30,6 +31,7 @@ export function workerProviderSettings(): ProviderSettings {
       baseURL: setting("DEEPSEEK_BASE_URL"),
       model: setting("DEEPSEEK_MODEL"),
       timeoutMs: setting("DEEPSEEK_TIMEOUT_MS"),
+      maxResponseBytes: providerConfig.deepseekMaxResponseBytes,
     },
   };
 }

@@ -1,11 +1,13 @@
+import { jobConfig } from "../config";
 import { AppError, isAppError } from "../errors";
 import { heartbeat, lockJob } from "../jobs/lease";
 import { failJob, submitResult } from "../jobs/results";
-import { isJobFailure, JobFailure } from "../pipeline/errors";
+import { isJobFailure, JobFailure, usageOf } from "../pipeline/errors";
 import { pipelineInput, runPipeline, type StageRunner } from "../pipeline/run-pipeline";
-import { selectProvider } from "../providers/select";
 import type { Provider } from "../providers/types";
+import type { Usage } from "../runtime-api/contract";
 import { workerInstanceId, workerProviderSettings } from "./config";
+import { workerProvider } from "./job-key";
 
 /** A durable step: Inngest's step.run in the function, a plain call in tests of the domain. */
 export type Step = <T>(id: string, fn: () => Promise<T>) => Promise<T>;
@@ -25,11 +27,13 @@ class Stopped extends Error {
 
 /**
  * The in-app worker's run of one job, through the same lease services as an external Runtime:
- * lock (as its own Runtime instance), the pipeline's stages as steps with a heartbeat at each,
- * then the result or the classified failure. A retryable failure sleeps until the job's runAfter
- * and takes it again; a lease lost to a slow step is taken again if the job is free. Classified
- * failures come back from a stage as a step *result*, so Inngest does not retry them on its own
- * (the job engine's retry accounting decides); anything else is a bug and Inngest retries the step.
+ * lock (as its own Runtime instance), the pipeline's stages as steps with a heartbeat at each
+ * and a heartbeat timer while a stage runs, then the result or the classified failure (with the
+ * attempt's usage and the provider's Retry-After). A retryable failure sleeps until the job's
+ * runAfter and takes it again; a lease lost to a slow step is taken again if the job is free.
+ * Classified failures come back from a stage as a step *result*, so Inngest does not retry them
+ * on its own (the job engine's retry accounting decides); anything else is a bug and Inngest
+ * retries the step. No step's output contains a learner's key (see job-key.ts).
  */
 export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUntil, provider?: Provider): Promise<Outcome> {
   const runtimeInstanceId = workerInstanceId();
@@ -37,7 +41,8 @@ export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUnt
     const lease = await step("lock-job", async () => {
       try {
         const l = await lockJob(jobId, runtimeInstanceId);
-        return { ok: true as const, job: JSON.parse(JSON.stringify(l.job)) as typeof l.job };
+        const { apiKey: _key, ...model } = l.job.model as typeof l.job.model & { apiKey?: string };
+        return { ok: true as const, job: JSON.parse(JSON.stringify({ ...l.job, model })) as Omit<typeof l.job, "model"> & { model: typeof model } };
       } catch (e) {
         if (isAppError(e) && e.code !== "JOB_NOT_FOUND") return { ok: false as const, reason: `${e.code}: ${e.message}` };
         throw e;
@@ -46,19 +51,24 @@ export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUnt
     if (!lease.ok) return { outcome: "skipped", reason: lease.reason, attempts };
     const job = lease.job;
     const attemptNo = job.attemptNo;
+    const stop = new AbortController();
+    const beat = async (r: { stage?: string; progress?: number; message?: string } = {}) => {
+      try {
+        const hb = await heartbeat(jobId, { runtimeInstanceId, attemptNo, ...r });
+        if (hb.cancelRequested) throw new Stopped("cancel");
+      } catch (e) {
+        const stopped = e instanceof Stopped ? e : isAppError(e) && e.code === "LOCK_LOST" ? new Stopped("lost") : null;
+        if (!stopped) throw e;
+        if (!stop.signal.aborted) stop.abort(stopped);
+        throw stopped;
+      }
+    };
     try {
       const result = await runPipeline(pipelineInput(job), {
-        provider: provider ?? selectProvider(job.model, workerProviderSettings()),
-        runStage: classifiedStage(step),
-        onProgress: async (r) => {
-          try {
-            const hb = await heartbeat(jobId, { runtimeInstanceId, attemptNo, stage: r.stage, progress: r.progress, message: r.message });
-            if (hb.cancelRequested) throw new Stopped("cancel");
-          } catch (e) {
-            if (isAppError(e) && e.code === "LOCK_LOST") throw new Stopped("lost");
-            throw e;
-          }
-        },
+        provider: provider ?? workerProvider(jobId, { runtimeInstanceId, attemptNo }, job.model, workerProviderSettings()),
+        runStage: classifiedStage(step, beat),
+        signal: stop.signal,
+        onProgress: (r) => beat({ stage: r.stage, progress: r.progress, message: r.message }),
       });
       const stored = await step("submit-result", async () => {
         try {
@@ -80,9 +90,12 @@ export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUnt
       if (e instanceof Stopped && e.reason === "lost") continue; // the sweep ended our attempt: take the job again if it is free
       const failure = e instanceof Stopped ? new JobFailure("CANCELLED", "stopped on the learner's cancel request") : e;
       if (!isJobFailure(failure)) throw failure;
+      const usage = usageOf(e);
       const reported = await step("report-failure", async () => {
         try {
-          const r = await failJob(jobId, { runtimeInstanceId, attemptNo, errorCode: failure.code, errorMessage: failure.message });
+          const r = await failJob(jobId, {
+            runtimeInstanceId, attemptNo, errorCode: failure.code, errorMessage: failure.message, usage, retryAfterMs: failure.retryAfterMs,
+          });
           return { status: r.status as string, runAfter: r.runAfter ? new Date(r.runAfter).toISOString() : null };
         } catch (err) {
           if (isAppError(err)) return { status: err.code === "JOB_CANCELLED" ? "cancelled" : "lost", runAfter: null };
@@ -100,20 +113,33 @@ export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUnt
   throw new AppError("INTERNAL", `job ${jobId}: the worker gave up after 20 rounds`);
 }
 
-/** Stage steps return classified failures as data, so Inngest memoises them instead of retrying. */
-function classifiedStage(step: Step): StageRunner {
+type StageOut<T> = { value: T } | { failure: { code: JobFailure["code"]; message: string; usage?: Usage; retryAfterMs?: number } } | { stopped: "cancel" | "lost" };
+
+/**
+ * Stage steps return classified failures as data, so Inngest memoises them instead of retrying.
+ * While a stage runs, a heartbeat timer (three beats per lease) keeps the lease: one model call
+ * as long as the lease must not lose the job.
+ */
+function classifiedStage(step: Step, beat: () => Promise<void>): StageRunner {
   return async (id, fn) => {
-    const out = await step(id, async () => {
+    const out: StageOut<unknown> = await step(id, async () => {
+      const timer = setInterval(() => void beat().catch(() => {}), Math.max(100, (jobConfig.leaseSeconds * 1000) / 3));
       try {
         return { value: await fn() };
       } catch (e) {
-        if (isJobFailure(e)) return { failure: { code: e.code, message: e.message } };
+        if (isJobFailure(e)) return { failure: { code: e.code, message: e.message, usage: e.usage, retryAfterMs: e.retryAfterMs } };
         if (e instanceof Stopped) return { stopped: e.reason };
         throw e;
+      } finally {
+        clearInterval(timer);
       }
     });
-    if ("failure" in out && out.failure) throw new JobFailure(out.failure.code, out.failure.message);
-    if ("stopped" in out && out.stopped) throw new Stopped(out.stopped);
-    return (out as { value: never }).value;
+    if ("failure" in out) {
+      const failure = new JobFailure(out.failure.code, out.failure.message, out.failure.retryAfterMs);
+      failure.usage = out.failure.usage;
+      throw failure;
+    }
+    if ("stopped" in out) throw new Stopped(out.stopped);
+    return out.value as never;
   };
 }

@@ -33,6 +33,10 @@ describe("execute-job (the in-app Inngest worker)", () => {
     const row = await jobRow(job.id);
     expect(row.status).toBe("succeeded");
     expect(row.result?.modelProvider).toBe("local");
+    // The local analyzer reports its own usage: zero tokens, its time.
+    expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([
+      { attemptNo: 1, outcome: "succeeded", provider: "local", model: "local-analyzer-1", promptTokens: 0, completionTokens: 0 },
+    ]);
     expect(row.events.map((e) => [e.toStatus, e.actorId])).toEqual([
       ["pending", learner.user.id],
       ["locked", "inngest-worker"],

@@ -3,7 +3,7 @@ import { createLearner, createTestJob, jobRow, runtimeKey, uid } from "../helper
 import { fingerprint } from "../helpers/states";
 import { runtime } from "../helpers/runtime-api";
 import { validOutput } from "../helpers/outputs";
-import { advanceClock, resetClock } from "@/server/clock";
+import { advanceClock, now, resetClock } from "@/server/clock";
 import { sweepExpiredLeases } from "@/server/jobs/sweep";
 
 const MINUTE = 60_000;
@@ -29,6 +29,12 @@ describe("leases, expiry and the sweep", () => {
         expect(row.retryCount).toBe(attempt);
         expect(row.lockedBy).toBeNull();
         expect(row.lockUntil).toBeNull();
+        // JOB_TIMEOUT retries back off like every retryable failure: base · 2^retry, equal jitter.
+        const wait = row.runAfter.getTime() - now().getTime();
+        const step = 5_000 * 2 ** (attempt - 1);
+        expect(wait).toBeGreaterThanOrEqual(step / 2 - 5);
+        expect(wait).toBeLessThanOrEqual(step + 5);
+        advanceClock(MINUTE);
       } else {
         expect(row.status).toBe("failed");
         expect(row.retryCount).toBe(2);
@@ -57,6 +63,7 @@ describe("leases, expiry and the sweep", () => {
     expect((await slow.heartbeat(job.id, 1)).status).toBe(200);
     advanceClock(2 * MINUTE);
     await sweepExpiredLeases();
+    advanceClock(MINUTE); // past the retry's backoff
     expect((await fast.lock(job.id)).body.job.attemptNo).toBe(2);
 
     const before = await fingerprint(job.id);

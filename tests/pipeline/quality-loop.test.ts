@@ -15,8 +15,8 @@ function recording(answer?: (req: InferenceRequest) => unknown) {
     name: "recording",
     async infer(req) {
       calls.push(req);
-      if (answer) return { output: answer(req), provider: "recording", model: "fake-1", usage: { totalTokens: 10 } };
-      return { ...(await local.infer(req)), usage: { totalTokens: 10 } };
+      if (answer) return { output: answer(req), provider: "recording", model: "fake-1", usage: { promptTokens: 4, completionTokens: 6 } };
+      return { ...(await local.infer(req)), usage: { promptTokens: 4, completionTokens: 6 } };
     },
   };
   return { provider, calls };
@@ -49,7 +49,7 @@ describe("the pipeline's stages and quality loop", () => {
     expect(calls[0]!.prompt.user).not.toContain("rejected by the quality check");
     expect(calls[1]!.prompt.user).toContain("- evidence too thin (review 1)");
     expect(calls[2]!.prompt.user).toContain("- evidence too thin (review 2)");
-    expect(result.usage).toEqual({ totalTokens: 30 });
+    expect(result.usage).toMatchObject({ promptTokens: 12, completionTokens: 18 });
     expect(reports.filter((r) => r.stage === "prompt_builder")).toHaveLength(3);
   });
 

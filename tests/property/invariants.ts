@@ -1,13 +1,15 @@
 import { expect } from "vitest";
 import { getDb } from "@/server/db";
 import type { JobStatus } from "@/server/generated/prisma/enums";
+import { FAILURE_CODES } from "@/server/jobs/constants";
 
 const TERMINAL: JobStatus[] = ["succeeded", "failed", "cancelled"];
 
 /**
  * The job engine's invariants over a set of jobs, checked against the database:
  * terminal states never change; at most one result, and only for succeeded jobs;
- * lockedBy/lockUntil set exactly when locked or running; the JobEvents form an unbroken chain
+ * lockedBy/lockUntil set exactly when locked or running; a terminal job has finishedAt and a
+ * failed one a known errorCode; the JobEvents form an unbroken chain
  * from creation to the current status; retryCount ≤ maxRetryCount.
  */
 export async function checkInvariants(jobIds: string[], seenTerminal: Map<string, JobStatus>) {
@@ -34,6 +36,9 @@ export async function checkInvariants(jobIds: string[], seenTerminal: Map<string
     expect(job.status, `${where}: expired is never left behind`).not.toBe("expired");
 
     expect(job.retryCount, `${where}: retryCount`).toBeLessThanOrEqual(job.maxRetryCount);
+    // A terminal job says when it ended (a prototype-named failure code once ended a job without it).
+    expect(TERMINAL.includes(job.status) ? job.finishedAt !== null : true, `${where}: a terminal job has finishedAt`).toBe(true);
+    if (job.status === "failed") expect(Object.hasOwn(FAILURE_CODES, job.errorCode ?? ""), `${where}: errorCode ${job.errorCode} is a known code`).toBe(true);
 
     const chain = events.filter((e) => e.jobId === job.id);
     expect(chain[0]?.fromStatus ?? null, `${where}: first event is the creation`).toBeNull();

@@ -12,7 +12,7 @@ import { setConsent } from "@/server/jobs/consent";
 import { rerunJob } from "@/server/jobs/rerun";
 import { sweepExpiredLeases } from "@/server/jobs/sweep";
 import { isAppError } from "@/server/errors";
-import { JOB_TYPES } from "@/server/jobs/constants";
+import { FAILURE_CODES, JOB_TYPES } from "@/server/jobs/constants";
 import type { JobStatus, JobType } from "@/server/generated/prisma/enums";
 
 type Rt = ReturnType<typeof runtime>;
@@ -36,7 +36,7 @@ export const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("claim" as const), rt: fc.nat({ max: 2 }), limit: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("heartbeat" as const), rt: fc.nat({ max: 2 }), job: idx, stale: fc.boolean() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("result" as const), rt: fc.nat({ max: 2 }), job: idx, stale: fc.boolean(), valid: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("fail" as const), rt: fc.nat({ max: 2 }), job: idx, stale: fc.boolean(), code: fc.constantFrom("MODEL_TIMEOUT", "NETWORK_ERROR", "INVALID_SCHEMA", "CANCELLED", "BOGUS") }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("fail" as const), rt: fc.nat({ max: 2 }), job: idx, stale: fc.boolean(), code: fc.constantFrom("MODEL_TIMEOUT", "NETWORK_ERROR", "INVALID_SCHEMA", "CANCELLED", "BOGUS", "toString", "__proto__") }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancel" as const), job: idx }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("consent" as const), user: fc.nat({ max: 1 }), granted: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("rerun" as const), job: idx }) },
@@ -111,6 +111,11 @@ export async function run(actions: Action[]) {
               ? await rt.result(id, attempt, a.valid ? await outputFor(id, learners) : { nonsense: true })
               : await rt.fail(id, attempt, a.code);
         expectNoServerError(res.status, a.kind);
+        // An unknown code (a prototype name included) is refused and changes nothing.
+        if (a.kind === "fail" && !Object.hasOwn(FAILURE_CODES, a.code)) {
+          expect(res.body.error?.code, `fail with ${a.code}`).toBe("UNKNOWN_ERROR_CODE");
+          expect(await fingerprint(id)).toEqual(before);
+        }
         // A stale attempt, or a lost lease, never changes anything.
         if (attempt !== before.attemptNo || (res.status === 409 && res.body.error.code === "LOCK_LOST")) {
           expect(res.status, `${a.kind} from attempt ${attempt} of ${before.attemptNo}`).not.toBe(200);

@@ -1,45 +1,88 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** One scripted answer of the fake server, used in order; the last one repeats. */
+/**
+ * One scripted answer of the fake server, used in order; the last one repeats. Each is a way a
+ * real OpenAI-compatible provider (or a proxy in front of it) has been seen to misbehave.
+ */
 export type Reply =
-  | { status?: number; content: string; model?: string }
-  | { status: number; error: { message: string; type?: string; code?: string } }
+  /** A chat completion with this content; `usage` replaces the standard counts (odd usage), `delayMs` answers late. */
+  | { status?: number; content: string; model?: string; usage?: unknown; delayMs?: number; padBytes?: number }
+  /** An OpenAI-style error body; `headers` e.g. Retry-After. */
+  | { status: number; error: { message: string; type?: string; code?: string }; headers?: Record<string, string> }
+  /** Any body verbatim (HTML, truncated JSON, `choices: []`). */
+  | { status?: number; raw: string; contentType?: string }
+  /** Never answers: no headers. */
   | { hang: true }
-  | { reset: true };
+  /** Closes the connection before any header. */
+  | { reset: true }
+  /** Sends headers and the first bytes of a body, then stalls forever. */
+  | { stallBody: true }
+  /** Sends headers (with the full Content-Length) and half of the body, then resets the connection. */
+  | { resetMidBody: true };
 
-export type Recorded = { path: string; authorization: string | undefined; body: Record<string, unknown> };
+export type Recorded = { path: string; authorization: string | undefined; body: Record<string, unknown>; at: number; routed: boolean };
+
+export function completion(content: string, o: { model?: string; usage?: unknown; n?: number } = {}) {
+  return {
+    id: `chatcmpl-${o.n ?? 1}`,
+    object: "chat.completion",
+    created: 1_764_460_800,
+    model: o.model ?? "deepseek-chat",
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    usage: "usage" in o ? o.usage : { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 },
+  };
+}
 
 /**
  * A real HTTP server speaking the OpenAI chat completions protocol (what DeepSeek exposes), so
- * the deepseek provider is tested through the real `openai` client and the real network stack.
+ * the deepseek provider is tested through the real network stack. `script` may be replaced
+ * between runs (`fake.script = [...]`); `requests` records every call with its arrival time;
+ * `route` answers some requests itself (other jobs that must keep flowing) outside the script.
  */
-export async function startFakeOpenAI(script: Reply[]) {
+export async function startFakeOpenAI(initial: Reply[], opts: { route?: (body: Record<string, unknown>) => Reply | undefined } = {}) {
+  const state = { script: initial };
   const requests: Recorded[] = [];
   const sockets = new Set<import("node:net").Socket>();
   const server = http.createServer((req, res) => {
     let raw = "";
     req.on("data", (c) => (raw += c));
     req.on("end", () => {
-      requests.push({ path: req.url ?? "", authorization: req.headers.authorization, body: raw ? JSON.parse(raw) : {} });
-      const reply = script[Math.min(requests.length - 1, script.length - 1)]!;
-      if ("hang" in reply) return; // never answers: the client's timeout must fire
+      const body = raw ? JSON.parse(raw) : {};
+      // A routed request (say, another job's) gets its own answer and does not move the script on.
+      const routed = opts.route?.(body);
+      requests.push({ path: req.url ?? "", authorization: req.headers.authorization, body, at: Date.now(), routed: !!routed });
+      const n = requests.length;
+      const scripted = requests.filter((r) => !r.routed).length;
+      const reply = routed ?? state.script[Math.min(scripted - 1, state.script.length - 1)]!;
+      if ("hang" in reply) return; // never answers: the client's deadline must fire
       if ("reset" in reply) return req.socket.destroy();
+      if ("stallBody" in reply) {
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.write('{"id":"chatcmpl-stall","choices":[');
+      }
+      if ("resetMidBody" in reply) {
+        const body = JSON.stringify(completion('{"weakPoints": []}', { n }));
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        res.write(body.slice(0, body.length / 2));
+        return setTimeout(() => req.socket.destroy(), 20);
+      }
+      if ("raw" in reply) {
+        res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json" });
+        return res.end(reply.raw);
+      }
       if ("error" in reply) {
-        res.writeHead(reply.status, { "content-type": "application/json" });
+        res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
         return res.end(JSON.stringify({ error: { type: "invalid_request_error", code: null, ...reply.error } }));
       }
-      res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({
-          id: `chatcmpl-${requests.length}`,
-          object: "chat.completion",
-          created: 1_764_460_800,
-          model: reply.model ?? String(requests.at(-1)!.body.model ?? "deepseek-chat"),
-          choices: [{ index: 0, message: { role: "assistant", content: reply.content }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 },
-        }),
-      );
+      const send = () => {
+        const model = reply.model ?? String(requests[n - 1]!.body.model ?? "deepseek-chat");
+        const content = reply.padBytes ? reply.content + " ".repeat(reply.padBytes) : reply.content;
+        res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
+        res.end(JSON.stringify(completion(content, "usage" in reply ? { model, usage: reply.usage, n } : { model, n })));
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
     });
   });
   server.on("connection", (s) => {
@@ -51,6 +94,12 @@ export async function startFakeOpenAI(script: Reply[]) {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    get script() {
+      return state.script;
+    },
+    set script(s: Reply[]) {
+      state.script = s;
+    },
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

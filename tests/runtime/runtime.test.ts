@@ -64,6 +64,8 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
       expect(checkOutput(job.jobType, "v1", row.result!.output, { knowledgePointIds: new Set(content.knowledgePoints.map((k) => k.id)), params: row.params })).toMatchObject({ ok: true });
       expect(row.events.map((e) => e.toStatus)).toEqual(["pending", "locked", "running", "succeeded"]);
       expect(row.progress).toBe(100);
+      expect(row.result!.usage).toMatchObject({ provider: "local", model: "local-analyzer-1", promptTokens: 0, completionTokens: 0, durationMs: expect.any(Number) });
+      expect(await getDb().jobUsage.count({ where: { jobId: job.id, attemptNo: 1, provider: "local", outcome: "succeeded" } })).toBe(1);
       const stages = rt.events.filter((e) => e.event === "job.stage" && e.jobId === job.id).map((e) => e.stage);
       expect(stages).toEqual(["prompt_builder", "model_inference", "quality_check", "format_adapter"]);
       // The Runtime logs after the API's answer, which follows the commit the test saw.
@@ -83,6 +85,8 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
     expect(row.events.at(-1)).toMatchObject({ fromStatus: "running", toStatus: "cancelled", actorType: "runtime", actorId: rt.config.instanceId });
     const logged = await eventually("cancel logged", async () => rt.has("job.cancelled", job.id));
     expect(logged).toMatchObject({ code: "CANCELLED", status: "cancelled" });
+    // A cancelled attempt still reports what it spent.
+    expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([{ attemptNo: 1, outcome: "CANCELLED", provider: "local" }]);
   });
 
   it("on shutdown claims nothing more and hands unfinished jobs back as RUNTIME_SHUTDOWN (retryable)", async () => {

@@ -126,6 +126,10 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.actions.bulkCancel": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.a)).id] }, 1, w.admin.user.id)).id }) },
   "admin.monitor.runtimes": { access: "admin", input: () => undefined },
   "admin.monitor.audit": { access: "admin", input: () => ({}) },
+  // Quotas (issue 13).
+  "quota.get": { access: "learner", input: () => undefined },
+  "admin.quotas.get": { access: "admin", input: (w) => ({ user: w.a.user.email }) },
+  "admin.quotas.setLimit": { access: "admin", input: (w) => ({ userId: w.a.user.id, metric: "jobs", period: "hour", allowed: null }) },
 };
 
 export async function createWorld(): Promise<World> {

@@ -1,5 +1,6 @@
 import { cron } from "inngest";
 import { inngest } from "../client";
+import { now } from "../../clock";
 import { activeLearnerIds, createWeeklyReview, isoWeek } from "../../jobs/weekly-review";
 
 /**
@@ -10,14 +11,16 @@ import { activeLearnerIds, createWeeklyReview, isoWeek } from "../../jobs/weekly
 export const weeklyLearningReview = inngest.createFunction(
   { id: "weekly-learning-review", triggers: [cron("0 6 * * 1")], concurrency: { limit: 1 } },
   async ({ step }) => {
-    const { week, learners } = await step.run("find-active-learners", async () => {
-      const at = new Date();
+    // The week is fixed in the first step: a retry or a replay after midnight on Sunday still
+    // creates this run's week, keyed by the moment the first step ran.
+    const { week, at, learners } = await step.run("find-active-learners", async () => {
+      const at = now();
       return { week: isoWeek(at), at: at.toISOString(), learners: await activeLearnerIds(at) };
     });
     let created = 0;
     for (const userId of learners) {
       // One step per learner (same id, counted by the SDK): a failure retries only that learner.
-      const out = await step.run("create-review-jobs", () => createWeeklyReview(userId));
+      const out = await step.run("create-review-jobs", () => createWeeklyReview(userId, new Date(at)));
       created += out.created;
     }
     return { week, learners: learners.length, created };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { getAlerts } from "../../admin/alerts";
+import { getCosts } from "../../admin/costs";
 import { listAudit } from "../../admin/audit";
 import { getOverview } from "../../admin/overview";
 import { listRuntimes } from "../../admin/runtimes";
@@ -44,6 +45,19 @@ const auditSchema = z.object({
   scope: z.unknown(), count: z.number().int(), createdAt: isoDate,
 });
 
+const sums = { promptTokens: z.number(), completionTokens: z.number(), tokens: z.number(), attempts: z.number().int(), cost: z.number() };
+const costsSchema = z.object({
+  at: isoDate,
+  from: isoDate,
+  currency: z.string(),
+  prices: z.object({ promptPerMTok: z.number(), completionPerMTok: z.number() }),
+  total: z.object(sums),
+  byDay: z.array(z.object({ day: isoDate, ...sums })),
+  byType: z.array(z.object({ jobType: z.string(), ...sums })),
+  byKeyMode: z.array(z.object({ apiKeyMode: z.string(), ...sums })),
+  topLearners: z.array(z.object({ userId: z.string(), email: z.string().nullable(), name: z.string().nullable(), ...sums })),
+});
+
 /** Read-only views of the console: overview stats, Runtime instances, the audit trail. */
 export const adminMonitorRouter = router({
   overview: adminProcedure
@@ -64,6 +78,12 @@ export const adminMonitorRouter = router({
       thresholds: z.object({ runtimeSilentSeconds: z.number(), oldestPendingSeconds: z.number(), failureRate: z.number(), failureMinJobs: z.number() }),
     }))
     .query(() => getAlerts()),
+
+  /** Tokens and estimated cost (prices from config), per day, job type and key mode; top learners. */
+  costs: adminProcedure
+    .input(z.void())
+    .output(costsSchema)
+    .query(() => getCosts()),
 
   runtimes: adminProcedure
     .input(z.void())

@@ -1,0 +1,94 @@
+import http from "node:http";
+import pg from "pg";
+import { postJson } from "./http";
+import { percentiles } from "./stats";
+import { startWorkers } from "./workers";
+import { cpuNow, cpuSince } from "./cpu";
+
+type Roles = { postmaster: number; appGroup?: number };
+
+/**
+ * Pickup with long poll: idle bench Runtimes wait in a long poll while `jobs` jobs are created
+ * through the domain (as a learner's request would: transaction, JobEvent, NOTIFY) at random
+ * intervals. Pickup is created → locked, both stamped by the server clocks in the row.
+ */
+export async function pickup(opts: { db: pg.Client; appUrl: string; key: string; jobs: number; runtimes: number; waitMs: number }) {
+  const { createJob } = await import("../../server/jobs/create");
+  const workers = await startWorkers("longpoll", opts.appUrl, opts.key, opts.runtimes, 1, { BENCH_WAIT_MS: String(opts.waitMs) });
+  workers.go();
+  // Let every Runtime park its first long poll.
+  await new Promise((r) => setTimeout(r, 1000));
+  const tag = `pickup_${Date.now()}`;
+  for (let i = 0; i < opts.jobs; i++) {
+    await createJob({
+      userId: "bench_user",
+      jobType: "learning_state_analysis",
+      target: { type: "user", id: "bench_user" },
+      idempotencyKey: `${tag}_${i}`,
+      actor: { type: "learner", id: "bench_user" },
+    });
+    // Random gaps (0–100 ms): arrivals come one by one, not in a batch the Runtimes are already polling for.
+    await new Promise((r) => setTimeout(r, Math.random() * 100));
+  }
+  for (let t = 0; t < 300; t++) {
+    const left = await opts.db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE "idempotencyKey" LIKE $1 AND status <> 'succeeded'`, [`${tag}%`]);
+    if (left.rows[0].n === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  workers.stop();
+  const outs = await workers.done;
+  const { rows } = await opts.db.query(
+    `SELECT EXTRACT(EPOCH FROM (e."createdAt" - j."createdAt")) * 1000 AS ms
+     FROM "AiRuntimeJob" j JOIN "JobEvent" e ON e."jobId" = j.id AND e."toStatus" = 'locked' AND e."attemptNo" = 1
+     WHERE j."idempotencyKey" LIKE $1`,
+    [`${tag}%`],
+  );
+  const done = outs.reduce((n, o) => n + o.done, 0);
+  return { jobs: opts.jobs, runtimes: opts.runtimes, done, pickupMs: percentiles(rows.map((r) => Number(r.ms))) };
+}
+
+/**
+ * Idle cost: `runtimes` simulated idle Runtimes (one keep-alive connection each, in this process)
+ * long-poll an empty queue for `windowMs`; counts their requests and the CPU the app and
+ * PostgreSQL spend meanwhile.
+ */
+export async function idleLongPollers(opts: { appUrl: string; key: string; runtimes: number; waitMs: number; windowMs: number; roles: Roles }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.runtimes + 10 });
+  let requests = 0;
+  let stop = false;
+  const one = async (i: number) => {
+    while (!stop) {
+      requests++;
+      const res = await postJson(agent, `${opts.appUrl}/internal/runtime/jobs/poll`, opts.key, {
+        runtimeInstanceId: `idle-${i}`,
+        capabilities: ["quiz_generation"],
+        limit: 1,
+        claim: true,
+        waitMs: opts.waitMs,
+      });
+      if (res.status !== 200) throw new Error(`idle poll answered ${res.status}`);
+    }
+  };
+  // Warm up: every poller has a connection and a parked request before the window opens.
+  const loops = Array.from({ length: opts.runtimes }, (_, i) => one(i));
+  await new Promise((r) => setTimeout(r, 3000));
+  const before = requests;
+  const cpu0 = cpuNow(opts.roles);
+  const t = performance.now();
+  await new Promise((r) => setTimeout(r, opts.windowMs));
+  const cpu = cpuSince(cpu0, opts.roles);
+  const elapsed = performance.now() - t;
+  const inWindow = requests - before;
+  stop = true;
+  await Promise.all(loops);
+  agent.destroy();
+  return {
+    runtimes: opts.runtimes,
+    waitMs: opts.waitMs,
+    windowMs: Math.round(elapsed),
+    requests: inWindow,
+    requestsPerRuntimePerWait: Math.round((inWindow / opts.runtimes / (elapsed / opts.waitMs)) * 100) / 100,
+    appCpuPercentOfCore: Math.round((cpu.app / elapsed) * 1000) / 10,
+    postgresCpuPercentOfCore: Math.round((cpu.postgres / elapsed) * 1000) / 10,
+  };
+}

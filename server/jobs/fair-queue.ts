@@ -1,0 +1,29 @@
+import { Prisma } from "../generated/prisma/client";
+import type { DbOrTx } from "../db";
+
+/**
+ * Fair order across learners (SPEC §4: "by priority, then fairly across learners, then age"),
+ * as start-time fair queueing. Each job gets a virtual start, `queueTurn`, when it is created:
+ * one past its learner's last waiting job, but never behind the head of the queue (the lowest
+ * turn still waiting at that priority). Poll and claim then read the queue in
+ * (priority, queueTurn, createdAt) order straight from the partial queue index, with no sort.
+ *
+ * So a learner who queues 1,000 jobs gets turns head..head+999, and another learner's new job
+ * starts at the head: it is claimed within one job per learner ahead of it, not after the 1,000.
+ * A learner who keeps submitting is served once per turn, like everyone else. A retried job keeps
+ * its turn (it goes back near the front). Concurrent creations of one learner may share a turn;
+ * age breaks the tie.
+ */
+export async function nextQueueTurn(db: DbOrTx, userId: string, priority: number): Promise<number> {
+  const rows = await db.$queryRaw<{ turn: number }[]>`
+    SELECT GREATEST(
+      (SELECT q."queueTurn" FROM "AiRuntimeJob" q WHERE q.status = 'pending' AND q.priority = ${priority}
+        ORDER BY q."queueTurn" LIMIT 1),
+      (SELECT q."queueTurn" + 1 FROM "AiRuntimeJob" q WHERE q.status = 'pending' AND q."userId" = ${userId} AND q.priority = ${priority}
+        ORDER BY q."queueTurn" DESC LIMIT 1),
+      0)::int AS turn`;
+  return rows[0]?.turn ?? 0;
+}
+
+/** Queue order for poll and claim; matches AiRuntimeJob_pending_queue_idx column for column. */
+export const QUEUE_ORDER = Prisma.sql`j.priority, j."queueTurn", j."createdAt"`;
