@@ -10,7 +10,7 @@ export default async function Home() {
   return (
     <>
       <PageHeader name={user.name} isAdmin={user.role === "admin"} />
-      <main>
+      <main id="main" tabIndex={-1} className="focus:outline-none">
         <LearnerPage userId={user.id} initialJobId={null} />
       </main>
     </>

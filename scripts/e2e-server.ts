@@ -64,6 +64,9 @@ const runtime = startGroup(
     RUNTIME_PROVIDER: "local",
     RUNTIME_CONCURRENCY: "4",
     RUNTIME_POLL_INTERVAL_MS: "300",
+    // Short polls, not long polls: an idle long-polling Runtime claims a new job within
+    // milliseconds, and the console tests' own test Runtime must be able to lock a fresh job first.
+    RUNTIME_WAIT_MS: "0",
     RUNTIME_HEARTBEAT_MS: "1000",
     RUNTIME_LOCAL_DELAY_MS: process.env.RUNTIME_LOCAL_DELAY_MS ?? "400",
   },

@@ -7,6 +7,7 @@ import { inngestConfigured } from "./inngest/client";
 import { webhookConfig } from "./notifications/webhook";
 import { InProcessScheduler } from "./scheduler/in-process";
 import { defaultTasks } from "./scheduler/tasks";
+import { startRollupLoop } from "./scheduler/rollup-loop";
 
 const g = globalThis as unknown as { __background?: boolean };
 
@@ -16,7 +17,8 @@ const g = globalThis as unknown as { __background?: boolean };
  *   functions; without one (zero-setup) the in-process scheduler runs the same tasks;
  * - the workflow relay turns committed job changes into Inngest events, or delivers the
  *   finished-job webhook itself when there is no Inngest.
- * IN_PROCESS_SCHEDULER=0 turns the scheduler off (e.g. on instances that should only serve).
+ * - the console rollups are folded every few seconds in-process in both modes (rollup-loop.ts).
+ * IN_PROCESS_SCHEDULER=0 turns the scheduler and the rollup loop off (e.g. on instances that should only serve).
  */
 export function startBackground(log: (m: string) => void = (m) => console.log(m)) {
   const databaseUrl = setting("DATABASE_URL");
@@ -35,5 +37,6 @@ export function startBackground(log: (m: string) => void = (m) => console.log(m)
     onShutdown("scheduler", () => scheduler.stop());
     log("[background] in-process scheduler started (no Inngest server configured)");
   }
+  if (setting("IN_PROCESS_SCHEDULER") === "1") startRollupLoop(log);
   if (inngest || webhookConfig()) onShutdown("workflow relay", startWorkflowRelay(getJobFeed()));
 }

@@ -73,6 +73,10 @@ export const SETTINGS = {
   TOKEN_BUDGET_PER_DAY: def(int(0).default(200_000), "tokens a learner may use per day"),
   QUOTA_JOB_TYPE_PER_HOUR: def(z.string().default("quiz_generation=10,flashcard_generation=10"), "per-type hourly job quotas: type=n, comma-separated"),
   MODEL_PRICE_CURRENCY: def(text.default("USD"), "currency of the model prices"),
+  EMBEDDED_PG_SLOW_MS: def(z.coerce.number({ error: "a number" }).int("a whole number").min(-1, "at least -1").default(100), "embedded dev/test PostgreSQL: log statements slower than this (-1: off)"),
+  ROLLUP_INTERVAL_MS: def(int(100).default(5000), "how often each app process folds new job events into the console rollups"),
+  ROLLUP_RECOUNT_HOURS: def(int(1).default(24), "console rollup counters are recounted this often"),
+  ROLLUP_CHUNK_EVENTS: def(int(1).default(200_000), "events folded per transaction while catching up"),
   INNGEST_DEV: def(flag.default("0"), "1: talk to a local Inngest dev server"),
   INNGEST_SIGNING_KEY: def(text.optional(), "Inngest Cloud / self-hosted signing key", { secret: true }),
   INNGEST_EVENT_KEY: def(text.optional(), "Inngest event key", { secret: true }),
@@ -174,6 +178,30 @@ export const jobConfig = {
   },
   get sweepBatchSize() {
     return setting("JOB_SWEEP_BATCH");
+  },
+};
+
+/** The embedded development/test PostgreSQL (scripts/lib/embedded-db.ts). */
+export const devDbConfig = {
+  /** Statements slower than this are written to the server's log file (`<data folder>/log/`); -1 turns it off. */
+  get slowStatementMs() {
+    return setting("EMBEDDED_PG_SLOW_MS");
+  },
+};
+
+/** Console rollups (server/observability/rollups.ts, docs/console-performance.md). */
+export const rollupConfig = {
+  /** How often each app process tries to fold new job events into the rollups. */
+  get intervalMs() {
+    return setting("ROLLUP_INTERVAL_MS");
+  },
+  /** Counters are recounted from the table this often (retention deletes jobs with their events). */
+  get recountHours() {
+    return setting("ROLLUP_RECOUNT_HOURS");
+  },
+  /** Events folded per transaction while catching up. */
+  get chunk() {
+    return setting("ROLLUP_CHUNK_EVENTS");
   },
 };
 

@@ -14,7 +14,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const code = typeof params.error === "string" && Object.hasOwn(SIGN_IN_FORM_MESSAGES, params.error) ? (params.error as SignInFormError) : null;
   if (await getSession(await headers())) redirect(returnTo);
   return (
-    <main className="mx-auto max-w-sm p-8">
+    <main id="main" tabIndex={-1} className="mx-auto max-w-sm p-8 focus:outline-none">
       <h1 className="text-2xl font-semibold">Sign in</h1>
       <p className="mt-2 text-sm text-slate-600">AI Job Runtime: learners and admins.</p>
       <SignInForm returnTo={returnTo} initialError={code ? SIGN_IN_FORM_MESSAGES[code] : null} />

@@ -21,9 +21,10 @@ export function AdminShell({ email, children }: { email: string; children: React
   return (
     <LiveProvider>
       <header className="sticky top-0 z-20 border-b border-slate-200 bg-white/95 backdrop-blur">
-        <div className="mx-auto flex max-w-7xl items-center gap-6 px-4 py-2">
-          <Link href="/admin" className="font-semibold text-slate-900">AI Job Runtime <span className="font-normal text-slate-500">· admin</span></Link>
-          <nav aria-label="Console" className="flex gap-1">
+        {/* Wraps on a phone: the header controls stay on screen instead of widening the page. */}
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-2">
+          <Link href="/admin" className="font-semibold text-slate-900">AI Job Runtime <span className="font-normal text-slate-600">· admin</span></Link>
+          <nav aria-label="Console" className="flex flex-wrap gap-1">
             {NAV.map((n) => (
               <Link
                 key={n.href}
@@ -43,7 +44,7 @@ export function AdminShell({ email, children }: { email: string; children: React
         </div>
         <AlertBanner />
       </header>
-      <main className="mx-auto max-w-7xl px-4 py-5">{children}</main>
+      <main id="main" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-5 focus:outline-none">{children}</main>
     </LiveProvider>
   );
 }

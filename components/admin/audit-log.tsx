@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc/client";
 import { useLiveOptions } from "./live";
-import { Empty, ErrorBox, Loading, Panel } from "./ui";
+import { Empty, ErrorBox, Loading, Panel, ScrollBox } from "./ui";
 import { Time } from "@/components/time";
 
 /** The last 200 admin actions: who, when, what, how many. */
@@ -18,8 +18,9 @@ export function AuditLog() {
         <ErrorBox error={q.error} retry={() => void q.refetch()} />
         {q.data && q.data.items.length === 0 && <Empty>No admin action yet.</Empty>}
         {q.data && q.data.items.length > 0 && (
+          <ScrollBox label="Audit entries">
           <table className="w-full text-left text-sm">
-            <thead className="text-xs text-slate-500 uppercase">
+            <thead className="text-xs text-slate-600 uppercase">
               <tr><th className="py-1">When</th><th>Who</th><th>Action</th><th className="text-right">Count</th><th className="pl-4">Scope</th></tr>
             </thead>
             <tbody>
@@ -34,6 +35,7 @@ export function AuditLog() {
               ))}
             </tbody>
           </table>
+          </ScrollBox>
         )}
       </Panel>
     </div>

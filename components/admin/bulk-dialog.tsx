@@ -49,12 +49,12 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
                 <span key={s.status} className="inline-flex items-center gap-1"><StatusBadge status={s.status} /> {s.n}</span>
               ))}
             </p>
-            <p className="text-xs text-slate-500">
+            <p className="text-xs text-slate-600">
               {request.action === "rerun"
                 ? "Failed or cancelled jobs without a re-run yet get a new job each; the old ones stay as they are."
                 : "Pending jobs are cancelled at once; locked or running ones are asked to stop at their next heartbeat."}
             </p>
-            {p.count > 0 && <p className="text-xs text-slate-500">It runs in the background in batches; you can close this and follow it under “Bulk actions”, or stop it.</p>}
+            {p.count > 0 && <p className="text-xs text-slate-600">It runs in the background in batches; you can close this and follow it under “Bulk actions”, or stop it.</p>}
           </div>
         )}
         {run.error && <ErrorBox error={run.error} />}

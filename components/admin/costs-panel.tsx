@@ -29,7 +29,7 @@ export function CostsPanel() {
         <p className="mb-2 text-sm text-slate-700" data-testid="costs-total">
           <strong className="font-semibold">{tokens(c.total.tokens)}</strong> tokens in {c.total.attempts.toLocaleString()} attempts · estimated{" "}
           <strong className="font-semibold">{money(c.total.cost)}</strong>
-          <span className="ml-2 text-xs text-slate-500">
+          <span className="ml-2 text-xs text-slate-600">
             at {money(c.prices.promptPerMTok)} / {money(c.prices.completionPerMTok)} per million prompt / completion tokens
           </span>
         </p>
@@ -51,11 +51,11 @@ export function CostsPanel() {
 }
 
 function SumsTable({ rows, money, testId }: { rows: (Sums & { key: string; label: string })[]; money: (n: number) => string; testId: string }) {
-  if (!rows.length) return <p className="text-sm text-slate-500" data-testid={testId}>No model usage yet.</p>;
+  if (!rows.length) return <p className="text-sm text-slate-600" data-testid={testId}>No model usage yet.</p>;
   return (
     <table className="w-full text-sm" data-testid={testId}>
       <thead>
-        <tr className="text-left text-xs text-slate-500">
+        <tr className="text-left text-xs text-slate-600">
           <th className="font-normal">Who / what</th>
           <th className="text-right font-normal">Tokens</th>
           <th className="text-right font-normal">Est. cost</th>

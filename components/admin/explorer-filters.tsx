@@ -51,7 +51,6 @@ export function useExplorerParams() {
 }
 
 const FIELDS = [
-  ["q", "Search", "job id, idempotency key, user id or email"],
   ["user", "User", "id or email"],
   ["error", "Error code", "e.g. INVALID_SCHEMA"],
   ["rule", "Violated rule", "e.g. one_correct_option"],
@@ -77,6 +76,10 @@ export function ExplorerFilters() {
     router.push(`/admin/jobs${next.size ? `?${next}` : ""}`);
   };
   const chosen = (key: string) => new Set((draft[key] ?? "").split(","));
+  // Everything but the search box folds away, so a keyboard user reaches the results in a few
+  // tabs; it starts open when the URL already sets one of those filters.
+  const advanced = Object.keys(draft).filter((k) => k !== "q" && k !== "sort" && k !== "jin" && draft[k]?.trim()).length;
+  const [open, setOpen] = useState(advanced > 0);
   return (
     <form
       role="search"
@@ -87,11 +90,33 @@ export function ExplorerFilters() {
       }}
       className="space-y-3 rounded-lg border border-slate-200 bg-white p-3 shadow-sm"
     >
+      <div className="flex flex-wrap items-end gap-2">
+        <label className="flex min-w-48 flex-1 flex-col gap-0.5 text-xs text-slate-600">
+          Search
+          <input className={inputClass} name="q" value={draft.q ?? ""} placeholder="job id, idempotency key, user id or email" onChange={(e) => set("q", e.target.value)} />
+        </label>
+        <button type="submit" className={buttonClass("primary")}>Apply filters</button>
+        <button
+          type="button"
+          className={buttonClass("ghost")}
+          onClick={() => {
+            setDraft({});
+            apply({});
+          }}
+        >
+          Clear
+        </button>
+      </div>
+      <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)} className="group">
+        <summary className="cursor-pointer rounded text-sm font-medium text-indigo-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500">
+          More filters{advanced ? ` (${advanced} set)` : ""}
+        </summary>
+        <div className="mt-3 space-y-3">
       <ChipGroup legend="State" short="State" values={JOB_STATUSES.filter((s) => s !== "expired")} chosen={chosen("status")} toggle={(v) => toggle("status", v)} />
       <ChipGroup legend="Job type" short="Type" values={JOB_TYPES} chosen={chosen("type")} toggle={(v) => toggle("type", v)} />
       <div className="grid grid-cols-2 gap-2 md:grid-cols-6">
         {FIELDS.map(([key, label, placeholder]) => (
-          <label key={key} className={`flex flex-col gap-0.5 text-xs text-slate-600 ${key === "q" ? "md:col-span-2" : ""}`}>
+          <label key={key} className="flex flex-col gap-0.5 text-xs text-slate-600">
             {label}
             <input className={inputClass} name={key} value={draft[key] ?? ""} placeholder={placeholder} onChange={(e) => set(key, e.target.value)} list={key === "rule" ? "rule-names" : undefined} />
           </label>
@@ -136,23 +161,12 @@ export function ExplorerFilters() {
           </select>
         </label>
       </div>
+        </div>
+      </details>
       {/* Suggestions for "Violated rule": the quality rules and zod's usual issue codes. */}
       <datalist id="rule-names">
         {[...QUALITY_RULES, ...SCHEMA_RULES].map((r) => <option key={r} value={r} />)}
       </datalist>
-      <div className="flex gap-2">
-        <button type="submit" className={buttonClass("primary")}>Apply filters</button>
-        <button
-          type="button"
-          className={buttonClass("ghost")}
-          onClick={() => {
-            setDraft({});
-            apply({});
-          }}
-        >
-          Clear
-        </button>
-      </div>
     </form>
   );
 }
@@ -162,7 +176,7 @@ function ChipGroup(props: { legend: string; short: string; values: readonly stri
   return (
     <fieldset className="flex flex-wrap items-center gap-1.5">
       <legend className="sr-only">{props.legend}</legend>
-      <span className="w-14 text-xs font-medium text-slate-500">{props.short}</span>
+      <span aria-hidden="true" className="w-14 text-xs font-medium text-slate-600">{props.short}</span>
       {props.values.map((v) => (
         <label key={v} className={`cursor-pointer rounded-full border px-2.5 py-0.5 text-xs focus-within:ring-2 focus-within:ring-indigo-500 ${props.chosen.has(v) ? "border-indigo-600 bg-indigo-600 text-white" : "border-slate-300 text-slate-700 hover:bg-slate-50"}`}>
           <input type="checkbox" className="sr-only" checked={props.chosen.has(v)} onChange={() => props.toggle(v)} />

@@ -25,7 +25,13 @@ export function JobActions({ job }: { job: Job }) {
     <div className="space-y-2">
       <div className="flex flex-wrap items-center gap-2">
         {canRerun && (
-          <button type="button" className={buttonClass("primary")} disabled={rerun.isPending} onClick={() => rerun.mutate({ jobId: job.id })}>
+          <button
+            type="button"
+            className={buttonClass("primary")}
+            // aria-disabled, not disabled: a disabled button would drop keyboard focus to <body>.
+            aria-disabled={rerun.isPending || undefined}
+            onClick={() => !rerun.isPending && rerun.mutate({ jobId: job.id })}
+          >
             {rerun.isPending ? "Re-running…" : "Re-run job"}
           </button>
         )}
@@ -53,7 +59,7 @@ export function JobActions({ job }: { job: Job }) {
             <button type="submit" className={buttonClass()} disabled={priority.isPending || Number(prio) === job.priority}>Set</button>
           </form>
         )}
-        {!canRerun && !canCancel && job.status !== "pending" && <span className="text-sm text-slate-500">No action for a {job.status} job.</span>}
+        {!canRerun && !canCancel && job.status !== "pending" && <span className="text-sm text-slate-600">No action for a {job.status} job.</span>}
       </div>
       <ErrorBox error={rerun.error ?? cancel.error ?? priority.error} />
     </div>

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useEffect, useRef } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { JobActions } from "./job-actions";
 import { useLiveOptions } from "./live";
@@ -13,6 +14,13 @@ import { Time } from "@/components/time";
 export function JobDetail({ jobId }: { jobId: string }) {
   const trpc = useTRPC();
   const q = useQuery({ ...trpc.admin.explorer.detail.queryOptions({ jobId }), ...useLiveOptions() });
+  // Arriving here by an action (a re-run opens its new job) leaves focus on nothing: put it on the
+  // job's heading, so keyboard and screen reader users continue from the page they are on.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const loaded = !!q.data;
+  useEffect(() => {
+    if (loaded && (!document.activeElement || document.activeElement === document.body)) heading.current?.focus();
+  }, [loaded, jobId]);
   if (q.isLoading) return <Loading />;
   if (q.error) return <ErrorBox error={q.error} retry={() => void q.refetch()} />;
   const d = q.data!;
@@ -24,7 +32,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
         <Link href="/admin/jobs" className="text-sm text-indigo-700 hover:underline">← Jobs</Link>
-        <h1 className="font-mono text-lg font-semibold">{job.id}</h1>
+        <h1 ref={heading} tabIndex={-1} className="font-mono text-lg font-semibold focus:outline-none">{job.id}</h1>
         <StatusBadge status={job.status} />
         {job.cancelRequested && <span className="text-sm text-amber-700">cancel requested</span>}
       </div>
@@ -67,7 +75,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
               ["Last error", job.errorCode ? `${job.errorCode}: ${job.errorMessage ?? ""}` : "—"],
             ].map(([k, v]) => (
               <div key={String(k)} className="contents">
-                <dt className="text-slate-500">{k}</dt>
+                <dt className="text-slate-600">{k}</dt>
                 <dd className="break-all">{typeof v === "object" ? v : String(v)}</dd>
               </div>
             ))}
@@ -81,7 +89,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
               {d.lineage.reruns.length === 0 ? "—" : (
                 <ul className="mt-1 space-y-1" aria-label="Re-runs">
                   {d.lineage.reruns.map((r) => (
-                    <li key={r.id} className="flex items-center gap-2"><JobLink id={r.id} /> <StatusBadge status={r.status} /> <Time className="text-xs text-slate-500" value={r.createdAt} /></li>
+                    <li key={r.id} className="flex items-center gap-2"><JobLink id={r.id} /> <StatusBadge status={r.status} /> <Time className="text-xs text-slate-600" value={r.createdAt} /></li>
                   ))}
                 </ul>
               )}
@@ -93,11 +101,11 @@ export function JobDetail({ jobId }: { jobId: string }) {
         <ol className="space-y-1 text-sm" aria-label="Job events">
           {d.events.map((e) => (
             <li key={e.id} className={`grid grid-cols-[9rem_5rem_1fr] gap-2 rounded px-2 py-1 ${e.errorCode && e.errorCode !== "CANCELLED" ? "bg-rose-50" : ""}`}>
-              <Time className="text-xs text-slate-500 tabular-nums" value={e.createdAt} />
-              <span className="text-xs text-slate-500">attempt {e.attemptNo}</span>
+              <Time className="text-xs text-slate-600 tabular-nums" value={e.createdAt} />
+              <span className="text-xs text-slate-600">attempt {e.attemptNo}</span>
               <span>
                 {e.fromStatus ?? "new"} → <StatusBadge status={e.toStatus} />{" "}
-                <span className="text-xs text-slate-500">by {e.actorType}{e.actorId ? ` ${e.actorId}` : ""}</span>
+                <span className="text-xs text-slate-600">by {e.actorType}{e.actorId ? ` ${e.actorId}` : ""}</span>
                 {e.errorCode && (
                   <span className="mt-0.5 block text-xs" data-testid="attempt-error">
                     <span className="font-mono text-rose-700">{e.errorCode}</span> {e.errorMessage}
@@ -114,7 +122,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
         </ol>
       </Panel>
       <div className="grid gap-4 lg:grid-cols-2">
-        <Panel title="Params"><Json value={job.params} /></Panel>
+        <Panel title="Params"><Json value={job.params} label="Params" /></Panel>
         <Panel title="Result">
           {d.result ? (
             <div className="space-y-2">
@@ -122,10 +130,10 @@ export function JobDetail({ jobId }: { jobId: string }) {
                 attempt {d.result.attemptNo} · {d.result.modelProvider ?? "?"}/{d.result.modelName ?? "?"} · {d.result.latencyMs ?? "?"} ms
                 {d.result.degraded && <span className="ml-1 rounded bg-amber-100 px-1 text-amber-800">degraded</span>}
               </p>
-              <Json value={d.result.output} />
+              <Json value={d.result.output} label="Result output" />
             </div>
           ) : (
-            <p className="text-sm text-slate-500">No result.</p>
+            <p className="text-sm text-slate-600">No result.</p>
           )}
         </Panel>
       </div>
@@ -133,10 +141,10 @@ export function JobDetail({ jobId }: { jobId: string }) {
         {d.snapshot ? (
           <details>
             <summary className="cursor-pointer text-sm text-slate-700">{d.snapshot.id} · hash {d.snapshot.contentHash.slice(0, 12)}… · <Time value={d.snapshot.createdAt} /></summary>
-            <div className="mt-2"><Json value={d.snapshot.content} /></div>
+            <div className="mt-2"><Json value={d.snapshot.content} label="Snapshot content" /></div>
           </details>
         ) : (
-          <p className="text-sm text-slate-500">No snapshot.</p>
+          <p className="text-sm text-slate-600">No snapshot.</p>
         )}
       </Panel>
     </div>

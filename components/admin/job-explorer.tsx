@@ -7,7 +7,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { BulkDialog, type BulkRequest } from "./bulk-dialog";
 import { ExplorerFilters, useExplorerParams } from "./explorer-filters";
 import { useLiveOptions } from "./live";
-import { buttonClass, Empty, ErrorBox, Loading, StatusBadge } from "./ui";
+import { buttonClass, Empty, ErrorBox, Loading, ScrollBox, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
 
 const PAGE = 50;
@@ -40,7 +40,7 @@ export function JobExplorer() {
     <div className="space-y-3">
       <div className="flex items-baseline justify-between">
         <h1 className="text-xl font-semibold">Jobs</h1>
-        <span className="text-sm text-slate-500" data-testid="match-count">{total} matching</span>
+        <span className="text-sm text-slate-600" data-testid="match-count">{total} matching</span>
       </div>
       <ExplorerFilters />
       <div className="flex flex-wrap items-center gap-2 rounded-md border border-slate-200 bg-white px-3 py-2 text-sm" role="toolbar" aria-label="Bulk actions">
@@ -61,9 +61,9 @@ export function JobExplorer() {
         {selected.size > 0 && <button type="button" className={buttonClass("ghost")} onClick={() => setSelected(new Set())}>Clear selection</button>}
       </div>
       <ErrorBox error={list.error} retry={() => void list.refetch()} />
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
+      <ScrollBox label="Jobs" className="rounded-lg border border-slate-200 bg-white shadow-sm">
         <table className="w-full text-left text-sm">
-          <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-500 uppercase">
+          <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-600 uppercase">
             <tr>
               <th className="w-8 px-2 py-2">
                 <input
@@ -90,12 +90,12 @@ export function JobExplorer() {
                 </td>
                 <td className="px-2 py-1.5">
                   <Link href={`/admin/jobs/${r.id}`} className="font-mono text-xs text-indigo-700 hover:underline">{r.id}</Link>
-                  {r.retriedFromJobId && <span className="ml-1 text-xs text-slate-400" title={`re-run of ${r.retriedFromJobId}`}>↻</span>}
+                  {r.retriedFromJobId && <span className="ml-1 text-xs text-slate-600" title={`re-run of ${r.retriedFromJobId}`}>↻</span>}
                 </td>
                 <td className="px-2 py-1.5 whitespace-nowrap">
                   <StatusBadge status={r.status} />
                   {r.cancelRequested && <span className="ml-1 text-xs text-amber-700">stopping</span>}
-                  {(r.status === "running" || r.status === "locked") && r.stage && <span className="ml-1 text-xs text-slate-500">{r.stage} {r.progress}%</span>}
+                  {(r.status === "running" || r.status === "locked") && r.stage && <span className="ml-1 text-xs text-slate-600">{r.stage} {r.progress}%</span>}
                 </td>
                 <td className="px-2 py-1.5 text-xs whitespace-nowrap">{r.jobType}</td>
                 <td className="max-w-40 truncate px-2 py-1.5 text-xs" title={r.userId}>{r.userEmail ?? r.userId}</td>
@@ -106,7 +106,7 @@ export function JobExplorer() {
                       <span className="font-mono text-rose-700">{r.errorCode}</span> {r.errorMessage}
                     </span>
                   ) : (
-                    <span className="text-slate-300">—</span>
+                    <span className="text-slate-600">—</span>
                   )}
                 </td>
                 <td className="px-2 py-1.5 text-xs whitespace-nowrap text-slate-600"><Time value={r.createdAt} relative /></td>
@@ -116,7 +116,7 @@ export function JobExplorer() {
         </table>
         {list.isLoading && <Loading />}
         {!list.isLoading && !list.error && rows.length === 0 && <Empty>No job matches these filters.</Empty>}
-      </div>
+      </ScrollBox>
       {list.hasNextPage && (
         <div className="flex justify-center">
           <button type="button" className={buttonClass()} disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>

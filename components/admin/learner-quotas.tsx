@@ -34,10 +34,10 @@ export function LearnerQuotas() {
       {quotas.data && (
         <>
           <p className="mb-2 text-sm text-slate-700">
-            {quotas.data.user.name} <span className="text-slate-500">({quotas.data.user.email})</span>
+            {quotas.data.user.name} <span className="text-slate-600">({quotas.data.user.email})</span>
           </p>
           <table className="w-full text-left text-sm">
-            <thead className="text-xs text-slate-500 uppercase">
+            <thead className="text-xs text-slate-600 uppercase">
               <tr><th className="py-1">Limit</th><th>Used</th><th>Allowed</th><th>Resets</th><th>Set a new limit</th></tr>
             </thead>
             <tbody>

@@ -71,7 +71,7 @@ export function LiveToggle() {
     >
       <span className={`h-2 w-2 rounded-full ${paused ? "bg-slate-400" : connected ? "animate-pulse bg-emerald-500" : "bg-amber-500"}`} aria-hidden />
       {label}
-      <span className="text-slate-500">· {paused ? "resume" : "pause"}</span>
+      <span className="text-slate-600">· {paused ? "resume" : "pause"}</span>
     </button>
   );
 }

@@ -71,7 +71,7 @@ export function Overview() {
             </Panel>
             <Panel title="Jobs by type">
               <ul className="space-y-1 text-sm">
-                {o.byType.length === 0 && <li className="text-slate-500">No jobs yet.</li>}
+                {o.byType.length === 0 && <li className="text-slate-600">No jobs yet.</li>}
                 {o.byType.map((t) => (
                   <li key={t.jobType}>
                     <Link href={`/admin/jobs?type=${t.jobType}`} className="flex justify-between rounded px-2 py-0.5 hover:bg-slate-50">
@@ -95,7 +95,7 @@ export function Overview() {
             </Panel>
           </div>
           <CostsPanel />
-          <p className="text-xs text-slate-500">
+          <p className="text-xs text-slate-600">
             Last Runtime seen {o.lastRuntimeSeenAt ? <Time value={o.lastRuntimeSeenAt} relative /> : "never"} · as of <Time value={o.at} />
           </p>
         </>
@@ -107,9 +107,9 @@ export function Overview() {
 function Stat({ label, value, hint, tone }: { label: string; value: string; hint?: string; tone?: "bad" }) {
   return (
     <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 shadow-sm">
-      <div className="text-xs text-slate-500">{label}</div>
+      <div className="text-xs text-slate-600">{label}</div>
       <div className={`mt-0.5 text-lg font-semibold tabular-nums ${tone === "bad" ? "text-rose-700" : "text-slate-900"}`}>{value}</div>
-      {hint && <div className="text-xs text-slate-500">{hint}</div>}
+      {hint && <div className="text-xs text-slate-600">{hint}</div>}
     </div>
   );
 }

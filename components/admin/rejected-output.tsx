@@ -41,7 +41,7 @@ export function RejectedOutput({ rejection }: { rejection: Rejection }) {
         <summary className="cursor-pointer text-xs text-slate-700">
           Output sent ({formatBytes(rejection.outputBytes)}{rejection.truncated ? ", truncated at 64 KB" : ""})
         </summary>
-        <pre className="mt-1 max-h-96 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100" data-testid="rejected-output">
+        <pre tabIndex={0} role="region" aria-label="Rejected output" className="mt-1 max-h-96 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400" data-testid="rejected-output">
           {parsed.ok ? <Node value={parsed.value} path="" marks={paths} indent={0} /> : rejection.output}
           {rejection.truncated && <span className="text-amber-300">{"\n"}… truncated</span>}
         </pre>

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel } from "./ui";
+import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } from "./ui";
 import { Time } from "@/components/time";
 
 /** Runtime API keys: create (the key is shown once, with a copy button), list, revoke (two-step). */
@@ -53,8 +53,9 @@ export function RuntimeKeys() {
       <ErrorBox error={keys.error} retry={() => void keys.refetch()} />
       {keys.data && keys.data.items.length === 0 && <Empty>No keys yet.</Empty>}
       {keys.data && keys.data.items.length > 0 && (
+        <ScrollBox label="Runtime API keys">
         <table className="w-full text-left text-sm">
-          <thead className="text-xs text-slate-500 uppercase">
+          <thead className="text-xs text-slate-600 uppercase">
             <tr><th className="py-1">Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>State</th><th /></tr>
           </thead>
           <tbody>
@@ -80,6 +81,7 @@ export function RuntimeKeys() {
             ))}
           </tbody>
         </table>
+        </ScrollBox>
       )}
     </Panel>
   );

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useTRPC } from "@/components/trpc/client";
 import { useLiveOptions } from "./live";
 import { RuntimeKeys } from "./runtime-keys";
-import { Empty, ErrorBox, JobLink, Loading, Panel } from "./ui";
+import { Empty, ErrorBox, JobLink, Loading, Panel, ScrollBox } from "./ui";
 import { Time } from "@/components/time";
 
 /** A Runtime that has not called in for this long is shown as silent (its leases will pass). */
@@ -23,8 +23,9 @@ export function Runtimes() {
         <ErrorBox error={q.error} retry={() => void q.refetch()} />
         {q.data && q.data.items.length === 0 && <Empty>No Runtime has called in yet.</Empty>}
         {q.data && q.data.items.length > 0 && (
+          <ScrollBox label="Runtime instances">
           <table className="w-full text-left text-sm">
-            <thead className="text-xs text-slate-500 uppercase">
+            <thead className="text-xs text-slate-600 uppercase">
               <tr><th className="py-1">Instance</th><th>Version</th><th>Capabilities</th><th>Last seen</th><th className="text-right">In hand</th><th className="text-right">OK 24 h</th><th className="text-right">Failed 24 h</th></tr>
             </thead>
             <tbody>
@@ -33,7 +34,8 @@ export function Runtimes() {
                 return (
                   <tr key={r.id} className="border-t border-slate-100 align-top">
                     <td className="py-1.5">
-                      <span className={`mr-1.5 inline-block h-2 w-2 rounded-full ${silent ? "bg-slate-300" : "bg-emerald-500"}`} aria-label={silent ? "silent" : "active"} />
+                      <span className={`mr-1.5 inline-block h-2 w-2 rounded-full ${silent ? "bg-slate-300" : "bg-emerald-500"}`} aria-hidden="true" />
+                      <span className="sr-only">{silent ? "silent: " : "active: "}</span>
                       <Link href={`/admin/jobs?runtime=${encodeURIComponent(r.id)}`} className="font-mono text-xs text-indigo-700 hover:underline">{r.id}</Link>
                     </td>
                     <td className="text-xs">{r.version ?? "—"}</td>
@@ -50,6 +52,7 @@ export function Runtimes() {
               })}
             </tbody>
           </table>
+          </ScrollBox>
         )}
       </Panel>
       <RuntimeKeys />

@@ -29,12 +29,24 @@ export function Panel({ title, children, actions, className = "" }: { title?: st
   );
 }
 
+/**
+ * A table's own horizontal scroll box (the page never scrolls sideways on a phone). Focusable
+ * and named, so a keyboard user can scroll it too.
+ */
+export function ScrollBox({ label, className = "", children }: { label: string; className?: string; children: React.ReactNode }) {
+  return (
+    <div tabIndex={0} role="region" aria-label={label} className={`overflow-x-auto focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 ${className}`}>
+      {children}
+    </div>
+  );
+}
+
 export function Loading({ label = "Loading…" }: { label?: string }) {
-  return <p role="status" className="animate-pulse py-6 text-center text-sm text-slate-500">{label}</p>;
+  return <p role="status" className="py-6 text-center text-sm text-slate-600">{label}</p>;
 }
 
 export function Empty({ children }: { children: React.ReactNode }) {
-  return <p className="py-6 text-center text-sm text-slate-500">{children}</p>;
+  return <p className="py-6 text-center text-sm text-slate-600">{children}</p>;
 }
 
 export function ErrorBox({ error, retry }: { error: { message: string } | null; retry?: () => void }) {
@@ -72,6 +84,11 @@ export function fmtSeconds(s: number | null | undefined) {
   return `${(s / 3600).toFixed(1)} h`;
 }
 
-export function Json({ value }: { value: unknown }) {
-  return <pre className="max-h-96 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100">{JSON.stringify(value, null, 2)}</pre>;
+export function Json({ value, label = "JSON" }: { value: unknown; label?: string }) {
+  // A scroll box must be reachable by keyboard to be scrolled: a tab stop, named for screen readers.
+  return (
+    <pre tabIndex={0} role="region" aria-label={label} className="max-h-96 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
 }

@@ -50,7 +50,7 @@ export function AiSettings() {
       <h2 id="settings-heading" className="text-lg font-semibold">
         AI settings
       </h2>
-      {consent.isLoading && <p className="mt-2 text-sm text-slate-500">Loading…</p>}
+      {consent.isLoading && <p className="mt-2 text-sm text-slate-600">Loading…</p>}
       {consent.error && <p role="alert" className="mt-2 text-sm text-rose-700">Could not load your settings.</p>}
       {consent.data && (
         <>
@@ -69,8 +69,9 @@ export function AiSettings() {
               aria-checked={granted}
               aria-labelledby="consent-label"
               aria-describedby="consent-help"
-              disabled={setConsent.isPending}
-              onClick={() => setConsent.mutate({ granted: !granted })}
+              // Not disabled while saving: that would drop keyboard focus to <body>.
+              aria-disabled={setConsent.isPending || undefined}
+              onClick={() => !setConsent.isPending && setConsent.mutate({ granted: !granted })}
               className={`relative mt-1 inline-flex h-7 w-12 shrink-0 rounded-full transition focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${granted ? "bg-indigo-600" : "bg-slate-300"}`}
             >
               <span className={`absolute top-1 h-5 w-5 rounded-full bg-white shadow transition ${granted ? "left-6" : "left-1"}`} />
@@ -136,7 +137,7 @@ export function AiSettings() {
               </button>
             )}
           </form>
-          <p className="mt-1 text-xs text-slate-500">Stored encrypted; it is never shown again, only its last four characters.</p>
+          <p className="mt-1 text-xs text-slate-600">Stored encrypted; it is never shown again, only its last four characters.</p>
         </>
       )}
       <div role="status" aria-live="polite">

@@ -43,7 +43,10 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
     }),
   );
 
+  // While a start is in flight the buttons say so (aria-disabled) but stay enabled: a disabled
+  // button drops keyboard focus to <body>, losing the user's place on the page.
   const start = (jobTypes: JobType[]) => {
+    if (trigger.isPending) return;
     setNotice(null);
     trigger.mutate({ target, jobTypes, params: paramsFor(params) });
   };
@@ -64,7 +67,8 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
         <button
           type="button"
           onClick={() => start(JOB_TYPES)}
-          disabled={!consent || trigger.isPending}
+          disabled={!consent}
+          aria-disabled={trigger.isPending || undefined}
           className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-50"
         >
           Run all five
@@ -104,11 +108,13 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
               <button
                 type="button"
                 onClick={() => start([type])}
-                disabled={!consent || trigger.isPending}
-                aria-label={`Start ${info.title}`}
+                disabled={!consent}
+                aria-disabled={trigger.isPending || undefined}
                 className="mt-3 rounded-lg bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-slate-900 disabled:cursor-not-allowed disabled:opacity-50"
               >
+                {/* The visible words are part of the accessible name (WCAG 2.5.3), which also names the analysis. */}
                 {running ? "Running… show it" : "Start"}
+                <span className="sr-only">{running ? ` — Start ${info.title}` : ` ${info.title}`}</span>
               </button>
             </li>
           );

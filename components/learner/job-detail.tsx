@@ -26,7 +26,7 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
     retry: (n, e) => appCodeOf(e) !== "JOB_NOT_FOUND" && n < 2,
   });
 
-  if (detail.isLoading) return <Panel><p className="text-slate-500">Loading the analysis…</p></Panel>;
+  if (detail.isLoading) return <Panel><p className="text-slate-600">Loading the analysis…</p></Panel>;
   if (detail.error) {
     const notFound = appCodeOf(detail.error) === "JOB_NOT_FOUND" || detail.error.data?.code === "NOT_FOUND";
     return (
@@ -51,7 +51,7 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
             <TypeIcon type={job.jobType} />
             {info.title}
           </h2>
-          <p className="text-sm text-slate-500">
+          <p className="text-sm text-slate-600">
             {targetTitle(targets, { type: job.targetType, id: job.targetId })} · started <Time value={job.createdAt} relative />
             {result?.degraded ? " · checked with warnings" : ""}
           </p>
@@ -98,8 +98,8 @@ function History({ jobType, currentId, onOpen, targets }: { jobType: Job["jobTyp
       <h3 id="history-heading" className="text-sm font-semibold text-slate-700">
         Earlier {TYPE_INFO[jobType].title.toLowerCase()} results
       </h3>
-      {history.isLoading && <p className="mt-1 text-sm text-slate-500">Loading…</p>}
-      {history.data && others.length === 0 && <p className="mt-1 text-sm text-slate-500">None yet.</p>}
+      {history.isLoading && <p className="mt-1 text-sm text-slate-600">Loading…</p>}
+      {history.data && others.length === 0 && <p className="mt-1 text-sm text-slate-600">None yet.</p>}
       <ul className="mt-1 flex flex-wrap gap-2" data-testid="history">
         {others.map((j) => (
           <li key={j.id}>

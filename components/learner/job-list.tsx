@@ -20,13 +20,13 @@ export function JobList({ jobs, loading, error, targets, selectedId, onOpen }: P
       <h2 id="activity-heading" className="text-lg font-semibold">
         Your analyses
       </h2>
-      {loading && <p className="mt-3 text-sm text-slate-500">Loading…</p>}
+      {loading && <p className="mt-3 text-sm text-slate-600">Loading…</p>}
       {error && (
         <p role="alert" className="mt-3 text-sm text-rose-700">
           Could not load your analyses: {error}
         </p>
       )}
-      {jobs && jobs.length === 0 && <p className="mt-3 text-sm text-slate-500">Nothing yet. Pick a target and start an analysis — it will show up here.</p>}
+      {jobs && jobs.length === 0 && <p className="mt-3 text-sm text-slate-600">Nothing yet. Pick a target and start an analysis — it will show up here.</p>}
       <ul className="-mx-1 mt-3 max-h-[32rem] divide-y divide-slate-100 overflow-y-auto px-1" aria-label="analyses">
         {jobs?.map((job) => (
           <JobRow key={job.id} job={job} targets={targets} selected={job.id === selectedId} onOpen={onOpen} />
@@ -53,7 +53,7 @@ function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets
             <TypeIcon type={job.jobType} size="h-6 w-6" />
             {info.title}
           </span>
-          <span className="mt-0.5 block truncate text-xs text-slate-500">
+          <span className="mt-0.5 block truncate text-xs text-slate-600">
             {targetTitle(targets, { type: job.targetType, id: job.targetId })} · <Time value={job.createdAt} relative />
           </span>
         </button>
@@ -62,8 +62,8 @@ function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets
           {cancellable && (
             <button
               type="button"
-              onClick={() => cancel.mutate({ jobId: job.id })}
-              disabled={cancel.isPending}
+              onClick={() => !cancel.isPending && cancel.mutate({ jobId: job.id })}
+              aria-disabled={cancel.isPending || undefined}
               aria-label={`Cancel ${info.title}`}
               className="rounded-md px-2 py-0.5 text-xs text-rose-700 ring-1 ring-rose-200 hover:bg-rose-50"
             >

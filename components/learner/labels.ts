@@ -31,7 +31,7 @@ export const STATUS_INFO: Record<JobStatus, { label: string; tone: string }> = {
   expired: { label: "Retrying", tone: "bg-amber-50 text-amber-800 ring-amber-300" },
   succeeded: { label: "Ready", tone: "bg-emerald-50 text-emerald-800 ring-emerald-300" },
   failed: { label: "Failed", tone: "bg-rose-50 text-rose-800 ring-rose-300" },
-  cancelled: { label: "Cancelled", tone: "bg-slate-100 text-slate-500 ring-slate-300" },
+  cancelled: { label: "Cancelled", tone: "bg-slate-100 text-slate-600 ring-slate-300" },
 };
 
 export const STAGE_LABELS: Record<string, string> = {

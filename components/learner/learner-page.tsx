@@ -51,7 +51,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
         </section>
 
         <div className="mt-6">
-          {targets.isLoading && <p className="text-sm text-slate-500">Loading your materials…</p>}
+          {targets.isLoading && <p className="text-sm text-slate-600">Loading your materials…</p>}
           {targets.error && <p role="alert" className="text-sm text-rose-700">Could not load your materials: {targets.error.message}</p>}
           {targets.data && <TargetPicker targets={targets.data} value={target} onChange={setTarget} />}
         </div>
@@ -73,7 +73,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
       </div>
 
       <aside className="min-w-0 space-y-6">
-        <p className="flex items-center gap-2 text-xs text-slate-500" data-testid="live-indicator">
+        <p className="flex items-center gap-2 text-xs text-slate-600" data-testid="live-indicator">
           <span className={`inline-block h-2 w-2 rounded-full ${live ? "bg-emerald-500" : "bg-amber-400"}`} aria-hidden="true" />
           {live ? "Live updates on" : "Reconnecting — refreshing every few seconds"}
         </p>

@@ -25,7 +25,7 @@ export function MasteryChart() {
   return (
     <section aria-labelledby="progress-heading" className="mt-6 rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200" data-testid="mastery-history">
       <h2 id="progress-heading" className="text-lg font-semibold">Your mastery over time</h2>
-      {q.isLoading && <p className="mt-2 text-sm text-slate-500">Loading…</p>}
+      {q.isLoading && <p className="mt-2 text-sm text-slate-600">Loading…</p>}
       {q.error && <p role="alert" className="mt-2 text-sm text-rose-700">Could not load your progress: {q.error.message}</p>}
       {data && data.analyses === 0 && (
         <p className="mt-2 text-sm text-slate-600">Run a learning-state analysis to start your chart; each new one adds a point per topic.</p>
@@ -85,7 +85,7 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
                 type="button"
                 aria-pressed={!hidden.has(t.knowledgePointId)}
                 onClick={() => toggle(t.knowledgePointId)}
-                className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-1 text-xs ring-1 ring-slate-300 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-600 ${hidden.has(t.knowledgePointId) ? "text-slate-500" : "text-slate-900"}`}
+                className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-1 text-xs ring-1 ring-slate-300 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-600 ${hidden.has(t.knowledgePointId) ? "text-slate-600" : "text-slate-900"}`}
               >
                 <span className="inline-block h-2.5 w-2.5 rounded-full" style={{ background: hidden.has(t.knowledgePointId) ? "#cbd5e1" : colorOf(i) }} aria-hidden />
                 {t.title} · {pct(last.mastery)}

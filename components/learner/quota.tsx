@@ -38,7 +38,7 @@ export function QuotaLine() {
   const budget = items.find((i) => i.metric === "tokens");
   if (budget && budget.remaining === 0)
     return (
-      <p className="mt-1 text-xs text-slate-500" data-testid="quota-line">
+      <p className="mt-1 text-xs text-slate-600" data-testid="quota-line">
         You have used today&apos;s AI budget on the platform key; it resets at {clock(budget.resetsAt)}. Analyses on your own DeepSeek key still run.
       </p>
     );
@@ -48,7 +48,7 @@ export function QuotaLine() {
       ? `You have used all your analyses for now. You can start more at ${clock((hour.remaining === 0 ? hour : day).resetsAt)}.`
       : `You can start ${hour.remaining} more ${hour.remaining === 1 ? "analysis" : "analyses"} this hour and ${day.remaining} more today.`;
   return (
-    <p className="mt-1 text-xs text-slate-500" data-testid="quota-line">
+    <p className="mt-1 text-xs text-slate-600" data-testid="quota-line">
       {text}
     </p>
   );

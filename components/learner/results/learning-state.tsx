@@ -24,7 +24,7 @@ export function LearningStateResult({ output }: { output: LearningAnalysis }) {
               <div className="flex justify-between gap-2 text-sm">
                 <span className="truncate">{k.title}</span>
                 <span className="shrink-0 tabular-nums text-slate-600">
-                  {pct(k.mastery)} <span className="text-xs text-slate-400">· {k.attempts} answers · confidence {pct(k.confidence)}</span>
+                  {pct(k.mastery)} <span className="text-xs text-slate-600">· {k.attempts} answers · confidence {pct(k.confidence)}</span>
                 </span>
               </div>
               <div className="mt-1 h-3 overflow-hidden rounded-full bg-slate-100" role="img" aria-label={`${k.title}: ${pct(k.mastery)} mastery`}>
@@ -33,7 +33,7 @@ export function LearningStateResult({ output }: { output: LearningAnalysis }) {
             </li>
           ))}
         </ul>
-        <p className="mt-2 text-xs text-slate-500">Fainter bars mean less evidence (few answers).</p>
+        <p className="mt-2 text-xs text-slate-600">Fainter bars mean less evidence (few answers).</p>
       </figure>
       <div className="grid gap-4 sm:grid-cols-2">
         <List title="Strengths" items={output.strengths} tone="text-emerald-700" />
@@ -46,7 +46,7 @@ export function LearningStateResult({ output }: { output: LearningAnalysis }) {
 function Stat({ label, value }: { label: string; value: string }) {
   return (
     <div className="rounded-lg bg-slate-50 p-3 ring-1 ring-slate-200">
-      <div className="text-xs text-slate-500">{label}</div>
+      <div className="text-xs text-slate-600">{label}</div>
       <div className="text-2xl font-semibold tabular-nums">{value}</div>
     </div>
   );
@@ -57,7 +57,7 @@ function List({ title, items, tone }: { title: string; items: string[]; tone: st
     <div>
       <h4 className={`text-sm font-semibold ${tone}`}>{title}</h4>
       {items.length === 0 ? (
-        <p className="text-sm text-slate-500">None found.</p>
+        <p className="text-sm text-slate-600">None found.</p>
       ) : (
         <ul className="mt-1 list-disc space-y-1 pl-5 text-sm text-slate-700">
           {items.map((s) => (

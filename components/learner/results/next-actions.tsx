@@ -59,7 +59,7 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
                 className="mt-1 h-4 w-4 accent-indigo-600"
               />
               <span className="min-w-0 flex-1">
-                <span className={`block font-medium ${done.has(a.index) ? "text-slate-500 line-through" : ""}`}>{a.title}</span>
+                <span className={`block font-medium ${done.has(a.index) ? "text-slate-600 line-through" : ""}`}>{a.title}</span>
                 <span className="block text-sm text-slate-600">{a.reason}</span>
               </span>
               <span className="shrink-0 text-right text-xs">

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Quiz } from "@/server/jobs/schemas";
 import { appCodeOf, explainError } from "../labels";
@@ -17,17 +17,29 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
     trpc.quiz.submit.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.quiz.plays.queryFilter({ jobId })) }),
   );
   const graded = submit.data;
+  // The submit button is replaced by the score: focus moves to the score (a screen reader reads
+  // it), and back to the first question on "Play again", never to <body>.
+  const scoreRef = useRef<HTMLDivElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const [replay, setReplay] = useState(0);
+  useEffect(() => {
+    if (graded) scoreRef.current?.focus();
+  }, [graded]);
+  useEffect(() => {
+    if (replay) formRef.current?.querySelector<HTMLElement>("input, textarea")?.focus();
+  }, [replay]);
   const unanswered = output.questions.filter((_, i) => !(answers[i] ?? "").trim()).length;
 
   const onSubmit = (e: React.FormEvent) => {
     e.preventDefault();
+    if (submit.isPending) return;
     submit.mutate({ jobId, answers: output.questions.map((_, index) => ({ index, response: answers[index] ?? "" })) });
   };
 
   return (
-    <form onSubmit={onSubmit} aria-label="quiz">
+    <form ref={formRef} onSubmit={onSubmit} aria-label="quiz">
       {graded && (
-        <div role="status" className="mb-4 rounded-lg bg-indigo-50 p-4 ring-1 ring-indigo-200" data-testid="quiz-score">
+        <div ref={scoreRef} tabIndex={-1} role="status" className="mb-4 rounded-lg bg-indigo-50 p-4 ring-1 ring-indigo-200 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500" data-testid="quiz-score">
           <p className="text-xl font-semibold">
             You scored {graded.score} / {graded.total}
           </p>
@@ -42,7 +54,7 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
             <li key={i} className="rounded-lg p-3 ring-1 ring-slate-200" data-testid="quiz-question">
               <fieldset disabled={!!graded}>
                 <legend className="font-medium">
-                  {i + 1}. {q.stem} <span className="ml-1 text-xs font-normal text-slate-500">({q.difficulty})</span>
+                  {i + 1}. {q.stem} <span className="ml-1 text-xs font-normal text-slate-600">({q.difficulty})</span>
                 </legend>
                 {options.length > 0 ? (
                   <div className="mt-2 space-y-1">
@@ -80,18 +92,23 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
       )}
       <div className="mt-4 flex flex-wrap items-center gap-3">
         {graded ? (
-          <button type="button" onClick={() => { submit.reset(); setAnswers({}); }} className="rounded-lg bg-slate-900 px-4 py-2 text-sm font-medium text-white">
+          <button type="button" onClick={() => { submit.reset(); setAnswers({}); setReplay((n) => n + 1); }} className="rounded-lg bg-slate-900 px-4 py-2 text-sm font-medium text-white">
             Play again
           </button>
         ) : (
-          <button type="submit" disabled={submit.isPending || unanswered > 0} className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white disabled:opacity-50">
+          <button
+            type="submit"
+            disabled={unanswered > 0}
+            aria-disabled={submit.isPending || undefined}
+            className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white disabled:opacity-50"
+          >
             {submit.isPending ? "Checking…" : "Submit answers"}
           </button>
         )}
-        {!graded && unanswered > 0 && <span className="text-sm text-slate-500">{unanswered} left to answer</span>}
+        {!graded && unanswered > 0 && <span className="text-sm text-slate-600">{unanswered} left to answer</span>}
       </div>
       {!!plays.data?.items.length && (
-        <p className="mt-3 text-xs text-slate-500">
+        <p className="mt-3 text-xs text-slate-600">
           Earlier plays:{" "}
           {plays.data.items.map((p, i) => (
             <span key={i}>{i > 0 && ", "}{p.score}/{p.total} (<Time value={p.answeredAt} relative />)</span>

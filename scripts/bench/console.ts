@@ -1,0 +1,191 @@
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import pg from "pg";
+import { percentiles } from "./stats";
+
+/**
+ * "Console at 1M rows": a learning platform's 30 days — BENCH_CONSOLE_ROWS jobs (default
+ * 1,000,000) over 200 learners, ≈3 events per job — then every console call over real HTTP as
+ * the admin's browser makes it (session cookie, tRPC GET), 20 runs after 5 warm-ups each. For
+ * comparison, the statements the console ran before the rollups (kept here verbatim) are timed
+ * in the database on the same data: they are what the old calls cost at least.
+ */
+const USERS = 200;
+const RUNS = 20;
+const WARMUP = 5;
+
+type Ctx = { db: pg.Client; appUrl: string; agent: http.Agent; rows: number; log: (m: string) => void; dir: string };
+type Pcts = ReturnType<typeof percentiles>;
+export type ConsoleResult = {
+  jobs: number; events: number; loadSeconds: number; rollupCatchUpMs: number; runs: number;
+  afterMs: Record<string, Pcts>; beforeStatementsMs: Record<string, Pcts>; at: string;
+};
+
+/** Runs the section and writes bench-results/console-<size>.{json,md} (also merged into latest.* by index.ts). */
+export async function consoleBench(ctx: Ctx): Promise<ConsoleResult> {
+  const result = await measure(ctx);
+  fs.mkdirSync(ctx.dir, { recursive: true });
+  // One file per table size (console-1m, console-100k…), so runs at several sizes show the cost not growing with the table.
+  const size = ctx.rows >= 1e6 ? `${ctx.rows / 1e6}m` : `${Math.round(ctx.rows / 1e3)}k`;
+  fs.writeFileSync(path.join(ctx.dir, `console-${size}.json`), JSON.stringify(result, null, 2) + "\n");
+  fs.writeFileSync(path.join(ctx.dir, `console-${size}.md`), [`# Console at ${ctx.rows.toLocaleString("en")} jobs`, "", ...consoleMarkdown(result)].join("\n"));
+  return result;
+}
+
+export function consoleMarkdown(r: ConsoleResult): string[] {
+  const names = Object.keys(r.afterMs);
+  return [
+    `Console with ${r.jobs.toLocaleString("en")} jobs and ${r.events.toLocaleString("en")} events (30 days, 200 learners), over HTTP with an admin session, ${r.runs} runs after warm-up; "before" is the statements the console used to run, timed in the database alone (so the old call cost at least that). Rollups' first catch-up over every event: ${r.rollupCatchUpMs} ms. ${r.at}.`,
+    ``,
+    `| console call | after p50 / p95 ms | before (statements only) p50 / p95 ms |`,
+    `|---|---|---|`,
+    ...names.map((n) => `| ${n} | ${r.afterMs[n]!.p50} / ${r.afterMs[n]!.p95} | ${r.beforeStatementsMs[n] ? `${r.beforeStatementsMs[n]!.p50} / ${r.beforeStatementsMs[n]!.p95}` : "—"} |`),
+    ``,
+  ];
+}
+
+async function measure({ db, appUrl, agent, rows, log }: Ctx): Promise<ConsoleResult> {
+  log(`console: generating ${rows.toLocaleString("en")} jobs and their events over 30 days…`);
+  const t0 = performance.now();
+  await generate(db, rows);
+  const loadMs = performance.now() - t0;
+  const [{ events }] = (await db.query(`SELECT count(*)::int AS events FROM "JobEvent"`)).rows;
+  await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
+  await db.query(`VACUUM ANALYZE "JobEvent"`);
+  await db.query(`CHECKPOINT`);
+
+  // The rollups' first catch-up over every event (a one-off at deployment), then steady state.
+  const { advanceRollups } = await import("../../server/observability/rollups");
+  const t1 = performance.now();
+  const max = BigInt((await db.query(`SELECT max(id)::text AS m FROM "JobEvent"`)).rows[0].m);
+  for (let r = await advanceRollups({ recount: true }); BigInt(r.eventId) < max; r = await advanceRollups()) await new Promise((res) => setTimeout(res, 100));
+  const catchUpMs = performance.now() - t1;
+  log(`console: ${events} events folded into rollups in ${Math.round(catchUpMs)} ms`);
+
+  const cookie = await signIn(appUrl, agent);
+  const token = "bench-metrics-token";
+  const sample = (await db.query(`SELECT id, "userId" FROM "AiRuntimeJob" ORDER BY id LIMIT 1 OFFSET $1`, [Math.floor(rows / 2)])).rows[0];
+  const trpc = (path: string, input?: unknown) => `${appUrl}/api/trpc/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`;
+  const calls: [string, string, Record<string, string>][] = [
+    ["explorer: search by job id", trpc("admin.explorer.list", { filter: { q: sample.id } }), { cookie }],
+    ["explorer: search by learner email", trpc("admin.explorer.list", { filter: { q: `${sample.userId}@bench.test` } }), { cookie }],
+    ["explorer: first page", trpc("admin.explorer.list", {}), { cookie }],
+    ["explorer: failed, one type", trpc("admin.explorer.list", { filter: { status: ["failed"], jobType: ["quiz_generation"] } }), { cookie }],
+    ["explorer: count (capped)", trpc("admin.explorer.count", { filter: { status: ["succeeded"] } }), { cookie }],
+    ["job detail", trpc("admin.explorer.detail", { jobId: sample.id }), { cookie }],
+    ["overview 1h", trpc("admin.monitor.overview", { window: "1h" }), { cookie }],
+    ["overview 24h", trpc("admin.monitor.overview", { window: "24h" }), { cookie }],
+    ["overview 7d", trpc("admin.monitor.overview", { window: "7d" }), { cookie }],
+    ["Runtimes", trpc("admin.monitor.runtimes"), { cookie }],
+    ["/api/metrics", `${appUrl}/api/metrics`, { authorization: `Bearer ${token}` }],
+  ];
+  const after: Record<string, Pcts> = {};
+  for (const [name, url, headers] of calls) {
+    const samples: number[] = [];
+    for (let i = 0; i < WARMUP + RUNS; i++) {
+      const t = performance.now();
+      const res = await get(agent, url, headers);
+      if (res.status !== 200) throw new Error(`${name}: ${res.status} ${res.text.slice(0, 300)}`);
+      if (i >= WARMUP) samples.push(performance.now() - t);
+    }
+    after[name] = percentiles(samples);
+    log(`console: ${name} p50 ${after[name].p50} ms, p95 ${after[name].p95} ms`);
+  }
+
+  const before: Record<string, Pcts> = {};
+  for (const [name, statements] of legacy(sample.id)) {
+    const samples: number[] = [];
+    for (let i = 0; i < 2 + 10; i++) {
+      const t = performance.now();
+      await Promise.all(statements.map((s) => db.query(s)));
+      if (i >= 2) samples.push(performance.now() - t);
+    }
+    before[name] = percentiles(samples);
+    log(`console (before): ${name} p50 ${before[name].p50} ms, p95 ${before[name].p95} ms`);
+  }
+  return { jobs: rows, events, loadSeconds: Math.round(loadMs / 1000), rollupCatchUpMs: Math.round(catchUpMs), runs: RUNS, afterMs: after, beforeStatementsMs: before, at: new Date().toISOString() };
+}
+
+/** Jobs spread over 30 days; each has a creation event, and (unless still pending) a lock and a terminal event. */
+async function generate(db: pg.Client, rows: number) {
+  await db.query(`INSERT INTO "User" (id, email, name, role, "emailVerified", "createdAt", "updatedAt")
+    SELECT 'bu' || g, 'bu' || g || '@bench.test', 'Bench ' || g, 'learner', false, now(), now() FROM generate_series(0, ${USERS - 1}) g ON CONFLICT DO NOTHING`);
+  const span = 30 * 86_400;
+  for (let from = 0; from < rows; from += 200_000) {
+    const to = Math.min(rows, from + 200_000) - 1;
+    // status by g: 2,000 newest pending, else 1 in 12 failed, 1 in 40 cancelled, the rest succeeded.
+    await db.query(`
+      INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", status, "inputHash", "idempotencyKey", params,
+        "attemptNo", "errorCode", "createdAt", "updatedAt", "runAfter", "lockedAt", "finishedAt")
+      SELECT 'cj' || lpad(g::text, 8, '0'), 'bu' || (g % ${USERS}),
+        (ARRAY['learning_state_analysis','weak_point_analysis','next_action_planning','quiz_generation','flashcard_generation'])[1 + g % 5]::"JobType",
+        'user', 'bu' || (g % ${USERS}), s::"JobStatus", 'h', 'ck' || g, '{}',
+        CASE WHEN s IN ('succeeded', 'failed') THEN 1 ELSE 0 END, CASE WHEN s = 'failed' THEN 'INVALID_SCHEMA' END,
+        c, c, c, CASE WHEN s IN ('succeeded', 'failed') THEN c + w END, CASE WHEN s <> 'pending' THEN c + w + r END
+      FROM (SELECT g, now() - interval '${span} seconds' + (g::float8 / ${rows}) * interval '${span} seconds' AS c,
+              (0.2 + (g % 97) * 0.3) * interval '1 second' AS w, (1 + (g % 89) * 0.5) * interval '1 second' AS r,
+              CASE WHEN g >= ${rows - 2000} THEN 'pending' WHEN g % 12 = 0 THEN 'failed' WHEN g % 40 = 0 THEN 'cancelled' ELSE 'succeeded' END AS s
+            FROM generate_series(${from}, ${to}) g) x`);
+    await db.query(`
+      INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
+      SELECT id, f::"JobStatus", t::"JobStatus", a::"ActorType", NULL, n, at FROM (
+        SELECT id, NULL AS f, 'pending' AS t, 'learner' AS a, 0 AS n, "createdAt" AS at FROM "AiRuntimeJob" WHERE id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')
+        UNION ALL SELECT id, 'pending', 'locked', 'runtime', 1, "lockedAt" FROM "AiRuntimeJob" WHERE "lockedAt" IS NOT NULL AND id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')
+        UNION ALL SELECT id, CASE WHEN status = 'cancelled' THEN 'pending' ELSE 'locked' END, status::text, 'runtime', "attemptNo", "finishedAt" FROM "AiRuntimeJob"
+          WHERE "finishedAt" IS NOT NULL AND id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')
+      ) e ORDER BY at`);
+  }
+}
+
+/** The statements the console ran before the rollups (PR #17's "before"), verbatim in shape. */
+function legacy(jobId: string): [string, string[]][] {
+  const overview = (ms: number, bucket: string) => {
+    const from = `now() - interval '${ms / 1000} seconds'`;
+    return [
+      `SELECT status::text, "jobType"::text, count(*)::int FROM "AiRuntimeJob" GROUP BY 1, 2`,
+      `SELECT date_bin('${bucket}'::interval, j."finishedAt", ${from}) AS b, count(*) FILTER (WHERE j.status = 'succeeded')::int, count(*) FILTER (WHERE j.status = 'failed')::int,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM j."finishedAt" - j."lockedAt")), percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM j."finishedAt" - j."lockedAt"))
+       FROM "AiRuntimeJob" j WHERE j."finishedAt" >= ${from} AND j."finishedAt" <= now() AND j.status IN ('succeeded', 'failed') GROUP BY GROUPING SETS ((1), ())`,
+      `SELECT date_bin('${bucket}'::interval, e."createdAt", ${from}) AS b, count(*)::int,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM e."createdAt" - j."createdAt")), percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM e."createdAt" - j."createdAt"))
+       FROM "JobEvent" e JOIN "AiRuntimeJob" j ON j.id = e."jobId" WHERE e."createdAt" >= ${from} AND e."createdAt" <= now() AND e."toStatus" = 'locked' AND e."attemptNo" = 1 GROUP BY GROUPING SETS ((1), ())`,
+    ];
+  };
+  return [
+    ["explorer: search by job id", [`SELECT * FROM (SELECT * FROM "AiRuntimeJob" j WHERE (j.id = '${jobId}' OR j."idempotencyKey" = '${jobId}' OR j."userId" IN ('${jobId}')) ORDER BY j."createdAt" DESC, j.id DESC LIMIT 51) j`]],
+    ["overview 1h", overview(3_600_000, "1 minutes")],
+    ["overview 24h", overview(86_400_000, "30 minutes")],
+    ["overview 7d", overview(7 * 86_400_000, "360 minutes")],
+    ["/api/metrics", [`SELECT status::text, "jobType"::text, count(*)::int FROM "AiRuntimeJob" GROUP BY 1, 2`]],
+  ];
+}
+
+async function signIn(appUrl: string, agent: http.Agent): Promise<string> {
+  const { seed } = await import("../../prisma/seed");
+  const { ADMIN, DEMO_PASSWORDS } = await import("../../prisma/seed-data");
+  await seed();
+  const body = JSON.stringify({ email: ADMIN.email, password: (DEMO_PASSWORDS as Record<string, string>).admin });
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const req = http.request(`${appUrl}/api/auth/sign-in/email`, { method: "POST", agent, headers: { "content-type": "application/json", origin: appUrl } }, resolve);
+    req.on("error", reject);
+    req.end(body);
+  });
+  res.resume();
+  const cookies = (res.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]).join("; ");
+  if (res.statusCode !== 200 || !cookies) throw new Error(`admin sign-in answered ${res.statusCode}`);
+  return cookies;
+}
+
+function get(agent: http.Agent, url: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "GET", agent, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}

@@ -1,0 +1,43 @@
+import { Prisma } from "../generated/prisma/client";
+import { histBucketSql } from "./histogram";
+
+/**
+ * SQL shared by the rollup fold (events up to the watermark, written into the rollup tables)
+ * and the console's reads (events after it, added live). Both read events by primary-key range,
+ * so neither ever scans the JobEvent table.
+ */
+
+/** `ev`: the events with lo < id (≤ hi), with the job fields the rollups need. */
+export function eventsCte(lo: Prisma.Sql, hi?: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`ev AS (
+    SELECT e."fromStatus", e."toStatus", e."attemptNo", e."createdAt" AS at, j."jobType", j."lockedAt", j."createdAt" AS created
+    FROM "JobEvent" e JOIN "AiRuntimeJob" j ON j.id = e."jobId"
+    WHERE e.id > ${lo} ${hi ? Prisma.sql`AND e.id <= ${hi}` : Prisma.empty})`;
+}
+
+/** `delta`: per (status, jobType), how many jobs the events in `ev` moved in (+) or out (−). */
+export const DELTA_CTE = Prisma.sql`delta AS (
+    SELECT status, "jobType", sum(d)::bigint AS n FROM (
+      SELECT "toStatus" AS status, "jobType", 1 AS d FROM ev
+      UNION ALL SELECT "fromStatus", "jobType", -1 FROM ev WHERE "fromStatus" IS NOT NULL
+    ) x GROUP BY 1, 2)`;
+
+/**
+ * `times`: one row per fact the time series count: a job finished (succeeded / failed), its run
+ * time (lock → finish) and, for a first-attempt lock, its wait (creation → lock), as histogram
+ * bucket `idx`.
+ */
+export const TIMES_CTE = Prisma.sql`times AS (
+    SELECT at, "toStatus"::text AS kind, 0 AS idx FROM ev WHERE "toStatus" IN ('succeeded', 'failed')
+    UNION ALL
+    SELECT at, 'run', ${histBucketSql(Prisma.sql`extract(epoch FROM at - "lockedAt")::float8`)} FROM ev
+      WHERE "toStatus" IN ('succeeded', 'failed') AND "lockedAt" IS NOT NULL
+    UNION ALL
+    SELECT at, 'wait', ${histBucketSql(Prisma.sql`extract(epoch FROM at - created)::float8`)} FROM ev
+      WHERE "toStatus" = 'locked' AND "attemptNo" = 1)`;
+
+/** Time buckets start on multiples of their width from this origin (a UTC midnight). */
+export const ORIGIN = Prisma.sql`timestamp '2000-01-01'`;
+
+/** Widths kept in JobTimeRollup: minutes for the last hour, half hours for a day or a week. */
+export const WIDTHS = [1, 30] as const;
