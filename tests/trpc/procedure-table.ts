@@ -122,6 +122,7 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.monitor.overview": { access: "admin", input: () => ({ window: "1h" }) },
   // Issue 15: alerts and background bulk runs.
   "admin.monitor.alerts": { access: "admin", input: () => undefined },
+  "admin.monitor.costs": { access: "admin", input: () => undefined },
   "admin.actions.bulkStatus": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.a)).id] }, 1, w.admin.user.id)).id }) },
   "admin.actions.bulkRuns": { access: "admin", input: () => ({}) },
   "admin.actions.bulkCancel": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.a)).id] }, 1, w.admin.user.id)).id }) },
