@@ -111,7 +111,6 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.runtimeKeys.list": { access: "admin", input: () => undefined },
   "admin.runtimeKeys.revoke": { access: "admin", input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }) },
   "admin.webhooks.list": { access: "admin", input: () => ({}) },
-  "admin.monitor.costs": { access: "admin", input: () => undefined },
   // Admin console (issue 6).
   "admin.explorer.list": { access: "admin", input: () => ({}) },
   "admin.explorer.count": { access: "admin", input: (w) => ({ filter: { user: w.a.user.id } }) },
