@@ -1,9 +1,9 @@
 /**
- * Next's startup hook (Node.js runtime only: the background work needs the database driver):
- * the in-process scheduler in zero-setup mode and the workflow relay (server/background.ts).
+ * Next's startup hook. Node.js runtime only: the configuration check and the background work
+ * (server/startup.ts) need Node and the database driver.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { startBackground } = await import("./server/background");
-  startBackground();
+  const { startApp } = await import("./server/startup");
+  startApp();
 }

@@ -23,10 +23,6 @@ const nextConfig = {
       { source: "/internal/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
     ];
   },
-  // The Runtime protocol is served by a Pages API route (see pages/api/internal/runtime/jobs/[...path].ts).
-  async rewrites() {
-    return [{ source: "/internal/runtime/jobs/:path*", destination: "/api/internal/runtime/jobs/:path*" }];
-  },
 };
 
 export default nextConfig;

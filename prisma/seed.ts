@@ -1,5 +1,6 @@
 import { pathToFileURL } from "node:url";
 import { getDb, closeDb } from "../server/db";
+import { isProduction } from "../server/config";
 import { setConsent } from "../server/jobs/consent";
 import { hashPassword } from "better-auth/crypto";
 import { ADMIN, DEMO_PASSWORDS, LEARNERS, MATERIALS } from "./seed-data";
@@ -66,6 +67,11 @@ async function ensurePassword(userId: string, password: string) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  // Demo accounts with published passwords exist only in dev/demo, never in a production database.
+  if (isProduction()) {
+    console.error("db:seed refuses to run in production (NODE_ENV=production); demo data is for npm run dev / npm run demo");
+    process.exit(1);
+  }
   await seed();
   await closeDb();
   console.log("seeded demo data");

@@ -3,7 +3,8 @@ import { deployMigrations } from "./lib/migrator";
 
 /**
  * `npm run db:start`: only the embedded PostgreSQL (migrated), in the foreground, for running the
- * app, tests or scripts against it with DATABASE_URL. `--reset` drops and recreates the database first.
+ * app, tests or scripts against it with DATABASE_URL. `--reset` drops and recreates the database first;
+ * `--no-migrate` leaves the schema alone (the deploy path migrates as its own step: `npm run db:migrate`).
  */
 const db = await startDevDb();
 if (process.argv.includes("--reset")) {
@@ -14,7 +15,7 @@ if (process.argv.includes("--reset")) {
   await ensureDatabase(admin, name);
   console.log(`[db] recreated ${name}`);
 }
-await deployMigrations(db.url);
+if (!process.argv.includes("--no-migrate")) await deployMigrations(db.url);
 console.log(`[db] ready: DATABASE_URL=${db.url}`);
 const stop = async () => {
   await db.stop();

@@ -6,12 +6,14 @@ import { startGroup, stopGroup } from "./lib/processes";
 import type { ChildProcess } from "node:child_process";
 
 /**
- * `npm run dev` (and `npm start` with --prod): the whole app on one machine. Without
+ * `npm run dev` (and `npm run demo`, with --demo: the same on a production build — run
+ * `npm run build` first): the whole app on one machine, with demo accounts and generated secrets.
+ * Production is `npm start` (server/production-server.mjs), which does none of this. Without
  * DATABASE_URL it starts the embedded PostgreSQL (data in .data/pg, kept between runs); either
  * way it applies migrations, seeds the demo data, and starts Next.js and one reference Runtime
  * (local analyzer; DeepSeek for platform jobs when DEEPSEEK_API_KEY is set).
  */
-const prod = process.argv.includes("--prod");
+const demo = process.argv.includes("--demo");
 const port = process.env.PORT ?? "3000";
 const children: ChildProcess[] = [];
 let stopDb = async () => {};
@@ -42,9 +44,9 @@ const env = {
   SWEEP_INTERVAL_MS: process.env.SWEEP_INTERVAL_MS ?? "60000",
 };
 const next = path.join("node_modules", ".bin", "next");
-if (prod) {
+if (demo) {
   // One machine, zero setup: the generated secrets in .data are this single instance's own.
-  const serve = ["--import", "tsx", path.join("scripts", "serve.ts"), "-p", port];
+  const serve = [path.join("server", "production-server.mjs"), "-p", port];
   children.push(startGroup(process.execPath, serve, { ALLOW_GENERATED_SECRETS: "1", ...env, NODE_ENV: "production" }, "next"));
 } else {
   children.push(startGroup(next, ["dev", "-p", port], env, "next"));

@@ -9,7 +9,7 @@ import { startGroup, stopGroup } from "./lib/processes";
 /**
  * The whole product for the browser tests, as Playwright's webServer: a fresh database on the
  * embedded PostgreSQL (E2E_PG_PORT), migrations, demo seed, the production build served by
- * the production server (scripts/serve.ts) on E2E_PORT, and one reference Runtime (local analyzer, a small per-stage delay so
+ * the production server (server/production-server.mjs) on E2E_PORT, and one reference Runtime (local analyzer, a small per-stage delay so
  * progress is visible). Runs until Playwright stops it. Short leases and a fast sweep keep
  * crash-and-return scenarios within seconds.
  */

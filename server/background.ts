@@ -1,4 +1,7 @@
-import { getJobFeed } from "./events/job-feed";
+import { setting } from "./config";
+import { closeDb } from "./db";
+import { getJobFeed, stopJobFeed } from "./events/job-feed";
+import { onShutdown } from "./lifecycle";
 import { startWorkflowRelay } from "./events/workflow-relay";
 import { inngestConfigured } from "./inngest/client";
 import { webhookConfig } from "./notifications/webhook";
@@ -18,17 +21,22 @@ const g = globalThis as unknown as { __background?: boolean };
  * IN_PROCESS_SCHEDULER=0 turns the scheduler and the rollup loop off (e.g. on instances that should only serve).
  */
 export function startBackground(log: (m: string) => void = (m) => console.log(m)) {
-  if (g.__background || !process.env.DATABASE_URL) return;
+  const databaseUrl = setting("DATABASE_URL");
+  if (g.__background || !databaseUrl) return;
   g.__background = true;
   const inngest = inngestConfigured();
-  if (!inngest && process.env.IN_PROCESS_SCHEDULER !== "0") {
-    new InProcessScheduler(process.env.DATABASE_URL, defaultTasks(), (run) => {
+  // Registered first, so they run last on shutdown: the pool outlives everything that queries it.
+  onShutdown("database pool", closeDb);
+  onShutdown("job feed (LISTEN)", stopJobFeed);
+  if (!inngest && setting("IN_PROCESS_SCHEDULER") === "1") {
+    const scheduler = new InProcessScheduler(databaseUrl, defaultTasks(), (run) => {
       if (run.error) log(`[scheduler] ${run.task} failed: ${run.error}`);
       else if (run.ran && run.task === "sweep-leases" && (run.result as { expired?: number })?.expired)
         log(`[scheduler] sweep ended ${(run.result as { expired: number }).expired} passed leases`);
     }).start();
+    onShutdown("scheduler", () => scheduler.stop());
     log("[background] in-process scheduler started (no Inngest server configured)");
   }
-  if (process.env.IN_PROCESS_SCHEDULER !== "0") startRollupLoop(log);
-  if (inngest || webhookConfig()) startWorkflowRelay(getJobFeed());
+  if (setting("IN_PROCESS_SCHEDULER") === "1") startRollupLoop(log);
+  if (inngest || webhookConfig()) onShutdown("workflow relay", startWorkflowRelay(getJobFeed()));
 }

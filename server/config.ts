@@ -1,33 +1,183 @@
-function num(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === "" ? fallback : Number(raw);
-  if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got ${raw}`);
-  return value;
+import { z } from "zod";
+
+/**
+ * THE configuration of the app: every setting it reads from the environment, with its zod schema,
+ * default and meaning (docs/operations.md is the same table for operators). Nothing else in
+ * server/, app/ or components/ reads process.env (an ESLint rule holds that).
+ *
+ * `setting(name)` parses one value on each call (cached per raw string) so tests can change a
+ * setting between calls; `configProblems()` checks them all at once, which is what `npm start`
+ * runs before it opens a port.
+ */
+const text = z.string().min(1);
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number({ error: "a number" }).int("a whole number").min(min, `at least ${min}`).max(max, `at most ${max}`);
+const flag = z.enum(["0", "1"]);
+const url = z.url({ protocol: /^https?$/ });
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// or postgresql:// URL");
+const encryptionKey = z.string().refine((raw) => {
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
+  return key.length === 32;
+}, "32 bytes: 64 hex characters or base64");
+
+type Setting = { schema: z.ZodType; production?: true; secret?: true; doc: string };
+const def = <S extends z.ZodType>(schema: S, doc: string, extra: { production?: true; secret?: true } = {}) => ({ schema, doc, ...extra });
+
+export const SETTINGS = {
+  NODE_ENV: def(z.enum(["development", "production", "test"]).default("development"), "`production` for `npm start` (set by it)"),
+  ALLOW_GENERATED_SECRETS: def(flag.default("0"), "1 only on one machine (dev, demo, tests): secrets and tokens missing from the environment are generated into APP_DATA_DIR"),
+  APP_DATA_DIR: def(text.default(".data"), "folder of generated secrets in dev/demo"),
+  DATABASE_URL: def(postgresUrl.optional(), "any PostgreSQL ≥ 13", { production: true, secret: true }),
+  DB_POOL_MAX: def(int(1, 1000).default(10), "connections per app process"),
+  DB_CONNECT_TIMEOUT_MS: def(int(100).default(10_000), "wait for a pool connection before answering 503"),
+  BETTER_AUTH_SECRET: def(z.string().min(32, "at least 32 characters").optional(), "signs session cookies; the same on every instance", { production: true, secret: true }),
+  BETTER_AUTH_URL: def(url.optional(), "the app's public origin, e.g. https://jobs.example.com", { production: true }),
+  TRUSTED_ORIGINS: def(z.string().default(""), "extra origins (comma-separated) allowed to call /api/trpc mutations"),
+  APP_ENCRYPTION_KEY: def(encryptionKey.optional(), "AES-256-GCM key of learners' DeepSeek keys; the same on every instance", { production: true, secret: true }),
+  METRICS_TOKEN: def(z.string().min(16, "at least 16 characters").optional(), "bearer token of /api/metrics", { production: true, secret: true }),
+  AUTH_MAX_FAILED_SIGN_INS: def(int(1).default(5), "failed sign-ins per account that lock it"),
+  AUTH_FAILED_SIGN_IN_WINDOW_SECONDS: def(int(1).default(900), "window (and lock) of the per-account limit"),
+  AUTH_ACCOUNT_SLOWDOWN_AFTER: def(int(1).default(10), "failed sign-ins at one account (all clients) after which every attempt is slowed"),
+  AUTH_ACCOUNT_SLOWDOWN_BASE_MS: def(int(0).default(500), "first slowed sign-in waits this long, doubling per failure"),
+  AUTH_ACCOUNT_SLOWDOWN_CAP_MS: def(int(0).default(10_000), "longest sign-in slowdown"),
+  WEB_MAX_BODY_BYTES: def(int(1024).default(1024 * 1024), "largest body the tRPC and auth routes accept (413 above)"),
+  TRUSTED_PROXY_HOPS: def(int(0, 20).default(0), "reverse proxies in front of the app that append to X-Forwarded-For"),
+  PORT: def(int(1, 65535).default(3000), "the port the app listens on (zero-setup: the only trusted local origin's port)"),
+  AUTH_SIGN_IN_PER_IP_PER_MINUTE: def(int(1).default(20), "sign-in requests per client IP per minute"),
+  JOB_LEASE_SECONDS: def(int(1).default(60), "lease after a lock or heartbeat"),
+  JOB_TIMEOUT_SECONDS: def(int(1).default(120), "default execution timeout of new jobs"),
+  JOB_MAX_RETRY_COUNT: def(int(0, 100).default(3), "default retries of new jobs"),
+  JOB_BACKOFF_BASE_MS: def(int(0).default(5000), "first retry delay (doubles per retry, equal jitter)"),
+  JOB_BACKOFF_CAP_MS: def(int(0).default(300_000), "longest retry delay"),
+  JOB_SWEEP_BATCH: def(int(1).default(1000), "rows per sweep statement"),
+  JOB_RETENTION_DAYS: def(int(1).default(90), "finished jobs older than this are pruned"),
+  SWEEP_INTERVAL_MS: def(int(100).default(60_000), "in-process lease sweep interval (zero-setup mode)"),
+  IN_PROCESS_SCHEDULER: def(flag.default("1"), "0 turns the in-process scheduler off on this instance"),
+  RUNTIME_POLL_INTERVAL_MS: def(int(0).default(2000), "pollIntervalMs told to idle Runtimes"),
+  RUNTIME_MAX_BODY_BYTES: def(int(1024).default(256 * 1024), "request body limit of the Runtime routes (413 above)"),
+  SHUTDOWN_GRACE_MS: def(int(0).default(25_000), "on SIGTERM, how long in-flight requests may take before connections are closed"),
+  JOB_WEBHOOK_URL: def(url.optional(), "where finished jobs are announced (with JOB_WEBHOOK_SECRET)"),
+  JOB_WEBHOOK_SECRET: def(text.optional(), "HMAC key of the webhook signature", { secret: true }),
+  JOB_WEBHOOK_MAX_ATTEMPTS: def(int(1, 50).default(6), "zero-setup webhook: attempts per finished job"),
+  JOB_WEBHOOK_BACKOFF_MS: def(int(0).default(1000), "zero-setup webhook: first retry delay, doubling"),
+  ALERT_RUNTIME_SILENT_SECONDS: def(int(1).default(120), "console alert: a Runtime is live for its job types if it called in within this many seconds"),
+  ALERT_OLDEST_PENDING_SECONDS: def(int(1).default(600), "console alert: the oldest visible pending job is older than this"),
+  ALERT_FAILURE_RATE: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").max(1, "at most 1").default(0.25), "console alert: failed share of jobs finished in the last 15 minutes"),
+  ALERT_FAILURE_MIN_JOBS: def(int(1).default(5), "console alert: fewer finished jobs than this raise no failure-rate alert"),
+  BULK_BATCH_SIZE: def(int(1, 5000).default(200), "jobs per batch of a background bulk action"),
+  DEEPSEEK_MAX_RESPONSE_BYTES: def(int(1024).default(1024 * 1024), "largest DeepSeek answer the worker reads"),
+  QUOTA_JOBS_PER_HOUR: def(int(0).default(30), "jobs a learner may start per hour"),
+  QUOTA_JOBS_PER_DAY: def(int(0).default(100), "jobs a learner may start per day"),
+  MODEL_PRICE_PROMPT_PER_MTOK: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").default(0.27), "price per million prompt tokens (cost accounting)"),
+  MODEL_PRICE_COMPLETION_PER_MTOK: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").default(1.1), "price per million completion tokens"),
+  TOKEN_BUDGET_PER_DAY: def(int(0).default(200_000), "tokens a learner may use per day"),
+  QUOTA_JOB_TYPE_PER_HOUR: def(z.string().default("quiz_generation=10,flashcard_generation=10"), "per-type hourly job quotas: type=n, comma-separated"),
+  MODEL_PRICE_CURRENCY: def(text.default("USD"), "currency of the model prices"),
+  EMBEDDED_PG_SLOW_MS: def(z.coerce.number({ error: "a number" }).int("a whole number").min(-1, "at least -1").default(100), "embedded dev/test PostgreSQL: log statements slower than this (-1: off)"),
+  ROLLUP_INTERVAL_MS: def(int(100).default(5000), "how often each app process folds new job events into the console rollups"),
+  ROLLUP_RECOUNT_HOURS: def(int(1).default(24), "console rollup counters are recounted this often"),
+  ROLLUP_CHUNK_EVENTS: def(int(1).default(200_000), "events folded per transaction while catching up"),
+  INNGEST_DEV: def(flag.default("0"), "1: talk to a local Inngest dev server"),
+  INNGEST_SIGNING_KEY: def(text.optional(), "Inngest Cloud / self-hosted signing key", { secret: true }),
+  INNGEST_EVENT_KEY: def(text.optional(), "Inngest event key", { secret: true }),
+  INNGEST_WORKER_JOB_TYPES: def(z.string().default(""), "job types the in-app worker takes: comma list or *"),
+  INNGEST_WORKER_ID: def(text.default("inngest-worker"), "the worker's runtimeInstanceId"),
+  INNGEST_WORKER_PROVIDER: def(z.enum(["auto", "local", "deepseek"]).default("auto"), "the worker's model provider"),
+  INNGEST_WORKER_LOCAL_DELAY_MS: def(int(0).default(0), "stand-in model latency of the local analyzer"),
+  INNGEST_WORKER_CONCURRENCY: def(int(1).default(4), "jobs the worker runs at once"),
+  DEEPSEEK_API_KEY: def(text.optional(), "platform DeepSeek key of the in-app worker", { secret: true }),
+  DEEPSEEK_BASE_URL: def(url.optional(), "DeepSeek API base URL"),
+  DEEPSEEK_MODEL: def(text.optional(), "model name override"),
+  DEEPSEEK_TIMEOUT_MS: def(int(1).optional(), "per-call model timeout"),
+} satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;
+type Value<K extends SettingName> = z.output<(typeof SETTINGS)[K]["schema"]>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+const cache = new Map<string, { raw: string | undefined; value: unknown }>();
+const blank = (raw: string | undefined) => (raw === undefined || raw.trim() === "" ? undefined : raw);
+
+function describe(name: SettingName, issues: z.core.$ZodIssue[], raw: string | undefined) {
+  const shown = raw === undefined ? "" : SETTINGS[name].secret === true ? " (value hidden)" : `, got ${JSON.stringify(raw.slice(0, 80))}`;
+  return `${name}: ${issues.map((i) => i.message).join("; ")}${shown} — ${SETTINGS[name].doc}`;
+}
+
+/** One setting, parsed and defaulted; throws ConfigError naming it when the value is invalid. */
+export function setting<K extends SettingName>(name: K, env: Env = process.env): Value<K> {
+  const raw = blank(env[name]);
+  const hit = env === process.env ? cache.get(name) : undefined;
+  if (hit && hit.raw === raw) return hit.value as Value<K>;
+  const parsed = SETTINGS[name].schema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError([describe(name, parsed.error.issues, raw)]);
+  if (env === process.env) cache.set(name, { raw, value: parsed.data });
+  return parsed.data as Value<K>;
+}
+
+/**
+ * Production is NODE_ENV=production without the one-machine opt-in: then nothing may fall back to
+ * a generated or demo value.
+ */
+export function isProduction(env: Env = process.env) {
+  return env.NODE_ENV === "production" && blank(env.ALLOW_GENERATED_SECRETS) !== "1";
+}
+
+/** Every missing or invalid setting, one line each, naming it and what is expected. */
+export function configProblems(env: Env = process.env): string[] {
+  const problems: string[] = [];
+  const production = isProduction(env);
+  for (const name of Object.keys(SETTINGS) as SettingName[]) {
+    const spec: Setting = SETTINGS[name];
+    const raw = blank(env[name]);
+    if (raw === undefined && spec.production && production) {
+      problems.push(`${name}: required in production — ${spec.doc}`);
+      continue;
+    }
+    const parsed = spec.schema.safeParse(raw);
+    if (!parsed.success) problems.push(describe(name, parsed.error.issues, raw));
+  }
+  if (!!blank(env.JOB_WEBHOOK_URL) !== !!blank(env.JOB_WEBHOOK_SECRET))
+    problems.push("JOB_WEBHOOK_URL and JOB_WEBHOOK_SECRET: set both or neither");
+  if (!!blank(env.INNGEST_SIGNING_KEY) !== !!blank(env.INNGEST_EVENT_KEY))
+    problems.push("INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY: set both or neither");
+  return problems;
+}
+
+/** Throws one ConfigError listing every problem (the production start calls this before listening). */
+export function assertConfig(env: Env = process.env) {
+  const problems = configProblems(env);
+  if (problems.length) throw new ConfigError(problems);
 }
 
 /** Job engine settings; defaults are SPEC §4's. Read on each call so tests can adjust them. */
 export const jobConfig = {
   get leaseSeconds() {
-    return num("JOB_LEASE_SECONDS", 60);
+    return setting("JOB_LEASE_SECONDS");
   },
   get defaultTimeoutSeconds() {
-    return num("JOB_TIMEOUT_SECONDS", 120);
+    return setting("JOB_TIMEOUT_SECONDS");
   },
   get defaultMaxRetryCount() {
-    return num("JOB_MAX_RETRY_COUNT", 3);
+    return setting("JOB_MAX_RETRY_COUNT");
   },
   get pollIntervalMs() {
-    return num("RUNTIME_POLL_INTERVAL_MS", 2000);
+    return setting("RUNTIME_POLL_INTERVAL_MS");
   },
   /** First retry waits this long (seed 004's 5 s); each further retry doubles it, with jitter. */
   get backoffBaseMs() {
-    return num("JOB_BACKOFF_BASE_MS", 5000);
+    return setting("JOB_BACKOFF_BASE_MS");
   },
   get backoffCapMs() {
-    return num("JOB_BACKOFF_CAP_MS", 5 * 60_000);
+    return setting("JOB_BACKOFF_CAP_MS");
   },
   get sweepBatchSize() {
-    return num("JOB_SWEEP_BATCH", 1000);
+    return setting("JOB_SWEEP_BATCH");
   },
 };
 
@@ -35,7 +185,7 @@ export const jobConfig = {
 export const devDbConfig = {
   /** Statements slower than this are written to the server's log file (`<data folder>/log/`); -1 turns it off. */
   get slowStatementMs() {
-    return num("EMBEDDED_PG_SLOW_MS", 100);
+    return setting("EMBEDDED_PG_SLOW_MS");
   },
 };
 
@@ -43,15 +193,15 @@ export const devDbConfig = {
 export const rollupConfig = {
   /** How often each app process tries to fold new job events into the rollups. */
   get intervalMs() {
-    return num("ROLLUP_INTERVAL_MS", 5000);
+    return setting("ROLLUP_INTERVAL_MS");
   },
   /** Counters are recounted from the table this often (retention deletes jobs with their events). */
   get recountHours() {
-    return num("ROLLUP_RECOUNT_HOURS", 24);
+    return setting("ROLLUP_RECOUNT_HOURS");
   },
   /** Events folded per transaction while catching up. */
   get chunk() {
-    return num("ROLLUP_CHUNK_EVENTS", 200_000);
+    return setting("ROLLUP_CHUNK_EVENTS");
   },
 };
 
@@ -59,7 +209,7 @@ export const rollupConfig = {
 export const webSecurityConfig = {
   /** Largest request body the tRPC and auth routes accept; larger ones get 413 before being read. */
   get maxBodyBytes() {
-    return num("WEB_MAX_BODY_BYTES", 1024 * 1024);
+    return setting("WEB_MAX_BODY_BYTES");
   },
   /**
    * How many reverse proxies in front of the app append to X-Forwarded-For. The client is the
@@ -67,36 +217,36 @@ export const webSecurityConfig = {
    * itself); anything further left was written by the client and is not trusted.
    */
   get trustedProxyHops() {
-    return num("TRUSTED_PROXY_HOPS", 0);
+    return setting("TRUSTED_PROXY_HOPS");
   },
   /** Failed sign-ins from one client at one account before that pair is locked for the window. */
   get signInMaxFailures() {
-    return num("AUTH_MAX_FAILED_SIGN_INS", 5);
+    return setting("AUTH_MAX_FAILED_SIGN_INS");
   },
   get signInWindowMs() {
-    return num("AUTH_FAILED_SIGN_IN_WINDOW_SECONDS", 15 * 60) * 1000;
+    return setting("AUTH_FAILED_SIGN_IN_WINDOW_SECONDS") * 1000;
   },
   /** Failed sign-ins at one account (all clients) after which every further attempt is slowed. */
   get accountSlowdownAfter() {
-    return num("AUTH_ACCOUNT_SLOWDOWN_AFTER", 10);
+    return setting("AUTH_ACCOUNT_SLOWDOWN_AFTER");
   },
   /** The first slowed attempt waits this long; each further failure doubles it, up to the cap. */
   get accountSlowdownBaseMs() {
-    return num("AUTH_ACCOUNT_SLOWDOWN_BASE_MS", 500);
+    return setting("AUTH_ACCOUNT_SLOWDOWN_BASE_MS");
   },
   get accountSlowdownCapMs() {
-    return num("AUTH_ACCOUNT_SLOWDOWN_CAP_MS", 10_000);
+    return setting("AUTH_ACCOUNT_SLOWDOWN_CAP_MS");
   },
   /** better-auth's per-IP budget for sign-in attempts. */
   get signInPerIpPerMinute() {
-    return num("AUTH_SIGN_IN_PER_IP_PER_MINUTE", 20);
+    return setting("AUTH_SIGN_IN_PER_IP_PER_MINUTE");
   },
 };
 
 /** The port the app listens on; in zero-setup mode (no BETTER_AUTH_URL) the only trusted local origin's port. */
 export const appConfig = {
   get port() {
-    return num("PORT", 3000);
+    return setting("PORT");
   },
 };
 
@@ -104,19 +254,19 @@ export const appConfig = {
 export const alertConfig = {
   /** A Runtime counts as live for its job types if it called in within this many seconds. */
   get runtimeSilentSeconds() {
-    return num("ALERT_RUNTIME_SILENT_SECONDS", 120);
+    return setting("ALERT_RUNTIME_SILENT_SECONDS");
   },
   /** The oldest visible pending job is older than this: work is piling up. */
   get oldestPendingSeconds() {
-    return num("ALERT_OLDEST_PENDING_SECONDS", 600);
+    return setting("ALERT_OLDEST_PENDING_SECONDS");
   },
   /** Share of jobs finished in the last 15 minutes that failed, above which the console warns. */
   get failureRate() {
-    return num("ALERT_FAILURE_RATE", 0.25);
+    return setting("ALERT_FAILURE_RATE");
   },
   /** Fewer finished jobs than this in the window raise no failure-rate alert (1 of 1 is not a spike). */
   get failureMinJobs() {
-    return num("ALERT_FAILURE_MIN_JOBS", 5);
+    return setting("ALERT_FAILURE_MIN_JOBS");
   },
 };
 
@@ -124,7 +274,7 @@ export const alertConfig = {
 export const bulkConfig = {
   /** Jobs per batch: each batch is one short transaction, so row locks stay brief and cancel is prompt. */
   get batchSize() {
-    return num("BULK_BATCH_SIZE", 200);
+    return setting("BULK_BATCH_SIZE");
   },
 };
 
@@ -132,7 +282,7 @@ export const bulkConfig = {
 export const providerConfig = {
   /** Cap on one model answer, in bytes; a larger one is cut off and fails INVALID_SCHEMA. */
   get deepseekMaxResponseBytes() {
-    return num("DEEPSEEK_MAX_RESPONSE_BYTES", 1024 * 1024);
+    return setting("DEEPSEEK_MAX_RESPONSE_BYTES");
   },
 };
 
@@ -143,17 +293,17 @@ export const providerConfig = {
  */
 export const quotaConfig = {
   get jobsPerHour() {
-    return num("QUOTA_JOBS_PER_HOUR", 30);
+    return setting("QUOTA_JOBS_PER_HOUR");
   },
   get jobsPerDay() {
-    return num("QUOTA_JOBS_PER_DAY", 100);
+    return setting("QUOTA_JOBS_PER_DAY");
   },
   /**
    * Extra hourly limits for the job types that cost most (they generate the longest answers):
    * "quiz_generation=10,flashcard_generation=10". An empty value turns them off.
    */
   get jobTypePerHour(): Record<string, number> {
-    const raw = process.env.QUOTA_JOB_TYPE_PER_HOUR ?? "quiz_generation=10,flashcard_generation=10";
+    const raw = setting("QUOTA_JOB_TYPE_PER_HOUR");
     const out: Record<string, number> = {};
     for (const part of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
       const [type, n] = part.split("=");
@@ -172,19 +322,19 @@ export const quotaConfig = {
  */
 export const costConfig = {
   get pricePromptPerMTok() {
-    return num("MODEL_PRICE_PROMPT_PER_MTOK", 0.27);
+    return setting("MODEL_PRICE_PROMPT_PER_MTOK");
   },
   get priceCompletionPerMTok() {
-    return num("MODEL_PRICE_COMPLETION_PER_MTOK", 1.1);
+    return setting("MODEL_PRICE_COMPLETION_PER_MTOK");
   },
   get currency() {
-    return process.env.MODEL_PRICE_CURRENCY || "USD";
+    return setting("MODEL_PRICE_CURRENCY");
   },
   /**
    * Tokens one learner may spend on the platform key per UTC day (prompt + completion of the
    * attempts stored today); at or over it, new platform-key jobs are refused. 0 refuses them all.
    */
   get platformTokensPerDay() {
-    return num("TOKEN_BUDGET_PER_DAY", 200_000);
+    return setting("TOKEN_BUDGET_PER_DAY");
   },
 };

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
+import { setting } from "./config";
 
 export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services that must join a transaction take this. */
@@ -10,12 +11,12 @@ type Handles = { prisma: Db; pool: pg.Pool };
 const globalForDb = globalThis as unknown as { __db?: Handles };
 
 function create(): Handles {
-  const connectionString = process.env.DATABASE_URL;
+  const connectionString = setting("DATABASE_URL");
   if (!connectionString) throw new Error("DATABASE_URL is not set (npm run dev sets it for the embedded PostgreSQL)");
   const pool = new pg.Pool({
     connectionString,
-    max: Number(process.env.DB_POOL_MAX ?? 10),
-    connectionTimeoutMillis: Number(process.env.DB_CONNECT_TIMEOUT_MS ?? 10_000),
+    max: setting("DB_POOL_MAX"),
+    connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
   });
   // An idle connection the server dropped (restart, pg_terminate_backend) must not crash the process.
   pool.on("error", (e) => console.error("[db] idle connection lost:", e.message));

@@ -6,6 +6,9 @@ export const ERROR_CODES = {
   UNAUTHORIZED: { status: 401, trpc: "UNAUTHORIZED" },
   FORBIDDEN: { status: 403, trpc: "FORBIDDEN" },
   CONSENT_REQUIRED: { status: 403, trpc: "FORBIDDEN" },
+  /** Signed in with a one-time password (admin:create): only the password change is allowed. */
+  PASSWORD_CHANGE_REQUIRED: { status: 403, trpc: "FORBIDDEN" },
+  INVALID_CREDENTIALS: { status: 400, trpc: "BAD_REQUEST" },
   INVALID_REQUEST: { status: 400, trpc: "BAD_REQUEST" },
   MALFORMED_JSON: { status: 400, trpc: "BAD_REQUEST" },
   INVALID_PARAMS: { status: 400, trpc: "BAD_REQUEST" },

@@ -7,8 +7,11 @@ import { stopGroup, waitForHttp } from "./processes";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const NEXT = path.join(ROOT, "node_modules", ".bin", "next");
 const BUILD_ID = path.join(ROOT, ".next", "BUILD_ID");
-/** The production server: Next plus the Runtime protocol's fast lane (scripts/serve.ts). */
-const SERVE = path.join(ROOT, "scripts", "serve.ts");
+const ESBUILD = path.join(ROOT, "node_modules", ".bin", "esbuild");
+/** What `npm run build:config` runs: server/config.ts as plain JS for the production server's check before listening. */
+const CONFIG_BUNDLE_ARGS = "server/config.ts --bundle --platform=node --format=esm --target=node20 --outfile=.next/app-config.mjs --log-level=warning";
+/** The production server of `npm start` (plain JavaScript: Next's handler plus graceful shutdown). */
+const SERVE = path.join(ROOT, "server", "production-server.mjs");
 /**
  * Builds hold this lock exclusively and running test servers hold it shared, so a build in the
  * shared checkout never rewrites .next/ under a server that is reading it, nor starts one half-built.
@@ -30,7 +33,7 @@ function newestSource(p: string): number {
 }
 
 function isStale() {
-  if (!fs.existsSync(BUILD_ID)) return true;
+  if (!fs.existsSync(BUILD_ID) || !fs.existsSync(path.join(ROOT, ".next", "app-config.mjs"))) return true;
   const built = fs.statSync(BUILD_ID).mtimeMs;
   return SOURCES.some((s) => newestSource(path.join(ROOT, s)) > built);
 }
@@ -43,7 +46,7 @@ export function ensureBuilt(log: (msg: string) => void = console.log) {
   if (!isStale() && !process.env.SYSTEM_TEST_REBUILD) return;
   fs.mkdirSync(path.join(ROOT, ".data"), { recursive: true });
   const lock = BUILD_LOCK;
-  const script = `${process.env.SYSTEM_TEST_REBUILD ? "" : `[ -f "${BUILD_ID}" ] && [ -z "$(find ${SOURCES.map((s) => `'${s}'`).join(" ")} -newer "${BUILD_ID}" -not -path '*/generated/*' 2>/dev/null | head -1)" ] && exit 0; `}exec "${NEXT}" build`;
+  const script = `${process.env.SYSTEM_TEST_REBUILD ? "" : `[ -f "${BUILD_ID}" ] && [ -f .next/app-config.mjs ] && [ -z "$(find ${SOURCES.map((s) => `'${s}'`).join(" ")} -newer "${BUILD_ID}" -not -path '*/generated/*' 2>/dev/null | head -1)" ] && exit 0; `}"${NEXT}" build && exec "${ESBUILD}" ${CONFIG_BUNDLE_ARGS}`;
   log("[app-server] building the app (next build)…");
   const r = spawnSync("flock", [lock, "sh", "-c", script], {
     cwd: ROOT,
@@ -81,7 +84,7 @@ export type AppServer = {
 };
 
 /**
- * The production server (scripts/serve.ts: Next's build plus the Runtime fast lane) against
+ * The production server (server/production-server.mjs, what `npm start` runs) against
  * `databaseUrl`, on a free port, as its own process group so stopping it stops all of it. `env` adds settings (e.g. JOB_LEASE_SECONDS).
  */
 export async function startAppServer(opts: { databaseUrl: string; env?: Record<string, string>; port?: number }): Promise<AppServer> {
@@ -90,7 +93,7 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
   let out = "";
   const start = async () => {
     fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
-    child = spawn("flock", ["-s", BUILD_LOCK, process.execPath, "--import", "tsx", SERVE, "-p", String(port), "-H", "127.0.0.1"], {
+    child = spawn("flock", ["-s", BUILD_LOCK, process.execPath, SERVE, "-p", String(port), "-H", "127.0.0.1"], {
       cwd: ROOT,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],

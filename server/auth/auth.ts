@@ -4,7 +4,7 @@ import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { getDb } from "../db";
 import { authSecret } from "./secret";
 import { cleanDisplayName, refuseUnstorableBody } from "./input-guard";
-import { appConfig, webSecurityConfig } from "../config";
+import { appConfig, setting, webSecurityConfig } from "../config";
 import { clientIp } from "./client-ip";
 import { rateLimitStorage } from "./rate-limit-storage";
 import { admitSignIn, normalizeEmail, settleSignIn } from "./sign-in-throttle";
@@ -19,7 +19,7 @@ const SIGN_IN_PATH = "/sign-in/email";
  * a local tool serves) would then be a trusted origin able to post sign-ins and sign-outs.
  */
 export function baseURL() {
-  const url = process.env.BETTER_AUTH_URL;
+  const url = setting("BETTER_AUTH_URL");
   if (url) return url;
   const port = appConfig.port;
   return { allowedHosts: [`localhost:${port}`, `127.0.0.1:${port}`], fallback: `http://localhost:${port}`, protocol: "http" as const };
@@ -47,6 +47,8 @@ function createAuth() {
     user: {
       additionalFields: {
         role: { type: ["learner", "admin"], required: false, defaultValue: "learner", input: false },
+        // Set by `npm run admin:create` (one-time password); read by the procedure ladder and the page guards.
+        mustChangePassword: { type: "boolean", required: false, defaultValue: false, input: false },
       },
     },
     // Per IP and path, stored in the database so every app instance shares the counts, decided by

@@ -2,7 +2,7 @@ import { webSecurityConfig } from "../config";
 
 /**
  * The client's IP for per-client limits. X-Forwarded-For is read from the right: the production
- * server appends the address of the socket it accepted (scripts/serve.ts), and each of the
+ * server appends the address of the socket it accepted (server/production-server.mjs), and each of the
  * TRUSTED_PROXY_HOPS reverse proxies in front of it appends the address it saw. The entry that
  * many places from the right is therefore the first address no client could choose; everything
  * further left was sent by the client and is ignored, so a made-up header buys no fresh budget.

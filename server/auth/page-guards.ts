@@ -8,6 +8,7 @@ import { getSession, type Session } from "./session";
  */
 export function pageRedirect(session: Session | null, area: "learner" | "admin", returnTo: string): string | null {
   if (!session) return `/sign-in?next=${encodeURIComponent(returnTo)}`;
+  if (session.user.mustChangePassword) return `/account/password?next=${encodeURIComponent(returnTo)}`;
   if (area === "admin" && session.user.role !== "admin") return "/";
   return null;
 }

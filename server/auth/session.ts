@@ -1,7 +1,7 @@
 import type { Role } from "../generated/prisma/enums";
 import { getAuth } from "./auth";
 
-export type SessionUser = { id: string; email: string; name: string; role: Role };
+export type SessionUser = { id: string; email: string; name: string; role: Role; mustChangePassword?: boolean };
 export type Session = { id: string; expiresAt: Date; user: SessionUser };
 
 /** The signed-in user behind a request's session cookie, or null (no, expired or signed-out session). */
@@ -12,6 +12,13 @@ export async function getSession(headers: Headers): Promise<Session | null> {
   return {
     id: session.id,
     expiresAt: session.expiresAt,
-    user: { id: user.id, email: user.email, name: user.name, role: user.role === "admin" ? "admin" : "learner" },
+    user: {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      role: user.role === "admin" ? "admin" : "learner",
+      // Present only when set, so the usual session shape stays as it was.
+      ...(user.mustChangePassword === true ? { mustChangePassword: true } : {}),
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import { z } from "zod";
+import { setting } from "../config";
 
 /**
  * Job changes as PostgreSQL pushes them: every transition statement ends with
@@ -101,7 +102,7 @@ const g = globalThis as unknown as { __jobFeed?: JobFeed };
 /** The process's one feed, started on first use. */
 export function getJobFeed(): JobFeed {
   if (!g.__jobFeed) {
-    const url = process.env.DATABASE_URL;
+    const url = setting("DATABASE_URL");
     if (!url) throw new Error("DATABASE_URL is not set");
     g.__jobFeed = new JobFeed(url).start();
   }

@@ -1,6 +1,6 @@
 import { inngest, inngestConfigured } from "../inngest/client";
 import { jobCreated, jobFinished } from "../inngest/events";
-import { deliverWebhook, jobFinishedPayload, webhookConfig, WebhookError } from "../notifications/webhook";
+import { deliverDue, recordDelivery } from "../notifications/deliveries";
 import type { JobChange, JobFeed } from "./job-feed";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -11,7 +11,7 @@ const SEND_TIMEOUT_MS = 3000;
  * only ever sent after its transaction committed, and never on a request's path: a slow or absent
  * Inngest costs a log line, not a state change. Event ids (job, status, attempt) let Inngest drop
  * the copies that several app instances send. Without an Inngest server, a finished job's webhook
- * is delivered in-process with the same domain code and its own retries.
+ * is recorded in the database once and delivered by one instance, with retries.
  */
 export function startWorkflowRelay(feed: JobFeed, log: (msg: string) => void = (m) => console.warn(m)) {
   const onChange = (change: JobChange) => {
@@ -40,20 +40,14 @@ export async function relay(change: JobChange) {
   if (finished) await deliverInProcess(change.id, change.status);
 }
 
-/** Zero-setup delivery: up to 5 tries, 1 s · 2^n apart, only for retryable failures. */
-export async function deliverInProcess(jobId: string, status: string, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))) {
-  const target = webhookConfig();
-  if (!target) return null;
-  const payload = await jobFinishedPayload(jobId);
-  if (!payload) return null;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await deliverWebhook(target, `${jobId}:${status}`, payload);
-    } catch (e) {
-      if (!(e instanceof WebhookError) || !e.retryable || attempt >= 4) throw e;
-      await sleep(1000 * 2 ** attempt);
-    }
-  }
+/**
+ * Zero-setup delivery: the delivery is recorded in the database (one row per finished job, however
+ * many instances see the change) and sent by whichever instance claims it; retries come from the
+ * scheduler's "webhook-deliveries" task (server/notifications/deliveries.ts).
+ */
+export async function deliverInProcess(jobId: string, status: string) {
+  await recordDelivery(jobId, status);
+  return deliverDue();
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

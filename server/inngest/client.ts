@@ -1,4 +1,5 @@
 import { Inngest } from "inngest";
+import { setting } from "../config";
 
 /**
  * The one Inngest client. Dev mode (no signing key, talks to a local dev server) is an explicit
@@ -7,10 +8,10 @@ import { Inngest } from "inngest";
  */
 export const inngest = new Inngest({
   id: "ai-job-runtime",
-  isDev: process.env.INNGEST_DEV === "1",
+  isDev: setting("INNGEST_DEV") === "1",
 });
 
 /** Whether an Inngest server is configured: dev server opted in, or Cloud/self-hosted keys. */
 export function inngestConfigured() {
-  return process.env.INNGEST_DEV === "1" || !!(process.env.INNGEST_SIGNING_KEY && process.env.INNGEST_EVENT_KEY);
+  return setting("INNGEST_DEV") === "1" || !!(setting("INNGEST_SIGNING_KEY") && setting("INNGEST_EVENT_KEY"));
 }

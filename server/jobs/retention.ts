@@ -1,11 +1,12 @@
 import { getDb } from "../db";
 import { now } from "../clock";
+import { setting } from "../config";
 import { pruneQuotaUsage } from "./quota";
 
 const DAY = 86_400_000;
 
 export function retentionDays() {
-  const days = Number(process.env.JOB_RETENTION_DAYS ?? 90);
+  const days = setting("JOB_RETENTION_DAYS");
   return Number.isFinite(days) && days > 0 ? days : 90;
 }
 

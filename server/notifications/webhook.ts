@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import { getDb } from "../db";
+import { setting } from "../config";
 
 /**
  * The signed notification to the learning platform when a job finishes. The body is JSON; the
@@ -8,8 +9,8 @@ import { getDb } from "../db";
  * `X-AJR-Delivery` id so the receiver can ignore repeats.
  */
 export function webhookConfig() {
-  const url = process.env.JOB_WEBHOOK_URL;
-  const secret = process.env.JOB_WEBHOOK_SECRET;
+  const url = setting("JOB_WEBHOOK_URL");
+  const secret = setting("JOB_WEBHOOK_SECRET");
   return url && secret ? { url, secret } : null;
 }
 

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { getDb } from "../db";
+import { isDraining } from "../lifecycle";
 
 /**
  * Liveness of what the app needs: the database answers, and every migration in
@@ -19,4 +20,17 @@ export async function health(migrationsDir = path.join(/* turbopackIgnore: true 
   } catch (e) {
     return { ok: false, database: "down" as const, error: (e as Error).message.split("\n")[0], migrations: { applied: 0, pending: expected } };
   }
+}
+
+/** Short: a probe that hangs is worse than one that fails. */
+const READY_DB_TIMEOUT_MS = 2_000;
+
+/** Readiness: not draining (SIGTERM received), and health() is green within READY_DB_TIMEOUT_MS. */
+export async function readiness() {
+  if (isDraining()) return { ok: false, draining: true };
+  const timeout = new Promise<Awaited<ReturnType<typeof health>>>((resolve) => {
+    setTimeout(() => resolve({ ok: false, database: "down", error: "database check timed out", migrations: { applied: 0, pending: [] } }), READY_DB_TIMEOUT_MS).unref();
+  });
+  const h = await Promise.race([health(), timeout]);
+  return { ...h, ok: h.ok && !isDraining(), draining: isDraining() };
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { jobConfig } from "../config";
+import { jobConfig, setting } from "../config";
 import { AppError, isAppError } from "../errors";
 import { claimJobs, heartbeat, lockJob, pollJobs } from "../jobs/lease";
 import { failJob, submitResult } from "../jobs/results";
@@ -9,7 +9,7 @@ import { getJobWaiters } from "../events/job-waiters";
 import { metrics } from "../observability/metrics";
 import { failRequest, heartbeatRequest, lockRequest, pollRequest, resultRequest } from "./contract";
 
-export const MAX_BODY_BYTES = Number(process.env.RUNTIME_MAX_BODY_BYTES ?? 256 * 1024);
+export const MAX_BODY_BYTES = setting("RUNTIME_MAX_BODY_BYTES");
 const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**

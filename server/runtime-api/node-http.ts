@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
 
 /**
- * The Runtime API on Node's own request and response objects: what the Next route
- * (pages/api/internal/runtime/jobs/[...path].ts) and the tests' HTTP servers call. Reads the body
- * (keeping at most MAX_BODY_BYTES), then dispatch().
+ * The Runtime API on Node's own request and response objects: what the tests' HTTP servers and
+ * the bench harness call (the app itself serves the protocol through fetch-http.ts). Reads the
+ * body (keeping at most MAX_BODY_BYTES), then dispatch().
  */
 export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse, path: string[]) {
   let answer: RuntimeResponse;

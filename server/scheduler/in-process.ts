@@ -14,6 +14,8 @@ export type TaskRun = { task: string; ran: boolean; result?: unknown; error?: st
 export class InProcessScheduler {
   private timers: NodeJS.Timeout[] = [];
   private busy = new Set<string>();
+  private running = new Set<Promise<TaskRun>>();
+  private stopped = false;
 
   constructor(
     private readonly url: string,
@@ -32,14 +34,24 @@ export class InProcessScheduler {
     return this;
   }
 
-  stop() {
+  /** No new ticks; resolves when the runs in progress have finished (shutdown waits for them). */
+  async stop() {
+    this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
+    await Promise.allSettled([...this.running]);
   }
 
   /** One tick of one task; exported for tests. */
-  async tick(task: ScheduledTask): Promise<TaskRun> {
-    if (this.busy.has(task.id)) return this.report({ task: task.id, ran: false });
+  tick(task: ScheduledTask): Promise<TaskRun> {
+    const run = this.runTick(task);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+    return run;
+  }
+
+  private async runTick(task: ScheduledTask): Promise<TaskRun> {
+    if (this.stopped || this.busy.has(task.id)) return this.report({ task: task.id, ran: false });
     this.busy.add(task.id);
     const client = new pg.Client({ connectionString: this.url });
     try {

@@ -49,10 +49,16 @@ const refuseUnstorableInput = t.middleware(async ({ getRawInput, next }) => {
 
 export const publicProcedure = t.procedure.use(mapAppErrors).use(refuseUnstorableInput);
 
-/** Signed in (learner or admin): handlers get a non-null session. */
-export const learnerProcedure = publicProcedure.use(({ ctx, next }) => {
+/** Signed in, even with a one-time password still to replace: only the password change uses it. */
+export const sessionProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
   return next({ ctx: { session: ctx.session, user: ctx.session.user } });
+});
+
+/** Signed in (learner or admin) with a password of their own: handlers get a non-null session. */
+export const learnerProcedure = sessionProcedure.use(({ ctx, next }) => {
+  if (ctx.user.mustChangePassword) throw toTRPCError(new AppError("PASSWORD_CHANGE_REQUIRED", "change the one-time password first"));
+  return next();
 });
 
 /** Admins only; the /admin layout checks the same role before rendering. */

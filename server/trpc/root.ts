@@ -4,10 +4,12 @@ import { adminRuntimeKeysRouter } from "./routers/admin-runtime-keys";
 import { adminActionsRouter } from "./routers/admin-actions";
 import { adminExplorerRouter } from "./routers/admin-explorer";
 import { adminMonitorRouter } from "./routers/admin-monitor";
+import { adminWebhooksRouter } from "./routers/admin-webhooks";
 import { consentRouter } from "./routers/consent";
 import { credentialsRouter } from "./routers/credentials";
 import { jobsRouter } from "./routers/jobs";
 import { meRouter } from "./routers/me";
+import { accountRouter } from "./routers/account";
 import { snapshotsRouter } from "./routers/snapshots";
 import { targetsRouter } from "./routers/targets";
 import { analysesRouter } from "./routers/analyses";
@@ -19,6 +21,7 @@ import { adminQuotasRouter } from "./routers/admin-quotas";
 
 export const appRouter = router({
   me: meRouter,
+  account: accountRouter,
   jobs: jobsRouter,
   snapshots: snapshotsRouter,
   consent: consentRouter,
@@ -31,7 +34,7 @@ export const appRouter = router({
   quota: quotaRouter,
   admin: router({
     jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter,
-    quotas: adminQuotasRouter,
+    quotas: adminQuotasRouter, webhooks: adminWebhooksRouter,
   }),
 });
 

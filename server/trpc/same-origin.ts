@@ -1,3 +1,5 @@
+import { setting } from "../config";
+
 /**
  * CSRF defence for tRPC mutations, on top of the session cookie's SameSite=Lax: a browser sends
  * Sec-Fetch-Site and Origin with every POST, so a request another site's page made is refused
@@ -22,7 +24,7 @@ export function isCrossSiteRequest(req: Request): boolean {
 
 /** The public origin behind a proxy that rewrites Host (BETTER_AUTH_URL), plus TRUSTED_ORIGINS. */
 function trustedOrigins(): string[] {
-  const list = [process.env.BETTER_AUTH_URL, ...(process.env.TRUSTED_ORIGINS ?? "").split(",")];
+  const list = [setting("BETTER_AUTH_URL"), ...setting("TRUSTED_ORIGINS").split(",")];
   return list.flatMap((u) => {
     try {
       return u?.trim() ? [new URL(u.trim()).origin] : [];

@@ -14,7 +14,7 @@ export const jobStatusSchema = z.enum(JOB_STATUSES);
 export const apiKeyModeSchema = z.enum(API_KEY_MODES);
 export const roleSchema = z.enum(["learner", "admin"]);
 
-export const userSchema = z.object({ id: z.string(), email: z.string(), name: z.string(), role: roleSchema });
+export const userSchema = z.object({ id: z.string(), email: z.string(), name: z.string(), role: roleSchema, mustChangePassword: z.boolean().optional() });
 
 /** A learner's view of one of their jobs. */
 export const learnerJobSchema = z.object({

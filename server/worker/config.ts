@@ -1,5 +1,6 @@
 import { providerConfig } from "../config";
 import type { ProviderSettings } from "../providers/select";
+import { setting } from "../config";
 
 /**
  * Which jobs the in-app Inngest worker takes: INNGEST_WORKER_JOB_TYPES, a comma list of job types
@@ -8,7 +9,7 @@ import type { ProviderSettings } from "../providers/select";
  * route the types to the worker alone.
  */
 export function workerJobTypes(): Set<string> | "all" {
-  const raw = (process.env.INNGEST_WORKER_JOB_TYPES ?? "").trim();
+  const raw = setting("INNGEST_WORKER_JOB_TYPES").trim();
   if (raw === "*") return "all";
   return new Set(raw.split(",").map((s) => s.trim()).filter(Boolean));
 }
@@ -19,18 +20,17 @@ export function workerTakes(jobType: string) {
 }
 
 /** The worker is one Runtime instance as far as leases go: it locks, heartbeats and submits under this id. */
-export const workerInstanceId = () => process.env.INNGEST_WORKER_ID ?? "inngest-worker";
+export const workerInstanceId = () => setting("INNGEST_WORKER_ID");
 
 export function workerProviderSettings(): ProviderSettings {
-  const provider = process.env.INNGEST_WORKER_PROVIDER;
   return {
-    provider: provider === "local" || provider === "deepseek" ? provider : "auto",
-    localDelayMs: Number(process.env.INNGEST_WORKER_LOCAL_DELAY_MS ?? 0),
+    provider: setting("INNGEST_WORKER_PROVIDER"),
+    localDelayMs: setting("INNGEST_WORKER_LOCAL_DELAY_MS"),
     deepseek: {
-      apiKey: process.env.DEEPSEEK_API_KEY || undefined,
-      baseURL: process.env.DEEPSEEK_BASE_URL || undefined,
-      model: process.env.DEEPSEEK_MODEL || undefined,
-      timeoutMs: process.env.DEEPSEEK_TIMEOUT_MS ? Number(process.env.DEEPSEEK_TIMEOUT_MS) : undefined,
+      apiKey: setting("DEEPSEEK_API_KEY"),
+      baseURL: setting("DEEPSEEK_BASE_URL"),
+      model: setting("DEEPSEEK_MODEL"),
+      timeoutMs: setting("DEEPSEEK_TIMEOUT_MS"),
       maxResponseBytes: providerConfig.deepseekMaxResponseBytes,
     },
   };

@@ -24,7 +24,7 @@ afterAll(async () => {
   await app?.stop();
 });
 
-/** The production server's own process (serve.ts on this port), for its resident memory. */
+/** The production server's own process (production-server.mjs on this port), for its resident memory. */
 function serverRssMb(): number {
   for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     let cmd = "";
@@ -33,7 +33,7 @@ function serverRssMb(): number {
     } catch {
       continue;
     }
-    if (cmd.includes("serve.ts") && cmd.includes(`-p ${app.port}`) && !cmd.startsWith("flock")) {
+    if (cmd.includes("production-server.mjs") && cmd.includes(`-p ${app.port}`) && !cmd.startsWith("flock")) {
       const rss = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
       if (rss) return Number(rss[1]) / 1024;
     }

@@ -43,6 +43,12 @@ beforeAll(async () => {
   const kpIds = w.a.knowledgePoints.map((k) => k.id);
   expect((await rt.result(job.id, lock.body.job.attemptNo, validOutput("learning_state_analysis", kpIds))).status).toBe(200);
 
+  // Through the real HTTP route, with the real session cookie (before account.changePassword below ends that session).
+  for (const path of ["me.get", "credentials.get", "jobs.list", "consent.get"]) {
+    const res = await trpcHttp("query", path, undefined, { cookie });
+    expect(res.status).toBe(200);
+    responses.push({ path, as: "learnerA over HTTP", text: res.text });
+  }
   await collectSecrets();
   for (const path of PATHS) {
     const entry = PROCEDURES[path];
@@ -57,12 +63,6 @@ beforeAll(async () => {
       // Secrets that a later call erases (a replaced key's ciphertext) are still looked for.
       await collectSecrets();
     }
-  }
-  // And through the real HTTP route, with the real session cookie.
-  for (const path of ["me.get", "credentials.get", "jobs.list", "consent.get"]) {
-    const res = await trpcHttp("query", path, undefined, { cookie });
-    expect(res.status).toBe(200);
-    responses.push({ path, as: "learnerA over HTTP", text: res.text });
   }
   // The job with a result is in the scan: its answer must show the output.
   expect(responses.find((r) => r.path === "jobs.get" && r.as === "learnerA")?.text).toContain("Steady progress.");

@@ -1,3 +1,4 @@
+import { hashPassword } from "better-auth/crypto";
 import { startBulkRun } from "@/server/admin/bulk";
 import { getDb } from "@/server/db";
 import { cancelJob } from "@/server/jobs/cancel";
@@ -28,6 +29,16 @@ const jobOf = (l: Learner) => createTestJob(l);
 
 export const PROCEDURES: Record<string, Entry> = {
   "me.get": { access: "public", input: () => undefined },
+  "account.changePassword": {
+    access: "learner",
+    input: async (_w, me) => {
+      const current = uid("current-password");
+      const password = await hashPassword(current);
+      const where = { providerId_accountId: { providerId: "credential", accountId: me.user.id } };
+      await getDb().account.upsert({ where, create: { id: uid("acct"), providerId: "credential", accountId: me.user.id, userId: me.user.id, password }, update: { password } });
+      return { currentPassword: current, newPassword: uid("new-password") };
+    },
+  },
 
   "jobs.create": {
     access: "learner",
@@ -99,6 +110,7 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.runtimeKeys.create": { access: "admin", input: () => ({ name: uid("runtime") }) },
   "admin.runtimeKeys.list": { access: "admin", input: () => undefined },
   "admin.runtimeKeys.revoke": { access: "admin", input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }) },
+  "admin.webhooks.list": { access: "admin", input: () => ({}) },
   // Admin console (issue 6).
   "admin.explorer.list": { access: "admin", input: () => ({}) },
   "admin.explorer.count": { access: "admin", input: (w) => ({ filter: { user: w.a.user.id } }) },

@@ -1,6 +1,7 @@
 import { getSession } from "@/server/auth/session";
 import { getJobFeed } from "@/server/events/job-feed";
 import { jobEventStream } from "@/server/events/sse";
+import { drainSignal } from "@/server/lifecycle";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +16,8 @@ export async function GET(req: Request) {
   const stream = jobEventStream(
     getJobFeed(),
     (c) => (role === "admin" || c.userId === userId) && (!jobId || c.id === jobId),
-    req.signal,
+    // Draining ends the stream too: the browser's EventSource reconnects to another instance.
+    AbortSignal.any([req.signal, drainSignal()]),
   );
   return new Response(stream, {
     headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" },

@@ -1,0 +1,49 @@
+import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
+
+/** Past this much, an oversize body is not read to its end to answer 413 politely. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The Runtime API on the web's Request and Response: what the App Router route handler
+ * (app/internal/runtime/jobs/[...path]/route.ts) calls. Reads the body keeping at most
+ * MAX_BODY_BYTES (413 above it), then dispatch() — the same function every other door calls.
+ */
+export async function serveRuntimeRequest(req: Request, path: string[]): Promise<Response> {
+  let answer: RuntimeResponse;
+  try {
+    const body = await readBody(req);
+    answer = await dispatch({
+      method: req.method,
+      path,
+      authorization: req.headers.get("authorization"),
+      contentType: req.headers.get("content-type"),
+      body,
+    });
+  } catch (e) {
+    answer = errorAnswer(e);
+  }
+  return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json" } });
+}
+
+async function readBody(req: Request): Promise<string> {
+  if (!req.body) return "";
+  if (Number(req.headers.get("content-length") ?? 0) > DRAIN_LIMIT_BYTES) {
+    await req.body.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > DRAIN_LIMIT_BYTES) {
+      await reader.cancel().catch(() => {});
+      break;
+    }
+    if (size <= MAX_BODY_BYTES) chunks.push(value);
+  }
+  if (size > MAX_BODY_BYTES) throw tooLarge();
+  return Buffer.concat(chunks).toString("utf8");
+}

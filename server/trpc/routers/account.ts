@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { changePassword } from "../../account/password";
+import { router, sessionProcedure } from "../init";
+
+/** The signed-in user's own account. */
+export const accountRouter = router({
+  /** Allowed while a one-time password is still to be replaced (it is how it gets replaced). */
+  changePassword: sessionProcedure
+    .input(z.object({ currentPassword: z.string().min(1).max(128), newPassword: z.string().min(1).max(128) }))
+    .output(z.object({ changed: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => {
+      await changePassword(ctx.user.id, ctx.session.id, input.currentPassword, input.newPassword);
+      return { changed: true as const };
+    }),
+});

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import fs from "node:fs";
+import { assertConfig, ConfigError, configProblems, isProduction, setting, SETTINGS } from "@/server/config";
+
+/** server/config.ts: the one validated configuration module. */
+const PRODUCTION_OK = {
+  NODE_ENV: "production",
+  DATABASE_URL: "postgresql://app:pw@db.internal:5432/ajr",
+  BETTER_AUTH_SECRET: "s".repeat(40),
+  BETTER_AUTH_URL: "https://jobs.example.com",
+  APP_ENCRYPTION_KEY: "ab".repeat(32),
+  METRICS_TOKEN: "metrics-token-0123456789",
+};
+
+describe("configuration", () => {
+  it("a complete production environment has no problems", () => {
+    expect(configProblems(PRODUCTION_OK)).toEqual([]);
+    expect(() => assertConfig(PRODUCTION_OK)).not.toThrow();
+  });
+
+  it("names every missing production setting at once, and what it is for", () => {
+    const problems = configProblems({ NODE_ENV: "production" });
+    for (const name of ["DATABASE_URL", "BETTER_AUTH_SECRET", "BETTER_AUTH_URL", "APP_ENCRYPTION_KEY", "METRICS_TOKEN"]) {
+      expect(problems.find((p) => p.startsWith(`${name}: required in production`))).toBeTruthy();
+    }
+    expect(problems).toHaveLength(5);
+  });
+
+  it("names invalid values with what is expected, hiding secret values", () => {
+    const problems = configProblems({
+      ...PRODUCTION_OK,
+      DB_POOL_MAX: "lots",
+      JOB_LEASE_SECONDS: "0",
+      BETTER_AUTH_URL: "ftp://jobs",
+      APP_ENCRYPTION_KEY: "too-short-secret-value",
+      BETTER_AUTH_SECRET: "short",
+      JOB_WEBHOOK_URL: "https://hooks.example.com/x",
+    });
+    const text = problems.join("\n");
+    expect(text).toMatch(/DB_POOL_MAX: a number, got "lots"/);
+    expect(text).toMatch(/JOB_LEASE_SECONDS: at least 1, got "0"/);
+    expect(text).toMatch(/BETTER_AUTH_URL: .*got "ftp:\/\/jobs"/);
+    expect(text).toMatch(/APP_ENCRYPTION_KEY: 32 bytes.*\(value hidden\)/);
+    expect(text).toMatch(/BETTER_AUTH_SECRET: at least 32 characters \(value hidden\)/);
+    expect(text).toMatch(/JOB_WEBHOOK_URL and JOB_WEBHOOK_SECRET: set both or neither/);
+    expect(text).not.toContain("too-short-secret-value");
+    expect(problems).toHaveLength(6);
+  });
+
+  it("hostile values are problems, never crashes", () => {
+    for (const raw of ["\u0000", "\ud800", "__proto__", "toString", "9".repeat(400), "{".repeat(5000)]) {
+      expect(() => configProblems({ ...PRODUCTION_OK, DB_POOL_MAX: raw, DATABASE_URL: raw, BETTER_AUTH_URL: raw })).not.toThrow();
+      expect(configProblems({ ...PRODUCTION_OK, DB_POOL_MAX: raw }).length).toBe(1);
+    }
+  });
+
+  it("only NODE_ENV=production without the one-machine opt-in is production", () => {
+    expect(isProduction({ NODE_ENV: "production" })).toBe(true);
+    expect(isProduction({ NODE_ENV: "production", ALLOW_GENERATED_SECRETS: "1" })).toBe(false);
+    expect(isProduction({})).toBe(false);
+    expect(configProblems({ NODE_ENV: "production", ALLOW_GENERATED_SECRETS: "1" })).toEqual([]);
+    expect(configProblems({})).toEqual([]);
+  });
+
+  it("setting() applies defaults, follows changes and throws a ConfigError naming the setting", () => {
+    expect(setting("JOB_LEASE_SECONDS", {})).toBe(60);
+    expect(setting("JOB_LEASE_SECONDS", { JOB_LEASE_SECONDS: " " })).toBe(60);
+    const saved = process.env.DB_POOL_MAX;
+    try {
+      process.env.DB_POOL_MAX = "7";
+      expect(setting("DB_POOL_MAX")).toBe(7);
+      process.env.DB_POOL_MAX = "8";
+      expect(setting("DB_POOL_MAX")).toBe(8);
+      process.env.DB_POOL_MAX = "-1";
+      expect(() => setting("DB_POOL_MAX")).toThrow(ConfigError);
+      expect(() => setting("DB_POOL_MAX")).toThrow(/DB_POOL_MAX: at least 1/);
+    } finally {
+      if (saved === undefined) delete process.env.DB_POOL_MAX;
+      else process.env.DB_POOL_MAX = saved;
+    }
+  });
+
+  it("docs/operations.md documents every setting", () => {
+    const doc = fs.readFileSync("docs/operations.md", "utf8");
+    expect(Object.keys(SETTINGS).filter((name) => !doc.includes(`| \`${name}\` |`))).toEqual([]);
+  });
+});

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { GET as live } from "@/app/api/health/live/route";
+import { GET as ready } from "@/app/api/health/ready/route";
+import { drainSignal, isDraining, lifecycle, onShutdown } from "@/server/lifecycle";
+
+/** Liveness and readiness are separate: readiness fails while draining (and without a database: tests/system). */
+describe("probes and the drain", () => {
+  it("readiness is green, then 503 once draining starts; liveness stays 200; waiting requests are signalled", async () => {
+    expect(live().status).toBe(200);
+    const before = await ready();
+    expect(before.status).toBe(200);
+    expect(await before.json()).toMatchObject({ ok: true, database: "up", draining: false });
+    const signal = drainSignal();
+    expect(signal.aborted).toBe(false);
+
+    const order: string[] = [];
+    onShutdown("first", () => void order.push("first"));
+    onShutdown("broken", () => {
+      throw new Error("boom");
+    });
+    onShutdown("last", async () => void order.push("last"));
+    lifecycle().beginDrain();
+    expect(isDraining()).toBe(true);
+    expect(signal.aborted).toBe(true);
+    const during = await ready();
+    expect(during.status).toBe(503);
+    expect(await during.json()).toMatchObject({ ok: false, draining: true });
+    expect(live().status).toBe(200);
+
+    const logged: string[] = [];
+    await lifecycle().stop((m) => logged.push(m));
+    // Reverse order of registration; one failing hook neither stops the others nor throws.
+    expect(order).toEqual(["last", "first"]);
+    expect(logged).toEqual(["[shutdown] broken failed: boom"]);
+  });
+});
