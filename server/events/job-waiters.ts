@@ -1,3 +1,4 @@
+import { drainSignal } from "../lifecycle";
 import { getDb } from "../db";
 import { getJobFeed, type JobChange, type JobFeed } from "./job-feed";
 
@@ -171,7 +172,14 @@ const g = globalThis as unknown as { __jobWaiters?: JobWaiters };
 
 /** The process's waiters, on the process's one JobFeed. */
 export function getJobWaiters(): JobWaiters {
-  g.__jobWaiters ??= new JobWaiters(getJobFeed(), scanDue);
+  if (!g.__jobWaiters) {
+    const waiters = new JobWaiters(getJobFeed(), scanDue);
+    g.__jobWaiters = waiters;
+    // A draining server (SIGTERM) answers every held long poll at once and holds no new ones.
+    const drain = drainSignal();
+    if (drain.aborted) waiters.drain();
+    else drain.addEventListener("abort", () => waiters.drain(), { once: true });
+  }
   return g.__jobWaiters;
 }
 

@@ -18,6 +18,8 @@ export async function serveRuntimeRequest(req: Request, path: string[]): Promise
       authorization: req.headers.get("authorization"),
       contentType: req.headers.get("content-type"),
       body,
+      // A long poll whose client has gone stops waiting and frees its waiter.
+      signal: req.signal,
     });
   } catch (e) {
     answer = errorAnswer(e);
