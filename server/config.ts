@@ -71,7 +71,7 @@ export const SETTINGS = {
   MODEL_PRICE_PROMPT_PER_MTOK: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").default(0.27), "price per million prompt tokens (cost accounting)"),
   MODEL_PRICE_COMPLETION_PER_MTOK: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").default(1.1), "price per million completion tokens"),
   TOKEN_BUDGET_PER_DAY: def(int(0).default(200_000), "tokens a learner may use per day"),
-  QUOTA_JOB_TYPE_PER_HOUR: def(z.string().default("quiz_generation=10,flashcard_generation=10"), "per-type hourly job quotas: type=n, comma-separated"),
+  QUOTA_JOB_TYPE_PER_HOUR: def(z.string().default("quiz_generation=10,flashcard_generation=10"), "per-type hourly job quotas: type=n, comma-separated; empty or none turns them off"),
   MODEL_PRICE_CURRENCY: def(text.default("USD"), "currency of the model prices"),
   EMBEDDED_PG_SLOW_MS: def(z.coerce.number({ error: "a number" }).int("a whole number").min(-1, "at least -1").default(100), "embedded dev/test PostgreSQL: log statements slower than this (-1: off)"),
   ROLLUP_INTERVAL_MS: def(int(100).default(5000), "how often each app process folds new job events into the console rollups"),
@@ -303,8 +303,11 @@ export const quotaConfig = {
    * "quiz_generation=10,flashcard_generation=10". An empty value turns them off.
    */
   get jobTypePerHour(): Record<string, number> {
-    const raw = setting("QUOTA_JOB_TYPE_PER_HOUR");
+    // Set but blank (or "none") turns them off; unset means the defaults above.
+    const blankSet = process.env.QUOTA_JOB_TYPE_PER_HOUR?.trim() === "";
+    const raw = blankSet ? "none" : setting("QUOTA_JOB_TYPE_PER_HOUR");
     const out: Record<string, number> = {};
+    if (raw.trim() === "none") return out;
     for (const part of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
       const [type, n] = part.split("=");
       const value = Number(n);

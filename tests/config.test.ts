@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
-import { assertConfig, ConfigError, configProblems, isProduction, setting, SETTINGS } from "@/server/config";
+import { assertConfig, ConfigError, configProblems, isProduction, quotaConfig, setting, SETTINGS } from "@/server/config";
 
 /** server/config.ts: the one validated configuration module. */
 const PRODUCTION_OK = {
@@ -77,6 +77,23 @@ describe("configuration", () => {
     } finally {
       if (saved === undefined) delete process.env.DB_POOL_MAX;
       else process.env.DB_POOL_MAX = saved;
+    }
+  });
+
+  it("per-type quotas: unset gives the defaults, blank or none turns them off", () => {
+    const before = process.env.QUOTA_JOB_TYPE_PER_HOUR;
+    try {
+      delete process.env.QUOTA_JOB_TYPE_PER_HOUR;
+      expect(quotaConfig.jobTypePerHour).toEqual({ quiz_generation: 10, flashcard_generation: 10 });
+      process.env.QUOTA_JOB_TYPE_PER_HOUR = "";
+      expect(quotaConfig.jobTypePerHour).toEqual({});
+      process.env.QUOTA_JOB_TYPE_PER_HOUR = "none";
+      expect(quotaConfig.jobTypePerHour).toEqual({});
+      process.env.QUOTA_JOB_TYPE_PER_HOUR = "quiz_generation=3";
+      expect(quotaConfig.jobTypePerHour).toEqual({ quiz_generation: 3 });
+    } finally {
+      if (before === undefined) delete process.env.QUOTA_JOB_TYPE_PER_HOUR;
+      else process.env.QUOTA_JOB_TYPE_PER_HOUR = before;
     }
   });
 
