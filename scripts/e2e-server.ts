@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import http from "node:http";
 import path from "node:path";
 import { startEmbeddedDb, dropDatabase } from "./lib/embedded-db";
 import { deployMigrations } from "./lib/migrator";
@@ -33,6 +34,14 @@ const secrets = {
   APP_ENCRYPTION_KEY: crypto.randomBytes(32).toString("hex"),
   METRICS_TOKEN: process.env.METRICS_TOKEN ?? "e2e-metrics-token",
 };
+// A webhook receiver answering 200, so the zero-setup webhook delivery (and its admin log) runs in
+// the browser tests: every finished job is announced to it.
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
+});
+await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+const webhookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/webhook`;
 ensureBuilt();
 const app = await startAppServer({
   databaseUrl: pg.url,
@@ -45,6 +54,8 @@ const app = await startAppServer({
     JOB_LEASE_SECONDS: process.env.JOB_LEASE_SECONDS ?? "10",
     SWEEP_INTERVAL_MS: process.env.SWEEP_INTERVAL_MS ?? "1000",
     RUNTIME_POLL_INTERVAL_MS: "300",
+    JOB_WEBHOOK_URL: webhookUrl,
+    JOB_WEBHOOK_SECRET: "e2e-webhook-secret",
     // Browser tests sign in many times a minute from one address.
     AUTH_SIGN_IN_PER_IP_PER_MINUTE: "10000",
     // The browser tests start dozens of analyses for the demo learners within minutes; the quota
@@ -80,6 +91,7 @@ async function shutdown() {
   stopping = true;
   await stopGroup(runtime);
   await app.stop();
+  receiver.close();
   await dropDatabase(adminUrl, database).catch(() => {});
   await pg.stop();
   process.exit(0);

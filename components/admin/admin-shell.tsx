@@ -11,6 +11,7 @@ const NAV = [
   { href: "/admin/jobs", label: "Jobs" },
   { href: "/admin/runtimes", label: "Runtimes & keys" },
   { href: "/admin/quotas", label: "Quotas" },
+  { href: "/admin/webhooks", label: "Webhooks" },
   { href: "/admin/audit", label: "Audit log" },
 ];
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { listDeliveries } from "../../notifications/deliveries";
+import { webhookConfig } from "../../notifications/webhook";
 import { adminProcedure, router } from "../init";
 import { isoDate } from "../schemas";
 
@@ -20,6 +21,7 @@ const delivery = z.object({
 export const adminWebhooksRouter = router({
   list: adminProcedure
     .input(z.object({ status: status.optional(), jobId: z.string().max(64).optional(), limit: z.number().int().min(1).max(200).default(50) }))
-    .output(z.object({ items: z.array(delivery), total: z.number().int() }))
-    .query(({ input }) => listDeliveries(input)),
+    // `configured`: whether this instance has a webhook target (JOB_WEBHOOK_URL + SECRET) at all.
+    .output(z.object({ items: z.array(delivery), total: z.number().int(), configured: z.boolean() }))
+    .query(async ({ input }) => ({ ...(await listDeliveries(input)), configured: webhookConfig() !== null })),
 });
