@@ -98,7 +98,9 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       // Test servers may generate their secrets into APP_DATA_DIR (production would refuse).
-      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ALLOW_GENERATED_SECRETS: "1", DATABASE_URL: opts.databaseUrl, ...opts.env },
+      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ALLOW_GENERATED_SECRETS: "1", DATABASE_URL: opts.databaseUrl,
+        // The port it really listens on: zero-setup auth trusts only its own origin (a PORT from the caller's shell would differ).
+        PORT: String(port), ...opts.env },
     });
     const keep = (b: Buffer) => {
       out = (out + b.toString()).slice(-20_000);

@@ -77,7 +77,8 @@ test("[ADMIN][LEARNER] a used-up daily token budget refuses new analyses with a 
   await row.getByRole("button", { name: "Save" }).click();
   await expect(row).toContainText("raised or lowered for this learner");
   try {
-    const learner = await browser.newPage();
+    // A page of its own context: axe (run by the screenshot helper) refuses pages made by browser.newPage().
+    const learner = await (await browser.newContext()).newPage();
     await signIn(learner, BEN);
     await learner.goto("/");
     await expect(learner.getByTestId("quota-line")).toHaveText(/You have used today's AI budget on the platform key; it resets at .+\./);

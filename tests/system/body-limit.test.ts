@@ -45,7 +45,21 @@ function serverRssMb(): number {
  * POSTs `totalBytes` over a real socket, produced only as fast as the server takes them. Resolves
  * with the status and how many bytes the server had accepted when it answered.
  */
-function oversizedPost(path: string, totalBytes: number, declareLength: boolean): Promise<{ status: number; sentMb: number }> {
+async function oversizedPost(path: string, totalBytes: number, declareLength: boolean): Promise<{ status: number; sentMb: number }> {
+  // The server answers 413 and closes without reading the rest; a client still writing may see the
+  // close (EPIPE / ECONNRESET) before it has parsed the answer. That race is the client's, so it asks
+  // again (at most three times) rather than count a refusal it could not read.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await postOnce(path, totalBytes, declareLength);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (attempt >= 3 || (code !== "EPIPE" && code !== "ECONNRESET")) throw e;
+    }
+  }
+}
+
+function postOnce(path: string, totalBytes: number, declareLength: boolean): Promise<{ status: number; sentMb: number }> {
   return new Promise((resolve, reject) => {
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     let sent = 0;
