@@ -33,7 +33,10 @@ export type DeliveryRow = {
 export async function recordDelivery(jobId: string, status: string) {
   if (!TERMINAL.has(status) || !webhookConfig()) return;
   await getDb().$executeRaw`
-    INSERT INTO "WebhookDelivery" (id, "jobId", "updatedAt") VALUES (${`${jobId}:${status}`}, ${jobId}, now())
+    INSERT INTO "WebhookDelivery" (id, "jobId", "nextAttemptAt", "updatedAt")
+    -- Due now, truncated: the column keeps milliseconds, and now() rounded up would be due only
+    -- in a fraction of a millisecond, missing a claim made at once.
+    VALUES (${`${jobId}:${status}`}, ${jobId}, date_trunc('milliseconds', now()), now())
     ON CONFLICT (id) DO NOTHING`;
 }
 
