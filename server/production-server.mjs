@@ -72,9 +72,12 @@ const server = http.createServer((req, res) => {
   if (address) req.headers["x-forwarded-for"] = before ? `${before}, ${address}` : address;
   res.once("close", () => {
     inFlight--;
-    // A connection that died before its answer was complete: counted, so a drain can be checked.
+    // A connection that died during the drain before its answer was complete: counted, so a drain
+    // can be checked. (Before the drain, an unfinished answer is a client that went away, e.g. a
+    // Runtime stopping while its long poll is held: not the server's doing.)
+    if (!draining) return;
     if (!res.writableFinished) cut++;
-    else if (draining) answeredWhileDraining++;
+    else answeredWhileDraining++;
   });
   void handle(req, res);
 });
