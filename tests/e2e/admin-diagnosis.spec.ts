@@ -54,10 +54,10 @@ test("[ADMIN] sees which field broke which rule on the failed attempt, and finds
 
   await page.goto(`/admin/jobs?rule=one_correct_option&q=${jobId}`);
   await expect(page.getByLabel("Violated rule")).toHaveValue("one_correct_option");
-  await expect(page.getByTestId("match-count")).toHaveText("1 matching");
+  await expect(page.locator("#main").getByTestId("match-count")).toHaveText("1 matching");
   await shot(page, "explorer-by-rule");
   await page.goto(`/admin/jobs?rule=duplicate_front&q=${jobId}`);
-  await expect(page.getByTestId("match-count")).toHaveText("0 matching");
+  await expect(page.locator("#main").getByTestId("match-count")).toHaveText("0 matching");
 });
 
 test("[ADMIN] a failure spike raises the console's banner on every page", async ({ page }) => {

@@ -37,7 +37,7 @@ test("[ADMIN] finds a failed job by search, reads every attempt's error, re-runs
   await page.getByLabel("Search").fill(jobId);
   await page.getByRole("button", { name: "Apply filters" }).click();
   await expect(page).toHaveURL(new RegExp(`q=${jobId}`));
-  await expect(page.getByTestId("match-count")).toHaveText("1 matching");
+  await expect(page.locator("#main").getByTestId("match-count")).toHaveText("1 matching");
   const row = page.getByRole("row").filter({ hasText: jobId });
   await expect(row).toContainText("INVALID_SCHEMA");
   await expect(row).toContainText("failed");
@@ -71,7 +71,8 @@ test("[ADMIN] bulk re-runs the failed jobs of one type from a filter; the previe
   const other = await failedJob(learner, key, { jobType: "weak_point_analysis", tag: `${t}-other` });
   await signIn(page.request, ADMIN);
   await page.goto(`/admin/jobs?status=failed&type=flashcard_generation&user=${encodeURIComponent(ADA.email)}`);
-  await expect(page.getByTestId("match-count")).toHaveText("3 matching");
+  // Scoped to the page's main: while the page streams in, React can hold a second, hidden copy.
+  await expect(page.locator("#main").getByTestId("match-count")).toHaveText("3 matching");
   await page.getByRole("button", { name: "Re-run all matching…" }).click();
   const dialog = page.getByRole("dialog", { name: "Re-run jobs" });
   await expect(dialog.getByTestId("bulk-count")).toContainText("This will re-run 3 jobs of 3 matching.");

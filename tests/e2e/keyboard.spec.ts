@@ -126,7 +126,7 @@ test("[ADMIN] keyboard only: filter the explorer, open a failed job, re-run it",
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(new RegExp(`q=${jobId}`));
   await expect(page).toHaveURL(/status=failed/);
-  await expect(page.getByTestId("match-count")).toHaveText("1 matching");
+  await expect(page.locator("#main").getByTestId("match-count")).toHaveText("1 matching");
 
   // With the filters folded, the first job is a few tab stops from the top of the page.
   await page.goto(`/admin/jobs?q=${jobId}`);

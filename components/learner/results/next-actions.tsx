@@ -1,5 +1,6 @@
 "use client";
 
+import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc/client";
 import type { NextActions } from "@/server/jobs/schemas";
@@ -32,7 +33,27 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
       onSuccess: (data) => queryClient.setQueryData(ticksKey, data),
     }),
   );
+  // The click's own value until the server has answered: a controlled checkbox would otherwise
+  // snap back for the moment before the (asynchronous) optimistic cache update lands.
+  const [clicked, setClicked] = useState<Record<number, boolean>>({});
   const done = new Set(ticks.data?.done ?? []);
+  for (const [index, on] of Object.entries(clicked)) {
+    if (on) done.add(Number(index));
+    else done.delete(Number(index));
+  }
+  const tick = (actionIndex: number, on: boolean) => {
+    setClicked((c) => ({ ...c, [actionIndex]: on }));
+    setTick.mutate(
+      { jobId, actionIndex, done: on },
+      {
+        onSettled: () =>
+          setClicked((c) => {
+            const { [actionIndex]: _settled, ...rest } = c;
+            return rest;
+          }),
+      },
+    );
+  };
   // Shown by priority, ticked by the index each step has in the stored plan.
   const actions = output.actions.map((a, index) => ({ ...a, index })).sort((a, b) => a.priority - b.priority || a.index - b.index);
   const total = actions.reduce((n, a) => n + a.estimatedMinutes, 0);
@@ -55,7 +76,7 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
                 type="checkbox"
                 checked={done.has(a.index)}
                 disabled={!ticks.data}
-                onChange={(e) => setTick.mutate({ jobId, actionIndex: a.index, done: e.target.checked })}
+                onChange={(e) => tick(a.index, e.target.checked)}
                 className="mt-1 h-4 w-4 accent-indigo-600"
               />
               <span className="min-w-0 flex-1">
