@@ -32,6 +32,21 @@ export type ResultInput = Holder & {
  * (INVALID_SCHEMA, not retried). A cancel-requested job ends cancelled and keeps no result.
  */
 export async function submitResult(jobId: string, input: ResultInput): Promise<ResultAnswer> {
+  for (let tries = 1; ; tries++) {
+    const answer = await submitOnce(jobId, input);
+    if (answer) return answer;
+    // Each miss means another writer changed the row between our write and our read; a row that
+    // keeps changing that way is not one this Runtime can rely on holding.
+    if (tries >= STORE_TRIES)
+      throw new AppError("LOCK_LOST", "the job changed under every attempt to store the result; it is no longer safely held", { tries });
+  }
+}
+
+/** Write, then read-and-explain, this many times at most before giving up (a race lost each time). */
+export const STORE_TRIES = 3;
+
+/** One try: the answer, an AppError, or null when the write missed although the row looked held. */
+async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnswer | null> {
   const db = getDb();
   const at = now();
   const ctx = await getJobContext(db, jobId);
@@ -89,7 +104,7 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
     throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", keptViolations(check.violations));
   }
   // Held, valid, not cancelled, yet the write missed: the row changed in between. Look again.
-  return submitResult(jobId, input);
+  return null;
 }
 
 type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean };
