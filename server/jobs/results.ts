@@ -10,7 +10,7 @@ import { checkOutput } from "./quality";
 import { insertRejectionSql, keptViolations, storable } from "./rejection";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
-import { transition } from "./state-machine";
+import { attemptEnd, attemptEndSet, transition } from "./state-machine";
 import { countUsage, ctes, usageSql, type UsageInput } from "./usage";
 
 export type ResultInput = Holder & {
@@ -94,7 +94,7 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
       eventErrorCode: Prisma.sql`u."errorCode"`,
       eventErrorMessage: Prisma.sql`u."errorMessage"`,
       // The refused output and its violations, per attempt, for the console's diagnosis; and the attempt's usage.
-      also: ctes(insertRejectionSql(input.output, check.violations, at), usageSql(input.usage, Prisma.sql`'INVALID_SCHEMA'`, at)),
+      extraCtes: ctes(insertRejectionSql(input.output, check.violations, at), usageSql(input.usage, Prisma.sql`'INVALID_SCHEMA'`, at)),
       actor: { type: "runtime", id: input.runtimeInstanceId },
       now: at,
     });
@@ -122,14 +122,14 @@ async function storeResult(
     set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${input.promptVersion ?? null}::text, j."promptVersion"),
       "outputSchemaVersion" = ${r.version}`,
-    also: ctes(Prisma.sql`res AS (
+    extraCtes: ctes(Prisma.sql`res AS (
       INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
         "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
       SELECT gen_random_uuid()::text, u.id, u."attemptNo", ${JSON.stringify(r.output)}::jsonb, ${r.outputHash}, ${r.key}, ${r.version},
         ${input.promptVersion ?? null}, ${input.modelProvider ?? null}, ${input.modelName ?? null},
         ${input.usage ? JSON.stringify(input.usage) : null}::jsonb, ${input.latencyMs ?? null}::int, ${input.degraded ?? false}, ${r.at}::timestamp(3)
       FROM upd u RETURNING id, "jobId")`, usageSql(input.usage, Prisma.sql`'succeeded'`, r.at)),
-    select: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
+    extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: r.at,
   });
@@ -166,22 +166,18 @@ export async function failJob(jobId: string, input: FailInput) {
     throw new AppError("UNKNOWN_ERROR_CODE", `unknown errorCode ${input.errorCode}`, { allowed: Object.keys(FAILURE_CODES) });
   const code = input.errorCode;
   const at = now();
-  const retry = Prisma.sql`(${FAILURE_CODES[code].retryable} AND j."retryCount" < j."maxRetryCount")`;
   const message = (input.errorMessage ?? "").slice(0, 2000) || null;
   const rows = await transition(getDb(), {
     action: "fail",
     where: Prisma.sql`${holds(jobId, input, input.attemptNo, at)} AND (${code} <> 'CANCELLED' OR j."cancelRequested")`,
-    to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
-    set: Prisma.sql`
-      "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
-      "runAfter" = CASE WHEN NOT j."cancelRequested" AND ${retry} THEN ${at}::timestamp(3) + ${backoffSql(input.retryAfterMs ?? 0)} ELSE j."runAfter" END,
-      "finishedAt" = CASE WHEN j."cancelRequested" OR NOT ${retry} THEN ${at}::timestamp(3) ELSE NULL END,
-      "errorCode" = CASE WHEN j."cancelRequested" THEN 'CANCELLED' ELSE ${code} END,
-      "errorMessage" = CASE WHEN j."cancelRequested" AND ${code} <> 'CANCELLED' THEN 'cancelled before the failure was reported: ' || COALESCE(${message}::text, ${code}) ELSE ${message}::text END,
-      "lockedBy" = NULL, "lockUntil" = NULL`,
+    // Retried while the code is retryable and retries remain.
+    to: attemptEnd(Prisma.sql`(${FAILURE_CODES[code].retryable} AND j."retryCount" < j."maxRetryCount")`),
+    set: Prisma.sql`${attemptEndSet(at, Prisma.sql`${at}::timestamp(3) + ${backoffSql(input.retryAfterMs ?? 0)}`, Prisma.sql`j."runAfter"`)},
+      "errorCode" = CASE WHEN t."toStatus" = 'cancelled' THEN 'CANCELLED' ELSE ${code} END,
+      "errorMessage" = CASE WHEN t."toStatus" = 'cancelled' AND ${code} <> 'CANCELLED' THEN 'cancelled before the failure was reported: ' || COALESCE(${message}::text, ${code}) ELSE ${message}::text END`,
     eventErrorCode: Prisma.sql`${code}::text`,
     eventErrorMessage: Prisma.sql`${message}::text`,
-    also: ctes(usageSql(input.usage, Prisma.sql`CASE WHEN upd.status = 'cancelled' THEN 'CANCELLED' ELSE ${code}::text END`, at)),
+    extraCtes: ctes(usageSql(input.usage, Prisma.sql`CASE WHEN upd.status = 'cancelled' THEN 'CANCELLED' ELSE ${code}::text END`, at)),
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: at,
   });
