@@ -25,11 +25,14 @@ const output = { summary: "ok", overallMastery: 0.5, engagementLevel: "medium", 
 // As a real Runtime reports it (SPEC §4 result.usage).
 const usage = { provider: "deepseek", model: "deepseek-chat", promptTokens: 1200, completionTokens: 300, durationMs: 800 };
 
-type Wal = { records: number; bytes: number; fpi: number };
+type Wal = { records: number; bytes: number };
+/**
+ * Bytes from the WAL insert position (exact at once); records from pg_stat_wal, which a backend
+ * publishes when it goes idle — at the latest after PostgreSQL's 10 s idle flush — so wait for it.
+ */
 const wal = async (): Promise<Wal> => {
-  // Backends publish their WAL counters at most once a second when idle: wait for the last batch.
-  await new Promise((r) => setTimeout(r, 1500));
-  const r = (await db.query(`SELECT wal_records::float8 AS records, wal_bytes::float8 AS bytes, wal_fpi::float8 AS fpi FROM pg_stat_wal`)).rows[0];
+  await new Promise((r) => setTimeout(r, 11_000));
+  const r = (await db.query(`SELECT wal_records::float8 AS records, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS bytes FROM pg_stat_wal`)).rows[0];
   return r as Wal;
 };
 const per = (a: Wal, b: Wal, n: number) => ({
@@ -41,6 +44,9 @@ try {
   await deployMigrations(server.url);
   await db.connect();
   await seedBenchUser(db);
+  // pg_stat_wal counts the whole server: keep autovacuum's own WAL out of the per-cycle figures.
+  for (const table of ["AiRuntimeJob", "JobEvent", "AiRuntimeResult", "JobUsage", "QuotaUsage"])
+    await db.query(`ALTER TABLE "${table}" SET (autovacuum_enabled = false)`);
   process.env.DATABASE_URL = server.url;
   const { claimJobs, heartbeat } = await import("../../server/jobs/lease");
   const { submitResult } = await import("../../server/jobs/results");
