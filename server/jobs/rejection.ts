@@ -29,7 +29,14 @@ export function keptViolations(violations: Violation[]): Violation[] {
 
 /** The refused output as JSON text, cut on a character boundary at the cap. */
 export function capOutput(output: unknown): { text: string; truncated: boolean; bytes: number } {
-  return capText(JSON.stringify(output) ?? "null");
+  let text: string;
+  try {
+    text = JSON.stringify(output) ?? "null";
+  } catch {
+    // Nested beyond the stack (the in-app worker hands a model's output over without the door's depth limit).
+    text = JSON.stringify("(output not kept: nested too deep to serialise)");
+  }
+  return capText(text);
 }
 
 function capText(text: string, knownBytes?: number): { text: string; truncated: boolean; bytes: number } {
