@@ -65,6 +65,7 @@ export const SETTINGS = {
   ALERT_FAILURE_RATE: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").max(1, "at most 1").default(0.25), "console alert: failed share of jobs finished in the last 15 minutes"),
   ALERT_FAILURE_MIN_JOBS: def(int(1).default(5), "console alert: fewer finished jobs than this raise no failure-rate alert"),
   BULK_BATCH_SIZE: def(int(1, 5000).default(200), "jobs per batch of a background bulk action"),
+  BULK_BATCH_PAUSE_MS: def(int(0, 60_000).default(0), "pause between batches of a background bulk action (spreads a large one's load; 0 = back to back)"),
   DEEPSEEK_MAX_RESPONSE_BYTES: def(int(1024).default(1024 * 1024), "largest DeepSeek answer the worker reads"),
   QUOTA_JOBS_PER_HOUR: def(int(0).default(30), "jobs a learner may start per hour"),
   QUOTA_JOBS_PER_DAY: def(int(0).default(100), "jobs a learner may start per day"),
@@ -275,6 +276,10 @@ export const bulkConfig = {
   /** Jobs per batch: each batch is one short transaction, so row locks stay brief and cancel is prompt. */
   get batchSize() {
     return setting("BULK_BATCH_SIZE");
+  },
+  /** Pause between batches: lets a very large action yield to the queue's own traffic (the browser test uses it to watch progress). */
+  get batchPauseMs() {
+    return setting("BULK_BATCH_PAUSE_MS");
   },
 };
 
