@@ -84,7 +84,6 @@ test("[ADMIN] sees the output a Runtime's own quality loop rejected, reported wi
   await expect(rejection.locator("mark[data-path='questions.0.answer']")).toHaveText('"Nitrogen"');
   await expect(rejection.locator("mark")).toHaveCount(1);
   await expect(rejection.getByTestId("rejected-output")).toContainText('"Which gas do plants release?"');
-  await rejection.scrollIntoViewIfNeeded();
   await shot(page, "job-detail-runtime-reported-rejection");
 
   await page.goto(`/admin/jobs?rule=one_correct_option&q=${jobId}`);
@@ -165,7 +164,8 @@ test("[ADMIN] a large bulk run shows its progress while it runs (done < total), 
 
   await signIn(page.request, ADMIN);
   await page.goto("/admin/jobs");
-  const line = page.getByRole("list", { name: "Bulk actions" }).getByTestId("bulk-progress").first();
+  const item = page.getByRole("list", { name: "Bulk actions" }).getByRole("listitem").first();
+  const line = item.getByTestId("bulk-progress");
   // Caught mid-run: the bar and the words both say how far it is, and it is not there yet.
   await expect(line).toHaveAttribute("data-status", "running");
   await expect(line.getByRole("status")).toContainText(new RegExp(`^\\d+ of ${run!.total} handled`));
@@ -173,7 +173,7 @@ test("[ADMIN] a large bulk run shows its progress while it runs (done < total), 
   await expect(bar).toHaveAttribute("aria-valuemax", String(run!.total));
   const done = Number(await bar.getAttribute("aria-valuenow"));
   expect(done).toBeLessThan(run!.total);
-  await expect(line.getByRole("button", { name: "Stop this bulk action" })).toBeVisible();
+  await expect(item.getByRole("button", { name: "Stop this bulk action" })).toBeVisible();
   await shot(page, "bulk-run-in-progress");
   // It moves on by itself (polled) and ends with the audited count.
   await expect.poll(async () => Number(await bar.getAttribute("aria-valuenow").catch(() => "0")), { timeout: 30_000 }).toBeGreaterThan(done);
