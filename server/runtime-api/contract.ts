@@ -125,15 +125,16 @@ export const failRequest = z.object({
   rejectedOutput: z
     .unknown()
     .refine((v) => jsonDepth(v) <= REJECTION_LIMITS.outputDepth, `nested more than ${REJECTION_LIMITS.outputDepth} levels`)
-    .optional(),
+    .optional()
+    .describe("The last output the Runtime's quality loop rejected (any JSON value), kept at this attempt; at most 64 levels deep"),
   /**
    * Set when the Runtime cut a large output itself: rejectedOutput is then the start of its JSON
    * text (a string) and rejectedOutputBytes the whole text's size.
    */
-  rejectedOutputTruncated: z.boolean().optional(),
-  rejectedOutputBytes: z.number().int().min(0).max(1_000_000_000).optional(),
+  rejectedOutputTruncated: z.boolean().optional().describe("rejectedOutput is the start of the output's JSON text, cut by the Runtime"),
+  rejectedOutputBytes: z.number().int().min(0).max(1_000_000_000).optional().describe("The whole JSON text's size when the Runtime cut it"),
   /** What rejectedOutput broke: [{path, rule, message}], as the 422 details carry it. */
-  violations: z.array(violationSchema).max(REJECTION_LIMITS.violations).optional(),
+  violations: z.array(violationSchema).max(REJECTION_LIMITS.violations).optional().describe("What rejectedOutput broke, as a 422's details: [{path, rule, message}]"),
 }).superRefine(refuseUnstorable).superRefine((body, ctx) => {
   if (body.rejectedOutput === undefined && (body.violations?.length || body.rejectedOutputTruncated))
     ctx.addIssue({ code: "custom", path: ["rejectedOutput"], message: "violations describe a rejectedOutput: send it too" });
