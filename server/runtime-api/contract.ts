@@ -131,7 +131,7 @@ export const failRequest = z.object({
    * Set when the Runtime cut a large output itself: rejectedOutput is then the start of its JSON
    * text (a string) and rejectedOutputBytes the whole text's size.
    */
-  rejectedOutputTruncated: z.boolean().optional().describe("rejectedOutput is the start of the output's JSON text, cut by the Runtime"),
+  rejectedOutputTruncated: z.boolean().optional().describe("rejectedOutput is the output's JSON text as a string, cut by the Runtime when rejectedOutputBytes is larger"),
   rejectedOutputBytes: z.number().int().min(0).max(1_000_000_000).optional().describe("The whole JSON text's size when the Runtime cut it"),
   /** What rejectedOutput broke: [{path, rule, message}], as the 422 details carry it. */
   violations: z.array(violationSchema).max(REJECTION_LIMITS.violations).optional().describe("What rejectedOutput broke, as a 422's details: [{path, rule, message}]"),
