@@ -137,13 +137,13 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
     model = { provider: inferred.provider, model: inferred.model };
     usage.total = addUsage(usage.total, inferred.usage);
 
-    type Checked = { output: Record<string, unknown> | null; findings: string[]; accepted: boolean; rejected?: Rejected };
+    type Checked = { output: Record<string, unknown> | null; findings: string[]; accepted: boolean; violations?: Rejected["violations"] };
     const checked = await stage("quality-check", async (): Promise<Checked> => {
       await report("quality_check", STAGES.quality_check.from, "checking the output");
       const hard = inferred.parseError
         ? { ok: false as const, findings: [inferred.parseError], violations: [{ path: "", rule: "not_json", message: inferred.parseError }] }
         : checkOutput(jobType, version, inferred.output, ctx);
-      if (!hard.ok) return { output: null, findings: hard.findings, accepted: false, rejected: { output: inferred.output ?? null, violations: hard.violations } };
+      if (!hard.ok) return { output: null, findings: hard.findings, accepted: false, violations: hard.violations };
       const output = hard.output as Record<string, unknown>;
       const review = await reviewer({ jobType, output, snapshot, params, attempt });
       return { output, findings: review.ok ? [] : review.findings, accepted: review.ok };
@@ -153,7 +153,8 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
       break;
     }
     findings = checked.findings;
-    if (checked.rejected) rejected = checked.rejected;
+    // The output itself comes from the (memoised) inference step, not copied into this step's result.
+    if (checked.violations) rejected = { output: inferred.output ?? null, violations: checked.violations };
     // The latest attempt that the API accepts with the fewest objections is the fallback.
     if (checked.output && (!best || checked.findings.length <= best.findings.length)) best = { output: checked.output, findings: checked.findings };
     if (attempt <= maxLoops) loops++;
