@@ -3,6 +3,7 @@ import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { HELD_STATUSES } from "./constants";
+import { statusList } from "./status-sql";
 import { notify, RETURNING, transition, type Actor } from "./state-machine";
 
 /**
@@ -49,7 +50,7 @@ export function requestCancel(db: DbOrTx, where: Prisma.Sql) {
   return db.$queryRaw<{ id: string }[]>`
     WITH upd AS (
       UPDATE "AiRuntimeJob" j SET "cancelRequested" = true, "cancelRequestedAt" = COALESCE(j."cancelRequestedAt", ${at}::timestamp(3)), "updatedAt" = ${at}::timestamp(3)
-      WHERE ${where} AND j.status IN ('locked', 'running')
+      WHERE ${where} AND j.status IN (${statusList(HELD_STATUSES)})
       RETURNING ${RETURNING}
     )
     SELECT upd.id, ${notify("upd")} FROM upd`;

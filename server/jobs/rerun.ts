@@ -1,5 +1,6 @@
 import { getDb } from "../db";
 import { AppError } from "../errors";
+import { RERUNNABLE_STATUSES } from "./constants";
 import { createJob } from "./create";
 import type { Actor } from "./state-machine";
 
@@ -12,7 +13,7 @@ import type { Actor } from "./state-machine";
 export async function rerunJob(jobId: string, actor: Actor) {
   const old = await getDb().aiRuntimeJob.findUnique({ where: { id: jobId } });
   if (!old) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
-  if (old.status !== "failed" && old.status !== "cancelled")
+  if (!RERUNNABLE_STATUSES.includes(old.status))
     throw new AppError("JOB_NOT_RERUNNABLE", `only failed or cancelled jobs can be re-run; this one is ${old.status}`, {
       status: old.status,
     });
