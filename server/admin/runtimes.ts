@@ -1,6 +1,6 @@
 import { getDb } from "../db";
 import { now } from "../clock";
-import { HELD_STATUSES, OUTCOME_STATUSES } from "../jobs/constants";
+import { HELD_STATUSES } from "../jobs/constants";
 import { statusList } from "../jobs/status-sql";
 
 /** Success and failure counts look back this far. */
