@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { recordAudit } from "../../admin/audit";
 import { cancelJob } from "../../jobs/cancel";
 import { getJobDetail, listJobs } from "../../jobs/queries";
 import { rerunJob } from "../../jobs/rerun";
@@ -24,18 +23,10 @@ export const adminJobsRouter = router({
   rerun: adminProcedure
     .input(jobIdInput)
     .output(z.object({ job: adminJobSchema, created: z.boolean() }))
-    .mutation(async ({ ctx, input }) => {
-      const answer = await rerunJob(input.jobId, { type: "admin", id: ctx.user.id });
-      await recordAudit({ actorId: ctx.user.id, action: "job.rerun", scope: { jobId: input.jobId, newJobId: answer.job.id }, count: answer.created ? 1 : 0 });
-      return answer;
-    }),
+    .mutation(({ ctx, input }) => rerunJob(input.jobId, { type: "admin", id: ctx.user.id })),
 
   cancel: adminProcedure
     .input(jobIdInput)
     .output(z.object({ status: jobStatusSchema, cancelRequested: z.boolean() }))
-    .mutation(async ({ ctx, input }) => {
-      const answer = await cancelJob(input.jobId, { type: "admin", id: ctx.user.id });
-      await recordAudit({ actorId: ctx.user.id, action: "job.cancel", scope: { jobId: input.jobId, ...answer }, count: 1 });
-      return answer;
-    }),
+    .mutation(({ ctx, input }) => cancelJob(input.jobId, { type: "admin", id: ctx.user.id })),
 });
