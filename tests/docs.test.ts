@@ -24,6 +24,15 @@ describe("documentation", () => {
     expect(broken).toEqual([]);
   });
 
+  it.each(FILES)("%s: every code path it names in backticks exists", (file) => {
+    // Named as gone: the former fast lane.
+    const gone = new Set(["scripts/serve.ts"]);
+    const paths = [...fs.readFileSync(file, "utf8").matchAll(/`((?:tests|server|scripts|components|app|runtime|prisma)\/[^`\s]+)`/g)]
+      .map((m) => m[1]!.split("#")[0]!.replace(/\/$/, ""))
+      .filter((p) => !/[<{*…]/.test(p) && !gone.has(p));
+    expect(paths.filter((p) => !fs.existsSync(p))).toEqual([]);
+  });
+
   it("the README stays short: what it is, the commands, where to read on", () => {
     const readme = fs.readFileSync("README.md", "utf8");
     expect(readme.split("\n").length).toBeLessThanOrEqual(60);
