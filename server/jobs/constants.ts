@@ -32,6 +32,8 @@ export const CANCELLABLE_STATUSES: readonly JobStatus[] = ["pending", ...HELD_ST
 export const RERUNNABLE_STATUSES: readonly JobStatus[] = ["failed", "cancelled"];
 /** Finished with an outcome of the work itself: what success and failure rates count. */
 export const OUTCOME_STATUSES: readonly JobStatus[] = ["succeeded", "failed"];
+/** Where a failed attempt goes: back to pending for a retry, or failed (with its errorCode either way). */
+export const FAILED_ATTEMPT_STATUSES: readonly JobStatus[] = ["pending", "failed"];
 /** What the console's status counts show; `expired` never stays (the sweep moves it on at once). */
 export const SHOWN_STATUSES: readonly JobStatus[] = JOB_STATUSES.filter((s) => s !== "expired");
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  CANCELLABLE_STATUSES, HELD_STATUSES, IN_FLIGHT_STATUSES, isHeld, isTerminal, JOB_STATUSES, OUTCOME_STATUSES,
+  CANCELLABLE_STATUSES, FAILED_ATTEMPT_STATUSES, HELD_STATUSES, IN_FLIGHT_STATUSES, isHeld, isTerminal, JOB_STATUSES, OUTCOME_STATUSES,
   RERUNNABLE_STATUSES, SHOWN_STATUSES, TERMINAL_STATUSES,
 } from "@/server/jobs/constants";
 import { statusList } from "@/server/jobs/status-sql";
@@ -24,6 +24,7 @@ describe("status sets", () => {
     expect([...RERUNNABLE_STATUSES].sort()).toEqual(["cancelled", "failed"]);
     expect(RERUNNABLE_STATUSES.every((s) => TERMINAL_STATUSES.includes(s))).toBe(true);
     expect([...OUTCOME_STATUSES].sort()).toEqual(["failed", "succeeded"]);
+    expect([...FAILED_ATTEMPT_STATUSES].sort()).toEqual(["failed", "pending"]);
     expect(SHOWN_STATUSES).not.toContain("expired");
     expect(isTerminal("cancelled")).toBe(true);
     expect(isTerminal("toString")).toBe(false);
