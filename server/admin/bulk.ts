@@ -16,7 +16,8 @@ export type BulkAction = "rerun" | "cancel";
  */
 export function eligibleSql(action: BulkAction) {
   return action === "rerun"
-    ? Prisma.sql`j.status IN (${statusList(RERUNNABLE_STATUSES)}) AND NOT EXISTS (SELECT 1 FROM "AiRuntimeJob" c WHERE c."retriedFromJobId" = j.id)`
+    ? Prisma.sql`j.status IN (${statusList(RERUNNABLE_STATUSES)})
+        AND NOT EXISTS (SELECT 1 FROM "AiRuntimeJob" c WHERE c."retriedFromJobId" = j.id)`
     : Prisma.sql`j.status IN (${statusList(CANCELLABLE_STATUSES)}) AND NOT j."cancelRequested"`;
 }
 

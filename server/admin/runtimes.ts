@@ -22,7 +22,8 @@ export async function listRuntimes() {
     db.$queryRaw<{ id: string; succeeded: number; failed: number }[]>`
       SELECT "actorId" AS id,
         count(*) FILTER (WHERE "toStatus" = 'succeeded')::int AS succeeded,
-        count(*) FILTER (WHERE "errorCode" IS NOT NULL AND "errorCode" <> 'CANCELLED' AND "toStatus" IN (${statusList(FAILED_ATTEMPT_STATUSES)}))::int AS failed
+        count(*) FILTER (WHERE "errorCode" IS NOT NULL AND "errorCode" <> 'CANCELLED'
+          AND "toStatus" IN (${statusList(FAILED_ATTEMPT_STATUSES)}))::int AS failed
       FROM "JobEvent" WHERE "actorType" = 'runtime' AND "createdAt" >= ${since}::timestamp(3) GROUP BY 1`,
   ]);
   const h = new Map(held.map((r) => [r.id, r]));
