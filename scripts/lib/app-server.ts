@@ -2,9 +2,11 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { stopGroup, waitForHttp } from "./processes";
+import { awaitGroupGone, stopGroup, waitForHttp } from "./processes";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
+/** How long a stopped server may take to exit: SHUTDOWN_GRACE_MS (25 s) and then some. */
+const GROUP_EXIT_MS = 60_000;
 const NEXT = path.join(ROOT, "node_modules", ".bin", "next");
 const BUILD_ID = path.join(ROOT, ".next", "BUILD_ID");
 const ESBUILD = path.join(ROOT, "node_modules", ".bin", "esbuild");
@@ -132,7 +134,13 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    stop: (signal = "SIGTERM") => stopGroup(child, signal),
+    // Until the whole group is gone, not just flock (its leader): the server drains first (at most
+    // SHUTDOWN_GRACE_MS), and one whose shutdown hangs is killed rather than left holding the build lock.
+    stop: async (signal = "SIGTERM") => {
+      const pgid = child?.pid;
+      await stopGroup(child, signal);
+      if (await awaitGroupGone(pgid, GROUP_EXIT_MS)) console.error(`[app-server] port ${port}: still running ${GROUP_EXIT_MS} ms after ${signal}; killed`);
+    },
     start,
     output: () => out,
     pgid: () => child?.pid,
