@@ -9,6 +9,7 @@ import { useLiveOptions } from "./live";
 import { RejectedOutput } from "./rejected-output";
 import { ErrorBox, JobLink, Json, Loading, Panel, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
+import { isHeld } from "@/server/jobs/constants";
 
 /** One job in full: fields, live lease and progress, the timeline with each attempt's error, input, result, lineage. */
 export function JobDetail({ jobId }: { jobId: string }) {
@@ -26,7 +27,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
   const d = q.data!;
   const { job } = d;
   const attempts = [...new Set(d.events.map((e) => e.attemptNo))];
-  const held = job.status === "locked" || job.status === "running";
+  const held = isHeld(job.status);
   const rejections = new Map(d.rejections.map((r) => [r.attemptNo, r]));
   return (
     <div className="space-y-4">

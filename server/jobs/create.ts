@@ -28,6 +28,8 @@ export type CreateJobInput = {
   snapshotId?: string;
   retriedFromJobId?: string;
   actor: Actor;
+  /** Runs in the creating transaction (a re-run's audit row): both commit or neither does. */
+  alsoInTransaction?: (tx: DbOrTx, jobId: string) => Promise<unknown>;
 };
 
 export function parseParams(jobType: JobType, params: unknown) {
@@ -133,6 +135,7 @@ export async function createJob(input: CreateJobInput) {
       await tx.jobEvent.create({
         data: { jobId: created.id, fromStatus: null, toStatus: "pending", actorType: input.actor.type, actorId: input.actor.id, attemptNo: 0, createdAt: at },
       });
+      await input.alsoInTransaction?.(tx, created.id);
       await tx.$executeRaw`SELECT pg_notify('ai_job_events', ${JSON.stringify({ id: created.id, userId: created.userId, jobType: created.jobType, status: "pending", attemptNo: 0, stage: null, progress: 0, cancelRequested: false, created: true })})`;
       return created;
     });
