@@ -81,6 +81,7 @@ export const SETTINGS = {
   ALERT_FAILURE_RATE: def(num(0, 1).default(0.25), "console alert: failed share of jobs finished in the last 15 minutes"),
   ALERT_FAILURE_MIN_JOBS: def(int(1).default(5), "console alert: fewer finished jobs than this raise no failure-rate alert"),
   BULK_BATCH_SIZE: def(int(1, 5000).default(200), "jobs per batch of a background bulk action"),
+  BULK_BATCH_PAUSE_MS: def(int(0, 60_000).default(0), "pause between batches of a background bulk action (spreads a large one's load; 0 = back to back)"),
   DEEPSEEK_MAX_RESPONSE_BYTES: def(int(1024).default(1024 * 1024), "largest DeepSeek answer the worker reads"),
   QUOTA_JOBS_PER_HOUR: def(int(0).default(30), "jobs a learner may start per hour"),
   QUOTA_JOBS_PER_DAY: def(int(0).default(100), "jobs a learner may start per day"),
@@ -235,8 +236,12 @@ export const alertConfig = live({
   failureMinJobs: () => setting("ALERT_FAILURE_MIN_JOBS"),
 });
 
-/** Background bulk actions: each batch is one short transaction, so row locks stay brief and a stop is prompt. */
-export const bulkConfig = live({ batchSize: () => setting("BULK_BATCH_SIZE") });
+/**
+ * Background bulk actions: each batch is one short transaction, so row locks stay brief and a stop
+ * is prompt. The pause between batches lets a very large action yield to the queue's own traffic
+ * (the browser tests use it to watch a run's progress).
+ */
+export const bulkConfig = live({ batchSize: () => setting("BULK_BATCH_SIZE"), batchPauseMs: () => setting("BULK_BATCH_PAUSE_MS") });
 
 /** The in-app worker's model provider: a larger answer than this is cut off and fails INVALID_SCHEMA. */
 export const providerConfig = live({ deepseekMaxResponseBytes: () => setting("DEEPSEEK_MAX_RESPONSE_BYTES") });

@@ -63,7 +63,10 @@ export async function runBulkBatch(id: string): Promise<BatchOutcome> {
 /** Works a run batch after batch until it ends (or another runner holds it). */
 export async function processBulkRun(id: string, opts: { maxBatches?: number } = {}): Promise<BatchOutcome> {
   let outcome: BatchOutcome = "batch";
-  for (let n = 0; outcome === "batch" && n < (opts.maxBatches ?? Infinity); n++) outcome = await runBulkBatch(id);
+  for (let n = 0; outcome === "batch" && n < (opts.maxBatches ?? Infinity); n++) {
+    if (n > 0 && bulkConfig.batchPauseMs > 0) await new Promise((r) => setTimeout(r, bulkConfig.batchPauseMs));
+    outcome = await runBulkBatch(id);
+  }
   return outcome;
 }
 

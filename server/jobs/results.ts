@@ -7,7 +7,7 @@ import { FAILURE_CODES, isFailureCode } from "./constants";
 import { hashJson } from "./hashing";
 import { holds, holdsRow, lockLost, type Holder } from "./lease";
 import { checkOutput } from "./quality";
-import { insertRejectionSql, keptViolations, storable } from "./rejection";
+import { insertRejectionSql, keptViolations, reportedRejectionSql, storable, type RejectionReport } from "./rejection";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { transition } from "./state-machine";
@@ -122,7 +122,7 @@ async function storeResult(
   return (rows[0] as { resultId?: string } | undefined)?.resultId ?? null;
 }
 
-export type FailInput = Holder & {
+export type FailInput = Holder & RejectionReport & {
   attemptNo: number;
   errorCode: string;
   errorMessage?: string | null;
@@ -166,7 +166,10 @@ export async function failJob(jobId: string, input: FailInput) {
       "lockedBy" = NULL, "lockUntil" = NULL`,
     eventErrorCode: Prisma.sql`${code}::text`,
     eventErrorMessage: Prisma.sql`${message}::text`,
-    also: ctes(usageSql(input.usage, Prisma.sql`CASE WHEN upd.status = 'cancelled' THEN 'CANCELLED' ELSE ${code}::text END`, at)),
+    also: ctes(
+      reportedRejectionSql(input, at),
+      usageSql(input.usage, Prisma.sql`CASE WHEN upd.status = 'cancelled' THEN 'CANCELLED' ELSE ${code}::text END`, at),
+    ),
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: at,
   });
