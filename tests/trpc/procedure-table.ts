@@ -116,14 +116,16 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.explorer.detail": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
   "admin.actions.setPriority": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id, priority: 5 }) },
   "admin.actions.bulkPreview": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] } }) },
-  "admin.actions.bulkRun": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] }, expectedCount: 1 }) },
+  // Bulk runs act on learner B's job: a run finishes in the background (or is resumed by another test file's
+  // scheduler tick), and learner A's rows are the fingerprint a refused call must leave unchanged.
+  "admin.actions.bulkRun": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.b)).id] }, expectedCount: 1 }) },
   "admin.monitor.overview": { access: "admin", input: () => ({ window: "1h" }) },
   // Issue 15: alerts and background bulk runs.
   "admin.monitor.alerts": { access: "admin", input: () => undefined },
   "admin.monitor.costs": { access: "admin", input: () => undefined },
-  "admin.actions.bulkStatus": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.a)).id] }, 1, w.admin.user.id)).id }) },
+  "admin.actions.bulkStatus": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id)).id }) },
   "admin.actions.bulkRuns": { access: "admin", input: () => ({}) },
-  "admin.actions.bulkCancel": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.a)).id] }, 1, w.admin.user.id)).id }) },
+  "admin.actions.bulkCancel": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id)).id }) },
   "admin.monitor.runtimes": { access: "admin", input: () => undefined },
   "admin.monitor.audit": { access: "admin", input: () => ({}) },
   // Quotas (issue 13).
