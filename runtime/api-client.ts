@@ -7,6 +7,7 @@ import {
   resultResponse,
   type Usage,
 } from "../server/runtime-api/contract";
+import type { RejectionFields } from "./rejection";
 
 /** A failed call to the API. `status` is null when no HTTP answer arrived (unreachable, timed out). */
 export class ApiError extends Error {
@@ -78,7 +79,7 @@ export function createApiClient(opts: ApiOptions) {
       post(`/${encodeURIComponent(jobId)}/heartbeat`, body, heartbeatResponse),
     result: (jobId: string, body: Record<string, unknown> & { attemptNo: number; output: Record<string, unknown> }) =>
       post(`/${encodeURIComponent(jobId)}/result`, body, resultResponse),
-    fail: (jobId: string, body: { attemptNo: number; errorCode: string; errorMessage: string; usage?: Usage; retryAfterMs?: number }) =>
+    fail: (jobId: string, body: { attemptNo: number; errorCode: string; errorMessage: string; usage?: Usage; retryAfterMs?: number } & RejectionFields) =>
       post(`/${encodeURIComponent(jobId)}/fail`, body, failResponse),
   };
 }

@@ -8,7 +8,7 @@ import { DEEPSEEK_DEFAULTS } from "../server/providers/deepseek";
 
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
-/** Every setting comes from the environment (names in README "Reference Runtime and pipeline"). */
+/** Every setting comes from the environment (names in docs/protocol.md, "The reference Runtime and the pipeline"). */
 const envSchema = z.object({
   RUNTIME_API_URL: z.url().default("http://localhost:3000"),
   RUNTIME_API_KEY: z.string().min(1).optional(),

@@ -1,4 +1,4 @@
-import { isJobFailure, usageOf } from "../server/pipeline/errors";
+import { isJobFailure, usageOf, type Rejected } from "../server/pipeline/errors";
 import { pipelineInput, runPipeline } from "../server/pipeline/run-pipeline";
 import type { ProgressReport } from "../server/pipeline/stages";
 import type { Provider } from "../server/providers/types";
@@ -6,6 +6,7 @@ import type { LeasedJob, Usage } from "../server/runtime-api/contract";
 import { ApiError, type ApiClient } from "./api-client";
 import { backoffDelay, sleep } from "./backoff";
 import type { Logger } from "./log";
+import { rejectionFields } from "./rejection";
 import { cleanUsage, refusalNeedsFail, resultBody } from "./submit";
 
 /** Why a job stopped before its pipeline finished. */
@@ -135,21 +136,24 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
               : // A bug in the pipeline is not the job's fault: let it run again, elsewhere.
                 ["TEMPORARY_PROVIDER_ERROR", `runtime error: ${(e as Error)?.message ?? String(e)}`];
       if (!reason && !isJobFailure(e)) log("job.error", { ...fields, message: (e as Error)?.stack ?? String(e) }, "error");
-      await reportFailure(code, message, usageOf(e) ?? spent, isJobFailure(e) ? e.retryAfterMs : undefined);
+      await reportFailure(code, message, usageOf(e) ?? spent, isJobFailure(e) ? e.retryAfterMs : undefined, isJobFailure(e) ? e.rejected : undefined);
     }
   })();
 
-  /** A classified failure with the attempt's usage and, for 429/503, the provider's Retry-After. */
-  async function reportFailure(code: string, message: string, usage: Usage | undefined, retryAfterMs?: number) {
-    const answer = await deliver(deps, () =>
-      api.fail(job.id, {
-        attemptNo,
-        errorCode: code,
-        errorMessage: message.slice(0, 2000),
-        ...(cleanUsage(usage) ? { usage: cleanUsage(usage) } : {}),
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-      }),
-    );
+  /**
+   * A classified failure with the attempt's usage, for 429/503 the provider's Retry-After, and
+   * when the quality loop gave up the output it last rejected with the rules it broke.
+   */
+  async function reportFailure(code: string, message: string, usage: Usage | undefined, retryAfterMs?: number, rejected?: Rejected) {
+    const body = {
+      attemptNo,
+      errorCode: code,
+      errorMessage: message.slice(0, 2000),
+      ...(cleanUsage(usage) ? { usage: cleanUsage(usage) } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    };
+    const report = { ...body, ...rejectionFields(rejected, { runtimeInstanceId: deps.instanceId, ...body }, deps.maxResultBytes) };
+    const answer = await deliver(deps, () => api.fail(job.id, report));
     const event = code === "CANCELLED" ? "job.cancelled" : "job.failed";
     if (answer.ok) log(event, { ...fields, code, message, status: answer.value.status, retryCount: answer.value.retryCount, runAfter: answer.value.runAfter });
     else log(event, { ...fields, code, message, refused: answer.error.code }, "warn");

@@ -5,26 +5,34 @@ import { deployMigrations } from "./lib/migrator";
 import { DATA_DIR } from "./lib/database-url";
 
 /**
- * `npm test`: a real PostgreSQL (embedded, or TEST_DATABASE_URL's server), then two stages, each
- * on a fresh database with every migration applied:
+ * `npm test`: a real PostgreSQL (embedded, or TEST_DATABASE_URL's server), then three stages, the
+ * first two each on a fresh database with every migration applied:
  *   1. the unit and integration suite (vitest.config.ts);
  *   2. the system tests (vitest.system.config.ts): the production build over real HTTP with real
  *      Runtime processes (tests/system; the build is made once, when missing or stale);
  *   3. the browser tests (Playwright, Debian's chromium; tests/e2e): scripts/e2e-server.ts starts
  *      its own database, the production build and a reference Runtime.
- * The exit code is non-zero if either fails. Extra arguments go to vitest; paths pick the stage
- * (`npm test -- tests/jobs` runs stage 1 only, `npm test -- tests/system/fleet.test.ts` stage 2 only).
+ * The exit code is non-zero if any fails. Extra arguments go to vitest; paths pick the stage
+ * (`npm test -- tests/jobs` runs stage 1 only, `npm test -- tests/system/fleet.test.ts` stage 2 only),
+ * and `--stage=unit|system|e2e` picks one by name (`npm run test:unit` is `--stage=unit`).
  */
+const STAGE_FLAG = /^--stage=(unit|system|e2e)$/;
 const args = process.argv.slice(2);
+const stageArg = args.map((a) => STAGE_FLAG.exec(a)?.[1]).find(Boolean);
+if (args.some((a) => a.startsWith("--stage") && !STAGE_FLAG.test(a))) {
+  console.error("usage: npm test -- [--stage=unit|system|e2e] [paths…] [vitest flags…]");
+  process.exit(64);
+}
 const paths = args.filter((a) => !a.startsWith("-"));
-const flags = args.filter((a) => a.startsWith("-"));
+const flags = args.filter((a) => a.startsWith("-") && !STAGE_FLAG.test(a));
 const isSystem = (p: string) => path.normalize(p).startsWith(path.join("tests", "system"));
 const isE2e = (p: string) => path.normalize(p).startsWith(path.join("tests", "e2e"));
 const unitArgs = [...flags, ...paths.filter((p) => !isSystem(p) && !isE2e(p))];
 const systemArgs = [...flags, ...paths.filter(isSystem)];
-const runUnit = !paths.length || paths.some((p) => !isSystem(p) && !isE2e(p));
-const runSystem = !paths.length || paths.some(isSystem);
-const runE2e = !paths.length || paths.some(isE2e);
+const picked = (stage: string, byPath: boolean) => (stageArg ? stageArg === stage : !paths.length || byPath);
+const runUnit = picked("unit", paths.some((p) => !isSystem(p) && !isE2e(p)));
+const runSystem = picked("system", paths.some(isSystem));
+const runE2e = picked("e2e", paths.some(isE2e));
 
 let stop = async () => {};
 let adminUrl: string;
@@ -46,7 +54,7 @@ if (process.env.TEST_DATABASE_URL) {
 
 let code = 0;
 try {
-  // Both stages run even when the first fails, so one run reports every failure.
+  // Every stage runs even when an earlier one fails, so one run reports every failure.
   const unit = runUnit ? await stage(`ajr_test_${process.pid}`, ["vitest", "run", ...unitArgs]) : 0;
   const system = runSystem ? await stage(`ajr_system_${process.pid}`, ["vitest", "run", "--config", "vitest.system.config.ts", ...systemArgs]) : 0;
   const e2e = runE2e ? await run("npx", ["playwright", "test", ...paths.filter(isE2e)], { CI: process.env.CI ?? "1" }) : 0;

@@ -10,11 +10,27 @@ import { z } from "zod";
  * runs before it opens a port.
  */
 const text = z.string().min(1);
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number({ error: "a number" }).int("a whole number").min(min, `at least ${min}`).max(max, `at most ${max}`);
+const num = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number({ error: "a number" }).min(min, `at least ${min}`).max(max, `at most ${max}`);
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => num(min, max).int("a whole number");
 const flag = z.enum(["0", "1"]);
 const url = z.url({ protocol: /^https?$/ });
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// or postgresql:// URL");
+/** "type=n,type=n" → {type: n} (a limit per job type); the declared value "none" sets no such limit. */
+const perTypeLimits = z.string().transform((raw, ctx): Record<string, number> => {
+  if (raw.trim() === "none") return {};
+  const limits: [string, number][] = [];
+  for (const part of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([a-z_]+)\s*=\s*(\d+)$/.exec(part);
+    if (!m) {
+      ctx.addIssue({ code: "custom", message: `"${part.slice(0, 40)}" is not <jobType>=<count>` });
+      return z.NEVER;
+    }
+    limits.push([m[1]!, Number(m[2])]);
+  }
+  // fromEntries defines own properties: a name like __proto__ cannot reach the prototype.
+  return Object.fromEntries(limits);
+});
 const encryptionKey = z.string().refine((raw) => {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
   return key.length === 32;
@@ -62,18 +78,19 @@ export const SETTINGS = {
   JOB_WEBHOOK_BACKOFF_MS: def(int(0).default(1000), "zero-setup webhook: first retry delay, doubling"),
   ALERT_RUNTIME_SILENT_SECONDS: def(int(1).default(120), "console alert: a Runtime is live for its job types if it called in within this many seconds"),
   ALERT_OLDEST_PENDING_SECONDS: def(int(1).default(600), "console alert: the oldest visible pending job is older than this"),
-  ALERT_FAILURE_RATE: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").max(1, "at most 1").default(0.25), "console alert: failed share of jobs finished in the last 15 minutes"),
+  ALERT_FAILURE_RATE: def(num(0, 1).default(0.25), "console alert: failed share of jobs finished in the last 15 minutes"),
   ALERT_FAILURE_MIN_JOBS: def(int(1).default(5), "console alert: fewer finished jobs than this raise no failure-rate alert"),
   BULK_BATCH_SIZE: def(int(1, 5000).default(200), "jobs per batch of a background bulk action"),
+  BULK_BATCH_PAUSE_MS: def(int(0, 60_000).default(0), "pause between batches of a background bulk action (spreads a large one's load; 0 = back to back)"),
   DEEPSEEK_MAX_RESPONSE_BYTES: def(int(1024).default(1024 * 1024), "largest DeepSeek answer the worker reads"),
   QUOTA_JOBS_PER_HOUR: def(int(0).default(30), "jobs a learner may start per hour"),
   QUOTA_JOBS_PER_DAY: def(int(0).default(100), "jobs a learner may start per day"),
-  MODEL_PRICE_PROMPT_PER_MTOK: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").default(0.27), "price per million prompt tokens (cost accounting)"),
-  MODEL_PRICE_COMPLETION_PER_MTOK: def(z.coerce.number({ error: "a number" }).min(0, "at least 0").default(1.1), "price per million completion tokens"),
+  MODEL_PRICE_PROMPT_PER_MTOK: def(num(0).default(0.27), "price per million prompt tokens (cost accounting)"),
+  MODEL_PRICE_COMPLETION_PER_MTOK: def(num(0).default(1.1), "price per million completion tokens"),
   TOKEN_BUDGET_PER_DAY: def(int(0).default(200_000), "tokens a learner may use per day"),
-  QUOTA_JOB_TYPE_PER_HOUR: def(z.string().default("quiz_generation=10,flashcard_generation=10"), "per-type hourly job quotas: type=n, comma-separated; empty or none turns them off"),
+  QUOTA_JOB_TYPE_PER_HOUR: def(perTypeLimits.prefault("quiz_generation=10,flashcard_generation=10"), "per-type hourly job quotas: type=n, comma-separated; `none` sets none (blank, like unset, means the default)"),
   MODEL_PRICE_CURRENCY: def(text.default("USD"), "currency of the model prices"),
-  EMBEDDED_PG_SLOW_MS: def(z.coerce.number({ error: "a number" }).int("a whole number").min(-1, "at least -1").default(100), "embedded dev/test PostgreSQL: log statements slower than this (-1: off)"),
+  EMBEDDED_PG_SLOW_MS: def(int(-1).default(100), "embedded dev/test PostgreSQL: log statements slower than this (-1: off)"),
   ROLLUP_INTERVAL_MS: def(int(100).default(5000), "how often each app process folds new job events into the console rollups"),
   ROLLUP_RECOUNT_HOURS: def(int(1).default(24), "console rollup counters are recounted this often"),
   ROLLUP_CHUNK_EVENTS: def(int(1).default(200_000), "events folded per transaction while catching up"),
@@ -155,189 +172,101 @@ export function assertConfig(env: Env = process.env) {
   if (problems.length) throw new ConfigError(problems);
 }
 
-/** Job engine settings; defaults are SPEC §4's. Read on each call so tests can adjust them. */
-export const jobConfig = {
-  get leaseSeconds() {
-    return setting("JOB_LEASE_SECONDS");
-  },
-  get defaultTimeoutSeconds() {
-    return setting("JOB_TIMEOUT_SECONDS");
-  },
-  get defaultMaxRetryCount() {
-    return setting("JOB_MAX_RETRY_COUNT");
-  },
-  get pollIntervalMs() {
-    return setting("RUNTIME_POLL_INTERVAL_MS");
-  },
-  /** First retry waits this long (seed 004's 5 s); each further retry doubles it, with jitter. */
-  get backoffBaseMs() {
-    return setting("JOB_BACKOFF_BASE_MS");
-  },
-  get backoffCapMs() {
-    return setting("JOB_BACKOFF_CAP_MS");
-  },
-  get sweepBatchSize() {
-    return setting("JOB_SWEEP_BATCH");
-  },
-};
+/**
+ * The settings each part reads, by plain names. Every property reads its setting on each access
+ * (not once at import), so tests can change a setting between calls.
+ */
+function live<T extends Record<string, () => unknown>>(getters: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  const out = {};
+  for (const [name, get] of Object.entries(getters)) Object.defineProperty(out, name, { get, enumerable: true });
+  return out as { readonly [K in keyof T]: ReturnType<T[K]> };
+}
 
-/** The embedded development/test PostgreSQL (scripts/lib/embedded-db.ts). */
-export const devDbConfig = {
-  /** Statements slower than this are written to the server's log file (`<data folder>/log/`); -1 turns it off. */
-  get slowStatementMs() {
-    return setting("EMBEDDED_PG_SLOW_MS");
-  },
-};
+/** Job engine settings; defaults are SPEC §4's. The first retry waits backoffBaseMs (seed 004's 5 s), doubling with jitter. */
+export const jobConfig = live({
+  leaseSeconds: () => setting("JOB_LEASE_SECONDS"),
+  defaultTimeoutSeconds: () => setting("JOB_TIMEOUT_SECONDS"),
+  defaultMaxRetryCount: () => setting("JOB_MAX_RETRY_COUNT"),
+  pollIntervalMs: () => setting("RUNTIME_POLL_INTERVAL_MS"),
+  backoffBaseMs: () => setting("JOB_BACKOFF_BASE_MS"),
+  backoffCapMs: () => setting("JOB_BACKOFF_CAP_MS"),
+  sweepBatchSize: () => setting("JOB_SWEEP_BATCH"),
+});
 
-/** Console rollups (server/observability/rollups.ts, docs/console-performance.md). */
-export const rollupConfig = {
-  /** How often each app process tries to fold new job events into the rollups. */
-  get intervalMs() {
-    return setting("ROLLUP_INTERVAL_MS");
-  },
-  /** Counters are recounted from the table this often (retention deletes jobs with their events). */
-  get recountHours() {
-    return setting("ROLLUP_RECOUNT_HOURS");
-  },
-  /** Events folded per transaction while catching up. */
-  get chunk() {
-    return setting("ROLLUP_CHUNK_EVENTS");
-  },
-};
+/** The embedded development/test PostgreSQL (scripts/lib/embedded-db.ts): slow statements go to `<data folder>/log/`. */
+export const devDbConfig = live({ slowStatementMs: () => setting("EMBEDDED_PG_SLOW_MS") });
 
-/** Web and sign-in hardening (docs/security.md). Read on each call so tests can adjust them. */
-export const webSecurityConfig = {
-  /** Largest request body the tRPC and auth routes accept; larger ones get 413 before being read. */
-  get maxBodyBytes() {
-    return setting("WEB_MAX_BODY_BYTES");
-  },
-  /**
-   * How many reverse proxies in front of the app append to X-Forwarded-For. The client is the
-   * entry that many places from the right (the production server appends the socket's address
-   * itself); anything further left was written by the client and is not trusted.
-   */
-  get trustedProxyHops() {
-    return setting("TRUSTED_PROXY_HOPS");
-  },
-  /** Failed sign-ins from one client at one account before that pair is locked for the window. */
-  get signInMaxFailures() {
-    return setting("AUTH_MAX_FAILED_SIGN_INS");
-  },
-  get signInWindowMs() {
-    return setting("AUTH_FAILED_SIGN_IN_WINDOW_SECONDS") * 1000;
-  },
-  /** Failed sign-ins at one account (all clients) after which every further attempt is slowed. */
-  get accountSlowdownAfter() {
-    return setting("AUTH_ACCOUNT_SLOWDOWN_AFTER");
-  },
-  /** The first slowed attempt waits this long; each further failure doubles it, up to the cap. */
-  get accountSlowdownBaseMs() {
-    return setting("AUTH_ACCOUNT_SLOWDOWN_BASE_MS");
-  },
-  get accountSlowdownCapMs() {
-    return setting("AUTH_ACCOUNT_SLOWDOWN_CAP_MS");
-  },
-  /** better-auth's per-IP budget for sign-in attempts. */
-  get signInPerIpPerMinute() {
-    return setting("AUTH_SIGN_IN_PER_IP_PER_MINUTE");
-  },
-};
+/**
+ * Console rollups (server/observability/rollups.ts, docs/console-performance.md). Counters are
+ * recounted from the table every recountHours because retention deletes jobs with their events.
+ */
+export const rollupConfig = live({
+  intervalMs: () => setting("ROLLUP_INTERVAL_MS"),
+  recountHours: () => setting("ROLLUP_RECOUNT_HOURS"),
+  chunk: () => setting("ROLLUP_CHUNK_EVENTS"),
+});
+
+/**
+ * Web and sign-in hardening (docs/security.md). trustedProxyHops: the client is the entry that
+ * many places from the right of X-Forwarded-For (the production server appends the socket's
+ * address itself); anything further left was written by the client and is not trusted.
+ */
+export const webSecurityConfig = live({
+  maxBodyBytes: () => setting("WEB_MAX_BODY_BYTES"),
+  trustedProxyHops: () => setting("TRUSTED_PROXY_HOPS"),
+  signInMaxFailures: () => setting("AUTH_MAX_FAILED_SIGN_INS"),
+  signInWindowMs: () => setting("AUTH_FAILED_SIGN_IN_WINDOW_SECONDS") * 1000,
+  accountSlowdownAfter: () => setting("AUTH_ACCOUNT_SLOWDOWN_AFTER"),
+  accountSlowdownBaseMs: () => setting("AUTH_ACCOUNT_SLOWDOWN_BASE_MS"),
+  accountSlowdownCapMs: () => setting("AUTH_ACCOUNT_SLOWDOWN_CAP_MS"),
+  signInPerIpPerMinute: () => setting("AUTH_SIGN_IN_PER_IP_PER_MINUTE"),
+});
 
 /** The port the app listens on; in zero-setup mode (no BETTER_AUTH_URL) the only trusted local origin's port. */
-export const appConfig = {
-  get port() {
-    return setting("PORT");
-  },
-};
+export const appConfig = live({ port: () => setting("PORT") });
 
-/** Console alerts (banner and /api/metrics gauges); see docs/console-and-learner.md. */
-export const alertConfig = {
-  /** A Runtime counts as live for its job types if it called in within this many seconds. */
-  get runtimeSilentSeconds() {
-    return setting("ALERT_RUNTIME_SILENT_SECONDS");
-  },
-  /** The oldest visible pending job is older than this: work is piling up. */
-  get oldestPendingSeconds() {
-    return setting("ALERT_OLDEST_PENDING_SECONDS");
-  },
-  /** Share of jobs finished in the last 15 minutes that failed, above which the console warns. */
-  get failureRate() {
-    return setting("ALERT_FAILURE_RATE");
-  },
-  /** Fewer finished jobs than this in the window raise no failure-rate alert (1 of 1 is not a spike). */
-  get failureMinJobs() {
-    return setting("ALERT_FAILURE_MIN_JOBS");
-  },
-};
+/**
+ * Console alerts (banner and /api/metrics gauges; docs/console-and-learner.md). Fewer finished
+ * jobs than failureMinJobs raise no failure-rate alert: 1 failure of 1 is not a spike.
+ */
+export const alertConfig = live({
+  runtimeSilentSeconds: () => setting("ALERT_RUNTIME_SILENT_SECONDS"),
+  oldestPendingSeconds: () => setting("ALERT_OLDEST_PENDING_SECONDS"),
+  failureRate: () => setting("ALERT_FAILURE_RATE"),
+  failureMinJobs: () => setting("ALERT_FAILURE_MIN_JOBS"),
+});
 
-/** Background bulk actions of the console (server/admin/bulk*.ts). */
-export const bulkConfig = {
-  /** Jobs per batch: each batch is one short transaction, so row locks stay brief and cancel is prompt. */
-  get batchSize() {
-    return setting("BULK_BATCH_SIZE");
-  },
-};
+/**
+ * Background bulk actions: each batch is one short transaction, so row locks stay brief and a stop
+ * is prompt. The pause between batches lets a very large action yield to the queue's own traffic
+ * (the browser tests use it to watch a run's progress).
+ */
+export const bulkConfig = live({ batchSize: () => setting("BULK_BATCH_SIZE"), batchPauseMs: () => setting("BULK_BATCH_PAUSE_MS") });
 
-/** Model provider settings of the in-app worker (the reference Runtime has the same names). */
-export const providerConfig = {
-  /** Cap on one model answer, in bytes; a larger one is cut off and fails INVALID_SCHEMA. */
-  get deepseekMaxResponseBytes() {
-    return setting("DEEPSEEK_MAX_RESPONSE_BYTES");
-  },
-};
+/** The in-app worker's model provider: a larger answer than this is cut off and fails INVALID_SCHEMA. */
+export const providerConfig = live({ deepseekMaxResponseBytes: () => setting("DEEPSEEK_MAX_RESPONSE_BYTES") });
 
 /**
  * Per-learner quotas on job creation (issue 13). Windows are UTC hours and days; every job a
- * learner creates counts once against each limit that applies. Admins can raise (or lower) one
- * learner's limit; that override wins over these defaults.
+ * learner creates counts once against each limit that applies; an admin's override for one
+ * learner wins over these defaults. jobTypePerHour adds hourly limits for the job types that
+ * cost most (they generate the longest answers).
  */
-export const quotaConfig = {
-  get jobsPerHour() {
-    return setting("QUOTA_JOBS_PER_HOUR");
-  },
-  get jobsPerDay() {
-    return setting("QUOTA_JOBS_PER_DAY");
-  },
-  /**
-   * Extra hourly limits for the job types that cost most (they generate the longest answers):
-   * "quiz_generation=10,flashcard_generation=10". An empty value turns them off.
-   */
-  get jobTypePerHour(): Record<string, number> {
-    // Set but blank (or "none") turns them off; unset means the defaults above.
-    const blankSet = process.env.QUOTA_JOB_TYPE_PER_HOUR?.trim() === "";
-    const raw = blankSet ? "none" : setting("QUOTA_JOB_TYPE_PER_HOUR");
-    const out: Record<string, number> = {};
-    if (raw.trim() === "none") return out;
-    for (const part of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
-      const [type, n] = part.split("=");
-      const value = Number(n);
-      if (!type || !Number.isInteger(value) || value < 0) throw new Error(`QUOTA_JOB_TYPE_PER_HOUR: "${part}" is not <jobType>=<count>`);
-      out[type.trim()] = value;
-    }
-    return out;
-  },
-};
+export const quotaConfig = live({
+  jobsPerHour: () => setting("QUOTA_JOBS_PER_HOUR"),
+  jobsPerDay: () => setting("QUOTA_JOBS_PER_DAY"),
+  jobTypePerHour: () => setting("QUOTA_JOB_TYPE_PER_HOUR"),
+});
 
 /**
  * Model usage and cost (docs/costs.md). Prices are per million tokens in `currency` (default US
  * dollars at DeepSeek's list price for deepseek-chat); the console's figures are estimates from
- * the tokens the Runtimes report, not an invoice.
+ * the tokens the Runtimes report, not an invoice. platformTokensPerDay: tokens one learner may
+ * spend on the platform key per UTC day; at or over it new platform-key jobs are refused (0: all).
  */
-export const costConfig = {
-  get pricePromptPerMTok() {
-    return setting("MODEL_PRICE_PROMPT_PER_MTOK");
-  },
-  get priceCompletionPerMTok() {
-    return setting("MODEL_PRICE_COMPLETION_PER_MTOK");
-  },
-  get currency() {
-    return setting("MODEL_PRICE_CURRENCY");
-  },
-  /**
-   * Tokens one learner may spend on the platform key per UTC day (prompt + completion of the
-   * attempts stored today); at or over it, new platform-key jobs are refused. 0 refuses them all.
-   */
-  get platformTokensPerDay() {
-    return setting("TOKEN_BUDGET_PER_DAY");
-  },
-};
+export const costConfig = live({
+  pricePromptPerMTok: () => setting("MODEL_PRICE_PROMPT_PER_MTOK"),
+  priceCompletionPerMTok: () => setting("MODEL_PRICE_COMPLETION_PER_MTOK"),
+  currency: () => setting("MODEL_PRICE_CURRENCY"),
+  platformTokensPerDay: () => setting("TOKEN_BUDGET_PER_DAY"),
+});

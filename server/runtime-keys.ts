@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { recordAudit } from "./admin/audit";
 import { getDb } from "./db";
 import { now } from "./clock";
 import { AppError } from "./errors";
@@ -11,11 +12,21 @@ import { getJobFeed, KEY_CHANNEL } from "./events/job-feed";
  */
 const PREFIX = "ajr_";
 
-export async function createRuntimeKey(name: string) {
+/** Who made or revoked a key when no admin is signed in: the `runtime-key` command and other scripts. */
+export const CLI_ACTOR = "cli:runtime-key";
+export const SCRIPT_ACTOR = "script";
+
+/** Creates a key and its audit row in one transaction; the key itself is in this answer only. */
+export async function createRuntimeKey(name: string, actorId: string = SCRIPT_ACTOR) {
   const key = PREFIX + crypto.randomBytes(32).toString("base64url");
-  const row = await getDb().runtimeApiKey.create({
-    data: { name, hash: hashKey(key), prefix: key.slice(0, PREFIX.length + 8) },
-    select: { id: true, name: true, prefix: true, createdAt: true },
+  const row = await getDb().$transaction(async (tx) => {
+    const created = await tx.runtimeApiKey.create({
+      data: { name, hash: hashKey(key), prefix: key.slice(0, PREFIX.length + 8) },
+      select: { id: true, name: true, prefix: true, createdAt: true },
+    });
+    const scope = { keyId: created.id, name: created.name, prefix: created.prefix };
+    await recordAudit({ actorId, action: "runtime_key.create", scope, count: 1 }, tx);
+    return created;
   });
   return { ...row, key };
 }
@@ -28,18 +39,25 @@ export function listRuntimeKeys() {
 }
 
 /**
- * Revokes a key. This process drops it from its cache after the revoke commits (dropping it before
- * would let a read that started earlier put it back); other instances drop it when the NOTIFY
- * arrives. Either way a cache fill racing the revoke cannot keep it (see findKey).
+ * Revokes a key, audited in the same transaction (revoking a revoked key changes nothing and
+ * writes no row). This process drops it from its cache after the revoke commits (dropping it
+ * before would let a read that started earlier put it back); other instances drop it when the
+ * NOTIFY arrives, which the commit delivers. Either way a cache fill racing the revoke cannot
+ * keep it (see findKey).
  */
-export async function revokeRuntimeKey(id: string) {
-  const { count } = await getDb().runtimeApiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now() } });
+export async function revokeRuntimeKey(id: string, actorId: string = SCRIPT_ACTOR) {
+  const count = await getDb().$transaction(async (tx) => {
+    const { count } = await tx.runtimeApiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now() } });
+    if (count) await recordAudit({ actorId, action: "runtime_key.revoke", scope: { keyId: id }, count }, tx);
+    await tx.$executeRaw`SELECT pg_notify(${KEY_CHANNEL}, ${id})`;
+    return count;
+  });
   dropCachedKey(id);
-  await getDb().$executeRaw`SELECT pg_notify(${KEY_CHANNEL}, ${id})`;
   if (!count) {
     const exists = await getDb().runtimeApiKey.count({ where: { id } });
     if (!exists) throw new AppError("NOT_FOUND", "runtime key not found");
   }
+  return { id, revoked: true as const };
 }
 
 function hashKey(key: string) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
-import { assertConfig, ConfigError, configProblems, isProduction, quotaConfig, setting, SETTINGS } from "@/server/config";
+import { assertConfig, ConfigError, configProblems, isProduction, jobConfig, quotaConfig, setting, SETTINGS } from "@/server/config";
 
 /** server/config.ts: the one validated configuration module. */
 const PRODUCTION_OK = {
@@ -80,20 +80,38 @@ describe("configuration", () => {
     }
   });
 
-  it("per-type quotas: unset gives the defaults, blank or none turns them off", () => {
+  it("per-type quotas: unset or blank gives the defaults, the declared value none sets none, a bad list is a problem", () => {
+    expect(setting("QUOTA_JOB_TYPE_PER_HOUR", {})).toEqual({ quiz_generation: 10, flashcard_generation: 10 });
+    expect(setting("QUOTA_JOB_TYPE_PER_HOUR", { QUOTA_JOB_TYPE_PER_HOUR: " " })).toEqual({ quiz_generation: 10, flashcard_generation: 10 });
+    expect(setting("QUOTA_JOB_TYPE_PER_HOUR", { QUOTA_JOB_TYPE_PER_HOUR: "none" })).toEqual({});
+    expect(setting("QUOTA_JOB_TYPE_PER_HOUR", { QUOTA_JOB_TYPE_PER_HOUR: "quiz_generation=3, flashcard_generation = 0" }))
+      .toEqual({ quiz_generation: 3, flashcard_generation: 0 });
+    for (const bad of ["quiz_generation", "quiz_generation=-1", "quiz_generation=x", "__proto__=1;x"]) {
+      expect(configProblems({ QUOTA_JOB_TYPE_PER_HOUR: bad }).join()).toMatch(/QUOTA_JOB_TYPE_PER_HOUR: .* is not <jobType>=<count>/);
+    }
     const before = process.env.QUOTA_JOB_TYPE_PER_HOUR;
     try {
-      delete process.env.QUOTA_JOB_TYPE_PER_HOUR;
-      expect(quotaConfig.jobTypePerHour).toEqual({ quiz_generation: 10, flashcard_generation: 10 });
-      process.env.QUOTA_JOB_TYPE_PER_HOUR = "";
-      expect(quotaConfig.jobTypePerHour).toEqual({});
-      process.env.QUOTA_JOB_TYPE_PER_HOUR = "none";
-      expect(quotaConfig.jobTypePerHour).toEqual({});
       process.env.QUOTA_JOB_TYPE_PER_HOUR = "quiz_generation=3";
       expect(quotaConfig.jobTypePerHour).toEqual({ quiz_generation: 3 });
+      process.env.QUOTA_JOB_TYPE_PER_HOUR = "none";
+      expect(quotaConfig.jobTypePerHour).toEqual({});
     } finally {
       if (before === undefined) delete process.env.QUOTA_JOB_TYPE_PER_HOUR;
       else process.env.QUOTA_JOB_TYPE_PER_HOUR = before;
+    }
+  });
+
+  it("the per-part objects read their setting on each access", () => {
+    const saved = process.env.JOB_LEASE_SECONDS;
+    try {
+      process.env.JOB_LEASE_SECONDS = "7";
+      expect(jobConfig.leaseSeconds).toBe(7);
+      process.env.JOB_LEASE_SECONDS = "9";
+      expect(jobConfig.leaseSeconds).toBe(9);
+      expect(Object.keys(jobConfig)).toContain("sweepBatchSize");
+    } finally {
+      if (saved === undefined) delete process.env.JOB_LEASE_SECONDS;
+      else process.env.JOB_LEASE_SECONDS = saved;
     }
   });
 

@@ -9,7 +9,7 @@ import { stopJobFeed } from "@/server/events/job-feed";
 // dozens of jobs for one learner should not trip them. tests/jobs/quota.test.ts sets its own.
 process.env.QUOTA_JOBS_PER_HOUR ??= "100000";
 process.env.QUOTA_JOBS_PER_DAY ??= "100000";
-process.env.QUOTA_JOB_TYPE_PER_HOUR ??= "";
+process.env.QUOTA_JOB_TYPE_PER_HOUR ??= "none";
 
 if (!process.env.DATABASE_URL) throw new Error("run the tests with `npm test`: it starts PostgreSQL and sets DATABASE_URL");
 

@@ -3,17 +3,18 @@
 import { useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import type { JobFilter, JobSort } from "@/server/admin/filter-schema";
-import { JOB_STATUSES, JOB_TYPES } from "@/server/jobs/constants";
+import { JOB_STATUSES, JOB_TYPES, TARGET_TYPES } from "@/server/jobs/constants";
 import { QUALITY_RULES } from "@/server/jobs/quality";
+import { buttonClass, inputClass } from "./ui";
 
 const SCHEMA_RULES = ["schema.invalid_type", "schema.invalid_value", "schema.too_small", "schema.too_big", "schema.unrecognized_keys", "schema.invalid_format"];
-import { buttonClass, inputClass } from "./ui";
 
 /**
  * The explorer's filter lives in the URL (?status=failed,cancelled&type=…&q=…), so a view can be
- * bookmarked, shared and reloaded. These two functions are the only mapping between the two.
+ * bookmarked, shared and reloaded. The form below writes the parameters; this reads them, keeping
+ * only values the filter schema accepts.
  */
-export function filterFromParams(p: URLSearchParams): { filter: JobFilter; sort: JobSort } {
+function readFilterParams(p: URLSearchParams): { filter: JobFilter; sort: JobSort } {
   const list = <T extends string>(key: string, allowed: readonly T[]) => {
     const v = (p.get(key) ?? "").split(",").filter((x): x is T => (allowed as readonly string[]).includes(x));
     return v.length ? v : undefined;
@@ -30,7 +31,7 @@ export function filterFromParams(p: URLSearchParams): { filter: JobFilter; sort:
     status: list("status", JOB_STATUSES),
     jobType: list("type", JOB_TYPES),
     user: s("user"),
-    targetType: targetType === "user" || targetType === "material" || targetType === "knowledge_point" ? targetType : undefined,
+    targetType: TARGET_TYPES.find((t) => t === targetType),
     targetId: s("targetId"),
     errorCode: s("error"),
     rule: s("rule"),
@@ -47,7 +48,7 @@ export function filterFromParams(p: URLSearchParams): { filter: JobFilter; sort:
 export function useExplorerParams() {
   const params = useSearchParams();
   const key = params?.toString() ?? "";
-  return useMemo(() => filterFromParams(new URLSearchParams(key)), [key]);
+  return useMemo(() => readFilterParams(new URLSearchParams(key)), [key]);
 }
 
 const FIELDS = [

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
+import { CANCELLABLE_STATUSES, RERUNNABLE_STATUSES } from "@/server/jobs/constants";
 import { buttonClass, ErrorBox, inputClass } from "./ui";
 
 type Job = { id: string; status: string; priority: number; cancelRequested: boolean };
@@ -19,8 +20,8 @@ export function JobActions({ job }: { job: Job }) {
   const priority = useMutation(trpc.admin.actions.setPriority.mutationOptions({ onSuccess: refresh }));
   const [prio, setPrio] = useState(String(job.priority));
   const [confirmCancel, setConfirmCancel] = useState(false);
-  const canRerun = job.status === "failed" || job.status === "cancelled";
-  const canCancel = ["pending", "locked", "running"].includes(job.status) && !job.cancelRequested;
+  const canRerun = (RERUNNABLE_STATUSES as readonly string[]).includes(job.status);
+  const canCancel = (CANCELLABLE_STATUSES as readonly string[]).includes(job.status) && !job.cancelRequested;
   return (
     <div className="space-y-2">
       <div className="flex flex-wrap items-center gap-2">

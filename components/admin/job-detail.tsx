@@ -9,6 +9,7 @@ import { useLiveOptions } from "./live";
 import { RejectedOutput } from "./rejected-output";
 import { ErrorBox, JobLink, Json, Loading, Panel, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
+import { isHeld } from "@/server/jobs/constants";
 
 /** One job in full: fields, live lease and progress, the timeline with each attempt's error, input, result, lineage. */
 export function JobDetail({ jobId }: { jobId: string }) {
@@ -26,7 +27,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
   const d = q.data!;
   const { job } = d;
   const attempts = [...new Set(d.events.map((e) => e.attemptNo))];
-  const held = job.status === "locked" || job.status === "running";
+  const held = isHeld(job.status);
   const rejections = new Map(d.rejections.map((r) => [r.attemptNo, r]));
   return (
     <div className="space-y-4">
@@ -111,11 +112,12 @@ export function JobDetail({ jobId }: { jobId: string }) {
                     <span className="font-mono text-rose-700">{e.errorCode}</span> {e.errorMessage}
                   </span>
                 )}
-                {e.errorCode === "INVALID_SCHEMA" && e.toStatus === "failed" && (rejections.get(e.attemptNo) ? (
+                {/* Kept by the API's 422 or reported by the Runtime with fail: either way at the attempt that ended here. */}
+                {e.errorCode && rejections.get(e.attemptNo) ? (
                   <RejectedOutput rejection={rejections.get(e.attemptNo)!} />
-                ) : (
-                  <span className="mt-0.5 block text-xs text-slate-600">The Runtime reported this failure itself; only outputs submitted to the API are kept, so there is no output to show.</span>
-                ))}
+                ) : e.errorCode === "INVALID_SCHEMA" && e.toStatus === "failed" ? (
+                  <span className="mt-0.5 block text-xs text-slate-600">The Runtime reported this failure without the output it rejected, so there is no output to show.</span>
+                ) : null}
               </span>
             </li>
           ))}

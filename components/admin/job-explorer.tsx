@@ -9,6 +9,7 @@ import { ExplorerFilters, useExplorerParams } from "./explorer-filters";
 import { useLiveOptions } from "./live";
 import { buttonClass, Empty, ErrorBox, Loading, ScrollBox, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
+import { isHeld } from "@/server/jobs/constants";
 
 const PAGE = 50;
 
@@ -95,7 +96,7 @@ export function JobExplorer() {
                 <td className="px-2 py-1.5 whitespace-nowrap">
                   <StatusBadge status={r.status} />
                   {r.cancelRequested && <span className="ml-1 text-xs text-amber-700">stopping</span>}
-                  {(r.status === "running" || r.status === "locked") && r.stage && <span className="ml-1 text-xs text-slate-600">{r.stage} {r.progress}%</span>}
+                  {isHeld(r.status) && r.stage && <span className="ml-1 text-xs text-slate-600">{r.stage} {r.progress}%</span>}
                 </td>
                 <td className="px-2 py-1.5 text-xs whitespace-nowrap">{r.jobType}</td>
                 <td className="max-w-40 truncate px-2 py-1.5 text-xs" title={r.userId}>{r.userEmail ?? r.userId}</td>

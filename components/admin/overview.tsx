@@ -9,9 +9,10 @@ import { CostsPanel } from "./costs-panel";
 import { useLiveOptions } from "./live";
 import { ErrorBox, fmtSeconds, Loading, Panel, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
+import { SHOWN_STATUSES } from "@/server/jobs/constants";
 
 const WINDOWS = ["1h", "24h", "7d"] as const;
-const STATES = ["pending", "locked", "running", "succeeded", "failed", "cancelled"];
+const STATES = SHOWN_STATUSES;
 
 export function Overview() {
   const trpc = useTRPC();

@@ -92,3 +92,31 @@ export function Json({ value, label = "JSON" }: { value: unknown; label?: string
     </pre>
   );
 }
+
+type ListQuery = { isLoading: boolean; error: { message: string } | null; refetch: () => unknown };
+
+/**
+ * The shell of a console list: loading, the error with a retry, `notice` (if any), an empty
+ * message, or the table (its head, then `row` per item) in a keyboard-scrollable box.
+ */
+export function ListTable<T>({ q, items, empty, label, head, row, notice }: {
+  q: ListQuery; items: T[] | undefined; empty: React.ReactNode; label: string; head: React.ReactNode;
+  row: (item: T) => React.ReactNode; notice?: React.ReactNode;
+}) {
+  return (
+    <>
+      {q.isLoading && <Loading />}
+      <ErrorBox error={q.error} retry={() => void q.refetch()} />
+      {notice}
+      {items && items.length === 0 && <Empty>{empty}</Empty>}
+      {items && items.length > 0 && (
+        <ScrollBox label={label}>
+          <table className="w-full text-left text-sm">
+            <thead className="text-xs text-slate-600 uppercase">{head}</thead>
+            <tbody>{items.map(row)}</tbody>
+          </table>
+        </ScrollBox>
+      )}
+    </>
+  );
+}

@@ -4,7 +4,8 @@ import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-q
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, type Job, type Targets } from "./labels";
-import { JobProgress, StatusBadge } from "./progress-bar";
+import { JobProgress } from "./progress-bar";
+import { StatusBadge } from "./status-badge";
 import { TypeIcon } from "./type-icon";
 import { Time } from "@/components/time";
 

@@ -1,4 +1,5 @@
 import type { inferRouterOutputs } from "@trpc/server";
+import { IN_FLIGHT_STATUSES, JOB_TYPES as ALL_JOB_TYPES } from "@/server/jobs/constants";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Out = inferRouterOutputs<AppRouter>;
@@ -8,13 +9,7 @@ export type JobStatus = Job["status"];
 export type Targets = Out["targets"]["list"];
 export type Target = { type: Job["targetType"]; id: string };
 
-export const JOB_TYPES: JobType[] = [
-  "learning_state_analysis",
-  "weak_point_analysis",
-  "next_action_planning",
-  "quiz_generation",
-  "flashcard_generation",
-];
+export const JOB_TYPES: JobType[] = [...ALL_JOB_TYPES];
 
 export const TYPE_INFO: Record<JobType, { title: string; blurb: string }> = {
   learning_state_analysis: { title: "Learning state", blurb: "How well you know each topic, and how engaged you have been." },
@@ -41,8 +36,7 @@ export const STAGE_LABELS: Record<string, string> = {
   format_adapter: "Finishing",
 };
 
-export const IN_FLIGHT: JobStatus[] = ["pending", "locked", "running", "expired"];
-export const isInFlight = (s: JobStatus) => IN_FLIGHT.includes(s);
+export const isInFlight = (s: JobStatus) => IN_FLIGHT_STATUSES.includes(s);
 
 /** Failure codes (SPEC §4, plus the API's refusals) in words a learner understands. */
 const ERROR_SENTENCES: Record<string, string> = {

@@ -1,9 +1,4 @@
-import { STAGE_LABELS, STATUS_INFO, type Job } from "./labels";
-
-export function StatusBadge({ status }: { status: Job["status"] }) {
-  const info = STATUS_INFO[status];
-  return <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${info.tone}`}>{info.label}</span>;
-}
+import { STAGE_LABELS, type Job } from "./labels";
 
 /** Stage and percentage of a job in flight; a polite live region so screen readers hear it move. */
 export function JobProgress({ job, label }: { job: Pick<Job, "status" | "stage" | "progress" | "cancelRequested">; label: string }) {

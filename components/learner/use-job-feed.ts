@@ -3,6 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
+import { isTerminal } from "@/server/jobs/constants";
 import type { Job } from "./labels";
 
 type Change = Pick<Job, "id" | "jobType" | "status" | "attemptNo" | "stage" | "progress" | "cancelRequested"> & { created?: boolean };
@@ -37,7 +38,7 @@ export function useJobFeed(): boolean {
         });
         return { ...page, items };
       });
-      const finished = ["succeeded", "failed", "cancelled"].includes(change.status);
+      const finished = isTerminal(change.status);
       // Details (result, error text) and list filters by status need the server's copy.
       if (change.created || !known || finished) void queryClient.invalidateQueries(trpc.jobs.list.pathFilter());
       if (finished) void queryClient.invalidateQueries(trpc.jobs.get.queryFilter({ jobId: change.id }));

@@ -6,7 +6,10 @@ import { deployMigrations } from "../lib/migrator";
 import { DATA_DIR } from "../lib/database-url";
 import { ensureBuilt, startAppServer, type AppServer } from "../lib/app-server";
 import { spawnRuntime, type RuntimeProcess } from "../../tests/system/runtime-process";
-import { succeededCount, verifyOutcome } from "./verify";
+import { succeededCount, TERMINAL_SQL, verifyOutcome } from "./verify";
+
+/** Jobs not yet terminal: the storm is over when none is left. */
+const UNFINISHED = `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status NOT IN (${TERMINAL_SQL})`;
 
 /**
  * `npm run test:chaos`: a few thousand jobs processed by Runtimes spread over two app instances
@@ -179,7 +182,7 @@ async function waitForProgress(timeoutMs: number) {
     await sleep(200);
     const now = await succeededCount(db).catch(() => start);
     if (now > start) return true;
-    const left = await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status NOT IN ('succeeded','failed','cancelled')`).catch(() => null);
+    const left = await db.query(UNFINISHED).catch(() => null);
     if (left && left.rows[0].n === 0) return true;
   }
   return false;
@@ -188,7 +191,7 @@ async function waitForProgress(timeoutMs: number) {
 async function waitUntilDone(timeoutMs: number) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status NOT IN ('succeeded','failed','cancelled')`);
+    const { rows } = await db.query(UNFINISHED);
     if (rows[0].n === 0) return true;
     await sleep(500);
   }

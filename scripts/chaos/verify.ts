@@ -1,4 +1,8 @@
 import pg from "pg";
+import { TERMINAL_STATUSES } from "../../server/jobs/constants";
+
+/** The terminal set as SQL literals (this script speaks to the database through pg, not Prisma). */
+export const TERMINAL_SQL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(", ");
 
 /**
  * After the storm: every job present and terminal, no job with two results, results only for
@@ -10,7 +14,7 @@ export async function verifyOutcome(db: pg.Client, expectedJobs: number) {
       count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded,
       count(*) FILTER (WHERE status = 'failed')::int AS failed,
       count(*) FILTER (WHERE status = 'cancelled')::int AS cancelled,
-      count(*) FILTER (WHERE status NOT IN ('succeeded', 'failed', 'cancelled'))::int AS unfinished
+      count(*) FILTER (WHERE status NOT IN (${TERMINAL_SQL}))::int AS unfinished
     FROM "AiRuntimeJob" WHERE "idempotencyKey" LIKE 'chaos-%'`);
   const doubled = await q(`SELECT count(*)::int AS n FROM (SELECT "jobId" FROM "AiRuntimeResult" GROUP BY 1 HAVING count(*) > 1) d`);
   const strayResults = await q(`SELECT count(*)::int AS n FROM "AiRuntimeResult" r JOIN "AiRuntimeJob" j ON j.id = r."jobId" WHERE j.status <> 'succeeded'`);

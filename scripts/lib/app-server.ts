@@ -2,9 +2,11 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { stopGroup, waitForHttp } from "./processes";
+import { awaitGroupGone, stopGroup, waitForHttp } from "./processes";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
+/** How long a stopped server may take to exit: SHUTDOWN_GRACE_MS (25 s) and then some. */
+const GROUP_EXIT_MS = 60_000;
 const NEXT = path.join(ROOT, "node_modules", ".bin", "next");
 const BUILD_ID = path.join(ROOT, ".next", "BUILD_ID");
 const ESBUILD = path.join(ROOT, "node_modules", ".bin", "esbuild");
@@ -17,25 +19,43 @@ const SERVE = path.join(ROOT, "server", "production-server.mjs");
  * shared checkout never rewrites .next/ under a server that is reading it, nor starts one half-built.
  */
 const BUILD_LOCK = path.join(ROOT, ".data", "next-build.lock");
-/** What a production build is made from; a newer file than the build means it is stale. */
-const SOURCES = ["app", "server", "components", "lib", "instrumentation.ts", "next.config.js", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
+/**
+ * What is not an input of the production build: tests, tools, docs, the reference Runtime (the
+ * app imports none of them) and local state. Everything else at the top level is, so a new input
+ * (pages/, public/, proxy.ts, a config file) counts without being listed; generated code
+ * (server/generated, made from prisma/) counts too.
+ */
+const NOT_BUILD_INPUTS = new Set([
+  ".git", ".data", ".next", "node_modules", ".ci", "tests", "scripts", "docs", "runtime", "seeds", "bench-results", "chaos-results",
+  "test-results", "playwright-report", "playwright.config.ts", "vitest.config.ts", "vitest.system.config.ts", "eslint.config.mjs",
+  ".prettierrc.json", ".prettierignore", ".gitignore", "tsconfig.tsbuildinfo", "next-env.d.ts", "coverage",
+]);
 
-function newestSource(p: string): number {
+/** The top-level files and folders a production build is made from. */
+export function buildInputs(root = ROOT): string[] {
+  return fs.readdirSync(root).filter((e) => !NOT_BUILD_INPUTS.has(e) && !e.endsWith(".md")).sort();
+}
+
+/** The newest change under `p`: files, and folders too (a deleted or renamed file changes its folder). */
+function newestChange(p: string): number {
   if (!fs.existsSync(p)) return 0;
   const stat = fs.statSync(p);
   if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = 0;
+  let newest = stat.mtimeMs;
   for (const entry of fs.readdirSync(p)) {
-    if (entry === "node_modules" || entry === "generated") continue;
-    newest = Math.max(newest, newestSource(path.join(p, entry)));
+    if (entry === "node_modules") continue;
+    newest = Math.max(newest, newestChange(path.join(p, entry)));
   }
   return newest;
 }
 
-function isStale() {
-  if (!fs.existsSync(BUILD_ID) || !fs.existsSync(path.join(ROOT, ".next", "app-config.mjs"))) return true;
-  const built = fs.statSync(BUILD_ID).mtimeMs;
-  return SOURCES.some((s) => newestSource(path.join(ROOT, s)) > built);
+/** The first build input changed since the build in `root`/.next (or the build itself, when missing), else null. */
+export function staleInput(root = ROOT): string | null {
+  const buildId = path.join(root, ".next", "BUILD_ID");
+  if (!fs.existsSync(buildId)) return ".next/BUILD_ID";
+  if (!fs.existsSync(path.join(root, ".next", "app-config.mjs"))) return ".next/app-config.mjs";
+  const built = fs.statSync(buildId).mtimeMs;
+  return buildInputs(root).find((s) => newestChange(path.join(root, s)) > built) ?? null;
 }
 
 /**
@@ -43,10 +63,10 @@ function isStale() {
  * in the shared checkout, so they run under an exclusive lock (flock) and re-check inside it.
  */
 export function ensureBuilt(log: (msg: string) => void = console.log) {
-  if (!isStale() && !process.env.SYSTEM_TEST_REBUILD) return;
+  if (!staleInput() && !process.env.SYSTEM_TEST_REBUILD) return;
   fs.mkdirSync(path.join(ROOT, ".data"), { recursive: true });
   const lock = BUILD_LOCK;
-  const script = `${process.env.SYSTEM_TEST_REBUILD ? "" : `[ -f "${BUILD_ID}" ] && [ -f .next/app-config.mjs ] && [ -z "$(find ${SOURCES.map((s) => `'${s}'`).join(" ")} -newer "${BUILD_ID}" -not -path '*/generated/*' 2>/dev/null | head -1)" ] && exit 0; `}"${NEXT}" build && exec "${ESBUILD}" ${CONFIG_BUNDLE_ARGS}`;
+  const script = `${process.env.SYSTEM_TEST_REBUILD ? "" : `[ -f "${BUILD_ID}" ] && [ -f .next/app-config.mjs ] && [ -z "$(find ${buildInputs().map((s) => `'${s}'`).join(" ")} -name node_modules -prune -o -newer "${BUILD_ID}" -print 2>/dev/null | head -1)" ] && exit 0; `}"${NEXT}" build && exec "${ESBUILD}" ${CONFIG_BUNDLE_ARGS}`;
   log("[app-server] building the app (next build)…");
   const r = spawnSync("flock", [lock, "sh", "-c", script], {
     cwd: ROOT,
@@ -114,7 +134,13 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    stop: (signal = "SIGTERM") => stopGroup(child, signal),
+    // Until the whole group is gone, not just flock (its leader): the server drains first (at most
+    // SHUTDOWN_GRACE_MS), and one whose shutdown hangs is killed rather than left holding the build lock.
+    stop: async (signal = "SIGTERM") => {
+      const pgid = child?.pid;
+      await stopGroup(child, signal);
+      if (await awaitGroupGone(pgid, GROUP_EXIT_MS)) console.error(`[app-server] port ${port}: still running ${GROUP_EXIT_MS} ms after ${signal}; killed`);
+    },
     start,
     output: () => out,
     pgid: () => child?.pid,

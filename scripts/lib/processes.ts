@@ -29,6 +29,34 @@ export function stopGroup(child: ChildProcess | undefined, signal: NodeJS.Signal
   });
 }
 
+/**
+ * Resolves when every process of the group is gone; past `timeoutMs` it SIGKILLs what is left (a
+ * server whose shutdown hung must not outlive its test run: it holds the build lock and a port).
+ * Returns whether it had to kill.
+ */
+export async function awaitGroupGone(pgid: number | undefined, timeoutMs: number): Promise<boolean> {
+  if (!pgid) return false;
+  const alive = () => {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const until = Date.now() + timeoutMs;
+  while (alive()) {
+    if (Date.now() > until) {
+      try {
+        process.kill(-pgid, "SIGKILL");
+      } catch {}
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
 export async function waitForHttp(url: string, timeoutMs = 120_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {

@@ -1,5 +1,6 @@
 import { hashPassword, verifyPassword } from "better-auth/crypto";
 import { AppError } from "../errors";
+import { recordAudit } from "../admin/audit";
 import { getDb } from "../db";
 
 export const MIN_PASSWORD_LENGTH = 12;
@@ -24,6 +25,7 @@ export async function changePassword(userId: string, keepSessionId: string, curr
     await tx.account.update({ where: { id: account.id }, data: { password: hash } });
     const user = await tx.user.update({ where: { id: userId }, data: { mustChangePassword: false }, select: { role: true, email: true } });
     await tx.session.deleteMany({ where: { userId, id: { not: keepSessionId } } });
-    if (user.role === "admin") await tx.adminAuditLog.create({ data: { actorId: userId, action: "account.change_password", scope: { userId }, count: 1 } });
+    if (user.role === "admin") await recordAudit({ actorId: userId, action: "account.change_password", scope: { userId }, count: 1 }, tx);
   });
+  return { changed: true as const };
 }

@@ -2,6 +2,8 @@ import { Prisma } from "../generated/prisma/client";
 import { alertConfig } from "../config";
 import { getDb } from "../db";
 import { now } from "../clock";
+import { OUTCOME_STATUSES } from "../jobs/constants";
+import { statusList } from "../jobs/status-sql";
 
 /** The failure-rate alert looks at jobs finished in this window. */
 export const FAILURE_WINDOW_MINUTES = 15;
@@ -46,7 +48,7 @@ export async function getAlerts(): Promise<AlertState> {
     db.$queryRaw<{ succeeded: number; failed: number }[]>(Prisma.sql`
       SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
       FROM "AiRuntimeJob" WHERE "finishedAt" >= ${windowFrom}::timestamp(3) AND "finishedAt" <= ${at}::timestamp(3)
-        AND status IN ('succeeded', 'failed')`),
+        AND status IN (${statusList(OUTCOME_STATUSES)})`),
   ]);
 
   const served = new Set(live.flatMap((r) => r.capabilities));

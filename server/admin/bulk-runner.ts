@@ -5,7 +5,7 @@ import { now } from "../clock";
 import { cancelPending, requestCancel } from "../jobs/cancel";
 import { rerunJob } from "../jobs/rerun";
 import { recordAudit } from "./audit";
-import { eligibleSql, scopeSql, type BulkAction } from "./bulk";
+import { cancelBulkRun, eligibleSql, scopeSql, startBulkRun, type BulkAction } from "./bulk";
 import type { BulkScope } from "./filter-schema";
 
 type RunRow = {
@@ -63,7 +63,10 @@ export async function runBulkBatch(id: string): Promise<BatchOutcome> {
 /** Works a run batch after batch until it ends (or another runner holds it). */
 export async function processBulkRun(id: string, opts: { maxBatches?: number } = {}): Promise<BatchOutcome> {
   let outcome: BatchOutcome = "batch";
-  for (let n = 0; outcome === "batch" && n < (opts.maxBatches ?? Infinity); n++) outcome = await runBulkBatch(id);
+  for (let n = 0; outcome === "batch" && n < (opts.maxBatches ?? Infinity); n++) {
+    if (n > 0 && bulkConfig.batchPauseMs > 0) await new Promise((r) => setTimeout(r, bulkConfig.batchPauseMs));
+    outcome = await runBulkBatch(id);
+  }
   return outcome;
 }
 
@@ -101,10 +104,24 @@ async function rerunBatch(ids: string[], actor: { type: "admin"; id: string }) {
   let affected = 0;
   let errors = 0;
   for (let k = 0; k < ids.length; k += 10) {
-    const answers = await Promise.all(ids.slice(k, k + 10).map((id) => rerunJob(id, actor).catch(() => (errors++, null))));
+    const answers = await Promise.all(ids.slice(k, k + 10).map((id) => rerunJob(id, actor, { audited: false }).catch(() => (errors++, null))));
     affected += answers.filter((a) => a?.created).length;
   }
   return { affected, errors };
+}
+
+/** Starts a confirmed bulk action (see startBulkRun) and begins working it at once. */
+export async function launchBulkRun(...args: Parameters<typeof startBulkRun>) {
+  const run = await startBulkRun(...args);
+  kickBulkRun(run.id);
+  return run;
+}
+
+/** Asks a run to stop; a runner ends it after the batch in hand, with its final audited count. */
+export async function stopBulkRun(id: string) {
+  const run = await cancelBulkRun(id);
+  kickBulkRun(run.id);
+  return run;
 }
 
 /**

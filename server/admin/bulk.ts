@@ -2,6 +2,8 @@ import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
+import { CANCELLABLE_STATUSES, RERUNNABLE_STATUSES } from "../jobs/constants";
+import { statusList } from "../jobs/status-sql";
 import type { BulkScope } from "./filter-schema";
 import { filterSql } from "./filters";
 
@@ -14,8 +16,9 @@ export type BulkAction = "rerun" | "cancel";
  */
 export function eligibleSql(action: BulkAction) {
   return action === "rerun"
-    ? Prisma.sql`j.status IN ('failed', 'cancelled') AND NOT EXISTS (SELECT 1 FROM "AiRuntimeJob" c WHERE c."retriedFromJobId" = j.id)`
-    : Prisma.sql`j.status IN ('pending', 'locked', 'running') AND NOT j."cancelRequested"`;
+    ? Prisma.sql`j.status IN (${statusList(RERUNNABLE_STATUSES)})
+        AND NOT EXISTS (SELECT 1 FROM "AiRuntimeJob" c WHERE c."retriedFromJobId" = j.id)`
+    : Prisma.sql`j.status IN (${statusList(CANCELLABLE_STATUSES)}) AND NOT j."cancelRequested"`;
 }
 
 export async function scopeSql(scope: BulkScope) {

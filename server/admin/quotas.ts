@@ -1,8 +1,16 @@
 import { getDb } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { QUOTA_METRICS, type Period } from "../jobs/quota";
+import { getJobQuotaUsage, QUOTA_METRICS, type Period } from "../jobs/quota";
 import { recordAudit } from "./audit";
+
+/** One learner's quota use, found by id or email, for the console's quota page. */
+export async function getLearnerQuotas(idOrEmail: string) {
+  const who = idOrEmail.includes("@") ? { email: idOrEmail.toLowerCase() } : { id: idOrEmail };
+  const user = await getDb().user.findFirst({ where: who, select: { id: true, email: true, name: true } });
+  if (!user) throw new AppError("NOT_FOUND", "no user with this id or email");
+  return { user, items: await getJobQuotaUsage(user.id) };
+}
 
 /**
  * An admin sets one learner's limit for a metric and period (null: back to the default), audited

@@ -25,10 +25,6 @@ export async function setConsent(userId: string, granted: boolean, actor: Actor)
   });
 }
 
-export async function setApiKeyMode(userId: string, apiKeyMode: ApiKeyMode) {
-  await getDb().aiConsent.upsert({ where: { userId }, create: { userId, apiKeyMode }, update: { apiKeyMode } });
-}
-
 export async function getConsent(userId: string) {
   const row = await getDb().aiConsent.findUnique({ where: { userId } });
   return { granted: row?.granted ?? false, apiKeyMode: row?.apiKeyMode ?? ("platform_key" as ApiKeyMode) };

@@ -18,9 +18,27 @@ export const JOB_STATUSES = [
   "expired",
 ] as const satisfies readonly JobStatus[];
 
+/** The status sets: every other list of statuses (TypeScript or SQL) is built from these. */
 export const TERMINAL_STATUSES: readonly JobStatus[] = ["succeeded", "failed", "cancelled"];
 export const IN_FLIGHT_STATUSES: readonly JobStatus[] = ["pending", "locked", "running", "expired"];
+/**
+ * A Runtime holds the lease. Not `expired`: that is the end of an attempt (SPEC §3), the holder
+ * has lost the lease, and the sweep moves the row on in the same statement.
+ */
 export const HELD_STATUSES: readonly JobStatus[] = ["locked", "running"];
+/** Cancel applies: pending ends at once, held ones are asked to stop (SPEC §7). */
+export const CANCELLABLE_STATUSES: readonly JobStatus[] = ["pending", ...HELD_STATUSES];
+/** An admin re-run applies (SPEC §3: failed, or cancelled). */
+export const RERUNNABLE_STATUSES: readonly JobStatus[] = ["failed", "cancelled"];
+/** Finished with an outcome of the work itself: what success and failure rates count. */
+export const OUTCOME_STATUSES: readonly JobStatus[] = ["succeeded", "failed"];
+/** Where a failed attempt goes: back to pending for a retry, or failed (with its errorCode either way). */
+export const FAILED_ATTEMPT_STATUSES: readonly JobStatus[] = ["pending", "failed"];
+/** What the console's status counts show; `expired` never stays (the sweep moves it on at once). */
+export const SHOWN_STATUSES: readonly JobStatus[] = JOB_STATUSES.filter((s) => s !== "expired");
+
+export const isTerminal = (s: string) => (TERMINAL_STATUSES as readonly string[]).includes(s);
+export const isHeld = (s: string) => (HELD_STATUSES as readonly string[]).includes(s);
 
 export const TARGET_TYPES = ["user", "material", "knowledge_point"] as const;
 export const API_KEY_MODES = ["platform_key", "user_deepseek_key"] as const;

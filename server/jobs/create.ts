@@ -29,6 +29,8 @@ export type CreateJobInput = {
   snapshotId?: string;
   retriedFromJobId?: string;
   actor: Actor;
+  /** Runs in the creating transaction (a re-run's audit row): both commit or neither does. */
+  alsoInTransaction?: (tx: DbOrTx, jobId: string) => Promise<unknown>;
 };
 
 export function parseParams(jobType: JobType, params: unknown) {
@@ -134,6 +136,7 @@ export async function createJob(input: CreateJobInput) {
       await tx.jobEvent.create({
         data: { jobId: created.id, fromStatus: null, toStatus: "pending", actorType: input.actor.type, actorId: input.actor.id, attemptNo: 0, createdAt: at },
       });
+      await input.alsoInTransaction?.(tx, created.id);
       // runAfter left out: a new job is visible at once (a waiter must not wait for a timer on the app's clock).
       await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${jobChangePayload({ ...created, runAfter: null }, { created: true })})`;
       return created;

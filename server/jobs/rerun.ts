@@ -1,5 +1,7 @@
+import { recordAudit } from "../admin/audit";
 import { getDb } from "../db";
 import { AppError } from "../errors";
+import { RERUNNABLE_STATUSES } from "./constants";
 import { createJob } from "./create";
 import type { Actor } from "./state-machine";
 
@@ -8,11 +10,13 @@ import type { Actor } from "./state-machine";
  * retriedFromJobId; the old job is not touched. Only failed or cancelled jobs can be re-run.
  * Re-running is idempotent per source job (key `rerun:<id>`): a double click makes one job, and
  * a re-run that failed in turn is re-run from its own row, which keeps the lineage a chain.
+ * An admin's re-run is audited in the creating transaction; a bulk run passes `audited: false`,
+ * since its one audit row carries the final count.
  */
-export async function rerunJob(jobId: string, actor: Actor) {
+export async function rerunJob(jobId: string, actor: Actor, opts: { audited?: boolean } = {}) {
   const old = await getDb().aiRuntimeJob.findUnique({ where: { id: jobId } });
   if (!old) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
-  if (old.status !== "failed" && old.status !== "cancelled")
+  if (!RERUNNABLE_STATUSES.includes(old.status))
     throw new AppError("JOB_NOT_RERUNNABLE", `only failed or cancelled jobs can be re-run; this one is ${old.status}`, {
       status: old.status,
     });
@@ -29,5 +33,9 @@ export async function rerunJob(jobId: string, actor: Actor) {
     retriedFromJobId: old.id,
     idempotencyKey: `rerun:${old.id}`,
     actor,
+    alsoInTransaction:
+      actor.type === "admin" && opts.audited !== false
+        ? (tx, newJobId) => recordAudit({ actorId: actor.id ?? "admin", action: "job.rerun", scope: { jobId: old.id, newJobId }, count: 1 }, tx)
+        : undefined,
   });
 }

@@ -7,7 +7,7 @@ import { FAILURE_CODES, isFailureCode } from "./constants";
 import { hashJson } from "./hashing";
 import { holds, holdsRow, lockLost, type Holder } from "./lease";
 import { checkOutput } from "./quality";
-import { insertRejectionSql, keptViolations, storable } from "./rejection";
+import { insertRejectionSql, keptViolations, reportedRejectionSql, storable, type RejectionReport } from "./rejection";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { attemptEnd, attemptEndSet, transition } from "./state-machine";
@@ -137,7 +137,7 @@ async function storeResult(
   return (rows[0] as { resultId?: string } | undefined)?.resultId ?? null;
 }
 
-export type FailInput = Holder & {
+export type FailInput = Holder & RejectionReport & {
   attemptNo: number;
   errorCode: string;
   errorMessage?: string | null;
@@ -177,7 +177,10 @@ export async function failJob(jobId: string, input: FailInput) {
       "errorMessage" = CASE WHEN t."toStatus" = 'cancelled' AND ${code} <> 'CANCELLED' THEN 'cancelled before the failure was reported: ' || COALESCE(${message}::text, ${code}) ELSE ${message}::text END`,
     eventErrorCode: Prisma.sql`${code}::text`,
     eventErrorMessage: Prisma.sql`${message}::text`,
-    extraCtes: ctes(usageSql(input.usage, Prisma.sql`CASE WHEN upd.status = 'cancelled' THEN 'CANCELLED' ELSE ${code}::text END`, at)),
+    extraCtes: ctes(
+      reportedRejectionSql(input, at),
+      usageSql(input.usage, Prisma.sql`CASE WHEN upd.status = 'cancelled' THEN 'CANCELLED' ELSE ${code}::text END`, at),
+    ),
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: at,
   });

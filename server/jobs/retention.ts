@@ -1,7 +1,9 @@
 import { getDb } from "../db";
 import { now } from "../clock";
 import { setting } from "../config";
+import { TERMINAL_STATUSES } from "./constants";
 import { pruneQuotaUsage } from "./quota";
+import { statusList } from "./status-sql";
 
 const DAY = 86_400_000;
 
@@ -27,7 +29,7 @@ export async function pruneFinishedJobs(opts: { olderThanDays?: number; batchSiz
     const n = await getDb().$executeRaw`
       DELETE FROM "AiRuntimeJob" WHERE id IN (
         SELECT id FROM "AiRuntimeJob"
-        WHERE status IN ('succeeded', 'failed', 'cancelled') AND "finishedAt" < ${cutoff}::timestamp(3)
+        WHERE status IN (${statusList(TERMINAL_STATUSES)}) AND "finishedAt" < ${cutoff}::timestamp(3)
         ORDER BY "finishedAt" LIMIT ${batch}
         FOR UPDATE SKIP LOCKED)`;
     deleted += n;

@@ -6,6 +6,35 @@ import { createJob } from "./create";
 const DAY = 86_400_000;
 const REVIEW_TYPES = ["learning_state_analysis", "next_action_planning"] as const;
 
+/**
+ * The review's one schedule, Mondays 06:00 UTC. The Inngest cron is written from it, and the
+ * in-process scheduler of zero-setup mode runs the review only in the same slot (reviewSlotDue),
+ * so both modes review once a week at the same time.
+ */
+export const WEEKLY_REVIEW_SCHEDULE = { weekday: 1, hour: 6, minute: 0 } as const;
+const { weekday, hour, minute } = WEEKLY_REVIEW_SCHEDULE;
+/** Inngest crons are UTC unless they name a zone. */
+export const WEEKLY_REVIEW_CRON = `${minute} ${hour} * * ${weekday}`;
+
+/** The start of the latest slot at or before `at`. */
+export function lastReviewSlot(at: Date): Date {
+  const slot = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate(), hour, minute));
+  slot.setUTCDate(slot.getUTCDate() - ((at.getUTCDay() - weekday + 7) % 7));
+  if (slot > at) slot.setUTCDate(slot.getUTCDate() - 7);
+  return slot;
+}
+
+/**
+ * For a scheduler that wakes every `tickMs`: the slot a wake-up at `at` should run, or null. The
+ * window is two ticks wide so a late timer cannot skip a week; a second wake-up in it finds the
+ * week's jobs already made (idempotency keys) and creates nothing. Like a cron, a process that
+ * is down for the whole window does not catch up.
+ */
+export function reviewSlotDue(at: Date, tickMs: number): Date | null {
+  const slot = lastReviewSlot(at);
+  return at.getTime() - slot.getTime() < 2 * tickMs ? slot : null;
+}
+
 /** ISO week of a date, e.g. "2026-W49": the idempotency scope of the weekly review. */
 export function isoWeek(date: Date): string {
   const d = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
@@ -53,6 +82,12 @@ export async function createWeeklyReview(userId: string, at: Date = now()) {
     }
   }
   return { userId, created, skipped: null };
+}
+
+/** The in-process scheduler's task: the review when a slot is due, else nothing. */
+export async function runWeeklyReviewIfDue(tickMs: number, at: Date = now()) {
+  if (!reviewSlotDue(at, tickMs)) return { due: false as const };
+  return { due: true as const, ...(await runWeeklyReview(at)) };
 }
 
 export async function runWeeklyReview(at: Date = now()) {

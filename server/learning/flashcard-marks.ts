@@ -1,17 +1,12 @@
 import { getDb } from "../db";
 import { AppError } from "../errors";
 import { flashcardsSchema } from "../jobs/schemas";
+import { ownJobOutput } from "./own-output";
 
 /** The deck of one of the learner's own succeeded flashcard jobs; anything else is not found. */
 async function ownDeckSize(userId: string, jobId: string): Promise<number> {
-  const job = await getDb().aiRuntimeJob.findUnique({
-    where: { id: jobId },
-    select: { userId: true, jobType: true, result: { select: { output: true } } },
-  });
-  if (!job || job.userId !== userId) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
-  if (job.jobType !== "flashcard_generation") throw new AppError("INVALID_REQUEST", "this job did not generate flashcards");
-  if (!job.result) throw new AppError("INVALID_REQUEST", "this deck has no cards yet");
-  return flashcardsSchema.parse(job.result.output).flashcards.length;
+  const words = { otherType: "this job did not generate flashcards", noResult: "this deck has no cards yet" };
+  return flashcardsSchema.parse(await ownJobOutput(userId, jobId, "flashcard_generation", words)).flashcards.length;
 }
 
 async function knownIndexes(jobId: string) {

@@ -1,17 +1,12 @@
 import { getDb } from "../db";
 import { AppError } from "../errors";
 import { nextActionsSchema } from "../jobs/schemas";
+import { ownJobOutput } from "./own-output";
 
 /** The plan of one of the learner's own succeeded next-step jobs; anything else is not found. */
 async function ownPlanSize(userId: string, jobId: string): Promise<number> {
-  const job = await getDb().aiRuntimeJob.findUnique({
-    where: { id: jobId },
-    select: { userId: true, jobType: true, result: { select: { output: true } } },
-  });
-  if (!job || job.userId !== userId) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
-  if (job.jobType !== "next_action_planning") throw new AppError("INVALID_REQUEST", "this job did not plan next steps");
-  if (!job.result) throw new AppError("INVALID_REQUEST", "this plan has no steps yet");
-  return nextActionsSchema.parse(job.result.output).actions.length;
+  const words = { otherType: "this job did not plan next steps", noResult: "this plan has no steps yet" };
+  return nextActionsSchema.parse(await ownJobOutput(userId, jobId, "next_action_planning", words)).actions.length;
 }
 
 async function ticked(userId: string, jobId: string) {

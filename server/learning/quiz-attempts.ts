@@ -1,4 +1,5 @@
 import { getDb } from "../db";
+import { ownJobOutput } from "./own-output";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { quizSchema, type Quiz } from "../jobs/schemas";
@@ -23,14 +24,8 @@ export function grade(question: Quiz["questions"][number], response: string): bo
 
 /** The generated quiz of one of the learner's own succeeded quiz jobs; anything else is not found. */
 export async function getOwnQuiz(userId: string, jobId: string): Promise<Quiz> {
-  const job = await getDb().aiRuntimeJob.findUnique({
-    where: { id: jobId },
-    select: { userId: true, jobType: true, result: { select: { output: true } } },
-  });
-  if (!job || job.userId !== userId) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
-  if (job.jobType !== "quiz_generation") throw new AppError("INVALID_REQUEST", "this job did not generate a quiz");
-  if (!job.result) throw new AppError("INVALID_REQUEST", "this quiz has no questions yet");
-  return quizSchema.parse(job.result.output);
+  const words = { otherType: "this job did not generate a quiz", noResult: "this quiz has no questions yet" };
+  return quizSchema.parse(await ownJobOutput(userId, jobId, "quiz_generation", words));
 }
 
 /**

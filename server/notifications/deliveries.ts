@@ -2,6 +2,7 @@ import os from "node:os";
 import { Prisma } from "../generated/prisma/client";
 import { setting } from "../config";
 import { getDb } from "../db";
+import { isTerminal } from "../jobs/constants";
 import { deliverWebhook, jobFinishedPayload, webhookConfig, WebhookError } from "./webhook";
 
 /**
@@ -14,7 +15,6 @@ import { deliverWebhook, jobFinishedPayload, webhookConfig, WebhookError } from 
  * the delivery log admins read.
  */
 const CLAIM_SECONDS = 30;
-const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 const instanceId = `${os.hostname()}-${process.pid}`;
 
 export type DeliveryRow = {
@@ -31,7 +31,7 @@ export type DeliveryRow = {
 
 /** Records that a finished job's webhook is owed; idempotent across instances. */
 export async function recordDelivery(jobId: string, status: string) {
-  if (!TERMINAL.has(status) || !webhookConfig()) return;
+  if (!isTerminal(status) || !webhookConfig()) return;
   await getDb().$executeRaw`
     INSERT INTO "WebhookDelivery" (id, "jobId", "nextAttemptAt", "updatedAt")
     -- Due now, truncated: the column keeps milliseconds, and now() rounded up would be due only

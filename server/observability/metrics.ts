@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry } from "prom-client";
+import { FAILED_ATTEMPT_STATUSES } from "../jobs/constants";
 
 /**
  * Per-process counters and histograms (Prometheus sums them across instances); queue gauges are
@@ -61,6 +62,7 @@ export function countTransitions(rows: { fromStatus: string | null; status: stri
   for (const r of rows) {
     if (r.fromStatus === r.status) continue;
     m.transitions.inc({ from: r.fromStatus ?? "new", to: r.status });
-    if ((r.status === "failed" || r.status === "pending") && r.errorCode && r.fromStatus !== "pending") m.failures.inc({ code: r.errorCode });
+    const failedAttempt = (FAILED_ATTEMPT_STATUSES as readonly string[]).includes(r.status) && r.fromStatus !== "pending";
+    if (failedAttempt && r.errorCode) m.failures.inc({ code: r.errorCode });
   }
 }

@@ -1,4 +1,6 @@
 import { Prisma } from "../generated/prisma/client";
+import { OUTCOME_STATUSES } from "../jobs/constants";
+import { statusList } from "../jobs/status-sql";
 import { histBucketSql } from "./histogram";
 
 /**
@@ -28,10 +30,10 @@ export const DELTA_CTE = Prisma.sql`delta AS (
  * bucket `idx`.
  */
 export const TIMES_CTE = Prisma.sql`times AS (
-    SELECT at, "toStatus"::text AS kind, 0 AS idx FROM ev WHERE "toStatus" IN ('succeeded', 'failed')
+    SELECT at, "toStatus"::text AS kind, 0 AS idx FROM ev WHERE "toStatus" IN (${statusList(OUTCOME_STATUSES)})
     UNION ALL
     SELECT at, 'run', ${histBucketSql(Prisma.sql`extract(epoch FROM at - "lockedAt")::float8`)} FROM ev
-      WHERE "toStatus" IN ('succeeded', 'failed') AND "lockedAt" IS NOT NULL
+      WHERE "toStatus" IN (${statusList(OUTCOME_STATUSES)}) AND "lockedAt" IS NOT NULL
     UNION ALL
     SELECT at, 'wait', ${histBucketSql(Prisma.sql`extract(epoch FROM at - created)::float8`)} FROM ev
       WHERE "toStatus" = 'locked' AND "attemptNo" = 1)`;

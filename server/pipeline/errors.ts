@@ -1,5 +1,9 @@
 import type { FailureCode } from "../jobs/constants";
+import type { Violation } from "../jobs/quality";
 import type { Usage } from "../runtime-api/contract";
+
+/** The last output the quality loop rejected and the rules it broke, reported with the failure. */
+export type Rejected = { output: unknown; violations: Violation[] };
 
 /**
  * A classified failure of one job attempt. The Runtime reports `code` to the API's fail
@@ -8,6 +12,8 @@ import type { Usage } from "../runtime-api/contract";
  */
 export class JobFailure extends Error {
   usage?: Usage;
+  /** Set when the quality loop gave up: what the model last sent, for the API to keep at this attempt. */
+  rejected?: Rejected;
   constructor(
     readonly code: FailureCode,
     message: string,

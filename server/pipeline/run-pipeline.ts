@@ -2,7 +2,7 @@ import { checkOutput } from "../jobs/quality";
 import { jobTypeSchema, paramsSchemas, snapshotContentSchema, type JobTypeName, type SnapshotContent } from "../jobs/schemas";
 import type { Provider } from "../providers/types";
 import type { Usage } from "../runtime-api/contract";
-import { addUsage, isJobFailure, JobFailure } from "./errors";
+import { addUsage, isJobFailure, JobFailure, type Rejected } from "./errors";
 import { buildPrompt, PROMPT_VERSION } from "./prompts";
 import { reviewOutput, type Reviewer } from "./review-checks";
 import { STAGES, type ProgressFn, type Stage } from "./stages";
@@ -104,6 +104,8 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
   let best: { output: Record<string, unknown>; findings: string[] } | null = null;
   let accepted: Record<string, unknown> | null = null;
   let model = { provider: opts.provider.name, model: "" };
+  // The latest output that broke a hard rule, sent with an INVALID_SCHEMA failure for the console.
+  let rejected: Rejected | undefined;
   let loops = 0;
 
   const stage = opts.runStage ?? inline;
@@ -135,12 +137,13 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
     model = { provider: inferred.provider, model: inferred.model };
     usage.total = addUsage(usage.total, inferred.usage);
 
-    const checked = await stage("quality-check", async (): Promise<{ output: Record<string, unknown> | null; findings: string[]; accepted: boolean }> => {
+    type Checked = { output: Record<string, unknown> | null; findings: string[]; accepted: boolean; violations?: Rejected["violations"] };
+    const checked = await stage("quality-check", async (): Promise<Checked> => {
       await report("quality_check", STAGES.quality_check.from, "checking the output");
       const hard = inferred.parseError
-        ? { ok: false as const, findings: [inferred.parseError] }
+        ? { ok: false as const, findings: [inferred.parseError], violations: [{ path: "", rule: "not_json", message: inferred.parseError }] }
         : checkOutput(jobType, version, inferred.output, ctx);
-      if (!hard.ok) return { output: null, findings: hard.findings, accepted: false };
+      if (!hard.ok) return { output: null, findings: hard.findings, accepted: false, violations: hard.violations };
       const output = hard.output as Record<string, unknown>;
       const review = await reviewer({ jobType, output, snapshot, params, attempt });
       return { output, findings: review.ok ? [] : review.findings, accepted: review.ok };
@@ -150,13 +153,17 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
       break;
     }
     findings = checked.findings;
+    // The output itself comes from the (memoised) inference step, not copied into this step's result.
+    if (checked.violations) rejected = { output: inferred.output ?? null, violations: checked.violations };
     // The latest attempt that the API accepts with the fewest objections is the fallback.
     if (checked.output && (!best || checked.findings.length <= best.findings.length)) best = { output: checked.output, findings: checked.findings };
     if (attempt <= maxLoops) loops++;
   }
 
   if (!accepted && !best) {
-    throw new JobFailure("INVALID_SCHEMA", `output still invalid after ${loops} quality loops: ${findings.slice(0, 10).join("; ")}`);
+    const failure = new JobFailure("INVALID_SCHEMA", `output still invalid after ${loops} quality loops: ${findings.slice(0, 10).join("; ")}`);
+    failure.rejected = rejected;
+    throw failure;
   }
   await stage("format-adapter", () => report("format_adapter", STAGES.format_adapter.from, accepted ? "formatting the result" : "formatting a degraded result"));
   return {

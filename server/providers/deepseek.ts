@@ -1,6 +1,7 @@
 import { JobFailure } from "../pipeline/errors";
 import type { Usage } from "../runtime-api/contract";
 import { RESULT_LIMITS } from "../runtime-api/contract";
+import { readTextWithin } from "../read-within";
 import { classifyStatus, classifyTransport, retryAfterMs } from "./http-failures";
 import type { InferenceRequest, InferenceResult, Provider } from "./types";
 
@@ -94,27 +95,10 @@ async function post(url: string, apiKey: string, body: string, o: { timeoutMs: n
 
 /** Reads the body as text, giving up (and closing the connection) as soon as it passes maxBytes. */
 async function readCapped(res: Response, maxBytes: number): Promise<string> {
-  const declared = Number(res.headers.get("content-length") ?? NaN);
-  const tooBig = () => new JobFailure("INVALID_SCHEMA", `DeepSeek's answer is over the ${maxBytes}-byte cap (DEEPSEEK_MAX_RESPONSE_BYTES): it could not be stored`);
-  if (declared > maxBytes) {
-    await res.body?.cancel().catch(() => {});
-    throw tooBig();
-  }
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooBig();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const text = await readTextWithin(res.body, maxBytes, { declaredLength: res.headers.get("content-length") });
+  if (text === null)
+    throw new JobFailure("INVALID_SCHEMA", `DeepSeek's answer is over the ${maxBytes}-byte cap (DEEPSEEK_MAX_RESPONSE_BYTES): it could not be stored`);
+  return text;
 }
 
 /** The `message` of an OpenAI-style error body, or the start of whatever came instead. */

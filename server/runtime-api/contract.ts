@@ -75,6 +75,38 @@ export const resultRequest = z.object({
   degraded: z.boolean().optional(),
 }).superRefine(refuseUnstorable);
 
+/** Bounds on a rejection a Runtime reports with fail (published in the OpenAPI document's x-runtime-limits). */
+export const REJECTION_LIMITS = {
+  /** Stored up to this many bytes of JSON text, then cut and marked truncated (the 422 path's cap too). */
+  outputBytes: 64 * 1024,
+  /** Nesting of rejectedOutput: model outputs nest a handful of levels; thousands would only cost stack. */
+  outputDepth: 64,
+  violations: 50,
+  path: 256,
+  rule: 64,
+  message: 500,
+} as const;
+
+/** One broken rule, as the 422 details carry it. The rule name has the explorer filter's shape, so the filter finds it. */
+export const violationSchema = z.object({
+  path: z.string().max(REJECTION_LIMITS.path),
+  rule: z.string().min(1).max(REJECTION_LIMITS.rule).regex(/^[a-z_]+(\.[a-z_]+)?$/, "a rule name: lower-case words with _, one optional dot"),
+  message: z.string().max(REJECTION_LIMITS.message),
+});
+
+/** How deep a JSON value nests, counted without recursion (a hostile value must not cost the stack). */
+export function jsonDepth(value: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (!v || typeof v !== "object") continue;
+    max = Math.max(max, d + 1);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
 export const failRequest = z.object({
   runtimeInstanceId,
   attemptNo,
@@ -86,7 +118,29 @@ export const failRequest = z.object({
    * takes the later of it and its own backoff, never beyond the backoff cap.
    */
   retryAfterMs: z.number().int().min(0).max(86_400_000).optional(),
-}).superRefine(refuseUnstorable);
+  /**
+   * The last output the Runtime's own quality loop rejected (any JSON value; the model's text when
+   * it was not JSON), kept at this attempt like an output the API refuses with 422.
+   */
+  rejectedOutput: z
+    .unknown()
+    .refine((v) => jsonDepth(v) <= REJECTION_LIMITS.outputDepth, `nested more than ${REJECTION_LIMITS.outputDepth} levels`)
+    .optional()
+    .describe("The last output the Runtime's quality loop rejected (any JSON value), kept at this attempt; at most 64 levels deep"),
+  /**
+   * Set when the Runtime cut a large output itself: rejectedOutput is then the start of its JSON
+   * text (a string) and rejectedOutputBytes the whole text's size.
+   */
+  rejectedOutputTruncated: z.boolean().optional().describe("rejectedOutput is the output's JSON text as a string, cut by the Runtime when rejectedOutputBytes is larger"),
+  rejectedOutputBytes: z.number().int().min(0).max(1_000_000_000).optional().describe("The whole JSON text's size when the Runtime cut it"),
+  /** What rejectedOutput broke: [{path, rule, message}], as the 422 details carry it. */
+  violations: z.array(violationSchema).max(REJECTION_LIMITS.violations).optional().describe("What rejectedOutput broke, as a 422's details: [{path, rule, message}]"),
+}).superRefine(refuseUnstorable).superRefine((body, ctx) => {
+  if (body.rejectedOutput === undefined && (body.violations?.length || body.rejectedOutputTruncated))
+    ctx.addIssue({ code: "custom", path: ["rejectedOutput"], message: "violations describe a rejectedOutput: send it too" });
+  if (body.rejectedOutputTruncated && typeof body.rejectedOutput !== "string")
+    ctx.addIssue({ code: "custom", path: ["rejectedOutput"], message: "a truncated rejectedOutput is the start of its JSON text (a string)" });
+});
 
 export const jobSummary = z.object({
   id: z.string(),

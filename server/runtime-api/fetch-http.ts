@@ -1,3 +1,4 @@
+import { readTextWithin } from "../read-within";
 import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
 
 /** Past this much, an oversize body is not read to its end to answer 413 politely. */
@@ -28,24 +29,8 @@ export async function serveRuntimeRequest(req: Request, path: string[]): Promise
 }
 
 async function readBody(req: Request): Promise<string> {
-  if (!req.body) return "";
-  if (Number(req.headers.get("content-length") ?? 0) > DRAIN_LIMIT_BYTES) {
-    await req.body.cancel().catch(() => {});
-    throw tooLarge();
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > DRAIN_LIMIT_BYTES) {
-      await reader.cancel().catch(() => {});
-      break;
-    }
-    if (size <= MAX_BODY_BYTES) chunks.push(value);
-  }
-  if (size > MAX_BODY_BYTES) throw tooLarge();
-  return Buffer.concat(chunks).toString("utf8");
+  const opts = { declaredLength: req.headers.get("content-length"), drainUpTo: DRAIN_LIMIT_BYTES };
+  const text = await readTextWithin(req.body, MAX_BODY_BYTES, opts);
+  if (text === null) throw tooLarge();
+  return text;
 }

@@ -12,6 +12,7 @@ import {
   resultRequest,
   resultResponse,
   RESULT_LIMITS,
+  REJECTION_LIMITS,
 } from "./contract";
 import { MAX_BODY_BYTES } from "./dispatch";
 
@@ -92,7 +93,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: "/internal/runtime/jobs/{jobId}/fail",
     operationId: "failJob",
     summary:
-      "Reports a classified failure. Retryable codes (MODEL_TIMEOUT, MODEL_RATE_LIMIT, NETWORK_ERROR, TEMPORARY_PROVIDER_ERROR, JOB_TIMEOUT, RUNTIME_SHUTDOWN) return the job to pending with backoff while retries remain; INVALID_SNAPSHOT, INVALID_SCHEMA, INVALID_CREDENTIAL fail it; CANCELLED acknowledges a cancel request. `usage` is the attempt's model usage, stored per attempt so that a failed attempt's tokens are counted too. `retryAfterMs` is the provider's Retry-After (429, 503): runAfter is then at least that far away, never beyond the backoff cap (JOB_BACKOFF_CAP_MS).",
+      "Reports a classified failure. Retryable codes (MODEL_TIMEOUT, MODEL_RATE_LIMIT, NETWORK_ERROR, TEMPORARY_PROVIDER_ERROR, JOB_TIMEOUT, RUNTIME_SHUTDOWN) return the job to pending with backoff while retries remain; INVALID_SNAPSHOT, INVALID_SCHEMA, INVALID_CREDENTIAL fail it; CANCELLED acknowledges a cancel request. `usage` is the attempt's model usage, stored per attempt so that a failed attempt's tokens are counted too. `retryAfterMs` is the provider's Retry-After (429, 503): runAfter is then at least that far away, never beyond the backoff cap (JOB_BACKOFF_CAP_MS). A Runtime that gives up after its own quality loop sends the last output it rejected as `rejectedOutput` with `violations` [{path, rule, message}] (the shape of a 422's details): the API keeps them at this attempt, like an output it refuses itself, cut at `x-runtime-limits.rejectedOutputBytes` and marked truncated. A Runtime may cut a larger output itself: `rejectedOutput` is then the start of its JSON text with `rejectedOutputTruncated: true` and `rejectedOutputBytes` its whole size. Nothing is kept when the job ends cancelled.",
     request: failRequest,
     response: failResponse,
     errors: { ...jobErrors, 400: ["INVALID_REQUEST", "MALFORMED_JSON", "UNKNOWN_ERROR_CODE", "CANCEL_NOT_REQUESTED"], 409: ["LOCK_LOST", "JOB_CANCELLED"] },
@@ -159,6 +160,9 @@ export function buildOpenApiDocument() {
       modelName: RESULT_LIMITS.modelName,
       promptVersion: RESULT_LIMITS.promptVersion,
       errorMessage: 2000,
+      rejectedOutputBytes: REJECTION_LIMITS.outputBytes,
+      rejectedOutputDepth: REJECTION_LIMITS.outputDepth,
+      violations: REJECTION_LIMITS.violations,
     },
     paths,
     components: { securitySchemes: { runtimeKey: { type: "http", scheme: "bearer" } }, schemas },

@@ -1,4 +1,5 @@
 import { webSecurityConfig } from "../config";
+import { readWithin } from "../read-within";
 
 /** The error shape every door answers with, for a body over the limit. */
 export function payloadTooLarge(limit: number): Response {
@@ -18,38 +19,12 @@ export function payloadTooLarge(limit: number): Response {
 }
 
 /**
- * Reads at most `limit` bytes of a request's body. A declared Content-Length over the limit is
- * refused without reading a byte; a chunked body is read only until it passes the limit, then the
- * stream is cancelled. So a 150 MB POST costs at most `limit` bytes of memory, never its size.
- * Returns null when the body is too large.
+ * Reads at most `limit` bytes of a request's body (server/read-within.ts): a declared
+ * Content-Length over the limit is refused without reading a byte, a chunked body is read only
+ * until it passes the limit. Returns null when the body is too large.
  */
-export async function readBodyWithin(req: Request, limit: number): Promise<Uint8Array | null> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) {
-    await req.body?.cancel().catch(() => {});
-    return null;
-  }
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
+export function readBodyWithin(req: Request, limit: number): Promise<Uint8Array | null> {
+  return readWithin(req.body, limit, { declaredLength: req.headers.get("content-length") });
 }
 
 /**

@@ -55,14 +55,18 @@ export const sessionProcedure = publicProcedure.use(({ ctx, next }) => {
   return next({ ctx: { session: ctx.session, user: ctx.session.user } });
 });
 
-/** Signed in (learner or admin) with a password of their own: handlers get a non-null session. */
-export const learnerProcedure = sessionProcedure.use(({ ctx, next }) => {
+/**
+ * Signed in with a password of their own, whatever the role: a learner, or an admin on their own
+ * learner page (/ links admins to the console). Data procedures scope every read and write to
+ * ctx.user.id, so an admin here sees only their own jobs; every learner's jobs are admin.*.
+ */
+export const userProcedure = sessionProcedure.use(({ ctx, next }) => {
   if (ctx.user.mustChangePassword) throw toTRPCError(new AppError("PASSWORD_CHANGE_REQUIRED", "change the one-time password first"));
   return next();
 });
 
 /** Admins only; the /admin layout checks the same role before rendering. */
-export const adminProcedure = learnerProcedure.use(({ ctx, next }) => {
+export const adminProcedure = userProcedure.use(({ ctx, next }) => {
   if (ctx.user.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "admins only" });
   return next({ ctx: { ...ctx, user: { ...ctx.user, role: "admin" as const } } });
 });

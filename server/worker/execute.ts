@@ -95,6 +95,8 @@ export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUnt
         try {
           const r = await failJob(jobId, {
             runtimeInstanceId, attemptNo, errorCode: failure.code, errorMessage: failure.message, usage, retryAfterMs: failure.retryAfterMs,
+            // The quality loop's last rejected output, kept at this attempt as a Runtime's report is.
+            ...(failure.rejected ? { rejectedOutput: failure.rejected.output, violations: failure.rejected.violations } : {}),
           });
           return { status: r.status as string, runAfter: r.runAfter ? new Date(r.runAfter).toISOString() : null };
         } catch (err) {

@@ -173,5 +173,12 @@ describe("overview and Runtimes", () => {
     await rt.fail(b.id, 1, "INVALID_SCHEMA", "x");
     const items = (await asAdmin().admin.monitor.runtimes()).items;
     expect(items.find((i) => i.id === rt.id)).toMatchObject({ jobsInHand: 1, heldJobIds: [a.id], recentFailed: 1, recentSucceeded: 0 });
+
+    // An expired attempt's lease is lost (SPEC §3): it is in no Runtime's hands (HELD_STATUSES).
+    await db().$executeRaw`UPDATE "AiRuntimeJob" SET status = 'expired' WHERE id = ${a.id}`;
+    const after = (await asAdmin().admin.monitor.runtimes()).items.find((i) => i.id === rt.id);
+    await db().$executeRaw`UPDATE "AiRuntimeJob" SET status = 'locked' WHERE id = ${a.id}`;
+    expect(after).toMatchObject({ jobsInHand: 0, heldJobIds: [] });
+    expect((await rt.fail(a.id, 1, "INVALID_SCHEMA", "x")).body.status).toBe("failed");
   });
 });

@@ -19,6 +19,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   delete process.env.BULK_BATCH_SIZE;
+  delete process.env.BULK_BATCH_PAUSE_MS;
 });
 afterAll(async () => {
   for (const l of learners) await setConsent(l.user.id, false, { type: "learner", id: l.user.id });
@@ -84,6 +85,28 @@ describe("a bulk action larger than any single request", () => {
     expect(await processBulkRun(run.id)).toBe("done");
     expect(await getBulkRun(run.id)).toMatchObject({ processed: 5, affected: 5 });
     expect((await db().aiRuntimeJob.findUniqueOrThrow({ where: { id: late.id } })).status).toBe("pending");
+  });
+});
+
+describe("a paced bulk run (BULK_BATCH_PAUSE_MS)", () => {
+  it("pauses between batches: while it runs its progress is visible part-way (done < total), then it ends exact", async () => {
+    process.env.BULK_BATCH_SIZE = "5";
+    process.env.BULK_BATCH_PAUSE_MS = "300";
+    const { learner, filter } = await jobsOf(20, "pending");
+    const run = await startBulkRun("cancel", { filter }, 20, admin.user.id);
+    const working = processBulkRun(run.id);
+    // After the first batch the runner rests; what an admin's poll reads then is a run part-way.
+    let seen = await getBulkRun(run.id);
+    for (let i = 0; i < 200 && seen.processed === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      seen = await getBulkRun(run.id);
+    }
+    expect(seen).toMatchObject({ status: "running" });
+    expect(seen.processed).toBeGreaterThan(0);
+    expect(seen.processed).toBeLessThan(20);
+    expect(await working).toBe("done");
+    expect(await getBulkRun(run.id)).toMatchObject({ status: "done", processed: 20, affected: 20 });
+    expect(await statusCount(learner.user.id, "cancelled")).toBe(20);
   });
 });
 

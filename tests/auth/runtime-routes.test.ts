@@ -14,7 +14,7 @@ import { ENDPOINTS, type EndpointName } from "@/server/runtime-api/dispatch";
  * a bearer, a revoked Runtime key and a valid one. Only the valid key gets in; every refusal is a
  * 401 that leaves the job as it was.
  */
-const ROUTE_FILES = Object.keys(ENDPOINTS) as EndpointName[];
+const ENDPOINT_NAMES = Object.keys(ENDPOINTS) as EndpointName[];
 
 type Prepared = { jobId: string | null; body: Record<string, unknown> };
 const INSTANCE = uid("holder");
@@ -86,15 +86,15 @@ async function state(jobId: string | null) {
 }
 
 describe("every Runtime endpoint has a matrix entry", () => {
-  it("endpoints were found", () => expect(ROUTE_FILES.length).toBeGreaterThanOrEqual(5));
-  it.each(ROUTE_FILES)("%s", (name) => expect(ROUTES[name], `add ${name} to ROUTES`).toBeDefined());
+  it("endpoints were found", () => expect(ENDPOINT_NAMES.length).toBeGreaterThanOrEqual(5));
+  it.each(ENDPOINT_NAMES)("%s", (name) => expect(ROUTES[name], `add ${name} to ROUTES`).toBeDefined());
 });
 
-describe.each(ROUTE_FILES)("%s", (file) => {
+describe.each(ENDPOINT_NAMES)("%s", (endpoint) => {
   it.each(CALLERS)("as %s", async (who) => {
-    const prepared = await ROUTES[file]!(a, key);
+    const prepared = await ROUTES[endpoint]!(a, key);
     const before = await state(prepared.jobId);
-    const res = await callRoute(file, prepared, headersOf[who]);
+    const res = await callRoute(endpoint, prepared, headersOf[who]);
     if (who === "runtimeKey") {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     } else {

@@ -42,7 +42,8 @@ export function runtimeClient(req: APIRequestContext, key: string, id = `e2e-adm
     poll: () => post("poll", { capabilities: ["quiz_generation"], limit: 1 }),
     lock: (jobId: string) => post(`${jobId}/lock`, {}),
     heartbeat: (jobId: string, attemptNo: number) => post(`${jobId}/heartbeat`, { attemptNo, stage: "model_inference", progress: 40 }),
-    fail: (jobId: string, attemptNo: number, errorCode: string, errorMessage: string) => post(`${jobId}/fail`, { attemptNo, errorCode, errorMessage }),
+    fail: (jobId: string, attemptNo: number, errorCode: string, errorMessage: string, extra: Record<string, unknown> = {}) =>
+      post(`${jobId}/fail`, { attemptNo, errorCode, errorMessage, ...extra }),
     result: (jobId: string, attemptNo: number, output: unknown) => post(`${jobId}/result`, { attemptNo, output }),
   };
 }
@@ -76,8 +77,13 @@ async function relockAfterBackoff(rt: ReturnType<typeof runtimeClient>, jobId: s
 /**
  * A job of Ada's that failed through the Runtime protocol: with `retryFirst`, attempt 1 fails
  * with a retryable MODEL_TIMEOUT and attempt 2 with INVALID_SCHEMA; else one INVALID_SCHEMA.
+ * With `rejection`, the last fail reports the output the Runtime's quality loop last rejected.
  */
-export async function failedJob(learner: APIRequestContext, key: string, opts: { jobType?: string; retryFirst?: boolean; tag: string }) {
+export async function failedJob(
+  learner: APIRequestContext,
+  key: string,
+  opts: { jobType?: string; retryFirst?: boolean; tag: string; rejection?: { rejectedOutput: unknown; violations: { path: string; rule: string; message: string }[] } },
+) {
   const jobType = opts.jobType ?? "quiz_generation";
   const params = jobType === "quiz_generation" || jobType === "flashcard_generation" ? { count: 2 } : {};
   for (let round = 0; round < 6; round++) {
@@ -91,7 +97,7 @@ export async function failedJob(learner: APIRequestContext, key: string, opts: {
       if (!(await relockAfterBackoff(rt, jobId, first.body.runAfter))) continue;
       attempt = 2;
     }
-    const last = await rt.fail(jobId, attempt, "INVALID_SCHEMA", `output failed the v1 schema on attempt ${attempt}`);
+    const last = await rt.fail(jobId, attempt, "INVALID_SCHEMA", `output failed the v1 schema on attempt ${attempt}`, opts.rejection);
     expect(last.body.status).toBe("failed");
     return jobId;
   }

@@ -90,24 +90,48 @@ describe("the job feed (LISTEN/NOTIFY)", () => {
     }
   });
 
-  it("reconnects after its connection is killed", async () => {
+  it("reconnects after its connection is killed; only its own connection is touched", async () => {
+    // LISTEN backends of this file's own database (each test file has one), ours excluded.
+    const listenerPids = async () =>
+      (await getDb().$queryRaw<{ pid: number }[]>`
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND query LIKE 'LISTEN ai_job_events%' AND pid <> pg_backend_pid()`).map((r) => r.pid);
+    const before = await listenerPids();
+    expect(before.length).toBeGreaterThanOrEqual(1); // the describe's feed, which must survive
     const own = new JobFeed(process.env.DATABASE_URL!).start();
+    let otherGaps = 0;
+    feed.on("gap", () => otherGaps++);
     try {
       await until(() => own.connected || undefined);
-      await getDb().$executeRawUnsafe(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN ai_job_events%' AND pid <> pg_backend_pid()`,
-      );
-      await until(() => (!own.connected ? true : undefined)).catch(() => undefined);
-      await until(() => own.connected || undefined, 15_000);
+      const mine = (await listenerPids()).filter((p) => !before.includes(p));
+      expect(mine).toHaveLength(1);
+      const disconnected = new Promise((r) => own.once("disconnected", r));
+      const reconnected = new Promise((r) => own.once("connected", r));
+      await getDb().$executeRaw`SELECT pg_terminate_backend(${mine[0]!}::int)`;
+      await within(disconnected, 10_000, "the feed never saw its connection end");
+      await within(reconnected, 15_000, "the feed never reconnected");
+      const again = (await listenerPids()).filter((p) => !before.includes(p));
+      expect(again).toHaveLength(1);
+      expect(again[0]).not.toBe(mine[0]);
       const changes = collect(own);
       const learner = await createLearner();
       const job = await createTestJob(learner);
       await until(() => changes.find((c) => c.id === job.id));
+      // The other feed of this file kept its connection.
+      expect(feed.connected).toBe(true);
+      expect(otherGaps).toBe(0);
+      expect((await listenerPids()).filter((p) => before.includes(p)).sort()).toEqual([...before].sort());
     } finally {
       await own.stop();
     }
   });
 });
+
+function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 describe("the workflow relay when Inngest is unreachable", () => {
   it("a failed send is logged and neither loses nor holds up the state change", async () => {

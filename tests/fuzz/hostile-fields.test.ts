@@ -57,7 +57,7 @@ function withHostile(base: Record<string, unknown>, path: Path, raw: string, ext
 
 async function fingerprint() {
   const db = getDb();
-  const [jobs, events, results, users, keys, credentials, usage] = await Promise.all([
+  const [jobs, events, results, users, keys, credentials, usage, rejections] = await Promise.all([
     db.aiRuntimeJob.findMany({ select: { id: true, status: true, attemptNo: true, lockUntil: true, stage: true, progress: true, errorCode: true, updatedAt: true }, orderBy: { id: "asc" } }),
     db.jobEvent.count(),
     db.aiRuntimeResult.count(),
@@ -65,8 +65,9 @@ async function fingerprint() {
     db.runtimeApiKey.count({ where: { revokedAt: null } }),
     db.userCredential.count({ where: { deletedAt: null } }),
     db.quotaUsage.aggregate({ _sum: { used: true } }),
+    db.jobRejection.count(),
   ]);
-  return JSON.stringify({ jobs, events, results, users, keys, credentials, usage });
+  return JSON.stringify({ jobs, events, results, users, keys, credentials, usage, rejections });
 }
 
 function expectedRefusal(kind: Hostile["kind"]) {
@@ -99,7 +100,15 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
         jobId: heldJob,
         body: { runtimeInstanceId: HOLDER, attemptNo: 1, output: validOutput("weak_point_analysis", kps), modelName: "deepseek-chat", promptVersion: "p1" },
       },
-      fail: { jobId: heldJob, body: { runtimeInstanceId: HOLDER, attemptNo: 1, errorCode: "NETWORK_ERROR", errorMessage: "connection reset" } },
+      fail: {
+        jobId: heldJob,
+        body: {
+          runtimeInstanceId: HOLDER, attemptNo: 1, errorCode: "NETWORK_ERROR", errorMessage: "connection reset",
+          // A rejection the Runtime's quality loop reports: every string in it is fuzzed too.
+          rejectedOutput: { weakPoints: [{ title: "Fractions", knowledgePointId: "kp_x" }] },
+          violations: [{ path: "weakPoints.0.knowledgePointId", rule: "knowledge_point_unknown", message: "not in the snapshot" }],
+        },
+      },
     };
     const before = await fingerprint();
     await fc.assert(

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { advanceClock, now, resetClock } from "@/server/clock";
+import { getAdminJobDetail } from "@/server/admin/job-detail";
 import { executeJob, type SleepUntil, type Step } from "@/server/worker/execute";
 import type { Reply } from "../providers/fake-openai-server";
 import { faultScene, gaps } from "../runtime/faults";
@@ -136,5 +137,27 @@ describe("the in-app Inngest worker against a misbehaving provider", () => {
     // The lease's model settings are still there, minus the key.
     const lock = JSON.parse(s.outputs.find((o) => o.id === "lock-job")!.json);
     expect(lock.job.model).toEqual({ provider: "deepseek", name: "deepseek-chat", apiKeyMode: "user_deepseek_key" });
+  });
+});
+
+describe("the worker's quality loop gives up: the failure carries what the model last sent", () => {
+  it("a quality-rule break every time → failed INVALID_SCHEMA, and the admin job page shows the output and the broken rule at that attempt", async () => {
+    const s = await scene(() => [{ content: MISSING_KP }]);
+    expect(s.outcome).toMatchObject({ outcome: "failed", errorCode: "INVALID_SCHEMA" });
+    const { rejections } = await getAdminJobDetail(s.job.id);
+    expect(rejections).toHaveLength(1);
+    expect(rejections[0]).toMatchObject({ attemptNo: 1, truncated: false });
+    expect(JSON.parse(rejections[0]!.output)).toEqual(JSON.parse(MISSING_KP));
+    expect(rejections[0]!.violations).toContainEqual(expect.objectContaining({ path: "weakPoints.0.knowledgePointId", rule: "knowledge_point_unknown" }));
+  });
+
+  it("an invalid answer with a NUL, over 64 KB: kept cut and marked truncated, the NUL stored as a stand-in, never a bug path", async () => {
+    const big = JSON.stringify({ weakPoints: [{ knowledgePointId: "k\u0000", title: "é".repeat(40_000) }] });
+    const s = await scene(() => [{ content: big }]);
+    expect(s.outcome).toMatchObject({ outcome: "failed", errorCode: "INVALID_SCHEMA" });
+    const [rej] = (await getAdminJobDetail(s.job.id)).rejections;
+    expect(rej).toMatchObject({ attemptNo: 1, truncated: true, outputBytes: Buffer.byteLength(big) });
+    expect(big.startsWith(rej!.output)).toBe(true);
+    expect(rej!.violations.length).toBeGreaterThan(0);
   });
 });

@@ -17,7 +17,7 @@ import { validOutput } from "../helpers/outputs";
 process.env.TOKEN_BUDGET_PER_DAY = "1000";
 process.env.QUOTA_JOBS_PER_HOUR = "1000";
 process.env.QUOTA_JOBS_PER_DAY = "1000";
-process.env.QUOTA_JOB_TYPE_PER_HOUR = "";
+process.env.QUOTA_JOB_TYPE_PER_HOUR = "none";
 
 afterEach(() => resetClock());
 

@@ -69,6 +69,14 @@ describe("the pipeline's stages and quality loop", () => {
     expect(calls[1]!.prompt.user).toContain("weakPoints.0.title");
   });
 
+  it("the INVALID_SCHEMA failure carries the last rejected output and its violations, for the API to keep", async () => {
+    const { provider } = recording((req) => ({ weakPoints: [{ knowledgePointId: `kp_nope_${req.attempt}` }] }));
+    const failure = await runPipeline(job, { provider }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: "INVALID_SCHEMA", rejected: { output: { weakPoints: [{ knowledgePointId: "kp_nope_4" }] } } });
+    const { violations } = (failure as { rejected: { violations: { path: string; rule: string }[] } }).rejected;
+    expect(violations).toContainEqual(expect.objectContaining({ path: "weakPoints.0.title", rule: "schema.invalid_type" }));
+  });
+
   it("uses a later valid answer after an invalid one", async () => {
     const local = localProvider();
     const { provider, calls } = recording((req) => (req.attempt === 1 ? "not json at all" : null));

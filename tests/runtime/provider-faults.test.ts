@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { getAdminJobDetail } from "@/server/admin/job-detail";
 import { runtimeKey } from "../helpers/factories";
 import type { Reply } from "../providers/fake-openai-server";
 import { startApiServer } from "./api-server";
@@ -150,5 +151,52 @@ describe("a result the API would refuse becomes an explicit failure at once", ()
     const usage = await s.usage();
     expect(usage).toHaveLength(1);
     expect(usage[0]).toMatchObject({ outcome: "INVALID_SCHEMA", promptTokens: 400 });
+  });
+});
+
+describe("the quality loop gives up: the failure carries what the model last sent", () => {
+  const rejection = async (jobId: string) => (await getAdminJobDetail(jobId)).rejections;
+
+  it("a quality-rule break every time → failed INVALID_SCHEMA, and the admin job page shows the output and the broken rule at that attempt", async () => {
+    const s = await scene(() => [{ content: MISSING_KP }]);
+    const row = await s.finished();
+    expect(row).toMatchObject({ status: "failed", errorCode: "INVALID_SCHEMA", attemptNo: 1 });
+    expect(s.calls()).toHaveLength(4);
+    const [rej, ...more] = await rejection(s.job.id);
+    expect(more).toEqual([]);
+    expect(rej).toMatchObject({ attemptNo: 1, truncated: false });
+    expect(JSON.parse(rej!.output)).toEqual(JSON.parse(MISSING_KP));
+    expect(rej!.violations).toContainEqual(expect.objectContaining({ path: "weakPoints.0.knowledgePointId", rule: "knowledge_point_unknown" }));
+    await s.othersSucceeded();
+  });
+
+  it("an answer that is never JSON → the model's text is kept, rule not_json", async () => {
+    const s = await scene(() => [{ content: "Sorry, here are your weak points: fractions." }]);
+    expect(await s.finished()).toMatchObject({ status: "failed", errorCode: "INVALID_SCHEMA" });
+    const [rej] = await rejection(s.job.id);
+    expect(JSON.parse(rej!.output)).toBe("Sorry, here are your weak points: fractions.");
+    expect(rej!.violations.map((v) => v.rule)).toEqual(["not_json"]);
+  });
+
+  it("an invalid answer with an escaped NUL is still reported (as its JSON text) and never costs the failure", async () => {
+    const small = JSON.stringify({ weakPoints: "none", note: "a\u0000b" });
+    const s = await scene(() => [{ content: small }]);
+    expect(await s.finished()).toMatchObject({ status: "failed", errorCode: "INVALID_SCHEMA", attemptNo: 1 });
+    const [a] = await rejection(s.job.id);
+    expect(a).toMatchObject({ truncated: false, output: small });
+    expect(a!.violations).toContainEqual(expect.objectContaining({ path: "weakPoints" }));
+  });
+
+  it("an invalid answer over 64 KB is reported cut at 64 KB and marked truncated, with its real size", async () => {
+
+    const big = JSON.stringify({ weakPoints: "none", pad: "é".repeat(50_000) });
+    const t = await scene(() => [{ content: big }]);
+    const row = await t.finished();
+    expect(row).toMatchObject({ status: "failed", errorCode: "INVALID_SCHEMA", attemptNo: 1 });
+    expect(row.events.some((e) => e.errorCode === "JOB_TIMEOUT")).toBe(false);
+    const [b] = await rejection(t.job.id);
+    expect(b).toMatchObject({ truncated: true, outputBytes: Buffer.byteLength(big) });
+    expect(big.startsWith(b!.output)).toBe(true);
+    expect(Buffer.byteLength(b!.output)).toBeGreaterThan(64 * 1024 - 4);
   });
 });

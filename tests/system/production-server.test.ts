@@ -187,7 +187,7 @@ describe("[SYSTEM] production start", () => {
     const loops = Promise.all(Array.from({ length: 8 }, (_, i) => loop(i)));
     await eventually("some jobs done before SIGTERM", async () => (await getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status: "succeeded" } })) >= 20 || null, 60_000);
     termAt = Date.now();
-    await app.stop("SIGTERM"); // returns when flock (the group leader) is gone; the server drains on
+    await app.stop("SIGTERM"); // returns once the server has drained and exited (or been killed after 60 s)
     await eventually("the server drained and stopped", async () => app.output().includes("[server] stopped") || null, 30_000);
     const stoppedOutput = app.output();
     expect(stoppedOutput).toMatch(/\[server\] SIGTERM: draining \d+ in-flight request/);

@@ -141,9 +141,10 @@ describe("allowed answers are the caller's own", () => {
 
   it("the admin sees every learner's jobs; a learner only their own", async () => {
     const [ja, jb] = await Promise.all([createTestJob(w.a), createTestJob(w.b)]);
-    const all = await callerAs(w.admin.user).admin.jobs.list({ pageSize: 100 });
+    const all = await callerAs(w.admin.user).admin.explorer.list({ limit: 200 });
     expect(all.items.map((j) => j.id)).toEqual(expect.arrayContaining([ja.id, jb.id]));
-    const onlyA = await callerAs(w.admin.user).admin.jobs.list({ userId: w.a.user.id, pageSize: 100 });
+    const onlyA = await callerAs(w.admin.user).admin.explorer.list({ filter: { user: w.a.user.id }, limit: 200 });
+    expect(onlyA.items.map((j) => j.id)).toContain(ja.id);
     expect(new Set(onlyA.items.map((j) => j.userId))).toEqual(new Set([w.a.user.id]));
   });
 });

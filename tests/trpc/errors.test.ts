@@ -73,8 +73,8 @@ describe("errors over HTTP", () => {
 
   it("no session is 401, a learner at an admin procedure 403", async () => {
     expectError(await trpcHttp("query", "jobs.list", {}), 401, "UNAUTHORIZED");
-    expectError(await trpcHttp("query", "admin.jobs.list", {}, { cookie: cookieA }), 403, "FORBIDDEN");
-    expect((await trpcHttp("query", "admin.jobs.list", {}, { cookie: cookieAdmin })).status).toBe(200);
+    expectError(await trpcHttp("query", "admin.explorer.list", {}, { cookie: cookieA }), 403, "FORBIDDEN");
+    expect((await trpcHttp("query", "admin.explorer.list", {}, { cookie: cookieAdmin })).status).toBe(200);
   });
 
   it("domain conflicts keep their codes: a pending job is not re-runnable (409)", async () => {

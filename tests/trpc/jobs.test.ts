@@ -47,7 +47,7 @@ describe("a learner's jobs", () => {
     const snapshot = await me.snapshots.get({ snapshotId: created.job.snapshotId! });
     expect(snapshot.content.learner.id).toBe(a.user.id);
 
-    const asAdmin = await callerAs(admin.user).admin.jobs.get({ jobId: created.job.id });
+    const asAdmin = await callerAs(admin.user).admin.explorer.detail({ jobId: created.job.id });
     expect(asAdmin.job.userId).toBe(a.user.id);
     expect(asAdmin.events[1]).toMatchObject({ actorType: "runtime", actorId: rt.id });
   });
@@ -99,7 +99,7 @@ describe("admin jobs", () => {
     expect(rerun.job).toMatchObject({ retriedFromJobId: job.id, userId: a.user.id, status: "pending", params: { count: 3 } });
     expect(rerun.job.id).not.toBe(job.id);
     expect((await me.jobs.get({ jobId: job.id })).job.status).toBe("cancelled");
-    const filtered = await boss.admin.jobs.list({ userId: a.user.id, status: ["pending"], pageSize: 100 });
+    const filtered = await boss.admin.explorer.list({ filter: { user: a.user.id, status: ["pending"] }, limit: 200 });
     expect(filtered.items.map((j) => j.id)).toContain(rerun.job.id);
     expect(filtered.items.every((j) => j.status === "pending" && j.userId === a.user.id)).toBe(true);
   });

@@ -11,7 +11,8 @@ import { succeededJob } from "../helpers/finished-jobs";
  * matrix and the secrets scan iterate the router's own procedure map and look each path up
  * here, so a procedure added without an entry fails both.
  */
-export type Access = "public" | "learner" | "admin";
+/** "user": any signed-in account with its own password (learners, and admins on their own learner page). */
+export type Access = "public" | "user" | "admin";
 export type World = { a: Learner; b: Learner; admin: Learner };
 
 export type Entry = {
@@ -30,7 +31,7 @@ const jobOf = (l: Learner) => createTestJob(l);
 export const PROCEDURES: Record<string, Entry> = {
   "me.get": { access: "public", input: () => undefined },
   "account.changePassword": {
-    access: "learner",
+    access: "user",
     input: async (_w, me) => {
       const current = uid("current-password");
       const password = await hashPassword(current);
@@ -41,63 +42,61 @@ export const PROCEDURES: Record<string, Entry> = {
   },
 
   "jobs.create": {
-    access: "learner",
+    access: "user",
     input: (_w, me) => ({ jobType: "learning_state_analysis", target: { type: "user", id: me.user.id }, idempotencyKey: uid("k") }),
     // B names A's material as the target: no snapshot of A's data may be taken for B.
     foreign: async (w) => ({ jobType: "weak_point_analysis", target: { type: "material", id: w.a.material.id } }),
   },
-  "jobs.list": { access: "learner", input: () => ({}) },
+  "jobs.list": { access: "user", input: () => ({}) },
   "jobs.get": {
-    access: "learner",
+    access: "user",
     input: async (_w, me) => ({ jobId: (await jobOf(me)).id }),
     foreign: async (w) => ({ jobId: (await jobOf(w.a)).id }),
   },
   "jobs.cancel": {
-    access: "learner",
+    access: "user",
     input: async (_w, me) => ({ jobId: (await jobOf(me)).id }),
     foreign: async (w) => ({ jobId: (await jobOf(w.a)).id }),
   },
   "snapshots.get": {
-    access: "learner",
+    access: "user",
     input: async (_w, me) => ({ snapshotId: (await jobOf(me)).snapshotId }),
     foreign: async (w) => ({ snapshotId: (await jobOf(w.a)).snapshotId }),
   },
-  "consent.get": { access: "learner", input: () => undefined },
-  "consent.set": { access: "learner", input: () => ({ granted: true }) },
-  "consent.setApiKeyMode": { access: "learner", input: () => ({ apiKeyMode: "platform_key" }) },
-  "credentials.get": { access: "learner", input: () => undefined },
-  "credentials.set": { access: "learner", input: () => ({ apiKey: `sk-${uid("deepseek")}` }) },
-  "credentials.delete": { access: "learner", input: () => undefined },
+  "consent.get": { access: "user", input: () => undefined },
+  "consent.set": { access: "user", input: () => ({ granted: true }) },
+  "consent.setApiKeyMode": { access: "user", input: () => ({ apiKeyMode: "platform_key" }) },
+  "credentials.get": { access: "user", input: () => undefined },
+  "credentials.set": { access: "user", input: () => ({ apiKey: `sk-${uid("deepseek")}` }) },
+  "credentials.delete": { access: "user", input: () => undefined },
   // Learner page (issue 5); cross-learner cases are in tests/learning/learner-api.test.ts.
-  "targets.list": { access: "learner", input: () => undefined },
+  "targets.list": { access: "user", input: () => undefined },
   "analyses.trigger": {
-    access: "learner",
+    access: "user",
     input: (_w, me) => ({ target: { type: "material", id: me.material.id }, jobTypes: ["flashcard_generation"], params: { flashcard_generation: { count: 3 } } }),
   },
   "quiz.submit": {
-    access: "learner",
+    access: "user",
     input: async (_w, me) => ({ jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id, answers: [{ index: 0, response: "B" }] }),
   },
-  "quiz.plays": { access: "learner", input: async (_w, me) => ({ jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id }) },
-  "flashcards.marks": { access: "learner", input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id }) },
+  "quiz.plays": { access: "user", input: async (_w, me) => ({ jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id }) },
+  "flashcards.marks": { access: "user", input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id }) },
   "flashcards.setMark": {
-    access: "learner",
+    access: "user",
     input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id, cardIndex: 1, known: true }),
   },
   // Learner progress (issue 15); cross-learner cases are in tests/learning/progress.test.ts.
-  "progress.history": { access: "learner", input: () => ({ limit: 5 }) },
-  "progress.mastery": { access: "learner", input: () => undefined },
+  "progress.history": { access: "user", input: () => ({ limit: 5 }) },
+  "progress.mastery": { access: "user", input: () => undefined },
   "progress.ticks": {
-    access: "learner",
+    access: "user",
     input: async (_w, me) => ({ jobId: (await succeededJob(me, "next_action_planning")).id }),
   },
   "progress.setTick": {
-    access: "learner",
+    access: "user",
     input: async (_w, me) => ({ jobId: (await succeededJob(me, "next_action_planning")).id, actionIndex: 0, done: true }),
   },
 
-  "admin.jobs.list": { access: "admin", input: () => ({}) },
-  "admin.jobs.get": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
   "admin.jobs.cancel": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
   "admin.jobs.rerun": {
     access: "admin",
@@ -117,18 +116,20 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.explorer.detail": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
   "admin.actions.setPriority": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id, priority: 5 }) },
   "admin.actions.bulkPreview": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] } }) },
-  "admin.actions.bulkRun": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] }, expectedCount: 1 }) },
+  // Bulk runs act on learner B's job: a run finishes in the background (or is resumed by another test file's
+  // scheduler tick), and learner A's rows are the fingerprint a refused call must leave unchanged.
+  "admin.actions.bulkRun": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.b)).id] }, expectedCount: 1 }) },
   "admin.monitor.overview": { access: "admin", input: () => ({ window: "1h" }) },
   // Issue 15: alerts and background bulk runs.
   "admin.monitor.alerts": { access: "admin", input: () => undefined },
   "admin.monitor.costs": { access: "admin", input: () => undefined },
-  "admin.actions.bulkStatus": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.a)).id] }, 1, w.admin.user.id)).id }) },
+  "admin.actions.bulkStatus": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id)).id }) },
   "admin.actions.bulkRuns": { access: "admin", input: () => ({}) },
-  "admin.actions.bulkCancel": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.a)).id] }, 1, w.admin.user.id)).id }) },
+  "admin.actions.bulkCancel": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id)).id }) },
   "admin.monitor.runtimes": { access: "admin", input: () => undefined },
   "admin.monitor.audit": { access: "admin", input: () => ({}) },
   // Quotas (issue 13).
-  "quota.get": { access: "learner", input: () => undefined },
+  "quota.get": { access: "user", input: () => undefined },
   "admin.quotas.get": { access: "admin", input: (w) => ({ user: w.a.user.email }) },
   "admin.quotas.setLimit": { access: "admin", input: (w) => ({ userId: w.a.user.id, metric: "jobs", period: "hour", allowed: null }) },
 };

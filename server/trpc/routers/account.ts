@@ -8,8 +8,5 @@ export const accountRouter = router({
   changePassword: sessionProcedure
     .input(z.object({ currentPassword: z.string().min(1).max(128), newPassword: z.string().min(1).max(128) }))
     .output(z.object({ changed: z.literal(true) }))
-    .mutation(async ({ ctx, input }) => {
-      await changePassword(ctx.user.id, ctx.session.id, input.currentPassword, input.newPassword);
-      return { changed: true as const };
-    }),
+    .mutation(({ ctx, input }) => changePassword(ctx.user.id, ctx.session.id, input.currentPassword, input.newPassword)),
 });

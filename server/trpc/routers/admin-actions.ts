@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BULK_ACTIONS, bulkScopeSchema } from "../../admin/filter-schema";
-import { cancelBulkRun, getBulkRun, listBulkRuns, previewBulk, startBulkRun } from "../../admin/bulk";
-import { kickBulkRun } from "../../admin/bulk-runner";
+import { getBulkRun, listBulkRuns, previewBulk } from "../../admin/bulk";
+import { launchBulkRun, stopBulkRun } from "../../admin/bulk-runner";
 import { setJobPriority } from "../../admin/priority";
 import { adminProcedure, router } from "../init";
 import { isoDate, jobIdInput } from "../schemas";
@@ -39,11 +39,7 @@ export const adminActionsRouter = router({
   bulkRun: adminProcedure
     .input(z.object({ ...bulkInput, expectedCount: z.number().int().min(1).max(100_000_000) }))
     .output(bulkRunSchema)
-    .mutation(async ({ ctx, input }) => {
-      const run = await startBulkRun(input.action, input.scope, input.expectedCount, ctx.user.id);
-      kickBulkRun(run.id);
-      return run;
-    }),
+    .mutation(({ ctx, input }) => launchBulkRun(input.action, input.scope, input.expectedCount, ctx.user.id)),
 
   bulkStatus: adminProcedure.input(runIdInput).output(bulkRunSchema).query(({ input }) => getBulkRun(input.id)),
 
@@ -56,9 +52,5 @@ export const adminActionsRouter = router({
   bulkCancel: adminProcedure
     .input(runIdInput)
     .output(bulkRunSchema)
-    .mutation(async ({ input }) => {
-      const run = await cancelBulkRun(input.id);
-      kickBulkRun(run.id);
-      return run;
-    }),
+    .mutation(({ input }) => stopBulkRun(input.id)),
 });

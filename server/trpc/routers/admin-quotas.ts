@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { getDb } from "../../db";
-import { AppError } from "../../errors";
-import { getJobQuotaUsage, QUOTA_METRICS, PERIODS } from "../../jobs/quota";
-import { setQuotaLimit } from "../../admin/quotas";
+import { QUOTA_METRICS, PERIODS } from "../../jobs/quota";
+import { getLearnerQuotas, setQuotaLimit } from "../../admin/quotas";
 import { adminProcedure, router } from "../init";
 import { quotaUsageSchema } from "../schemas";
 
@@ -13,12 +11,7 @@ export const adminQuotasRouter = router({
   get: adminProcedure
     .input(z.object({ user: z.string().trim().min(1).max(200) }))
     .output(z.object({ user: learnerSchema, items: z.array(quotaUsageSchema) }))
-    .query(async ({ input }) => {
-      const who = input.user.includes("@") ? { email: input.user.toLowerCase() } : { id: input.user };
-      const user = await getDb().user.findFirst({ where: who, select: { id: true, email: true, name: true } });
-      if (!user) throw new AppError("NOT_FOUND", "no user with this id or email");
-      return { user, items: await getJobQuotaUsage(user.id) };
-    }),
+    .query(({ input }) => getLearnerQuotas(input.user)),
 
   setLimit: adminProcedure
     .input(

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { TARGET_TYPES } from "../../jobs/constants";
 import { jobTypeSchema } from "../../jobs/schemas";
 import { triggerAnalyses } from "../../learning/trigger";
-import { learnerProcedure, router } from "../init";
+import { userProcedure, router } from "../init";
 import { learnerJobSchema } from "../schemas";
 
 const paramsInput = z.record(z.string(), z.unknown()).optional();
@@ -10,7 +10,7 @@ const paramsInput = z.record(z.string(), z.unknown()).optional();
 /** Starting analyses from the learner page: several job types for one target in one call. */
 export const analysesRouter = router({
   /** Each type is de-duplicated on its own: one in flight for the same input comes back with created=false. */
-  trigger: learnerProcedure
+  trigger: userProcedure
     .input(
       z.object({
         target: z.object({ type: z.enum(TARGET_TYPES), id: z.string().min(1).max(64) }),

@@ -1,18 +1,18 @@
 import { z } from "zod";
 import { getFlashcardMarks, setFlashcardMark } from "../../learning/flashcard-marks";
-import { learnerProcedure, router } from "../init";
+import { userProcedure, router } from "../init";
 import { jobIdInput } from "../schemas";
 
 const marksSchema = z.object({ jobId: z.string(), known: z.array(z.number().int()) });
 
 /** Which cards of a generated deck the learner already knows. */
 export const flashcardsRouter = router({
-  marks: learnerProcedure
+  marks: userProcedure
     .input(jobIdInput)
     .output(marksSchema)
     .query(({ ctx, input }) => getFlashcardMarks(ctx.user.id, input.jobId)),
 
-  setMark: learnerProcedure
+  setMark: userProcedure
     .input(jobIdInput.extend({ cardIndex: z.number().int().min(0).max(49), known: z.boolean() }))
     .output(marksSchema)
     .mutation(({ ctx, input }) => setFlashcardMark(ctx.user.id, input.jobId, input.cardIndex, input.known)),

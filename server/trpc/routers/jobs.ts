@@ -4,14 +4,14 @@ import { createJob } from "../../jobs/create";
 import { getJobDetail, listJobs } from "../../jobs/queries";
 import { jobTypeSchema } from "../../jobs/schemas";
 import { TARGET_TYPES } from "../../jobs/constants";
-import { learnerProcedure, router } from "../init";
+import { userProcedure, router } from "../init";
 import {
   apiKeyModeSchema, jobFilterInput, jobIdInput, jobStatusSchema, learnerEventSchema, learnerJobSchema, pageInput, pageOf, resultSchema,
 } from "../schemas";
 
 /** A learner's own jobs. Every query is scoped to ctx.user.id; another learner's job is "not found". */
 export const jobsRouter = router({
-  create: learnerProcedure
+  create: userProcedure
     .input(
       z.object({
         jobType: jobTypeSchema,
@@ -27,17 +27,17 @@ export const jobsRouter = router({
       createJob({ ...input, userId: ctx.user.id, actor: { type: ctx.user.role === "admin" ? "admin" : "learner", id: ctx.user.id } }),
     ),
 
-  list: learnerProcedure
+  list: userProcedure
     .input(z.object({ ...pageInput, ...jobFilterInput }).default({ page: 1, pageSize: 20 }))
     .output(pageOf(learnerJobSchema))
     .query(({ ctx, input }) => listJobs({ ...input, userId: ctx.user.id })),
 
-  get: learnerProcedure
+  get: userProcedure
     .input(jobIdInput)
     .output(z.object({ job: learnerJobSchema, result: resultSchema.nullable(), events: z.array(learnerEventSchema) }))
     .query(({ ctx, input }) => getJobDetail(input.jobId, { ownerId: ctx.user.id })),
 
-  cancel: learnerProcedure
+  cancel: userProcedure
     .input(jobIdInput)
     .output(z.object({ status: jobStatusSchema, cancelRequested: z.boolean() }))
     .mutation(({ ctx, input }) => cancelJob(input.jobId, { type: "learner", id: ctx.user.id }, { ownerId: ctx.user.id })),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { listHistory } from "../../learning/history";
 import { getMasteryHistory } from "../../learning/mastery-history";
 import { getNextActionTicks, setNextActionTick } from "../../learning/next-action-ticks";
-import { learnerProcedure, router } from "../init";
+import { userProcedure, router } from "../init";
 import { isoDate, jobIdInput, learnerJobSchema } from "../schemas";
 
 const point = z.object({ at: isoDate, mastery: z.number(), jobId: z.string() });
@@ -11,12 +11,12 @@ const ticksSchema = z.object({ jobId: z.string(), done: z.array(z.number().int()
 /** The learner's side over time: full history, mastery per topic across analyses, ticked next steps. */
 export const progressRouter = router({
   /** Every analysis, newest first, in keyset pages (`cursor` is the last row's `createdAt|id`). */
-  history: learnerProcedure
+  history: userProcedure
     .input(z.object({ cursor: z.string().max(200).optional(), limit: z.number().int().min(1).max(100).default(20) }))
     .output(z.object({ items: z.array(learnerJobSchema), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => listHistory(ctx.user.id, input)),
 
-  mastery: learnerProcedure
+  mastery: userProcedure
     .input(z.void())
     .output(z.object({
       analyses: z.number().int(),
@@ -25,12 +25,12 @@ export const progressRouter = router({
     }))
     .query(({ ctx }) => getMasteryHistory(ctx.user.id)),
 
-  ticks: learnerProcedure
+  ticks: userProcedure
     .input(jobIdInput)
     .output(ticksSchema)
     .query(({ ctx, input }) => getNextActionTicks(ctx.user.id, input.jobId)),
 
-  setTick: learnerProcedure
+  setTick: userProcedure
     .input(jobIdInput.extend({ actionIndex: z.number().int().min(0).max(49), done: z.boolean() }))
     .output(ticksSchema)
     .mutation(({ ctx, input }) => setNextActionTick(ctx.user.id, input.jobId, input.actionIndex, input.done)),

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { listTargets } from "../../learning/targets";
-import { learnerProcedure, router } from "../init";
+import { userProcedure, router } from "../init";
 
 const named = z.object({ id: z.string(), title: z.string() });
 
 /** What the signed-in learner can analyse: themself, their materials, their knowledge points. */
 export const targetsRouter = router({
-  list: learnerProcedure
+  list: userProcedure
     .input(z.void())
     .output(
       z.object({
