@@ -49,6 +49,12 @@ const graceMs = setting("SHUTDOWN_GRACE_MS");
 /** The app's lifecycle object (server/lifecycle.ts), shared through a registered symbol. */
 const lifecycle = () => /** @type {any} */ (globalThis)[Symbol.for("ai-job-runtime.lifecycle")];
 
+/** The Runtime protocol's door, published by instrumentation.ts from Next's own bundle; unset until then. */
+const runtimeDoor = () =>
+  /** @type {((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | undefined} */ (
+    /** @type {any} */ (globalThis)[Symbol.for("ai-job-runtime.runtime-door")]
+  );
+
 const app = next({ dev: false, dir, hostname, port });
 const handle = app.getRequestHandler();
 await app.prepare();
@@ -79,7 +85,9 @@ const server = http.createServer((req, res) => {
     if (!res.writableFinished) cut++;
     else answeredWhileDraining++;
   });
-  void handle(req, res);
+  // The Runtime protocol through its short door when the app published it (server/runtime-api/door.ts):
+  // the same dispatch() as the App Router route, without Next's per-request work.
+  if (!runtimeDoor()?.(req, res)) void handle(req, res);
 });
 server.on("connection", (socket) => {
   sockets.add(socket);

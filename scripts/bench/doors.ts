@@ -23,11 +23,12 @@ const REPEATS = Number(process.env.DOORS_REPEATS ?? 3);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
 const LOCK = path.join(ROOT, ".data", "next-build.lock");
 const DOORS = [
-  { name: "App Router route handler (npm start = server/production-server.mjs)", argv: [path.join(ROOT, "server", "production-server.mjs")] },
+  { name: "production server, short door (npm start: server/production-server.mjs → server/runtime-api/door.ts)", argv: [path.join(ROOT, "server", "production-server.mjs")] },
+  { name: "App Router route handler (next start)", argv: [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start"] },
   { name: "former fast lane (custom server + node-http, scripts/bench/fast-lane-server.ts)", argv: ["--import", "tsx", path.join(import.meta.dirname, "fast-lane-server.ts")] },
 ];
 const log = (m: string) => console.log(`[doors] ${m}`);
-const DECISION = `Decision (issue 12): the App Router route handler is the only door. The fast lane cost ≈1/3 of the app CPU per job, but it loaded \`server/*\` a second time beside Next's bundle (two copies of every cache, \`instanceof AppError\` failing across them) and compiled TypeScript at boot. A fast lane back in production would have to be compiled JavaScript sharing Next's module instances; until then the ≈2.3 ms of extra app CPU per job is the price, measured here. The jobs/s column is from a shared, busy 2-core machine and is not comparable across rows; CPU per job is.`;
+const DECISION = `Decisions. Issue 12: the App Router route handler is the only door, because the former fast lane loaded \`server/*\` a second time beside Next's bundle (two copies of every cache, \`instanceof AppError\` failing across them) and compiled TypeScript at boot. Issue 14: the production server's short door is that fast lane without those faults — it calls the serveRuntimeApi() that Next compiled and loaded (published by instrumentation.ts under a registered symbol, as the lifecycle already is), so every module exists once and nothing is compiled at boot; the App Router route stays the door under \`next dev\` and \`next start\`. The jobs/s column is from a shared, busy 2-core machine and is not comparable across rows; CPU per job is.`;
 
 const database = `ajr_doors_${process.pid}`;
 const pgServer = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-bench-${port}`), port, database, fast: true });

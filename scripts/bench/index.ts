@@ -56,6 +56,9 @@ try {
   await seedBenchUser(db);
   const { createRuntimeKey } = await (async () => {
     process.env.DATABASE_URL = url;
+    // The pickup and fair-order sections create hundreds of jobs for one learner in this process:
+    // the learner quotas and token budget (which the bench Runtimes' usage now spends) must not refuse them.
+    Object.assign(process.env, { QUOTA_JOBS_PER_HOUR: "1000000", QUOTA_JOBS_PER_DAY: "1000000", TOKEN_BUDGET_PER_DAY: "1000000000", QUOTA_JOB_TYPE_PER_HOUR: "none" });
     return import("../../server/runtime-keys");
   })();
   const key = (await createRuntimeKey("bench")).key;

@@ -13,6 +13,8 @@ const key = process.env.BENCH_KEY!;
 const id = process.env.BENCH_ID ?? `bench-${process.pid}`;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const output = { summary: "ok", overallMastery: 0.5, engagementLevel: "medium", strengths: [], risks: [], knowledgePoints: [] };
+// Sent with every result, as real Runtimes do, so the usage row and the token budget are part of the measured cycle.
+const usage = { provider: "deepseek", model: "deepseek-chat", promptTokens: 1200, completionTokens: 300, durationMs: 800 };
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency * 2 });
 const latencies: Record<string, number[]> = { claim: [], poll: [], lock: [], heartbeat: [], result: [], longpoll: [] };
 const waitMs = Number(process.env.BENCH_WAIT_MS ?? 20_000);
@@ -32,7 +34,7 @@ async function timed(name: string, path: string, body: unknown) {
 async function finish(jobId: string, attemptNo: number) {
   const hb = await timed("heartbeat", `${jobId}/heartbeat`, { runtimeInstanceId: id, attemptNo, stage: "model_inference", progress: 50 });
   if (hb.status !== 200) throw new Error(`heartbeat ${hb.status} ${JSON.stringify(hb.json)}`);
-  const res = await timed("result", `${jobId}/result`, { runtimeInstanceId: id, attemptNo, output });
+  const res = await timed("result", `${jobId}/result`, { runtimeInstanceId: id, attemptNo, output, usage });
   if (res.status !== 200) throw new Error(`result ${res.status} ${JSON.stringify(res.json)}`);
   done++;
 }

@@ -1,7 +1,7 @@
 import { getDb } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { notify } from "../jobs/state-machine";
+import { notify, RETURNING } from "../jobs/state-machine";
 import { recordAudit } from "./audit";
 
 /**
@@ -17,7 +17,7 @@ export async function setJobPriority(jobId: string, priority: number, actorId: s
       WITH prev AS (SELECT id, priority FROM "AiRuntimeJob" WHERE id = ${jobId} AND status = 'pending' FOR UPDATE),
       upd AS (
         UPDATE "AiRuntimeJob" j SET priority = ${priority}, "updatedAt" = ${at}::timestamp(3) FROM prev
-        WHERE j.id = prev.id RETURNING j.id, j."userId", j."jobType", j.status, j."attemptNo", j.stage, j.progress, j."cancelRequested", j."runAfter", j.priority
+        WHERE j.id = prev.id RETURNING ${RETURNING}
       )
       SELECT upd.id, upd.priority, prev.priority AS previous, ${notify("upd")} FROM upd JOIN prev ON prev.id = upd.id`;
     const row = rows[0];

@@ -1,6 +1,5 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
-import { z } from "zod";
 import { setting } from "../config";
 
 /**
@@ -9,22 +8,10 @@ import { setting } from "../config";
  * listening app instance. One LISTEN connection per process feeds live pages (SSE) and the
  * workflow relay; it reconnects with backoff and reports gaps so consumers can re-read.
  */
-export const jobChangeSchema = z.object({
-  id: z.string(),
-  userId: z.string(),
-  jobType: z.string(),
-  status: z.string(),
-  attemptNo: z.number(),
-  stage: z.string().nullable(),
-  progress: z.number(),
-  cancelRequested: z.boolean(),
-  /** When a pending job becomes visible (UTC, as stored); long polls wake at it. */
-  runAfter: z.string().nullish(),
-  created: z.boolean().optional(),
-});
-export type JobChange = z.infer<typeof jobChangeSchema>;
+import { CHANNEL, jobChangeSchema } from "./job-change";
 
-export const CHANNEL = "ai_job_events";
+export { CHANNEL, jobChangeSchema, type JobChange } from "./job-change";
+
 /** Runtime key revocations, so every instance drops a cached key at once. */
 export const KEY_CHANNEL = "runtime_key_events";
 

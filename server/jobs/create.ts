@@ -1,4 +1,5 @@
 import { Prisma } from "../generated/prisma/client";
+import { CHANNEL, jobChangePayload } from "../events/job-change";
 import type { ApiKeyMode, JobType } from "../generated/prisma/enums";
 import { getDb, type DbOrTx } from "../db";
 import { jobConfig } from "../config";
@@ -136,7 +137,8 @@ export async function createJob(input: CreateJobInput) {
         data: { jobId: created.id, fromStatus: null, toStatus: "pending", actorType: input.actor.type, actorId: input.actor.id, attemptNo: 0, createdAt: at },
       });
       await input.alsoInTransaction?.(tx, created.id);
-      await tx.$executeRaw`SELECT pg_notify('ai_job_events', ${JSON.stringify({ id: created.id, userId: created.userId, jobType: created.jobType, status: "pending", attemptNo: 0, stage: null, progress: 0, cancelRequested: false, created: true })})`;
+      // runAfter left out: a new job is visible at once (a waiter must not wait for a timer on the app's clock).
+      await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${jobChangePayload({ ...created, runAfter: null }, { created: true })})`;
       return created;
     });
     return { job: toJobView(job), created: true };

@@ -10,7 +10,7 @@ import { checkOutput } from "./quality";
 import { insertRejectionSql, keptViolations, reportedRejectionSql, storable, type RejectionReport } from "./rejection";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
-import { transition } from "./state-machine";
+import { attemptEnd, attemptEndSet, transition } from "./state-machine";
 import { countUsage, ctes, usageSql, type UsageInput } from "./usage";
 
 export type ResultInput = Holder & {
@@ -32,6 +32,21 @@ export type ResultInput = Holder & {
  * (INVALID_SCHEMA, not retried). A cancel-requested job ends cancelled and keeps no result.
  */
 export async function submitResult(jobId: string, input: ResultInput): Promise<ResultAnswer> {
+  for (let tries = 1; ; tries++) {
+    const answer = await submitOnce(jobId, input);
+    if (answer) return answer;
+    // Each miss means another writer changed the row between our write and our read; a row that
+    // keeps changing that way is not one this Runtime can rely on holding.
+    if (tries >= STORE_TRIES)
+      throw new AppError("LOCK_LOST", "the job changed under every attempt to store the result; it is no longer safely held", { tries });
+  }
+}
+
+/** Write, then read-and-explain, this many times at most before giving up (a race lost each time). */
+export const STORE_TRIES = 3;
+
+/** One try: the answer, an AppError, or null when the write missed although the row looked held. */
+async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnswer | null> {
   const db = getDb();
   const at = now();
   const ctx = await getJobContext(db, jobId);
@@ -79,7 +94,7 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
       eventErrorCode: Prisma.sql`u."errorCode"`,
       eventErrorMessage: Prisma.sql`u."errorMessage"`,
       // The refused output and its violations, per attempt, for the console's diagnosis; and the attempt's usage.
-      also: ctes(insertRejectionSql(input.output, check.violations, at), usageSql(input.usage, Prisma.sql`'INVALID_SCHEMA'`, at)),
+      extraCtes: ctes(insertRejectionSql(input.output, check.violations, at), usageSql(input.usage, Prisma.sql`'INVALID_SCHEMA'`, at)),
       actor: { type: "runtime", id: input.runtimeInstanceId },
       now: at,
     });
@@ -89,7 +104,7 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
     throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", keptViolations(check.violations));
   }
   // Held, valid, not cancelled, yet the write missed: the row changed in between. Look again.
-  return submitResult(jobId, input);
+  return null;
 }
 
 type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean };
@@ -107,14 +122,14 @@ async function storeResult(
     set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${input.promptVersion ?? null}::text, j."promptVersion"),
       "outputSchemaVersion" = ${r.version}`,
-    also: ctes(Prisma.sql`res AS (
+    extraCtes: ctes(Prisma.sql`res AS (
       INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
         "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
       SELECT gen_random_uuid()::text, u.id, u."attemptNo", ${JSON.stringify(r.output)}::jsonb, ${r.outputHash}, ${r.key}, ${r.version},
         ${input.promptVersion ?? null}, ${input.modelProvider ?? null}, ${input.modelName ?? null},
         ${input.usage ? JSON.stringify(input.usage) : null}::jsonb, ${input.latencyMs ?? null}::int, ${input.degraded ?? false}, ${r.at}::timestamp(3)
       FROM upd u RETURNING id, "jobId")`, usageSql(input.usage, Prisma.sql`'succeeded'`, r.at)),
-    select: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
+    extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: r.at,
   });
@@ -151,22 +166,18 @@ export async function failJob(jobId: string, input: FailInput) {
     throw new AppError("UNKNOWN_ERROR_CODE", `unknown errorCode ${input.errorCode}`, { allowed: Object.keys(FAILURE_CODES) });
   const code = input.errorCode;
   const at = now();
-  const retry = Prisma.sql`(${FAILURE_CODES[code].retryable} AND j."retryCount" < j."maxRetryCount")`;
   const message = (input.errorMessage ?? "").slice(0, 2000) || null;
   const rows = await transition(getDb(), {
     action: "fail",
     where: Prisma.sql`${holds(jobId, input, input.attemptNo, at)} AND (${code} <> 'CANCELLED' OR j."cancelRequested")`,
-    to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
-    set: Prisma.sql`
-      "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
-      "runAfter" = CASE WHEN NOT j."cancelRequested" AND ${retry} THEN ${at}::timestamp(3) + ${backoffSql(input.retryAfterMs ?? 0)} ELSE j."runAfter" END,
-      "finishedAt" = CASE WHEN j."cancelRequested" OR NOT ${retry} THEN ${at}::timestamp(3) ELSE NULL END,
-      "errorCode" = CASE WHEN j."cancelRequested" THEN 'CANCELLED' ELSE ${code} END,
-      "errorMessage" = CASE WHEN j."cancelRequested" AND ${code} <> 'CANCELLED' THEN 'cancelled before the failure was reported: ' || COALESCE(${message}::text, ${code}) ELSE ${message}::text END,
-      "lockedBy" = NULL, "lockUntil" = NULL`,
+    // Retried while the code is retryable and retries remain.
+    to: attemptEnd(Prisma.sql`(${FAILURE_CODES[code].retryable} AND j."retryCount" < j."maxRetryCount")`),
+    set: Prisma.sql`${attemptEndSet(at, Prisma.sql`${at}::timestamp(3) + ${backoffSql(input.retryAfterMs ?? 0)}`, Prisma.sql`j."runAfter"`)},
+      "errorCode" = CASE WHEN t."toStatus" = 'cancelled' THEN 'CANCELLED' ELSE ${code} END,
+      "errorMessage" = CASE WHEN t."toStatus" = 'cancelled' AND ${code} <> 'CANCELLED' THEN 'cancelled before the failure was reported: ' || COALESCE(${message}::text, ${code}) ELSE ${message}::text END`,
     eventErrorCode: Prisma.sql`${code}::text`,
     eventErrorMessage: Prisma.sql`${message}::text`,
-    also: ctes(
+    extraCtes: ctes(
       reportedRejectionSql(input, at),
       usageSql(input.usage, Prisma.sql`CASE WHEN upd.status = 'cancelled' THEN 'CANCELLED' ELSE ${code}::text END`, at),
     ),

@@ -1,5 +1,6 @@
-import { Prisma } from "../generated/prisma/client";
+import { Prisma, type AiRuntimeJob } from "../generated/prisma/client";
 import type { ActorType, JobStatus } from "../generated/prisma/enums";
+import { jobChangeSql } from "../events/job-change";
 import type { DbOrTx } from "../db";
 import { countTransitions } from "../observability/metrics";
 import { runSql } from "../sql";
@@ -26,66 +27,41 @@ export const ACTIONS = {
 
 export type Action = keyof typeof ACTIONS;
 
-export function canStart(action: Action, status: JobStatus): boolean {
-  return (ACTIONS[action].from as readonly JobStatus[]).includes(status);
-}
-
 export type Actor = { type: ActorType; id: string | null };
 
-/** The columns the services read back after a transition. */
-export type JobRow = {
-  id: string;
-  userId: string;
-  jobType: string;
-  status: JobStatus;
-  fromStatus: JobStatus | null;
-  attemptNo: number;
-  retryCount: number;
-  maxRetryCount: number;
-  lockedBy: string | null;
-  lockUntil: Date | null;
-  runAfter: Date;
-  cancelRequested: boolean;
-  stage: string | null;
-  progress: number;
-  snapshotId: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  targetType: string;
-  targetId: string;
-  priority: number;
-  params: unknown;
-  timeoutSeconds: number;
-  apiKeyMode: "platform_key" | "user_deepseek_key";
-  modelProvider: string;
-  modelName: string;
-  promptVersion: string | null;
-  outputSchemaVersion: string | null;
-  createdAt: Date;
-};
+/**
+ * The job columns a transition reads back: one list, checked against the Prisma model, gives both
+ * the RETURNING clause and the JobRow type. Enum columns leave as text (their values are the
+ * enum's names, so the model's types still hold).
+ */
+const RETURNED = [
+  "id", "userId", "jobType", "status", "attemptNo", "retryCount", "maxRetryCount", "lockedBy", "lockUntil", "runAfter",
+  "cancelRequested", "stage", "progress", "snapshotId", "errorCode", "errorMessage", "targetType", "targetId", "priority",
+  "params", "timeoutSeconds", "apiKeyMode", "modelProvider", "modelName", "promptVersion", "outputSchemaVersion", "createdAt",
+] as const satisfies readonly (keyof AiRuntimeJob)[];
+const ENUM_COLUMNS: ReadonlySet<string> = new Set(["jobType", "status", "targetType", "apiKeyMode"] satisfies (keyof AiRuntimeJob)[]);
+
+/** A job row after a transition, with the status it had before (null when it had none). */
+export type JobRow = Pick<AiRuntimeJob, (typeof RETURNED)[number]> & { fromStatus: JobStatus | null };
 
 export const RETURNING = Prisma.raw(
-  `j.id, j."userId", j."jobType"::text AS "jobType", j.status::text AS status, j."attemptNo", j."retryCount",
-   j."maxRetryCount", j."lockedBy", j."lockUntil", j."runAfter", j."cancelRequested", j.stage, j.progress,
-   j."snapshotId", j."errorCode", j."errorMessage", j."targetType"::text AS "targetType", j."targetId", j.priority,
-   j.params, j."timeoutSeconds", j."apiKeyMode"::text AS "apiKeyMode", j."modelProvider", j."modelName",
-   j."promptVersion", j."outputSchemaVersion", j."createdAt"`,
+  RETURNED.map((c) => (ENUM_COLUMNS.has(c) ? `j."${c}"::text AS "${c}"` : `j."${c}"`)).join(", "),
 );
 
 /** Pushes a job change to listeners (live updates); delivered only if the transaction commits. */
-export function notify(alias: string) {
-  const a = Prisma.raw(alias);
-  return Prisma.sql`(pg_notify('ai_job_events', json_build_object('id', ${a}.id, 'userId', ${a}."userId", 'jobType', ${a}."jobType", 'status', ${a}.status, 'attemptNo', ${a}."attemptNo", 'stage', ${a}.stage, 'progress', ${a}.progress, 'cancelRequested', ${a}."cancelRequested", 'runAfter', ${a}."runAfter")::text)::text = '') AS notified`;
-}
+export const notify = jobChangeSql;
 
 export type TransitionSpec = {
   action: Action;
   /** Selects candidate rows, e.g. `j.id = ${id}`; combined with the action's from-statuses. */
   where: Prisma.Sql;
-  /** SET assignments after `status = ...`; may reference the row as j. */
-  set: Prisma.Sql;
-  /** The new status: a literal or a CASE over j. */
+  /**
+   * The new status, computed once per row when it is locked: a literal, or attemptEnd(retry).
+   * SET assignments read it as t."toStatus" instead of repeating the rule.
+   */
   to: Prisma.Sql;
+  /** SET assignments after `status = ...`; may reference the row as j and its target as t."toStatus". */
+  set: Prisma.Sql;
   actor: Actor;
   now: Date;
   /** For batches: ORDER BY ... LIMIT n and SKIP LOCKED. */
@@ -93,15 +69,34 @@ export type TransitionSpec = {
   /** Event error columns; may reference the updated row as u. */
   eventErrorCode?: Prisma.Sql;
   eventErrorMessage?: Prisma.Sql;
-  /** Record `from → expired` before `expired → to` (the sweep). */
+  /** Record `from → expired` (JOB_TIMEOUT) before `expired → to`: the sweep's two events per lease. */
   viaExpired?: boolean;
-  /** More CTEs after the event insert (e.g. the result row); they may read upd. */
-  also?: Prisma.Sql;
-  /** More columns for the final SELECT. */
-  select?: Prisma.Sql;
+  /** More CTEs written in the same statement (the result row, usage, a rejection); they may read upd. */
+  extraCtes?: Prisma.Sql;
+  /** More columns for the rows returned, read from those CTEs. */
+  extraColumns?: Prisma.Sql;
 };
 
 const NULL = Prisma.sql`NULL`;
+
+/**
+ * How an attempt ends (a Runtime's failure, a passed lease), named once: a job asked to cancel
+ * ends cancelled; otherwise it goes back to pending while `retry` holds, else it fails.
+ */
+export function attemptEnd(retry: Prisma.Sql) {
+  return Prisma.sql`CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END`;
+}
+
+/**
+ * The columns every attempt end sets, from the target attemptEnd() computed: a retry counts and
+ * waits until `retryAt`; an end is finished at `at` (its runAfter set to `endRunAfter`); the lease is released.
+ */
+export function attemptEndSet(at: Date, retryAt: Prisma.Sql, endRunAfter: Prisma.Sql) {
+  return Prisma.sql`"retryCount" = j."retryCount" + CASE WHEN t."toStatus" = 'pending' THEN 1 ELSE 0 END,
+      "runAfter" = CASE WHEN t."toStatus" = 'pending' THEN ${retryAt} ELSE ${endRunAfter} END,
+      "finishedAt" = CASE WHEN t."toStatus" = 'pending' THEN NULL ELSE ${at}::timestamp(3) END,
+      "lockedBy" = NULL, "lockUntil" = NULL`;
+}
 
 /** Inlined (they come from ACTIONS, never from input) so that a generic plan can still prove a partial index's predicate. */
 function statusList(list: readonly JobStatus[]) {
@@ -109,15 +104,15 @@ function statusList(list: readonly JobStatus[]) {
 }
 
 /**
- * The rows a transition may change, locked. Batches take SKIP LOCKED so concurrent claimers and
- * sweepers get disjoint rows; their LIMIT is inlined because a parameterised LIMIT lets a generic
- * plan prefer a full scan over the partial queue index.
+ * The rows a transition may change, locked, with the status each goes to. Batches take SKIP
+ * LOCKED so concurrent claimers and sweepers get disjoint rows; their LIMIT is inlined because a
+ * parameterised LIMIT lets a generic plan prefer a full scan over the partial queue index.
  */
-export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batch">) {
+export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batch" | "to">) {
   const lockClause = spec.batch
     ? Prisma.sql`ORDER BY ${spec.batch.orderBy} LIMIT ${Prisma.raw(String(Math.max(1, Math.floor(spec.batch.limit))))} FOR UPDATE SKIP LOCKED`
     : Prisma.sql`FOR UPDATE`;
-  return Prisma.sql`SELECT j.id, j.status AS "fromStatus" FROM "AiRuntimeJob" j
+  return Prisma.sql`SELECT j.id, j.status AS "fromStatus", (${spec.to})::"JobStatus" AS "toStatus" FROM "AiRuntimeJob" j
       WHERE ${spec.where} AND j.status IN (${statusList(ACTIONS[spec.action].from)})
       ${lockClause}`;
 }
@@ -134,32 +129,35 @@ export async function transition(db: DbOrTx, spec: TransitionSpec): Promise<JobR
   return rows;
 }
 
+/**
+ * The events of each updated row u, as (step, from, to, error code): one step, or for the sweep
+ * two — `from → expired` then `expired → to`. A step that does not change the status (a
+ * heartbeat that keeps running, a row already expired) writes no event.
+ */
+function eventSteps(spec: TransitionSpec) {
+  const code = Prisma.sql`(${spec.eventErrorCode ?? NULL})::text`;
+  return spec.viaExpired
+    ? Prisma.sql`(VALUES (1, u."fromStatus", 'expired', 'JOB_TIMEOUT'), (2, 'expired', u.status, ${code}))`
+    : Prisma.sql`(VALUES (1, u."fromStatus", u.status, ${code}))`;
+}
+
 function runTransition(db: DbOrTx, spec: TransitionSpec): Promise<JobRow[]> {
-  const code = spec.eventErrorCode ?? NULL;
-  const message = spec.eventErrorMessage ?? NULL;
-  const actorType = Prisma.sql`${spec.actor.type}::"ActorType"`;
-  const events = spec.viaExpired
-    ? Prisma.sql`
-      SELECT u.id, u."fromStatus", 'expired'::text, ${actorType}, ${spec.actor.id}::text, u."attemptNo", 'JOB_TIMEOUT'::text, ${message}::text, ${spec.now}::timestamp(3), 1 FROM upd u WHERE u."fromStatus" <> 'expired'
-      UNION ALL
-      SELECT u.id, 'expired'::text, u.status, ${actorType}, ${spec.actor.id}::text, u."attemptNo", ${code}::text, ${message}::text, ${spec.now}::timestamp(3), 2 FROM upd u`
-    : Prisma.sql`
-      SELECT u.id, u."fromStatus", u.status, ${actorType}, ${spec.actor.id}::text, u."attemptNo", ${code}::text, ${message}::text, ${spec.now}::timestamp(3), 1 FROM upd u`;
   return runSql<JobRow>(
     db,
     Prisma.sql`
     WITH target AS (${candidates(spec)}), upd AS (
-      UPDATE "AiRuntimeJob" j SET status = ${spec.to}, ${spec.set}, "updatedAt" = ${spec.now}::timestamp(3)
+      UPDATE "AiRuntimeJob" j SET status = t."toStatus", ${spec.set}, "updatedAt" = ${spec.now}::timestamp(3)
       FROM target t WHERE j.id = t.id
       RETURNING ${RETURNING}, t."fromStatus"::text AS "fromStatus"
     ), ev AS (
       INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "errorCode", "errorMessage", "createdAt")
-      SELECT id, "fromStatus"::"JobStatus", "toStatus"::"JobStatus", "actorType", "actorId", "attemptNo", "errorCode", "errorMessage", "createdAt"
-      FROM (${events}) AS e(id, "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "errorCode", "errorMessage", "createdAt", seq)
-      WHERE e."fromStatus" IS DISTINCT FROM e."toStatus"
-      ORDER BY id, seq
-    )${spec.also ? Prisma.sql`, ${spec.also}` : Prisma.empty}
-    SELECT upd.*, ${notify("upd")}${spec.select ? Prisma.sql`, ${spec.select}` : Prisma.empty}
+      SELECT u.id, step."from"::"JobStatus", step."to"::"JobStatus", ${spec.actor.type}::"ActorType", ${spec.actor.id}::text,
+        u."attemptNo", step."errorCode", (${spec.eventErrorMessage ?? NULL})::text, ${spec.now}::timestamp(3)
+      FROM upd u CROSS JOIN LATERAL ${eventSteps(spec)} AS step(n, "from", "to", "errorCode")
+      WHERE step."from" IS DISTINCT FROM step."to"
+      ORDER BY u.id, step.n
+    )${spec.extraCtes ? Prisma.sql`, ${spec.extraCtes}` : Prisma.empty}
+    SELECT upd.*, ${notify("upd")}${spec.extraColumns ? Prisma.sql`, ${spec.extraColumns}` : Prisma.empty}
     FROM upd`,
   );
 }

@@ -2,7 +2,7 @@ import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
-import { transition, type JobRow } from "./state-machine";
+import { attemptEnd, attemptEndSet, transition, type JobRow } from "./state-machine";
 import { backoffSql } from "./results";
 
 /**
@@ -12,21 +12,17 @@ import { backoffSql } from "./results";
  * events are written; the row moves in one statement, so `expired` is never left behind.
  */
 function expire(where: Prisma.Sql, at: Date, batch?: number, backoff = true) {
-  const retry = Prisma.sql`j."retryCount" < j."maxRetryCount"`;
   return transition(getDb(), {
     action: "expire",
     where: Prisma.sql`${where} AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
     batch: batch ? { orderBy: Prisma.sql`j."lockedAt"`, limit: batch } : undefined,
-    to: Prisma.sql`(CASE WHEN j."cancelRequested" THEN 'cancelled' WHEN ${retry} THEN 'pending' ELSE 'failed' END)::"JobStatus"`,
-    set: Prisma.sql`
-      "retryCount" = j."retryCount" + CASE WHEN NOT j."cancelRequested" AND ${retry} THEN 1 ELSE 0 END,
-      "runAfter" = ${at}::timestamp(3) + CASE WHEN NOT j."cancelRequested" AND ${retry} AND ${backoff} THEN ${backoffSql()} ELSE interval '0' END,
-      "errorCode" = CASE WHEN j."cancelRequested" THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,
-      "errorMessage" = CASE WHEN j."cancelRequested" THEN 'cancelled: the lease ended while cancel was requested'
+    // Retried while retries remain (a passed lease is always retryable).
+    to: attemptEnd(Prisma.sql`j."retryCount" < j."maxRetryCount"`),
+    set: Prisma.sql`${attemptEndSet(at, backoff ? Prisma.sql`${at}::timestamp(3) + ${backoffSql()}` : Prisma.sql`${at}::timestamp(3)`, Prisma.sql`${at}::timestamp(3)`)},
+      "errorCode" = CASE WHEN t."toStatus" = 'cancelled' THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,
+      "errorMessage" = CASE WHEN t."toStatus" = 'cancelled' THEN 'cancelled: the lease ended while cancel was requested'
         WHEN j."lockUntil" >= j."lockedAt" + make_interval(secs => j."timeoutSeconds") THEN 'execution timeout: running longer than timeoutSeconds'
-        ELSE 'lease expired: no heartbeat before lockUntil' END,
-      "finishedAt" = CASE WHEN j."cancelRequested" OR NOT ${retry} THEN ${at}::timestamp(3) ELSE NULL END,
-      "lockedBy" = NULL, "lockUntil" = NULL`,
+        ELSE 'lease expired: no heartbeat before lockUntil' END`,
     eventErrorCode: Prisma.sql`u."errorCode"`,
     eventErrorMessage: Prisma.sql`u."errorMessage"`,
     viaExpired: true,

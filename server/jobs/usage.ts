@@ -62,7 +62,7 @@ export function countUsage(rows: { jobType: string; apiKeyMode: string }[], usag
   m.estimatedCost.inc({ ...labels, currency: costConfig.currency }, estimateCost(usage.promptTokens ?? 0, usage.completionTokens ?? 0));
 }
 
-/** `a, b` of the CTEs that are present, for TransitionSpec.also. */
+/** `a, b` of the CTEs that are present, for TransitionSpec.extraCtes. */
 export function ctes(...parts: (Prisma.Sql | null)[]): Prisma.Sql | undefined {
   const present = parts.filter((p): p is Prisma.Sql => p !== null);
   return present.length ? Prisma.join(present, ", ") : undefined;

@@ -168,7 +168,7 @@ describe("explorer over 120k jobs", () => {
     for (const q of [`${tag}_4242`, `${tag}-key-4242`, other.user.email]) {
       const [row] = await db().$queryRaw<{ "QUERY PLAN": [{ Plan: Named }] }[]>`EXPLAIN (FORMAT JSON) ${await explorerQuery({ filter: { q }, sort: "createdAt_desc", limit: 50 })}`;
       const used = new Set((nodes(row!["QUERY PLAN"][0].Plan) as Named[]).filter((n) => n["Relation Name"] === "AiRuntimeJob").map((n) => n["Index Name"] ?? n["Node Type"]));
-      expect([...used].sort()).toEqual(["AiRuntimeJob_idempotencyKey_idx", "AiRuntimeJob_pkey", "AiRuntimeJob_userId_createdAt_idx"]);
+      expect([...used].sort()).toEqual(["AiRuntimeJob_idempotency_key", "AiRuntimeJob_pkey", "AiRuntimeJob_userId_createdAt_idx"]);
     }
     // The same search with more matches than a page: still the newest first, paged once each.
     const all = await walk({ q: other.user.email }, "createdAt_desc", 700);

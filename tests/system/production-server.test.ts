@@ -12,8 +12,9 @@ import { validOutput } from "../helpers/outputs";
 
 /**
  * `npm start` (server/production-server.mjs) as an operator runs it: refuses a bad configuration
- * before opening a port, serves probes, the Runtime protocol as App Router route handlers and the
- * metrics, drains on SIGTERM; and plain `next start` serves the protocol the same way.
+ * before opening a port, serves probes, the Runtime protocol (through its short door,
+ * server/runtime-api/door.ts) and the metrics, drains on SIGTERM; and plain `next start` serves the
+ * protocol through the App Router route handler.
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const BUILD_LOCK = path.join(ROOT, ".data", "next-build.lock");
