@@ -15,10 +15,12 @@ export type Lifecycle = {
   graceMs: number;
   hooks: { name: string; run: () => Promise<unknown> | unknown }[];
   beginDrain: () => void;
-  stop: (log?: (m: string) => void) => Promise<void>;
+  stop: (log?: (m: string) => void, hookTimeoutMs?: number) => Promise<void>;
 };
 
 const KEY = Symbol.for("ai-job-runtime.lifecycle");
+/** How long one shutdown hook may take before the next one runs. */
+export const HOOK_TIMEOUT_MS = 5_000;
 const slot = globalThis as unknown as Record<symbol, Lifecycle | undefined>;
 
 function create(): Lifecycle {
@@ -32,14 +34,21 @@ function create(): Lifecycle {
       life.draining = true;
       life.drain.abort();
     },
-    async stop(log = (m) => console.log(m)) {
+    async stop(log = (m) => console.log(m), hookTimeoutMs = HOOK_TIMEOUT_MS) {
       life.beginDrain();
       // Reverse order: what started last (e.g. the relay on the feed) stops before what it uses (the pool).
       for (const hook of [...life.hooks].reverse()) {
+        // A hook that never settles (e.g. waiting on a database that is gone) must not keep the
+        // process alive: each gets hookTimeoutMs, then the next one runs.
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), hookTimeoutMs)));
         try {
-          await hook.run();
+          const outcome = await Promise.race([Promise.resolve().then(hook.run), timedOut]);
+          if (outcome === "timeout") log(`[shutdown] ${hook.name} did not finish within ${hookTimeoutMs} ms; going on`);
         } catch (e) {
           log(`[shutdown] ${hook.name} failed: ${(e as Error).message}`);
+        } finally {
+          clearTimeout(timer);
         }
       }
       life.hooks = [];

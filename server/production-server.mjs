@@ -101,6 +101,8 @@ server.listen(port, hostname, () => console.log(`[server] ready on http://${host
  * net level only, these get SETTLE_MS to send it, and only then are idle connections closed.
  */
 const SETTLE_MS = 1000;
+/** Past the grace: the settle, the hooks (5 s each at most, server/lifecycle.ts) and Next's close. */
+const HARD_STOP_MS = 30_000;
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 
 async function shutdown(/** @type {string} */ signal) {
@@ -109,6 +111,12 @@ async function shutdown(/** @type {string} */ signal) {
   console.log(`[server] ${signal}: draining ${inFlight} in-flight request(s), grace ${graceMs} ms`);
   lifecycle()?.beginDrain();
   const deadline = Date.now() + graceMs;
+  // Whatever hangs after the grace (a hook waiting on a database that is gone, Next's own close),
+  // the process does not outlive it by more than HARD_STOP_MS: an orphan would hold its port.
+  setTimeout(() => {
+    console.error(`[server] shutdown did not finish within ${graceMs + HARD_STOP_MS} ms; exiting`);
+    process.exit(1);
+  }, graceMs + HARD_STOP_MS).unref();
   // Stop accepting; leave open connections alone. (A connection still in the kernel's accept
   // queue at this instant is reset by the kernel: the app never saw its request, and a Runtime
   // retries it like a refused one. Behind a load balancer, readiness failing first keeps such
