@@ -19,8 +19,14 @@ const nextConfig = {
       { source: "/:path*", headers: common },
       // API answers are data, never documents: nothing may load or frame them. Pages get their
       // nonce-based policy from proxy.ts.
-      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
-      { source: "/internal/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+      {
+        source: "/api/:path*",
+        headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }],
+      },
+      {
+        source: "/internal/:path*",
+        headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }],
+      },
     ];
   },
 };

@@ -46,7 +46,14 @@ export function useNow(): number {
 type Where = { locale?: string; timeZone?: string };
 const absolute = (w: Where = {}) =>
   new Intl.DateTimeFormat(w.locale, {
-    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short", timeZone: w.timeZone,
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    timeZoneName: "short",
+    timeZone: w.timeZone,
   });
 const dayOnly = () => new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
 const clockOnly = () => new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
@@ -62,8 +69,13 @@ export function formatUtc(value: Date | string): string {
 }
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ["year", 365 * 86_400_000], ["month", 30 * 86_400_000], ["week", 7 * 86_400_000],
-  ["day", 86_400_000], ["hour", 3_600_000], ["minute", 60_000], ["second", 1_000],
+  ["year", 365 * 86_400_000],
+  ["month", 30 * 86_400_000],
+  ["week", 7 * 86_400_000],
+  ["day", 86_400_000],
+  ["hour", 3_600_000],
+  ["minute", 60_000],
+  ["second", 1_000],
 ];
 
 /** "2 min ago", "in 5 sec", "yesterday": the largest unit that fits, in the viewer's language. */
@@ -71,7 +83,8 @@ export function formatRelative(value: Date | string, nowMs: number, where?: Wher
   const diff = new Date(value).getTime() - nowMs;
   const rtf = new Intl.RelativeTimeFormat(where?.locale, { numeric: "auto", style: "short" });
   if (Math.abs(diff) < 10_000) return rtf.format(0, "second");
-  for (const [unit, ms] of UNITS) if (Math.abs(diff) >= ms || unit === "second") return rtf.format(Math.round(diff / ms), unit);
+  for (const [unit, ms] of UNITS)
+    if (Math.abs(diff) >= ms || unit === "second") return rtf.format(Math.round(diff / ms), unit);
   return rtf.format(0, "second");
 }
 
@@ -84,7 +97,15 @@ export function formatAxis(value: Date | string, longWindow: boolean): string {
  * A point in time. `relative` shows "2 min ago" (kept fresh) for things whose recency matters:
  * last seen, last run, feeds. The absolute time is always in the tooltip and `dateTime`.
  */
-export function Time({ value, relative = false, className }: { value: Date | string | null | undefined; relative?: boolean; className?: string }) {
+export function Time({
+  value,
+  relative = false,
+  className,
+}: {
+  value: Date | string | null | undefined;
+  relative?: boolean;
+  className?: string;
+}) {
   const nowMs = useNow();
   if (value === null || value === undefined) return <span className={className}>—</span>;
   const iso = new Date(value).toISOString();

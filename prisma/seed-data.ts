@@ -19,9 +19,24 @@ export const MATERIALS: Material[] = [
     content:
       "Photosynthesis turns light energy into chemical energy. In the light-dependent reactions, chlorophyll in the thylakoid membranes absorbs light, splits water and releases oxygen, producing ATP and NADPH. In the Calvin cycle, in the stroma, the enzyme RuBisCO fixes carbon dioxide, and ATP and NADPH are used to build glucose. Limiting factors are light intensity, carbon dioxide concentration and temperature.",
     kps: [
-      { id: "kp_light_reactions", title: "Light-dependent reactions", description: "Chlorophyll in the thylakoid membranes absorbs light, splits water, releases oxygen and produces ATP and NADPH." },
-      { id: "kp_calvin_cycle", title: "Calvin cycle", description: "In the stroma, RuBisCO fixes carbon dioxide and ATP and NADPH from the light reactions are used to build glucose." },
-      { id: "kp_limiting_factors", title: "Limiting factors", description: "The rate of photosynthesis is limited by light intensity, carbon dioxide concentration and temperature." },
+      {
+        id: "kp_light_reactions",
+        title: "Light-dependent reactions",
+        description:
+          "Chlorophyll in the thylakoid membranes absorbs light, splits water, releases oxygen and produces ATP and NADPH.",
+      },
+      {
+        id: "kp_calvin_cycle",
+        title: "Calvin cycle",
+        description:
+          "In the stroma, RuBisCO fixes carbon dioxide and ATP and NADPH from the light reactions are used to build glucose.",
+      },
+      {
+        id: "kp_limiting_factors",
+        title: "Limiting factors",
+        description:
+          "The rate of photosynthesis is limited by light intensity, carbon dioxide concentration and temperature.",
+      },
     ],
   },
   {
@@ -30,9 +45,21 @@ export const MATERIALS: Material[] = [
     content:
       "A linear equation in one variable has the form ax + b = c. To solve it, perform the same operation on both sides: subtract b, then divide by a. The slope-intercept form of a line is y = mx + b, where m is the slope (rise over run) and b is the y-intercept. Two lines are parallel when their slopes are equal and perpendicular when the product of their slopes is -1.",
     kps: [
-      { id: "kp_solving_linear", title: "Solving ax + b = c", description: "Isolate x by applying the same operation to both sides: subtract b, then divide by a." },
-      { id: "kp_slope_intercept", title: "Slope-intercept form", description: "y = mx + b, where m is the slope (rise over run) and b is the y-intercept." },
-      { id: "kp_parallel_perpendicular", title: "Parallel and perpendicular lines", description: "Parallel lines have equal slopes; perpendicular lines have slopes whose product is -1." },
+      {
+        id: "kp_solving_linear",
+        title: "Solving ax + b = c",
+        description: "Isolate x by applying the same operation to both sides: subtract b, then divide by a.",
+      },
+      {
+        id: "kp_slope_intercept",
+        title: "Slope-intercept form",
+        description: "y = mx + b, where m is the slope (rise over run) and b is the y-intercept.",
+      },
+      {
+        id: "kp_parallel_perpendicular",
+        title: "Parallel and perpendicular lines",
+        description: "Parallel lines have equal slopes; perpendicular lines have slopes whose product is -1.",
+      },
     ],
   },
   {
@@ -41,9 +68,21 @@ export const MATERIALS: Material[] = [
     content:
       "Regular -er verbs such as parler drop -er and add -e, -es, -e, -ons, -ez, -ent. The verb être is irregular: je suis, tu es, il est, nous sommes, vous êtes, ils sont. The verb avoir is irregular too: j'ai, tu as, il a, nous avons, vous avez, ils ont.",
     kps: [
-      { id: "kp_er_verbs", title: "Regular -er verbs", description: "Drop -er and add -e, -es, -e, -ons, -ez, -ent: je parle, nous parlons, ils parlent." },
-      { id: "kp_etre", title: "The verb être", description: "Irregular: je suis, tu es, il est, nous sommes, vous êtes, ils sont." },
-      { id: "kp_avoir", title: "The verb avoir", description: "Irregular: j'ai, tu as, il a, nous avons, vous avez, ils ont." },
+      {
+        id: "kp_er_verbs",
+        title: "Regular -er verbs",
+        description: "Drop -er and add -e, -es, -e, -ons, -ez, -ent: je parle, nous parlons, ils parlent.",
+      },
+      {
+        id: "kp_etre",
+        title: "The verb être",
+        description: "Irregular: je suis, tu es, il est, nous sommes, vous êtes, ils sont.",
+      },
+      {
+        id: "kp_avoir",
+        title: "The verb avoir",
+        description: "Irregular: j'ai, tu as, il a, nous avons, vous avez, ils ont.",
+      },
     ],
   },
 ];

@@ -62,14 +62,22 @@ async function ensurePassword(userId: string, password: string) {
   const where = { providerId_accountId: { providerId: "credential", accountId: userId } };
   if (await db.account.findUnique({ where, select: { id: true } })) return;
   await db.account.create({
-    data: { id: `acct_${userId}`, providerId: "credential", accountId: userId, userId, password: await hashPassword(password) },
+    data: {
+      id: `acct_${userId}`,
+      providerId: "credential",
+      accountId: userId,
+      userId,
+      password: await hashPassword(password),
+    },
   });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   // Demo accounts with published passwords exist only in dev/demo, never in a production database.
   if (isProduction()) {
-    console.error("db:seed refuses to run in production (NODE_ENV=production); demo data is for npm run dev / npm run demo");
+    console.error(
+      "db:seed refuses to run in production (NODE_ENV=production); demo data is for npm run dev / npm run demo",
+    );
     process.exit(1);
   }
   await seed();

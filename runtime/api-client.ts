@@ -56,16 +56,24 @@ export function createApiClient(opts: ApiOptions) {
     try {
       json = await res.json();
     } catch {
-      throw new ApiError(res.status >= 500 ? res.status : null, "BAD_RESPONSE", `API answered ${res.status} without JSON`);
+      throw new ApiError(
+        res.status >= 500 ? res.status : null,
+        "BAD_RESPONSE",
+        `API answered ${res.status} without JSON`,
+      );
     }
     if (!res.ok) {
       const err = errorResponse.safeParse(json);
-      if (!err.success) throw new ApiError(res.status, "BAD_RESPONSE", `API answered ${res.status} outside the contract`);
+      if (!err.success)
+        throw new ApiError(res.status, "BAD_RESPONSE", `API answered ${res.status} outside the contract`);
       throw new ApiError(res.status, err.data.error.code, err.data.error.message);
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      const issues = parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join(".")}: ${i.message}`)
+        .join("; ");
       throw new ApiError(res.status, "BAD_RESPONSE", `response of ${path} does not match the contract: ${issues}`);
     }
     return parsed.data;
@@ -73,14 +81,24 @@ export function createApiClient(opts: ApiOptions) {
 
   return {
     /** With waitMs the API holds an empty answer that long (long poll): the request may take that much longer. */
-    poll: (body: { capabilities: string[]; limit: number; claim: true; runtimeVersion: string; waitMs?: number }, signal?: AbortSignal) =>
-      post("/poll", body, pollResponse, { extraTimeMs: body.waitMs ?? 0, signal }),
+    poll: (
+      body: { capabilities: string[]; limit: number; claim: true; runtimeVersion: string; waitMs?: number },
+      signal?: AbortSignal,
+    ) => post("/poll", body, pollResponse, { extraTimeMs: body.waitMs ?? 0, signal }),
     heartbeat: (jobId: string, body: { attemptNo: number; stage?: string; progress?: number; message?: string }) =>
       post(`/${encodeURIComponent(jobId)}/heartbeat`, body, heartbeatResponse),
     result: (jobId: string, body: Record<string, unknown> & { attemptNo: number; output: Record<string, unknown> }) =>
       post(`/${encodeURIComponent(jobId)}/result`, body, resultResponse),
-    fail: (jobId: string, body: { attemptNo: number; errorCode: string; errorMessage: string; usage?: Usage; retryAfterMs?: number } & RejectionFields) =>
-      post(`/${encodeURIComponent(jobId)}/fail`, body, failResponse),
+    fail: (
+      jobId: string,
+      body: {
+        attemptNo: number;
+        errorCode: string;
+        errorMessage: string;
+        usage?: Usage;
+        retryAfterMs?: number;
+      } & RejectionFields,
+    ) => post(`/${encodeURIComponent(jobId)}/fail`, body, failResponse),
   };
 }
 

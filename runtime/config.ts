@@ -46,16 +46,24 @@ export type RuntimeConfig = ReturnType<typeof loadConfig>;
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
   const e = envSchema.parse(cleaned);
-  const apiKey = e.RUNTIME_API_KEY ?? (e.RUNTIME_API_KEY_FILE ? fs.readFileSync(e.RUNTIME_API_KEY_FILE, "utf8").trim() : undefined);
+  const apiKey =
+    e.RUNTIME_API_KEY ?? (e.RUNTIME_API_KEY_FILE ? fs.readFileSync(e.RUNTIME_API_KEY_FILE, "utf8").trim() : undefined);
   if (!apiKey) throw new Error("set RUNTIME_API_KEY (or RUNTIME_API_KEY_FILE): a Runtime API key created by an admin");
-  if (e.RUNTIME_PROVIDER === "deepseek" && !e.DEEPSEEK_API_KEY) throw new Error("RUNTIME_PROVIDER=deepseek needs DEEPSEEK_API_KEY");
-  const capabilities = z.array(jobTypeSchema).min(1).parse(
-    e.RUNTIME_CAPABILITIES.split(",").map((s) => s.trim()).filter(Boolean),
-  );
+  if (e.RUNTIME_PROVIDER === "deepseek" && !e.DEEPSEEK_API_KEY)
+    throw new Error("RUNTIME_PROVIDER=deepseek needs DEEPSEEK_API_KEY");
+  const capabilities = z
+    .array(jobTypeSchema)
+    .min(1)
+    .parse(
+      e.RUNTIME_CAPABILITIES.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   return {
     apiUrl: e.RUNTIME_API_URL.replace(/\/+$/, ""),
     apiKey,
-    instanceId: e.RUNTIME_INSTANCE_ID ?? `${os.hostname()}-${process.pid}`.replace(/[^A-Za-z0-9._:@-]/g, "-").slice(0, 128),
+    instanceId:
+      e.RUNTIME_INSTANCE_ID ?? `${os.hostname()}-${process.pid}`.replace(/[^A-Za-z0-9._:@-]/g, "-").slice(0, 128),
     capabilities,
     concurrency: e.RUNTIME_CONCURRENCY,
     provider: e.RUNTIME_PROVIDER,
@@ -69,6 +77,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     deliveryDeadlineMs: e.RUNTIME_DELIVERY_DEADLINE_MS,
     localDelayMs: e.RUNTIME_LOCAL_DELAY_MS,
     maxResultBytes: e.RUNTIME_MAX_RESULT_BYTES,
-    deepseek: { apiKey: e.DEEPSEEK_API_KEY, baseURL: e.DEEPSEEK_BASE_URL, model: e.DEEPSEEK_MODEL, timeoutMs: e.DEEPSEEK_TIMEOUT_MS, maxResponseBytes: e.DEEPSEEK_MAX_RESPONSE_BYTES },
+    deepseek: {
+      apiKey: e.DEEPSEEK_API_KEY,
+      baseURL: e.DEEPSEEK_BASE_URL,
+      model: e.DEEPSEEK_MODEL,
+      timeoutMs: e.DEEPSEEK_TIMEOUT_MS,
+      maxResponseBytes: e.DEEPSEEK_MAX_RESPONSE_BYTES,
+    },
   };
 }

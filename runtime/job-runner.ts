@@ -57,7 +57,12 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
     // One heartbeat in flight at a time; a stage change during one waits for it.
     beating ??= (async () => {
       try {
-        const res = await api.heartbeat(job.id, { attemptNo, stage: state.stage, progress: state.progress, message: state.message });
+        const res = await api.heartbeat(job.id, {
+          attemptNo,
+          stage: state.stage,
+          progress: state.progress,
+          message: state.message,
+        });
         leaseEnds = new Date(res.lockUntil).getTime();
         if (res.cancelRequested) stop("cancel");
       } catch (e) {
@@ -113,14 +118,28 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
       }
       const answer = await deliver(deps, () => api.result(job.id, body.body));
       if (answer.ok) {
-        log("job.succeeded", { ...fields, resultId: answer.value.resultId, degraded: result.degraded, qualityLoops: result.qualityLoops, latencyMs: result.latencyMs });
+        log("job.succeeded", {
+          ...fields,
+          resultId: answer.value.resultId,
+          degraded: result.degraded,
+          qualityLoops: result.qualityLoops,
+          latencyMs: result.latencyMs,
+        });
         return;
       }
       const refused = answer.error;
-      log(refused.code === "JOB_CANCELLED" ? "job.cancelled" : "job.result_refused", { ...fields, status: refused.status, code: refused.code, message: refused.message }, "warn");
+      log(
+        refused.code === "JOB_CANCELLED" ? "job.cancelled" : "job.result_refused",
+        { ...fields, status: refused.status, code: refused.code, message: refused.message },
+        "warn",
+      );
       // The attempt is still open (413, 400): end it now with the API's reason instead of waiting out the lease.
       if (refusalNeedsFail(refused)) {
-        await reportFailure("INVALID_SCHEMA", `the API refused the result (${refused.status} ${refused.code}): ${refused.message}`, result.usage);
+        await reportFailure(
+          "INVALID_SCHEMA",
+          `the API refused the result (${refused.status} ${refused.code}): ${refused.message}`,
+          result.usage,
+        );
       }
     } catch (e) {
       clearTimeout(timer);
@@ -135,8 +154,15 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
               ? [e.code, e.message]
               : // A bug in the pipeline is not the job's fault: let it run again, elsewhere.
                 ["TEMPORARY_PROVIDER_ERROR", `runtime error: ${(e as Error)?.message ?? String(e)}`];
-      if (!reason && !isJobFailure(e)) log("job.error", { ...fields, message: (e as Error)?.stack ?? String(e) }, "error");
-      await reportFailure(code, message, usageOf(e) ?? spent, isJobFailure(e) ? e.retryAfterMs : undefined, isJobFailure(e) ? e.rejected : undefined);
+      if (!reason && !isJobFailure(e))
+        log("job.error", { ...fields, message: (e as Error)?.stack ?? String(e) }, "error");
+      await reportFailure(
+        code,
+        message,
+        usageOf(e) ?? spent,
+        isJobFailure(e) ? e.retryAfterMs : undefined,
+        isJobFailure(e) ? e.rejected : undefined,
+      );
     }
   })();
 
@@ -144,7 +170,13 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
    * A classified failure with the attempt's usage, for 429/503 the provider's Retry-After, and
    * when the quality loop gave up the output it last rejected with the rules it broke.
    */
-  async function reportFailure(code: string, message: string, usage: Usage | undefined, retryAfterMs?: number, rejected?: Rejected) {
+  async function reportFailure(
+    code: string,
+    message: string,
+    usage: Usage | undefined,
+    retryAfterMs?: number,
+    rejected?: Rejected,
+  ) {
     const body = {
       attemptNo,
       errorCode: code,
@@ -152,10 +184,21 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
       ...(cleanUsage(usage) ? { usage: cleanUsage(usage) } : {}),
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     };
-    const report = { ...body, ...rejectionFields(rejected, { runtimeInstanceId: deps.instanceId, ...body }, deps.maxResultBytes) };
+    const report = {
+      ...body,
+      ...rejectionFields(rejected, { runtimeInstanceId: deps.instanceId, ...body }, deps.maxResultBytes),
+    };
     const answer = await deliver(deps, () => api.fail(job.id, report));
     const event = code === "CANCELLED" ? "job.cancelled" : "job.failed";
-    if (answer.ok) log(event, { ...fields, code, message, status: answer.value.status, retryCount: answer.value.retryCount, runAfter: answer.value.runAfter });
+    if (answer.ok)
+      log(event, {
+        ...fields,
+        code,
+        message,
+        status: answer.value.status,
+        retryCount: answer.value.retryCount,
+        runAfter: answer.value.runAfter,
+      });
     else log(event, { ...fields, code, message, refused: answer.error.code }, "warn");
   }
 

@@ -24,4 +24,6 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on("SIGTERM", onSignal);
 process.on("SIGINT", onSignal);
 // A Runtime keeps running through anything one job does; a stray rejection is logged, not fatal.
-process.on("unhandledRejection", (e) => runtime.log("runtime.unhandled_rejection", { message: String((e as Error)?.stack ?? e) }, "error"));
+process.on("unhandledRejection", (e) =>
+  runtime.log("runtime.unhandled_rejection", { message: String((e as Error)?.stack ?? e) }, "error"),
+);

@@ -17,16 +17,29 @@ export type RejectionFields = {
  * JSON.stringify keeps storable; violations the contract refuses are clipped or dropped; and if
  * the whole fail body would still be refused, the rejection is left out.
  */
-export function rejectionFields(rejected: Rejected | undefined, base: Record<string, unknown>, maxBodyBytes: number): RejectionFields {
+export function rejectionFields(
+  rejected: Rejected | undefined,
+  base: Record<string, unknown>,
+  maxBodyBytes: number,
+): RejectionFields {
   if (!rejected) return {};
   const violations = rejected.violations
     .slice(0, REJECTION_LIMITS.violations)
-    .map((v) => ({ path: v.path.slice(0, REJECTION_LIMITS.path), rule: v.rule, message: v.message.slice(0, REJECTION_LIMITS.message) }))
+    .map((v) => ({
+      path: v.path.slice(0, REJECTION_LIMITS.path),
+      rule: v.rule,
+      message: v.message.slice(0, REJECTION_LIMITS.message),
+    }))
     .filter((v) => violationSchema.safeParse(v).success);
   const text = JSON.stringify(rejected.output) ?? "null";
   const bytes = Buffer.byteLength(text);
   const asValue: RejectionFields = { rejectedOutput: rejected.output ?? null, violations };
-  const asText: RejectionFields = { rejectedOutput: cut(text), rejectedOutputTruncated: true, rejectedOutputBytes: bytes, violations };
+  const asText: RejectionFields = {
+    rejectedOutput: cut(text),
+    rejectedOutputTruncated: true,
+    rejectedOutputBytes: bytes,
+    violations,
+  };
   for (const fields of bytes <= REJECTION_LIMITS.outputBytes ? [asValue, asText] : [asText]) {
     const body = { ...base, ...fields };
     if (Buffer.byteLength(JSON.stringify(body)) <= maxBodyBytes && failRequest.safeParse(body).success) return fields;
@@ -37,5 +50,8 @@ export function rejectionFields(rejected: Rejected | undefined, base: Record<str
 /** The first 64 KB of the text, cut on a character boundary (a split character decodes to U+FFFD, dropped). */
 function cut(text: string): string {
   if (Buffer.byteLength(text) <= REJECTION_LIMITS.outputBytes) return text;
-  return Buffer.from(text).subarray(0, REJECTION_LIMITS.outputBytes).toString("utf8").replace(/\uFFFD+$/, "");
+  return Buffer.from(text)
+    .subarray(0, REJECTION_LIMITS.outputBytes)
+    .toString("utf8")
+    .replace(/\uFFFD+$/, "");
 }

@@ -25,7 +25,12 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
   let fullSlotWaits = 0;
 
   async function loop() {
-    log("runtime.started", { apiUrl: config.apiUrl, capabilities: config.capabilities, concurrency: config.concurrency, provider: config.provider });
+    log("runtime.started", {
+      apiUrl: config.apiUrl,
+      capabilities: config.capabilities,
+      concurrency: config.concurrency,
+      provider: config.provider,
+    });
     let failures = 0;
     while (!stopping.signal.aborted) {
       const free = config.concurrency - running.size;
@@ -49,7 +54,13 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
       const askedAt = Date.now();
       try {
         const res = await api.poll(
-          { capabilities: config.capabilities, limit: free, claim: true, runtimeVersion: RUNTIME_VERSION, waitMs: config.waitMs },
+          {
+            capabilities: config.capabilities,
+            limit: free,
+            claim: true,
+            runtimeVersion: RUNTIME_VERSION,
+            waitMs: config.waitMs,
+          },
           stopping.signal,
         );
         if (failures) log("api.reachable", { after: failures });
@@ -93,7 +104,9 @@ export function createRuntime(config: RuntimeConfig, deps: { api?: ApiClient; lo
     }
   }
 
-  const loopDone = loop().catch((e) => log("runtime.loop_error", { message: (e as Error)?.stack ?? String(e) }, "error"));
+  const loopDone = loop().catch((e) =>
+    log("runtime.loop_error", { message: (e as Error)?.stack ?? String(e) }, "error"),
+  );
 
   return {
     log,

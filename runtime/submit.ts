@@ -21,9 +21,12 @@ export type ResultBody = {
  * the API's body limit, or the contract refuses it, the answer cannot be stored and the attempt
  * fails INVALID_SCHEMA at once, without waiting out the lease.
  */
-export function resultBody(attemptNo: number, r: PipelineResult, runtimeInstanceId: string, maxBodyBytes: number):
-  | { ok: true; body: ResultBody }
-  | { ok: false; reason: string } {
+export function resultBody(
+  attemptNo: number,
+  r: PipelineResult,
+  runtimeInstanceId: string,
+  maxBodyBytes: number,
+): { ok: true; body: ResultBody } | { ok: false; reason: string } {
   const body: ResultBody = {
     attemptNo,
     output: r.output,
@@ -37,11 +40,17 @@ export function resultBody(attemptNo: number, r: PipelineResult, runtimeInstance
   };
   const bytes = Buffer.byteLength(JSON.stringify({ runtimeInstanceId, ...body }));
   if (bytes > maxBodyBytes) {
-    return { ok: false, reason: `the result is ${bytes} bytes, over the API's ${maxBodyBytes}-byte limit: it cannot be stored` };
+    return {
+      ok: false,
+      reason: `the result is ${bytes} bytes, over the API's ${maxBodyBytes}-byte limit: it cannot be stored`,
+    };
   }
   const checked = resultRequest.safeParse({ runtimeInstanceId, ...body });
   if (!checked.success) {
-    const issues = checked.error.issues.slice(0, 3).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    const issues = checked.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join(".")}: ${i.message}`)
+      .join("; ");
     return { ok: false, reason: `the result does not match the API's contract: ${issues}` };
   }
   return { ok: true, body };
@@ -67,5 +76,12 @@ export function cleanUsage(usage: Usage | undefined): Usage | undefined {
  */
 export function refusalNeedsFail(e: ApiError): boolean {
   if (e.transient || e.status === null) return false;
-  return !["INVALID_SCHEMA", "JOB_CANCELLED", "LOCK_LOST", "RESULT_ALREADY_EXISTS", "JOB_NOT_FOUND", "UNAUTHORIZED"].includes(e.code);
+  return ![
+    "INVALID_SCHEMA",
+    "JOB_CANCELLED",
+    "LOCK_LOST",
+    "RESULT_ALREADY_EXISTS",
+    "JOB_NOT_FOUND",
+    "UNAUTHORIZED",
+  ].includes(e.code);
 }

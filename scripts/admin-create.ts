@@ -17,8 +17,14 @@ await withDatabase(async (url) => {
   const { closeDb } = await import("../server/db");
   try {
     const admin = await createAdmin(email);
-    const what = { "admin.create": "created", "admin.promote": "promoted to admin", "admin.reset_password": "given a new one-time password" }[admin.action];
-    console.log(`Admin ${admin.email} ${what}. One-time password — shown once; it must be changed at the first sign-in:\n${admin.password}`);
+    const what = {
+      "admin.create": "created",
+      "admin.promote": "promoted to admin",
+      "admin.reset_password": "given a new one-time password",
+    }[admin.action];
+    console.log(
+      `Admin ${admin.email} ${what}. One-time password — shown once; it must be changed at the first sign-in:\n${admin.password}`,
+    );
   } catch (e) {
     console.error(`admin:create failed: ${(e as Error).message}`);
     process.exitCode = 1;

@@ -47,11 +47,15 @@ const next = path.join("node_modules", ".bin", "next");
 if (demo) {
   // One machine, zero setup: the generated secrets in .data are this single instance's own.
   const serve = [path.join("server", "production-server.mjs"), "-p", port];
-  children.push(startGroup(process.execPath, serve, { ALLOW_GENERATED_SECRETS: "1", ...env, NODE_ENV: "production" }, "next"));
+  children.push(
+    startGroup(process.execPath, serve, { ALLOW_GENERATED_SECRETS: "1", ...env, NODE_ENV: "production" }, "next"),
+  );
 } else {
   children.push(startGroup(next, ["dev", "-p", port], env, "next"));
 }
-console.log(`[dev] app on http://localhost:${port}  (runtime key for curl: ${runtimeKey.slice(0, 12)}…, full key in .data/runtime-key)`);
+console.log(
+  `[dev] app on http://localhost:${port}  (runtime key for curl: ${runtimeKey.slice(0, 12)}…, full key in .data/runtime-key)`,
+);
 
 // The reference Runtime, as its own process speaking the HTTP protocol like any external one.
 // Until Next answers it backs off; the local analyzer's small delay makes progress visible.

@@ -30,7 +30,10 @@ const isE2e = (p: string) => path.normalize(p).startsWith(path.join("tests", "e2
 const unitArgs = [...flags, ...paths.filter((p) => !isSystem(p) && !isE2e(p))];
 const systemArgs = [...flags, ...paths.filter(isSystem)];
 const picked = (stage: string, byPath: boolean) => (stageArg ? stageArg === stage : !paths.length || byPath);
-const runUnit = picked("unit", paths.some((p) => !isSystem(p) && !isE2e(p)));
+const runUnit = picked(
+  "unit",
+  paths.some((p) => !isSystem(p) && !isE2e(p)),
+);
 const runSystem = picked("system", paths.some(isSystem));
 const runE2e = picked("e2e", paths.some(isE2e));
 
@@ -56,8 +59,12 @@ let code = 0;
 try {
   // Every stage runs even when an earlier one fails, so one run reports every failure.
   const unit = runUnit ? await stage(`ajr_test_${process.pid}`, ["vitest", "run", ...unitArgs]) : 0;
-  const system = runSystem ? await stage(`ajr_system_${process.pid}`, ["vitest", "run", "--config", "vitest.system.config.ts", ...systemArgs]) : 0;
-  const e2e = runE2e ? await run("npx", ["playwright", "test", ...paths.filter(isE2e)], { CI: process.env.CI ?? "1" }) : 0;
+  const system = runSystem
+    ? await stage(`ajr_system_${process.pid}`, ["vitest", "run", "--config", "vitest.system.config.ts", ...systemArgs])
+    : 0;
+  const e2e = runE2e
+    ? await run("npx", ["playwright", "test", ...paths.filter(isE2e)], { CI: process.env.CI ?? "1" })
+    : 0;
   code = unit || system || e2e;
 } finally {
   await stop();
@@ -75,7 +82,11 @@ async function stage(database: string, argv: string[]) {
     else if ((await run("npx", ["tsx", "scripts/migrate.ts", "deploy"], { DATABASE_URL: url })) !== 0) return 1;
     // Each test file copies this migrated database as a template (tests/setup.ts), so files never
     // see each other's rows.
-    return await run("npx", argv, { DATABASE_URL: url, TEST_TEMPLATE_DATABASE_URL: url, APP_DATA_DIR: path.join(DATA_DIR, "test") });
+    return await run("npx", argv, {
+      DATABASE_URL: url,
+      TEST_TEMPLATE_DATABASE_URL: url,
+      APP_DATA_DIR: path.join(DATA_DIR, "test"),
+    });
   } finally {
     await dropDatabase(adminUrl, database).catch((e) => console.error("could not drop test database:", e.message));
   }

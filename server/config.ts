@@ -20,7 +20,10 @@ const postgresUrl = z.string().regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// o
 const perTypeLimits = z.string().transform((raw, ctx): Record<string, number> => {
   if (raw.trim() === "none") return {};
   const limits: [string, number][] = [];
-  for (const part of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([a-z_]+)\s*=\s*(\d+)$/.exec(part);
     if (!m) {
       ctx.addIssue({ code: "custom", message: `"${part.slice(0, 40)}" is not <jobType>=<count>` });
@@ -37,28 +40,55 @@ const encryptionKey = z.string().refine((raw) => {
 }, "32 bytes: 64 hex characters or base64");
 
 type Setting = { schema: z.ZodType; production?: true; secret?: true; doc: string };
-const def = <S extends z.ZodType>(schema: S, doc: string, extra: { production?: true; secret?: true } = {}) => ({ schema, doc, ...extra });
+const def = <S extends z.ZodType>(schema: S, doc: string, extra: { production?: true; secret?: true } = {}) => ({
+  schema,
+  doc,
+  ...extra,
+});
 
 export const SETTINGS = {
-  NODE_ENV: def(z.enum(["development", "production", "test"]).default("development"), "`production` for `npm start` (set by it)"),
-  ALLOW_GENERATED_SECRETS: def(flag.default("0"), "1 only on one machine (dev, demo, tests): secrets and tokens missing from the environment are generated into APP_DATA_DIR"),
+  NODE_ENV: def(
+    z.enum(["development", "production", "test"]).default("development"),
+    "`production` for `npm start` (set by it)",
+  ),
+  ALLOW_GENERATED_SECRETS: def(
+    flag.default("0"),
+    "1 only on one machine (dev, demo, tests): secrets and tokens missing from the environment are generated into APP_DATA_DIR",
+  ),
   APP_DATA_DIR: def(text.default(".data"), "folder of generated secrets in dev/demo"),
   DATABASE_URL: def(postgresUrl.optional(), "any PostgreSQL ≥ 13", { production: true, secret: true }),
   DB_POOL_MAX: def(int(1, 1000).default(10), "connections per app process"),
   DB_CONNECT_TIMEOUT_MS: def(int(100).default(10_000), "wait for a pool connection before answering 503"),
-  BETTER_AUTH_SECRET: def(z.string().min(32, "at least 32 characters").optional(), "signs session cookies; the same on every instance", { production: true, secret: true }),
+  BETTER_AUTH_SECRET: def(
+    z.string().min(32, "at least 32 characters").optional(),
+    "signs session cookies; the same on every instance",
+    { production: true, secret: true },
+  ),
   BETTER_AUTH_URL: def(url.optional(), "the app's public origin, e.g. https://jobs.example.com", { production: true }),
   TRUSTED_ORIGINS: def(z.string().default(""), "extra origins (comma-separated) allowed to call /api/trpc mutations"),
-  APP_ENCRYPTION_KEY: def(encryptionKey.optional(), "AES-256-GCM key of learners' DeepSeek keys; the same on every instance", { production: true, secret: true }),
-  METRICS_TOKEN: def(z.string().min(16, "at least 16 characters").optional(), "bearer token of /api/metrics", { production: true, secret: true }),
+  APP_ENCRYPTION_KEY: def(
+    encryptionKey.optional(),
+    "AES-256-GCM key of learners' DeepSeek keys; the same on every instance",
+    { production: true, secret: true },
+  ),
+  METRICS_TOKEN: def(z.string().min(16, "at least 16 characters").optional(), "bearer token of /api/metrics", {
+    production: true,
+    secret: true,
+  }),
   AUTH_MAX_FAILED_SIGN_INS: def(int(1).default(5), "failed sign-ins per account that lock it"),
   AUTH_FAILED_SIGN_IN_WINDOW_SECONDS: def(int(1).default(900), "window (and lock) of the per-account limit"),
-  AUTH_ACCOUNT_SLOWDOWN_AFTER: def(int(1).default(10), "failed sign-ins at one account (all clients) after which every attempt is slowed"),
+  AUTH_ACCOUNT_SLOWDOWN_AFTER: def(
+    int(1).default(10),
+    "failed sign-ins at one account (all clients) after which every attempt is slowed",
+  ),
   AUTH_ACCOUNT_SLOWDOWN_BASE_MS: def(int(0).default(500), "first slowed sign-in waits this long, doubling per failure"),
   AUTH_ACCOUNT_SLOWDOWN_CAP_MS: def(int(0).default(10_000), "longest sign-in slowdown"),
   WEB_MAX_BODY_BYTES: def(int(1024).default(1024 * 1024), "largest body the tRPC and auth routes accept (413 above)"),
   TRUSTED_PROXY_HOPS: def(int(0, 20).default(0), "reverse proxies in front of the app that append to X-Forwarded-For"),
-  PORT: def(int(1, 65535).default(3000), "the port the app listens on (zero-setup: the only trusted local origin's port)"),
+  PORT: def(
+    int(1, 65535).default(3000),
+    "the port the app listens on (zero-setup: the only trusted local origin's port)",
+  ),
   AUTH_SIGN_IN_PER_IP_PER_MINUTE: def(int(1).default(20), "sign-in requests per client IP per minute"),
   JOB_LEASE_SECONDS: def(int(1).default(60), "lease after a lock or heartbeat"),
   JOB_TIMEOUT_SECONDS: def(int(1).default(120), "default execution timeout of new jobs"),
@@ -71,27 +101,54 @@ export const SETTINGS = {
   IN_PROCESS_SCHEDULER: def(flag.default("1"), "0 turns the in-process scheduler off on this instance"),
   RUNTIME_POLL_INTERVAL_MS: def(int(0).default(2000), "pollIntervalMs told to idle Runtimes"),
   RUNTIME_MAX_BODY_BYTES: def(int(1024).default(256 * 1024), "request body limit of the Runtime routes (413 above)"),
-  SHUTDOWN_GRACE_MS: def(int(0).default(25_000), "on SIGTERM, how long in-flight requests may take before connections are closed"),
+  SHUTDOWN_GRACE_MS: def(
+    int(0).default(25_000),
+    "on SIGTERM, how long in-flight requests may take before connections are closed",
+  ),
   JOB_WEBHOOK_URL: def(url.optional(), "where finished jobs are announced (with JOB_WEBHOOK_SECRET)"),
   JOB_WEBHOOK_SECRET: def(text.optional(), "HMAC key of the webhook signature", { secret: true }),
   JOB_WEBHOOK_MAX_ATTEMPTS: def(int(1, 50).default(6), "zero-setup webhook: attempts per finished job"),
   JOB_WEBHOOK_BACKOFF_MS: def(int(0).default(1000), "zero-setup webhook: first retry delay, doubling"),
-  ALERT_RUNTIME_SILENT_SECONDS: def(int(1).default(120), "console alert: a Runtime is live for its job types if it called in within this many seconds"),
-  ALERT_OLDEST_PENDING_SECONDS: def(int(1).default(600), "console alert: the oldest visible pending job is older than this"),
-  ALERT_FAILURE_RATE: def(num(0, 1).default(0.25), "console alert: failed share of jobs finished in the last 15 minutes"),
-  ALERT_FAILURE_MIN_JOBS: def(int(1).default(5), "console alert: fewer finished jobs than this raise no failure-rate alert"),
+  ALERT_RUNTIME_SILENT_SECONDS: def(
+    int(1).default(120),
+    "console alert: a Runtime is live for its job types if it called in within this many seconds",
+  ),
+  ALERT_OLDEST_PENDING_SECONDS: def(
+    int(1).default(600),
+    "console alert: the oldest visible pending job is older than this",
+  ),
+  ALERT_FAILURE_RATE: def(
+    num(0, 1).default(0.25),
+    "console alert: failed share of jobs finished in the last 15 minutes",
+  ),
+  ALERT_FAILURE_MIN_JOBS: def(
+    int(1).default(5),
+    "console alert: fewer finished jobs than this raise no failure-rate alert",
+  ),
   BULK_BATCH_SIZE: def(int(1, 5000).default(200), "jobs per batch of a background bulk action"),
-  BULK_BATCH_PAUSE_MS: def(int(0, 60_000).default(0), "pause between batches of a background bulk action (spreads a large one's load; 0 = back to back)"),
+  BULK_BATCH_PAUSE_MS: def(
+    int(0, 60_000).default(0),
+    "pause between batches of a background bulk action (spreads a large one's load; 0 = back to back)",
+  ),
   DEEPSEEK_MAX_RESPONSE_BYTES: def(int(1024).default(1024 * 1024), "largest DeepSeek answer the worker reads"),
   QUOTA_JOBS_PER_HOUR: def(int(0).default(30), "jobs a learner may start per hour"),
   QUOTA_JOBS_PER_DAY: def(int(0).default(100), "jobs a learner may start per day"),
   MODEL_PRICE_PROMPT_PER_MTOK: def(num(0).default(0.27), "price per million prompt tokens (cost accounting)"),
   MODEL_PRICE_COMPLETION_PER_MTOK: def(num(0).default(1.1), "price per million completion tokens"),
   TOKEN_BUDGET_PER_DAY: def(int(0).default(200_000), "tokens a learner may use per day"),
-  QUOTA_JOB_TYPE_PER_HOUR: def(perTypeLimits.prefault("quiz_generation=10,flashcard_generation=10"), "per-type hourly job quotas: type=n, comma-separated; `none` sets none (blank, like unset, means the default)"),
+  QUOTA_JOB_TYPE_PER_HOUR: def(
+    perTypeLimits.prefault("quiz_generation=10,flashcard_generation=10"),
+    "per-type hourly job quotas: type=n, comma-separated; `none` sets none (blank, like unset, means the default)",
+  ),
   MODEL_PRICE_CURRENCY: def(text.default("USD"), "currency of the model prices"),
-  EMBEDDED_PG_SLOW_MS: def(int(-1).default(100), "embedded dev/test PostgreSQL: log statements slower than this (-1: off)"),
-  ROLLUP_INTERVAL_MS: def(int(100).default(5000), "how often each app process folds new job events into the console rollups"),
+  EMBEDDED_PG_SLOW_MS: def(
+    int(-1).default(100),
+    "embedded dev/test PostgreSQL: log statements slower than this (-1: off)",
+  ),
+  ROLLUP_INTERVAL_MS: def(
+    int(100).default(5000),
+    "how often each app process folds new job events into the console rollups",
+  ),
   ROLLUP_RECOUNT_HOURS: def(int(1).default(24), "console rollup counters are recounted this often"),
   ROLLUP_CHUNK_EVENTS: def(int(1).default(200_000), "events folded per transaction while catching up"),
   INNGEST_DEV: def(flag.default("0"), "1: talk to a local Inngest dev server"),
@@ -122,7 +179,12 @@ const cache = new Map<string, { raw: string | undefined; value: unknown }>();
 const blank = (raw: string | undefined) => (raw === undefined || raw.trim() === "" ? undefined : raw);
 
 function describe(name: SettingName, issues: z.core.$ZodIssue[], raw: string | undefined) {
-  const shown = raw === undefined ? "" : SETTINGS[name].secret === true ? " (value hidden)" : `, got ${JSON.stringify(raw.slice(0, 80))}`;
+  const shown =
+    raw === undefined
+      ? ""
+      : SETTINGS[name].secret === true
+        ? " (value hidden)"
+        : `, got ${JSON.stringify(raw.slice(0, 80))}`;
   return `${name}: ${issues.map((i) => i.message).join("; ")}${shown} — ${SETTINGS[name].doc}`;
 }
 
@@ -241,7 +303,10 @@ export const alertConfig = live({
  * is prompt. The pause between batches lets a very large action yield to the queue's own traffic
  * (the browser tests use it to watch a run's progress).
  */
-export const bulkConfig = live({ batchSize: () => setting("BULK_BATCH_SIZE"), batchPauseMs: () => setting("BULK_BATCH_PAUSE_MS") });
+export const bulkConfig = live({
+  batchSize: () => setting("BULK_BATCH_SIZE"),
+  batchPauseMs: () => setting("BULK_BATCH_PAUSE_MS"),
+});
 
 /** The in-app worker's model provider: a larger answer than this is cut off and fails INVALID_SCHEMA. */
 export const providerConfig = live({ deepseekMaxResponseBytes: () => setting("DEEPSEEK_MAX_RESPONSE_BYTES") });

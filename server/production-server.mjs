@@ -129,7 +129,8 @@ async function shutdown(/** @type {string} */ signal) {
     server.closeIdleConnections();
     await sleep(50);
   }
-  if (sockets.size > 0) console.log(`[server] grace passed with ${inFlight} request(s) still running; closing their connections`);
+  if (sockets.size > 0)
+    console.log(`[server] grace passed with ${inFlight} request(s) still running; closing their connections`);
   server.closeAllConnections();
   await lifecycle()?.stop();
   await app.close().catch(() => {});

@@ -5,7 +5,10 @@ const written = new Map<string, { at: number; capabilities?: string }>();
 /** lastSeenAt is recorded with a 1 s resolution per app process: one write per instance per second, not per request. */
 const RESOLUTION_MS = 1000;
 
-export async function touchRuntimeInstance(id: string, info: { capabilities?: string[]; version?: string | null } = {}) {
+export async function touchRuntimeInstance(
+  id: string,
+  info: { capabilities?: string[]; version?: string | null } = {},
+) {
   const t = Date.now();
   const caps = info.capabilities ? [...info.capabilities].sort().join(",") : undefined;
   const last = written.get(id);
@@ -20,4 +23,3 @@ export async function touchRuntimeInstance(id: string, info: { capabilities?: st
       capabilities = CASE WHEN ${capabilities === null} THEN "RuntimeInstance".capabilities ELSE EXCLUDED.capabilities END,
       version = COALESCE(EXCLUDED.version, "RuntimeInstance".version)`;
 }
-

@@ -106,8 +106,12 @@ async function findKey(hash: string) {
   const hit = keyCache.get(hash);
   if (useCache && hit && hit.until > Date.now()) return hit;
   const seen = revocations;
-  const row = await getDb().runtimeApiKey.findUnique({ where: { hash }, select: { id: true, hash: true, revokedAt: true } });
-  if (row && !row.revokedAt && useCache && seen === revocations) keyCache.set(hash, { ...row, until: Date.now() + KEY_CACHE_MS });
+  const row = await getDb().runtimeApiKey.findUnique({
+    where: { hash },
+    select: { id: true, hash: true, revokedAt: true },
+  });
+  if (row && !row.revokedAt && useCache && seen === revocations)
+    keyCache.set(hash, { ...row, until: Date.now() + KEY_CACHE_MS });
   return row;
 }
 

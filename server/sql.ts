@@ -29,7 +29,12 @@ function statementName(text: string) {
 }
 
 async function fastQuery<T>(query: Prisma.Sql): Promise<T[]> {
-  const res = await getPool().query({ name: statementName(query.text), text: query.text, values: query.values.map(toPg), types });
+  const res = await getPool().query({
+    name: statementName(query.text),
+    text: query.text,
+    values: query.values.map(toPg),
+    types,
+  });
   return res.rows as T[];
 }
 

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
-import { assertConfig, ConfigError, configProblems, isProduction, jobConfig, quotaConfig, setting, SETTINGS } from "@/server/config";
+import {
+  assertConfig,
+  ConfigError,
+  configProblems,
+  isProduction,
+  jobConfig,
+  quotaConfig,
+  setting,
+  SETTINGS,
+} from "@/server/config";
 
 /** server/config.ts: the one validated configuration module. */
 const PRODUCTION_OK = {
@@ -20,7 +29,13 @@ describe("configuration", () => {
 
   it("names every missing production setting at once, and what it is for", () => {
     const problems = configProblems({ NODE_ENV: "production" });
-    for (const name of ["DATABASE_URL", "BETTER_AUTH_SECRET", "BETTER_AUTH_URL", "APP_ENCRYPTION_KEY", "METRICS_TOKEN"]) {
+    for (const name of [
+      "DATABASE_URL",
+      "BETTER_AUTH_SECRET",
+      "BETTER_AUTH_URL",
+      "APP_ENCRYPTION_KEY",
+      "METRICS_TOKEN",
+    ]) {
       expect(problems.find((p) => p.startsWith(`${name}: required in production`))).toBeTruthy();
     }
     expect(problems).toHaveLength(5);
@@ -49,7 +64,9 @@ describe("configuration", () => {
 
   it("hostile values are problems, never crashes", () => {
     for (const raw of ["\u0000", "\ud800", "__proto__", "toString", "9".repeat(400), "{".repeat(5000)]) {
-      expect(() => configProblems({ ...PRODUCTION_OK, DB_POOL_MAX: raw, DATABASE_URL: raw, BETTER_AUTH_URL: raw })).not.toThrow();
+      expect(() =>
+        configProblems({ ...PRODUCTION_OK, DB_POOL_MAX: raw, DATABASE_URL: raw, BETTER_AUTH_URL: raw }),
+      ).not.toThrow();
       expect(configProblems({ ...PRODUCTION_OK, DB_POOL_MAX: raw }).length).toBe(1);
     }
   });
@@ -82,12 +99,18 @@ describe("configuration", () => {
 
   it("per-type quotas: unset or blank gives the defaults, the declared value none sets none, a bad list is a problem", () => {
     expect(setting("QUOTA_JOB_TYPE_PER_HOUR", {})).toEqual({ quiz_generation: 10, flashcard_generation: 10 });
-    expect(setting("QUOTA_JOB_TYPE_PER_HOUR", { QUOTA_JOB_TYPE_PER_HOUR: " " })).toEqual({ quiz_generation: 10, flashcard_generation: 10 });
+    expect(setting("QUOTA_JOB_TYPE_PER_HOUR", { QUOTA_JOB_TYPE_PER_HOUR: " " })).toEqual({
+      quiz_generation: 10,
+      flashcard_generation: 10,
+    });
     expect(setting("QUOTA_JOB_TYPE_PER_HOUR", { QUOTA_JOB_TYPE_PER_HOUR: "none" })).toEqual({});
-    expect(setting("QUOTA_JOB_TYPE_PER_HOUR", { QUOTA_JOB_TYPE_PER_HOUR: "quiz_generation=3, flashcard_generation = 0" }))
-      .toEqual({ quiz_generation: 3, flashcard_generation: 0 });
+    expect(
+      setting("QUOTA_JOB_TYPE_PER_HOUR", { QUOTA_JOB_TYPE_PER_HOUR: "quiz_generation=3, flashcard_generation = 0" }),
+    ).toEqual({ quiz_generation: 3, flashcard_generation: 0 });
     for (const bad of ["quiz_generation", "quiz_generation=-1", "quiz_generation=x", "__proto__=1;x"]) {
-      expect(configProblems({ QUOTA_JOB_TYPE_PER_HOUR: bad }).join()).toMatch(/QUOTA_JOB_TYPE_PER_HOUR: .* is not <jobType>=<count>/);
+      expect(configProblems({ QUOTA_JOB_TYPE_PER_HOUR: bad }).join()).toMatch(
+        /QUOTA_JOB_TYPE_PER_HOUR: .* is not <jobType>=<count>/,
+      );
     }
     const before = process.env.QUOTA_JOB_TYPE_PER_HOUR;
     try {

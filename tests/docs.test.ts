@@ -3,7 +3,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 /** The README is short and points into docs/; every link between them leads somewhere. */
-const FILES = ["README.md", ...fs.readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const FILES = [
+  "README.md",
+  ...fs
+    .readdirSync("docs")
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 describe("documentation", () => {
   it.each(FILES)("%s: every relative link names a file that exists, and a heading that exists", (file) => {
@@ -18,7 +24,11 @@ describe("documentation", () => {
         continue;
       }
       const slugs = [...fs.readFileSync(to, "utf8").matchAll(/^#+ (.+)$/gm)].map((m) =>
-        m[1]!.toLowerCase().replace(/[^\p{L}\p{N} -]/gu, "").replace(/ /g, "-"));
+        m[1]!
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N} -]/gu, "")
+          .replace(/ /g, "-"),
+      );
       if (anchor && !slugs.includes(anchor)) broken.push(target!);
     }
     expect(broken).toEqual([]);
@@ -27,7 +37,9 @@ describe("documentation", () => {
   it.each(FILES)("%s: every code path it names in backticks exists", (file) => {
     // Named as gone: the former fast lane.
     const gone = new Set(["scripts/serve.ts"]);
-    const paths = [...fs.readFileSync(file, "utf8").matchAll(/`((?:tests|server|scripts|components|app|runtime|prisma)\/[^`\s]+)`/g)]
+    const paths = [
+      ...fs.readFileSync(file, "utf8").matchAll(/`((?:tests|server|scripts|components|app|runtime|prisma)\/[^`\s]+)`/g),
+    ]
       .map((m) => m[1]!.split("#")[0]!.replace(/\/$/, ""))
       .filter((p) => !/[<{*…]/.test(p) && !gone.has(p));
     expect(paths.filter((p) => !fs.existsSync(p))).toEqual([]);
@@ -39,6 +51,7 @@ describe("documentation", () => {
     expect(readme).toContain("npm install && npm run dev");
     expect(readme).toContain("npm test");
     expect(readme).toContain("npm start");
-    for (const doc of ["architecture", "protocol", "operations", "security", "performance"]) expect(readme).toContain(`docs/${doc}.md`);
+    for (const doc of ["architecture", "protocol", "operations", "security", "performance"])
+      expect(readme).toContain(`docs/${doc}.md`);
   });
 });

@@ -11,7 +11,8 @@ process.env.QUOTA_JOBS_PER_HOUR ??= "100000";
 process.env.QUOTA_JOBS_PER_DAY ??= "100000";
 process.env.QUOTA_JOB_TYPE_PER_HOUR ??= "none";
 
-if (!process.env.DATABASE_URL) throw new Error("run the tests with `npm test`: it starts PostgreSQL and sets DATABASE_URL");
+if (!process.env.DATABASE_URL)
+  throw new Error("run the tests with `npm test`: it starts PostgreSQL and sets DATABASE_URL");
 
 /**
  * Every test file gets its own database, copied from the migrated template `npm test` made

@@ -7,11 +7,18 @@ import { getSession } from "@/server/auth/session";
 
 export const dynamic = "force-dynamic";
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const returnTo = safeReturnPath(params.next);
   // Set by the no-JavaScript form post (server/auth/form-sign-in.ts); only known codes are shown.
-  const code = typeof params.error === "string" && Object.hasOwn(SIGN_IN_FORM_MESSAGES, params.error) ? (params.error as SignInFormError) : null;
+  const code =
+    typeof params.error === "string" && Object.hasOwn(SIGN_IN_FORM_MESSAGES, params.error)
+      ? (params.error as SignInFormError)
+      : null;
   if (await getSession(await headers())) redirect(returnTo);
   return (
     <main id="main" tabIndex={-1} className="mx-auto max-w-sm p-8 focus:outline-none">

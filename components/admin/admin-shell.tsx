@@ -24,7 +24,9 @@ export function AdminShell({ email, children }: { email: string; children: React
       <header className="sticky top-0 z-20 border-b border-slate-200 bg-white/95 backdrop-blur">
         {/* Wraps on a phone: the header controls stay on screen instead of widening the page. */}
         <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-2">
-          <Link href="/admin" className="font-semibold text-slate-900">AI Job Runtime <span className="font-normal text-slate-600">· admin</span></Link>
+          <Link href="/admin" className="font-semibold text-slate-900">
+            AI Job Runtime <span className="font-normal text-slate-600">· admin</span>
+          </Link>
           <nav aria-label="Console" className="flex flex-wrap gap-1">
             {NAV.map((n) => (
               <Link
@@ -45,7 +47,9 @@ export function AdminShell({ email, children }: { email: string; children: React
         </div>
         <AlertBanner />
       </header>
-      <main id="main" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-5 focus:outline-none">{children}</main>
+      <main id="main" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-5 focus:outline-none">
+        {children}
+      </main>
     </LiveProvider>
   );
 }

@@ -32,7 +32,10 @@ export function AlertBanner() {
           <li key={a.code} data-alert={a.code} className="flex flex-wrap items-baseline gap-x-2">
             <strong className="font-semibold">{TITLES[a.code]}</strong>
             <span>{a.message}.</span>
-            <Link href={LINKS[a.code].href} className="text-indigo-800 underline underline-offset-2 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500">
+            <Link
+              href={LINKS[a.code].href}
+              className="text-indigo-800 underline underline-offset-2 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+            >
               {LINKS[a.code].label}
             </Link>
           </li>

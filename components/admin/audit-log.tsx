@@ -19,14 +19,26 @@ export function AuditLog() {
           items={q.data?.items}
           empty="No admin action yet."
           label="Audit entries"
-          head={<tr><th className="py-1">When</th><th>Who</th><th>Action</th><th className="text-right">Count</th><th className="pl-4">Scope</th></tr>}
+          head={
+            <tr>
+              <th className="py-1">When</th>
+              <th>Who</th>
+              <th>Action</th>
+              <th className="text-right">Count</th>
+              <th className="pl-4">Scope</th>
+            </tr>
+          }
           row={(a) => (
             <tr key={a.id} className="border-t border-slate-100 align-top">
-              <td className="py-1.5 text-xs whitespace-nowrap"><Time value={a.createdAt} /></td>
+              <td className="py-1.5 text-xs whitespace-nowrap">
+                <Time value={a.createdAt} />
+              </td>
               <td className="text-xs">{a.actorEmail ?? a.actorId}</td>
               <td className="font-mono text-xs">{a.action}</td>
               <td className="text-right font-mono text-xs">{a.count}</td>
-              <td className="max-w-xl truncate pl-4 font-mono text-xs text-slate-600" title={JSON.stringify(a.scope)}>{JSON.stringify(a.scope)}</td>
+              <td className="max-w-xl truncate pl-4 font-mono text-xs text-slate-600" title={JSON.stringify(a.scope)}>
+                {JSON.stringify(a.scope)}
+              </td>
             </tr>
           )}
         />

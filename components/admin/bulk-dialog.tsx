@@ -18,7 +18,11 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const ref = useRef<HTMLDialogElement>(null);
-  const preview = useQuery({ ...trpc.admin.actions.bulkPreview.queryOptions({ action: request.action, scope: request.scope }), staleTime: 0, refetchInterval: false });
+  const preview = useQuery({
+    ...trpc.admin.actions.bulkPreview.queryOptions({ action: request.action, scope: request.scope }),
+    staleTime: 0,
+    refetchInterval: false,
+  });
   const run = useMutation(
     trpc.admin.actions.bulkRun.mutationOptions({
       onSuccess: () => void queryClient.invalidateQueries(trpc.admin.pathFilter()),
@@ -32,21 +36,30 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
   const verb = request.action === "rerun" ? "Re-run" : "Cancel";
   const p = preview.data;
   return (
-    <dialog ref={ref} onClose={onClose} aria-labelledby="bulk-title" className="m-auto w-full max-w-lg rounded-lg p-0 shadow-xl backdrop:bg-slate-900/40">
+    <dialog
+      ref={ref}
+      onClose={onClose}
+      aria-labelledby="bulk-title"
+      className="m-auto w-full max-w-lg rounded-lg p-0 shadow-xl backdrop:bg-slate-900/40"
+    >
       <div className="space-y-3 p-5">
-        <h2 id="bulk-title" className="text-lg font-semibold">{verb} jobs</h2>
+        <h2 id="bulk-title" className="text-lg font-semibold">
+          {verb} jobs
+        </h2>
         <p className="text-sm text-slate-600">Scope: {request.label}</p>
         {preview.isLoading && <Loading label="Counting…" />}
         <ErrorBox error={preview.error} />
         {p && !run.data && (
           <div className="space-y-2 text-sm">
             <p data-testid="bulk-count" className="rounded-md bg-indigo-50 px-3 py-2 text-indigo-900">
-              This will {verb.toLowerCase()} <strong className="tabular-nums">{p.count}</strong> job{p.count === 1 ? "" : "s"}
-              {" "}of {p.matched} matching.
+              This will {verb.toLowerCase()} <strong className="tabular-nums">{p.count}</strong> job
+              {p.count === 1 ? "" : "s"} of {p.matched} matching.
             </p>
             <p className="flex flex-wrap gap-2 text-xs text-slate-600">
               {p.byStatus.map((s) => (
-                <span key={s.status} className="inline-flex items-center gap-1"><StatusBadge status={s.status} /> {s.n}</span>
+                <span key={s.status} className="inline-flex items-center gap-1">
+                  <StatusBadge status={s.status} /> {s.n}
+                </span>
               ))}
             </p>
             <p className="text-xs text-slate-600">
@@ -54,7 +67,11 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
                 ? "Failed or cancelled jobs without a re-run yet get a new job each; the old ones stay as they are."
                 : "Pending jobs are cancelled at once; locked or running ones are asked to stop at their next heartbeat."}
             </p>
-            {p.count > 0 && <p className="text-xs text-slate-600">It runs in the background in batches; you can close this and follow it under “Bulk actions”, or stop it.</p>}
+            {p.count > 0 && (
+              <p className="text-xs text-slate-600">
+                It runs in the background in batches; you can close this and follow it under “Bulk actions”, or stop it.
+              </p>
+            )}
           </div>
         )}
         {run.error && <ErrorBox error={run.error} />}
@@ -64,7 +81,9 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
           </div>
         )}
         <div className="flex justify-end gap-2 pt-2">
-          <button type="button" className={buttonClass()} onClick={() => ref.current?.close()}>{run.data ? "Close" : "Back"}</button>
+          <button type="button" className={buttonClass()} onClick={() => ref.current?.close()}>
+            {run.data ? "Close" : "Back"}
+          </button>
           {!run.data && (
             <button
               type="button"

@@ -8,7 +8,19 @@ import { buttonClass, ErrorBox, Panel } from "./ui";
 /** Progress of a running bulk action is polled: it moves every batch, independent of job events. */
 const PROGRESS_POLL_MS = 1_000;
 
-type Run = { id: string; action: "rerun" | "cancel"; status: "running" | "done" | "cancelled"; total: number; processed: number; affected: number; errors: number; cancelRequested: boolean; message: string | null; createdAt: string; finishedAt: string | null };
+type Run = {
+  id: string;
+  action: "rerun" | "cancel";
+  status: "running" | "done" | "cancelled";
+  total: number;
+  processed: number;
+  affected: number;
+  errors: number;
+  cancelRequested: boolean;
+  message: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+};
 
 const VERB = { rerun: { run: "Re-run", done: "re-run" }, cancel: { run: "Cancel", done: "cancelled" } } as const;
 
@@ -20,13 +32,22 @@ export function BulkProgress({ runId }: { runId: string }) {
     ...trpc.admin.actions.bulkStatus.queryOptions({ id: runId }),
     refetchInterval: (query) => (query.state.data?.status === "running" ? PROGRESS_POLL_MS : false),
   });
-  const stop = useMutation(trpc.admin.actions.bulkCancel.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.admin.actions.pathFilter()) }));
+  const stop = useMutation(
+    trpc.admin.actions.bulkCancel.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries(trpc.admin.actions.pathFilter()),
+    }),
+  );
   if (!q.data) return <ErrorBox error={q.error} />;
   return (
     <div className="space-y-2">
       <RunLine run={q.data} />
       {q.data.status === "running" && (
-        <button type="button" className={buttonClass("danger")} disabled={q.data.cancelRequested || stop.isPending} onClick={() => stop.mutate({ id: runId })}>
+        <button
+          type="button"
+          className={buttonClass("danger")}
+          disabled={q.data.cancelRequested || stop.isPending}
+          onClick={() => stop.mutate({ id: runId })}
+        >
           {q.data.cancelRequested ? "Stopping…" : "Stop this bulk action"}
         </button>
       )}
@@ -41,11 +62,26 @@ function RunLine({ run }: { run: Run }) {
   return (
     <div className="space-y-1 text-sm" data-testid="bulk-progress" data-status={run.status}>
       <div className="flex flex-wrap items-center gap-2">
-        <span className="font-medium">{verb.run} · {run.total} job{run.total === 1 ? "" : "s"}</span>
-        <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${run.status === "running" ? "bg-indigo-100 text-indigo-900" : run.status === "done" ? "bg-emerald-100 text-emerald-900" : "bg-slate-200 text-slate-800"}`}>{run.status}</span>
-        <span className="text-xs text-slate-600">started <Time value={run.createdAt} relative /></span>
+        <span className="font-medium">
+          {verb.run} · {run.total} job{run.total === 1 ? "" : "s"}
+        </span>
+        <span
+          className={`rounded px-1.5 py-0.5 text-xs font-medium ${run.status === "running" ? "bg-indigo-100 text-indigo-900" : run.status === "done" ? "bg-emerald-100 text-emerald-900" : "bg-slate-200 text-slate-800"}`}
+        >
+          {run.status}
+        </span>
+        <span className="text-xs text-slate-600">
+          started <Time value={run.createdAt} relative />
+        </span>
       </div>
-      <div className="h-2 w-full overflow-hidden rounded bg-slate-200" role="progressbar" aria-label={`${verb.run} progress`} aria-valuenow={run.processed} aria-valuemin={0} aria-valuemax={run.total}>
+      <div
+        className="h-2 w-full overflow-hidden rounded bg-slate-200"
+        role="progressbar"
+        aria-label={`${verb.run} progress`}
+        aria-valuenow={run.processed}
+        aria-valuemin={0}
+        aria-valuemax={run.total}
+      >
         <div className="h-full bg-indigo-600 transition-all" style={{ width: `${pct}%` }} />
       </div>
       <p role="status" className="tabular-nums text-slate-700">
@@ -63,7 +99,8 @@ export function BulkRunsPanel() {
   const trpc = useTRPC();
   const q = useQuery({
     ...trpc.admin.actions.bulkRuns.queryOptions({ limit: 5 }),
-    refetchInterval: (query) => (query.state.data?.items.some((r) => r.status === "running") ? PROGRESS_POLL_MS : 15_000),
+    refetchInterval: (query) =>
+      query.state.data?.items.some((r) => r.status === "running") ? PROGRESS_POLL_MS : 15_000,
   });
   const items = q.data?.items ?? [];
   if (!items.length) return null;

@@ -15,7 +15,9 @@ export function JobActions({ job }: { job: Job }) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const refresh = () => void queryClient.invalidateQueries(trpc.admin.pathFilter());
-  const rerun = useMutation(trpc.admin.jobs.rerun.mutationOptions({ onSuccess: (r) => (refresh(), router.push(`/admin/jobs/${r.job.id}`)) }));
+  const rerun = useMutation(
+    trpc.admin.jobs.rerun.mutationOptions({ onSuccess: (r) => (refresh(), router.push(`/admin/jobs/${r.job.id}`)) }),
+  );
   const cancel = useMutation(trpc.admin.jobs.cancel.mutationOptions({ onSuccess: refresh }));
   const priority = useMutation(trpc.admin.actions.setPriority.mutationOptions({ onSuccess: refresh }));
   const [prio, setPrio] = useState(String(job.priority));
@@ -39,13 +41,22 @@ export function JobActions({ job }: { job: Job }) {
         {canCancel &&
           (confirmCancel ? (
             <>
-              <button type="button" className={buttonClass("danger")} disabled={cancel.isPending} onClick={() => cancel.mutate({ jobId: job.id }, { onSettled: () => setConfirmCancel(false) })}>
+              <button
+                type="button"
+                className={buttonClass("danger")}
+                disabled={cancel.isPending}
+                onClick={() => cancel.mutate({ jobId: job.id }, { onSettled: () => setConfirmCancel(false) })}
+              >
                 Confirm cancel
               </button>
-              <button type="button" className={buttonClass("ghost")} onClick={() => setConfirmCancel(false)}>Keep running</button>
+              <button type="button" className={buttonClass("ghost")} onClick={() => setConfirmCancel(false)}>
+                Keep running
+              </button>
             </>
           ) : (
-            <button type="button" className={buttonClass()} onClick={() => setConfirmCancel(true)}>Cancel job</button>
+            <button type="button" className={buttonClass()} onClick={() => setConfirmCancel(true)}>
+              Cancel job
+            </button>
           ))}
         {job.status === "pending" && (
           <form
@@ -55,12 +66,30 @@ export function JobActions({ job }: { job: Job }) {
               priority.mutate({ jobId: job.id, priority: Number(prio) });
             }}
           >
-            <label className="text-xs text-slate-600" htmlFor="prio">Priority (lower runs first)</label>
-            <input id="prio" type="number" min={-1000} max={1000} className={`${inputClass} w-20`} value={prio} onChange={(e) => setPrio(e.target.value)} />
-            <button type="submit" className={buttonClass()} disabled={priority.isPending || Number(prio) === job.priority}>Set</button>
+            <label className="text-xs text-slate-600" htmlFor="prio">
+              Priority (lower runs first)
+            </label>
+            <input
+              id="prio"
+              type="number"
+              min={-1000}
+              max={1000}
+              className={`${inputClass} w-20`}
+              value={prio}
+              onChange={(e) => setPrio(e.target.value)}
+            />
+            <button
+              type="submit"
+              className={buttonClass()}
+              disabled={priority.isPending || Number(prio) === job.priority}
+            >
+              Set
+            </button>
           </form>
         )}
-        {!canRerun && !canCancel && job.status !== "pending" && <span className="text-sm text-slate-600">No action for a {job.status} job.</span>}
+        {!canRerun && !canCancel && job.status !== "pending" && (
+          <span className="text-sm text-slate-600">No action for a {job.status} job.</span>
+        )}
       </div>
       <ErrorBox error={rerun.error ?? cancel.error ?? priority.error} />
     </div>

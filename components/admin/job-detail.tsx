@@ -32,8 +32,12 @@ export function JobDetail({ jobId }: { jobId: string }) {
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
-        <Link href="/admin/jobs" className="text-sm text-indigo-700 hover:underline">← Jobs</Link>
-        <h1 ref={heading} tabIndex={-1} className="font-mono text-lg font-semibold focus:outline-none">{job.id}</h1>
+        <Link href="/admin/jobs" className="text-sm text-indigo-700 hover:underline">
+          ← Jobs
+        </Link>
+        <h1 ref={heading} tabIndex={-1} className="font-mono text-lg font-semibold focus:outline-none">
+          {job.id}
+        </h1>
         <StatusBadge status={job.status} />
         {job.cancelRequested && <span className="text-sm text-amber-700">cancel requested</span>}
       </div>
@@ -43,10 +47,22 @@ export function JobDetail({ jobId }: { jobId: string }) {
       {held && (
         <Panel title="Lease and progress">
           <div className="flex flex-wrap items-center gap-4 text-sm">
-            <span>Holder <span className="font-mono">{job.lockedBy}</span>{d.holder?.version ? ` (v${d.holder.version})` : ""}</span>
-            <span>Lease until <Time value={job.lockUntil} /></span>
+            <span>
+              Holder <span className="font-mono">{job.lockedBy}</span>
+              {d.holder?.version ? ` (v${d.holder.version})` : ""}
+            </span>
+            <span>
+              Lease until <Time value={job.lockUntil} />
+            </span>
             <span>Stage {job.stage ?? "—"}</span>
-            <div className="h-2 w-48 overflow-hidden rounded bg-slate-200" role="progressbar" aria-valuenow={job.progress} aria-valuemin={0} aria-valuemax={100} aria-label="Progress">
+            <div
+              className="h-2 w-48 overflow-hidden rounded bg-slate-200"
+              role="progressbar"
+              aria-valuenow={job.progress}
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-label="Progress"
+            >
               <div className="h-full bg-indigo-600 transition-all" style={{ width: `${job.progress}%` }} />
             </div>
             <span className="tabular-nums">{job.progress}%</span>
@@ -84,13 +100,27 @@ export function JobDetail({ jobId }: { jobId: string }) {
         </Panel>
         <Panel title="Lineage">
           <div className="space-y-2 text-sm">
-            <p>Re-run from: {d.lineage.retriedFrom ? <><JobLink id={d.lineage.retriedFrom.id} /> <StatusBadge status={d.lineage.retriedFrom.status} /></> : "—"}</p>
+            <p>
+              Re-run from:{" "}
+              {d.lineage.retriedFrom ? (
+                <>
+                  <JobLink id={d.lineage.retriedFrom.id} /> <StatusBadge status={d.lineage.retriedFrom.status} />
+                </>
+              ) : (
+                "—"
+              )}
+            </p>
             <div>
               Re-run as:{" "}
-              {d.lineage.reruns.length === 0 ? "—" : (
+              {d.lineage.reruns.length === 0 ? (
+                "—"
+              ) : (
                 <ul className="mt-1 space-y-1" aria-label="Re-runs">
                   {d.lineage.reruns.map((r) => (
-                    <li key={r.id} className="flex items-center gap-2"><JobLink id={r.id} /> <StatusBadge status={r.status} /> <Time className="text-xs text-slate-600" value={r.createdAt} /></li>
+                    <li key={r.id} className="flex items-center gap-2">
+                      <JobLink id={r.id} /> <StatusBadge status={r.status} />{" "}
+                      <Time className="text-xs text-slate-600" value={r.createdAt} />
+                    </li>
                   ))}
                 </ul>
               )}
@@ -101,12 +131,18 @@ export function JobDetail({ jobId }: { jobId: string }) {
       <Panel title={`Timeline · ${attempts.filter((a) => a > 0).length} attempt(s)`}>
         <ol className="space-y-1 text-sm" aria-label="Job events">
           {d.events.map((e) => (
-            <li key={e.id} className={`grid grid-cols-[9rem_5rem_1fr] gap-2 rounded px-2 py-1 ${e.errorCode && e.errorCode !== "CANCELLED" ? "bg-rose-50" : ""}`}>
+            <li
+              key={e.id}
+              className={`grid grid-cols-[9rem_5rem_1fr] gap-2 rounded px-2 py-1 ${e.errorCode && e.errorCode !== "CANCELLED" ? "bg-rose-50" : ""}`}
+            >
               <Time className="text-xs text-slate-600 tabular-nums" value={e.createdAt} />
               <span className="text-xs text-slate-600">attempt {e.attemptNo}</span>
               <span>
                 {e.fromStatus ?? "new"} → <StatusBadge status={e.toStatus} />{" "}
-                <span className="text-xs text-slate-600">by {e.actorType}{e.actorId ? ` ${e.actorId}` : ""}</span>
+                <span className="text-xs text-slate-600">
+                  by {e.actorType}
+                  {e.actorId ? ` ${e.actorId}` : ""}
+                </span>
                 {e.errorCode && (
                   <span className="mt-0.5 block text-xs" data-testid="attempt-error">
                     <span className="font-mono text-rose-700">{e.errorCode}</span> {e.errorMessage}
@@ -116,7 +152,9 @@ export function JobDetail({ jobId }: { jobId: string }) {
                 {e.errorCode && rejections.get(e.attemptNo) ? (
                   <RejectedOutput rejection={rejections.get(e.attemptNo)!} />
                 ) : e.errorCode === "INVALID_SCHEMA" && e.toStatus === "failed" ? (
-                  <span className="mt-0.5 block text-xs text-slate-600">The Runtime reported this failure without the output it rejected, so there is no output to show.</span>
+                  <span className="mt-0.5 block text-xs text-slate-600">
+                    The Runtime reported this failure without the output it rejected, so there is no output to show.
+                  </span>
                 ) : null}
               </span>
             </li>
@@ -124,12 +162,15 @@ export function JobDetail({ jobId }: { jobId: string }) {
         </ol>
       </Panel>
       <div className="grid gap-4 lg:grid-cols-2">
-        <Panel title="Params"><Json value={job.params} label="Params" /></Panel>
+        <Panel title="Params">
+          <Json value={job.params} label="Params" />
+        </Panel>
         <Panel title="Result">
           {d.result ? (
             <div className="space-y-2">
               <p className="text-xs text-slate-600">
-                attempt {d.result.attemptNo} · {d.result.modelProvider ?? "?"}/{d.result.modelName ?? "?"} · {d.result.latencyMs ?? "?"} ms
+                attempt {d.result.attemptNo} · {d.result.modelProvider ?? "?"}/{d.result.modelName ?? "?"} ·{" "}
+                {d.result.latencyMs ?? "?"} ms
                 {d.result.degraded && <span className="ml-1 rounded bg-amber-100 px-1 text-amber-800">degraded</span>}
               </p>
               <Json value={d.result.output} label="Result output" />
@@ -142,8 +183,12 @@ export function JobDetail({ jobId }: { jobId: string }) {
       <Panel title="Snapshot">
         {d.snapshot ? (
           <details>
-            <summary className="cursor-pointer text-sm text-slate-700">{d.snapshot.id} · hash {d.snapshot.contentHash.slice(0, 12)}… · <Time value={d.snapshot.createdAt} /></summary>
-            <div className="mt-2"><Json value={d.snapshot.content} label="Snapshot content" /></div>
+            <summary className="cursor-pointer text-sm text-slate-700">
+              {d.snapshot.id} · hash {d.snapshot.contentHash.slice(0, 12)}… · <Time value={d.snapshot.createdAt} />
+            </summary>
+            <div className="mt-2">
+              <Json value={d.snapshot.content} label="Snapshot content" />
+            </div>
           </details>
         ) : (
           <p className="text-sm text-slate-600">No snapshot.</p>

@@ -19,7 +19,10 @@ export function JobExplorer() {
   const { filter, sort } = useExplorerParams();
   const live = useLiveOptions();
   const list = useInfiniteQuery({
-    ...trpc.admin.explorer.list.infiniteQueryOptions({ filter, sort, limit: PAGE }, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
+    ...trpc.admin.explorer.list.infiniteQueryOptions(
+      { filter, sort, limit: PAGE },
+      { getNextPageParam: (last) => last.nextCursor ?? undefined },
+    ),
     refetchInterval: live.refetchInterval,
   });
   const count = useQuery({ ...trpc.admin.explorer.count.queryOptions({ filter }), ...live });
@@ -41,25 +44,57 @@ export function JobExplorer() {
     <div className="space-y-3">
       <div className="flex items-baseline justify-between">
         <h1 className="text-xl font-semibold">Jobs</h1>
-        <span className="text-sm text-slate-600" data-testid="match-count">{total} matching</span>
+        <span className="text-sm text-slate-600" data-testid="match-count">
+          {total} matching
+        </span>
       </div>
       <ExplorerFilters />
-      <div className="flex flex-wrap items-center gap-2 rounded-md border border-slate-200 bg-white px-3 py-2 text-sm" role="toolbar" aria-label="Bulk actions">
+      <div
+        className="flex flex-wrap items-center gap-2 rounded-md border border-slate-200 bg-white px-3 py-2 text-sm"
+        role="toolbar"
+        aria-label="Bulk actions"
+      >
         <span className="text-slate-600">{selected.size} selected</span>
-        <button type="button" className={buttonClass()} disabled={!selected.size} onClick={() => setBulk({ action: "rerun", scope: { ids: [...selected] }, label: `${selected.size} selected job(s)` })}>
+        <button
+          type="button"
+          className={buttonClass()}
+          disabled={!selected.size}
+          onClick={() =>
+            setBulk({ action: "rerun", scope: { ids: [...selected] }, label: `${selected.size} selected job(s)` })
+          }
+        >
           Re-run selected
         </button>
-        <button type="button" className={buttonClass()} disabled={!selected.size} onClick={() => setBulk({ action: "cancel", scope: { ids: [...selected] }, label: `${selected.size} selected job(s)` })}>
+        <button
+          type="button"
+          className={buttonClass()}
+          disabled={!selected.size}
+          onClick={() =>
+            setBulk({ action: "cancel", scope: { ids: [...selected] }, label: `${selected.size} selected job(s)` })
+          }
+        >
           Cancel selected
         </button>
         <span className="mx-1 h-5 w-px bg-slate-200" aria-hidden />
-        <button type="button" className={buttonClass()} onClick={() => setBulk({ action: "rerun", scope: { filter }, label: filterLabel })}>
+        <button
+          type="button"
+          className={buttonClass()}
+          onClick={() => setBulk({ action: "rerun", scope: { filter }, label: filterLabel })}
+        >
           Re-run all matching…
         </button>
-        <button type="button" className={buttonClass()} onClick={() => setBulk({ action: "cancel", scope: { filter }, label: filterLabel })}>
+        <button
+          type="button"
+          className={buttonClass()}
+          onClick={() => setBulk({ action: "cancel", scope: { filter }, label: filterLabel })}
+        >
           Cancel all matching…
         </button>
-        {selected.size > 0 && <button type="button" className={buttonClass("ghost")} onClick={() => setSelected(new Set())}>Clear selection</button>}
+        {selected.size > 0 && (
+          <button type="button" className={buttonClass("ghost")} onClick={() => setSelected(new Set())}>
+            Clear selection
+          </button>
+        )}
       </div>
       <ErrorBox error={list.error} retry={() => void list.refetch()} />
       <ScrollBox label="Jobs" className="rounded-lg border border-slate-200 bg-white shadow-sm">
@@ -85,22 +120,47 @@ export function JobExplorer() {
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={r.id} className={`border-b border-slate-100 hover:bg-slate-50 ${selected.has(r.id) ? "bg-indigo-50/60" : ""}`}>
+              <tr
+                key={r.id}
+                className={`border-b border-slate-100 hover:bg-slate-50 ${selected.has(r.id) ? "bg-indigo-50/60" : ""}`}
+              >
                 <td className="px-2 py-1.5">
-                  <input type="checkbox" aria-label={`Select job ${r.id}`} checked={selected.has(r.id)} onChange={() => toggle(r.id)} />
+                  <input
+                    type="checkbox"
+                    aria-label={`Select job ${r.id}`}
+                    checked={selected.has(r.id)}
+                    onChange={() => toggle(r.id)}
+                  />
                 </td>
                 <td className="px-2 py-1.5">
-                  <Link href={`/admin/jobs/${r.id}`} className="font-mono text-xs text-indigo-700 hover:underline">{r.id}</Link>
-                  {r.retriedFromJobId && <span className="ml-1 text-xs text-slate-600" title={`re-run of ${r.retriedFromJobId}`}>↻</span>}
+                  <Link href={`/admin/jobs/${r.id}`} className="font-mono text-xs text-indigo-700 hover:underline">
+                    {r.id}
+                  </Link>
+                  {r.retriedFromJobId && (
+                    <span className="ml-1 text-xs text-slate-600" title={`re-run of ${r.retriedFromJobId}`}>
+                      ↻
+                    </span>
+                  )}
                 </td>
                 <td className="px-2 py-1.5 whitespace-nowrap">
                   <StatusBadge status={r.status} />
                   {r.cancelRequested && <span className="ml-1 text-xs text-amber-700">stopping</span>}
-                  {isHeld(r.status) && r.stage && <span className="ml-1 text-xs text-slate-600">{r.stage} {r.progress}%</span>}
+                  {isHeld(r.status) && r.stage && (
+                    <span className="ml-1 text-xs text-slate-600">
+                      {r.stage} {r.progress}%
+                    </span>
+                  )}
                 </td>
                 <td className="px-2 py-1.5 text-xs whitespace-nowrap">{r.jobType}</td>
-                <td className="max-w-40 truncate px-2 py-1.5 text-xs" title={r.userId}>{r.userEmail ?? r.userId}</td>
-                <td className="px-2 py-1.5 text-right font-mono text-xs tabular-nums" title={`${r.retryCount} retries of ${r.maxRetryCount}`}>{r.attemptNo}</td>
+                <td className="max-w-40 truncate px-2 py-1.5 text-xs" title={r.userId}>
+                  {r.userEmail ?? r.userId}
+                </td>
+                <td
+                  className="px-2 py-1.5 text-right font-mono text-xs tabular-nums"
+                  title={`${r.retryCount} retries of ${r.maxRetryCount}`}
+                >
+                  {r.attemptNo}
+                </td>
                 <td className="max-w-72 px-2 py-1.5 text-xs">
                   {r.errorCode ? (
                     <span title={r.errorMessage ?? ""} className="block truncate">
@@ -110,7 +170,9 @@ export function JobExplorer() {
                     <span className="text-slate-600">—</span>
                   )}
                 </td>
-                <td className="px-2 py-1.5 text-xs whitespace-nowrap text-slate-600"><Time value={r.createdAt} relative /></td>
+                <td className="px-2 py-1.5 text-xs whitespace-nowrap text-slate-600">
+                  <Time value={r.createdAt} relative />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -120,7 +182,12 @@ export function JobExplorer() {
       </ScrollBox>
       {list.hasNextPage && (
         <div className="flex justify-center">
-          <button type="button" className={buttonClass()} disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+          <button
+            type="button"
+            className={buttonClass()}
+            disabled={list.isFetchingNextPage}
+            onClick={() => void list.fetchNextPage()}
+          >
             {list.isFetchingNextPage ? "Loading…" : `Load ${PAGE} more`}
           </button>
         </div>

@@ -6,7 +6,14 @@ import { useTRPC } from "@/components/trpc/client";
 import { buttonClass, ErrorBox, inputClass, Loading, Panel } from "./ui";
 import { Time } from "../time";
 
-type Row = { metric: string; period: "hour" | "day"; allowed: number; used: number; resetsAt: string; overridden: boolean };
+type Row = {
+  metric: string;
+  period: "hour" | "day";
+  allowed: number;
+  used: number;
+  resetsAt: string;
+  overridden: boolean;
+};
 
 /** One learner's job quotas: this window's use per limit, and an audited override of a limit. */
 export function LearnerQuotas() {
@@ -25,9 +32,18 @@ export function LearnerQuotas() {
       >
         <label className="flex flex-col gap-0.5 text-xs text-slate-600">
           Learner email or id
-          <input className={inputClass} value={query} required maxLength={200} placeholder="ada@example.com" onChange={(e) => setQuery(e.target.value)} />
+          <input
+            className={inputClass}
+            value={query}
+            required
+            maxLength={200}
+            placeholder="ada@example.com"
+            onChange={(e) => setQuery(e.target.value)}
+          />
         </label>
-        <button type="submit" className={buttonClass("primary")} disabled={!query.trim()}>Show</button>
+        <button type="submit" className={buttonClass("primary")} disabled={!query.trim()}>
+          Show
+        </button>
       </form>
       {quotas.isLoading && <Loading />}
       <ErrorBox error={quotas.error} retry={() => void quotas.refetch()} />
@@ -38,7 +54,13 @@ export function LearnerQuotas() {
           </p>
           <table className="w-full text-left text-sm">
             <thead className="text-xs text-slate-600 uppercase">
-              <tr><th className="py-1">Limit</th><th>Used</th><th>Allowed</th><th>Resets</th><th>Set a new limit</th></tr>
+              <tr>
+                <th className="py-1">Limit</th>
+                <th>Used</th>
+                <th>Allowed</th>
+                <th>Resets</th>
+                <th>Set a new limit</th>
+              </tr>
             </thead>
             <tbody>
               {quotas.data.items.map((row) => (
@@ -57,7 +79,9 @@ function QuotaRow({ userId, row }: { userId: string; row: Row }) {
   const queryClient = useQueryClient();
   const [value, setValue] = useState(String(row.allowed));
   const set = useMutation(
-    trpc.admin.quotas.setLimit.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries(trpc.admin.quotas.get.pathFilter()) }),
+    trpc.admin.quotas.setLimit.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries(trpc.admin.quotas.get.pathFilter()),
+    }),
   );
   const label =
     row.metric === "tokens"
@@ -71,7 +95,9 @@ function QuotaRow({ userId, row }: { userId: string; row: Row }) {
         {row.allowed}
         {row.overridden && <span className="ml-1 text-xs text-indigo-700">(raised or lowered for this learner)</span>}
       </td>
-      <td className="text-xs"><Time value={row.resetsAt} /></td>
+      <td className="text-xs">
+        <Time value={row.resetsAt} />
+      </td>
       <td>
         <form
           className="flex items-center gap-1"
@@ -80,10 +106,26 @@ function QuotaRow({ userId, row }: { userId: string; row: Row }) {
             set.mutate({ userId, metric: row.metric, period: row.period, allowed: Number(value) });
           }}
         >
-          <input className={`${inputClass} w-24`} type="number" min={0} max={1_000_000} required value={value} aria-label={`New limit: ${label}`} onChange={(e) => setValue(e.target.value)} />
-          <button type="submit" className={buttonClass()} disabled={set.isPending}>Save</button>
+          <input
+            className={`${inputClass} w-24`}
+            type="number"
+            min={0}
+            max={1_000_000}
+            required
+            value={value}
+            aria-label={`New limit: ${label}`}
+            onChange={(e) => setValue(e.target.value)}
+          />
+          <button type="submit" className={buttonClass()} disabled={set.isPending}>
+            Save
+          </button>
           {row.overridden && (
-            <button type="button" className={buttonClass("ghost")} disabled={set.isPending} onClick={() => set.mutate({ userId, metric: row.metric, period: row.period, allowed: null })}>
+            <button
+              type="button"
+              className={buttonClass("ghost")}
+              disabled={set.isPending}
+              onClick={() => set.mutate({ userId, metric: row.metric, period: row.period, allowed: null })}
+            >
               Default
             </button>
           )}

@@ -5,7 +5,12 @@ import { createContext, useContext, useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 
 type Live = { paused: boolean; setPaused: (p: boolean) => void; connected: boolean; refetchInterval: number | false };
-const LiveContext = createContext<Live>({ paused: false, setPaused: () => {}, connected: false, refetchInterval: 5_000 });
+const LiveContext = createContext<Live>({
+  paused: false,
+  setPaused: () => {},
+  connected: false,
+  refetchInterval: 5_000,
+});
 
 /** Console views refresh at most this often while job changes stream in. */
 const THROTTLE_MS = 1_500;
@@ -47,7 +52,9 @@ export function LiveProvider({ children }: { children: React.ReactNode }) {
   }, [paused, queryClient, trpc]);
 
   const refetchInterval = paused ? false : connected ? 30_000 : POLL_MS;
-  return <LiveContext.Provider value={{ paused, setPaused, connected, refetchInterval }}>{children}</LiveContext.Provider>;
+  return (
+    <LiveContext.Provider value={{ paused, setPaused, connected, refetchInterval }}>{children}</LiveContext.Provider>
+  );
 }
 
 export const useLive = () => useContext(LiveContext);
@@ -69,7 +76,10 @@ export function LiveToggle() {
       className="inline-flex items-center gap-2 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
       title={paused ? "Resume live refresh" : "Pause live refresh"}
     >
-      <span className={`h-2 w-2 rounded-full ${paused ? "bg-slate-400" : connected ? "animate-pulse bg-emerald-500" : "bg-amber-500"}`} aria-hidden />
+      <span
+        className={`h-2 w-2 rounded-full ${paused ? "bg-slate-400" : connected ? "animate-pulse bg-emerald-500" : "bg-amber-500"}`}
+        aria-hidden
+      />
       {label}
       <span className="text-slate-600">· {paused ? "resume" : "pause"}</span>
     </button>

@@ -23,7 +23,11 @@ export function Overview() {
     <div className="space-y-4">
       <div className="flex items-center justify-between">
         <h1 className="text-xl font-semibold">Overview</h1>
-        <div role="radiogroup" aria-label="Time window" className="inline-flex rounded-md border border-slate-300 bg-white p-0.5">
+        <div
+          role="radiogroup"
+          aria-label="Time window"
+          className="inline-flex rounded-md border border-slate-300 bg-white p-0.5"
+        >
           {WINDOWS.map((w) => (
             <button
               key={w}
@@ -44,27 +48,53 @@ export function Overview() {
       ) : (
         <>
           {o.alert && (
-            <div role="alert" className="rounded-md border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+            <div
+              role="alert"
+              className="rounded-md border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900"
+            >
               <strong className="font-semibold">No Runtime is working the queue.</strong> {o.alert.message}.{" "}
-              <Link href="/admin/runtimes" className="underline">See Runtimes</Link>
+              <Link href="/admin/runtimes" className="underline">
+                See Runtimes
+              </Link>
             </div>
           )}
           <div className="grid grid-cols-2 gap-3 md:grid-cols-6">
             <Stat label="Queue depth" value={o.queueDepth.toLocaleString()} hint="pending and visible" />
             <Stat label="Oldest pending" value={o.queueDepth ? fmtSeconds(o.oldestPendingAgeSeconds) : "—"} />
-            <Stat label={`Throughput (${window})`} value={`${o.totals.perMinute.toFixed(2)}/min`} hint={`${o.totals.succeeded} ok · ${o.totals.failed} failed`} />
-            <Stat label="Failure rate" value={`${(o.totals.failureRate * 100).toFixed(1)}%`} tone={o.totals.failureRate > 0.2 ? "bad" : undefined} />
-            <Stat label="Wait p50 / p95" value={`${fmtSeconds(o.totals.waitP50)} / ${fmtSeconds(o.totals.waitP95)}`} hint="created → first lock" />
-            <Stat label="Run p50 / p95" value={`${fmtSeconds(o.totals.runP50)} / ${fmtSeconds(o.totals.runP95)}`} hint="locked → finished" />
+            <Stat
+              label={`Throughput (${window})`}
+              value={`${o.totals.perMinute.toFixed(2)}/min`}
+              hint={`${o.totals.succeeded} ok · ${o.totals.failed} failed`}
+            />
+            <Stat
+              label="Failure rate"
+              value={`${(o.totals.failureRate * 100).toFixed(1)}%`}
+              tone={o.totals.failureRate > 0.2 ? "bad" : undefined}
+            />
+            <Stat
+              label="Wait p50 / p95"
+              value={`${fmtSeconds(o.totals.waitP50)} / ${fmtSeconds(o.totals.waitP95)}`}
+              hint="created → first lock"
+            />
+            <Stat
+              label="Run p50 / p95"
+              value={`${fmtSeconds(o.totals.runP50)} / ${fmtSeconds(o.totals.runP95)}`}
+              hint="locked → finished"
+            />
           </div>
           <div className="grid gap-3 md:grid-cols-2">
             <Panel title="Jobs by state">
               <ul className="grid grid-cols-3 gap-2 text-sm">
                 {STATES.map((s) => (
                   <li key={s}>
-                    <Link href={`/admin/jobs?status=${s}`} className="flex items-center justify-between rounded border border-slate-100 px-2 py-1 hover:bg-slate-50">
+                    <Link
+                      href={`/admin/jobs?status=${s}`}
+                      className="flex items-center justify-between rounded border border-slate-100 px-2 py-1 hover:bg-slate-50"
+                    >
                       <StatusBadge status={s} />
-                      <span className="font-mono tabular-nums">{(o.byState.find((b) => b.status === s)?.n ?? 0).toLocaleString()}</span>
+                      <span className="font-mono tabular-nums">
+                        {(o.byState.find((b) => b.status === s)?.n ?? 0).toLocaleString()}
+                      </span>
                     </Link>
                   </li>
                 ))}
@@ -75,7 +105,10 @@ export function Overview() {
                 {o.byType.length === 0 && <li className="text-slate-600">No jobs yet.</li>}
                 {o.byType.map((t) => (
                   <li key={t.jobType}>
-                    <Link href={`/admin/jobs?type=${t.jobType}`} className="flex justify-between rounded px-2 py-0.5 hover:bg-slate-50">
+                    <Link
+                      href={`/admin/jobs?type=${t.jobType}`}
+                      className="flex justify-between rounded px-2 py-0.5 hover:bg-slate-50"
+                    >
                       <span>{t.jobType}</span>
                       <span className="font-mono tabular-nums">{t.n.toLocaleString()}</span>
                     </Link>
@@ -84,20 +117,67 @@ export function Overview() {
               </ul>
             </Panel>
           </div>
-          <Panel title={`Finished per ${o.bucketMinutes >= 60 ? `${o.bucketMinutes / 60} h` : `${o.bucketMinutes} min`}`} actions={<Legend items={[["succeeded", "bg-emerald-500"], ["failed", "bg-rose-500"]]} />}>
-            <ThroughputChart points={o.buckets} bucketMinutes={o.bucketMinutes} label="Succeeded and failed jobs per time bucket" />
+          <Panel
+            title={`Finished per ${o.bucketMinutes >= 60 ? `${o.bucketMinutes / 60} h` : `${o.bucketMinutes} min`}`}
+            actions={
+              <Legend
+                items={[
+                  ["succeeded", "bg-emerald-500"],
+                  ["failed", "bg-rose-500"],
+                ]}
+              />
+            }
+          >
+            <ThroughputChart
+              points={o.buckets}
+              bucketMinutes={o.bucketMinutes}
+              label="Succeeded and failed jobs per time bucket"
+            />
           </Panel>
           <div className="grid gap-3 md:grid-cols-2">
-            <Panel title="Wait time (created → first lock)" actions={<Legend items={[["p50", "bg-indigo-600"], ["p95", "bg-amber-500"]]} />}>
-              <LatencyChart points={o.buckets} p50="waitP50" p95="waitP95" bucketMinutes={o.bucketMinutes} label="Wait time p50 and p95" />
+            <Panel
+              title="Wait time (created → first lock)"
+              actions={
+                <Legend
+                  items={[
+                    ["p50", "bg-indigo-600"],
+                    ["p95", "bg-amber-500"],
+                  ]}
+                />
+              }
+            >
+              <LatencyChart
+                points={o.buckets}
+                p50="waitP50"
+                p95="waitP95"
+                bucketMinutes={o.bucketMinutes}
+                label="Wait time p50 and p95"
+              />
             </Panel>
-            <Panel title="Run time (locked → finished)" actions={<Legend items={[["p50", "bg-indigo-600"], ["p95", "bg-amber-500"]]} />}>
-              <LatencyChart points={o.buckets} p50="runP50" p95="runP95" bucketMinutes={o.bucketMinutes} label="Run time p50 and p95" />
+            <Panel
+              title="Run time (locked → finished)"
+              actions={
+                <Legend
+                  items={[
+                    ["p50", "bg-indigo-600"],
+                    ["p95", "bg-amber-500"],
+                  ]}
+                />
+              }
+            >
+              <LatencyChart
+                points={o.buckets}
+                p50="runP50"
+                p95="runP95"
+                bucketMinutes={o.bucketMinutes}
+                label="Run time p50 and p95"
+              />
             </Panel>
           </div>
           <CostsPanel />
           <p className="text-xs text-slate-600">
-            Last Runtime seen {o.lastRuntimeSeenAt ? <Time value={o.lastRuntimeSeenAt} relative /> : "never"} · as of <Time value={o.at} />
+            Last Runtime seen {o.lastRuntimeSeenAt ? <Time value={o.lastRuntimeSeenAt} relative /> : "never"} · as of{" "}
+            <Time value={o.at} />
           </p>
         </>
       )}
@@ -109,7 +189,11 @@ function Stat({ label, value, hint, tone }: { label: string; value: string; hint
   return (
     <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 shadow-sm">
       <div className="text-xs text-slate-600">{label}</div>
-      <div className={`mt-0.5 text-lg font-semibold tabular-nums ${tone === "bad" ? "text-rose-700" : "text-slate-900"}`}>{value}</div>
+      <div
+        className={`mt-0.5 text-lg font-semibold tabular-nums ${tone === "bad" ? "text-rose-700" : "text-slate-900"}`}
+      >
+        {value}
+      </div>
       {hint && <div className="text-xs text-slate-600">{hint}</div>}
     </div>
   );

@@ -12,10 +12,26 @@ const STATUS_STYLE: Record<string, string> = {
 };
 
 export function StatusBadge({ status }: { status: string }) {
-  return <span className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[status] ?? "bg-slate-100"}`}>{status}</span>;
+  return (
+    <span
+      className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[status] ?? "bg-slate-100"}`}
+    >
+      {status}
+    </span>
+  );
 }
 
-export function Panel({ title, children, actions, className = "" }: { title?: string; children: React.ReactNode; actions?: React.ReactNode; className?: string }) {
+export function Panel({
+  title,
+  children,
+  actions,
+  className = "",
+}: {
+  title?: string;
+  children: React.ReactNode;
+  actions?: React.ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`rounded-lg border border-slate-200 bg-white p-4 shadow-sm ${className}`}>
       {(title || actions) && (
@@ -33,16 +49,33 @@ export function Panel({ title, children, actions, className = "" }: { title?: st
  * A table's own horizontal scroll box (the page never scrolls sideways on a phone). Focusable
  * and named, so a keyboard user can scroll it too.
  */
-export function ScrollBox({ label, className = "", children }: { label: string; className?: string; children: React.ReactNode }) {
+export function ScrollBox({
+  label,
+  className = "",
+  children,
+}: {
+  label: string;
+  className?: string;
+  children: React.ReactNode;
+}) {
   return (
-    <div tabIndex={0} role="region" aria-label={label} className={`overflow-x-auto focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 ${className}`}>
+    <div
+      tabIndex={0}
+      role="region"
+      aria-label={label}
+      className={`overflow-x-auto focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 ${className}`}
+    >
       {children}
     </div>
   );
 }
 
 export function Loading({ label = "Loading…" }: { label?: string }) {
-  return <p role="status" className="py-6 text-center text-sm text-slate-600">{label}</p>;
+  return (
+    <p role="status" className="py-6 text-center text-sm text-slate-600">
+      {label}
+    </p>
+  );
 }
 
 export function Empty({ children }: { children: React.ReactNode }) {
@@ -52,15 +85,23 @@ export function Empty({ children }: { children: React.ReactNode }) {
 export function ErrorBox({ error, retry }: { error: { message: string } | null; retry?: () => void }) {
   if (!error) return null;
   return (
-    <div role="alert" className="flex items-center justify-between gap-3 rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-800">
+    <div
+      role="alert"
+      className="flex items-center justify-between gap-3 rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-800"
+    >
       <span>{error.message}</span>
-      {retry && <button type="button" className={buttonClass("ghost")} onClick={retry}>Retry</button>}
+      {retry && (
+        <button type="button" className={buttonClass("ghost")} onClick={retry}>
+          Retry
+        </button>
+      )}
     </div>
   );
 }
 
 export function buttonClass(kind: "primary" | "danger" | "ghost" | "default" = "default") {
-  const base = "inline-flex items-center justify-center gap-1 rounded-md px-3 py-1.5 text-sm font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 disabled:cursor-not-allowed disabled:opacity-50";
+  const base =
+    "inline-flex items-center justify-center gap-1 rounded-md px-3 py-1.5 text-sm font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 disabled:cursor-not-allowed disabled:opacity-50";
   const kinds = {
     primary: "bg-indigo-600 text-white hover:bg-indigo-700",
     danger: "bg-rose-600 text-white hover:bg-rose-700",
@@ -70,10 +111,15 @@ export function buttonClass(kind: "primary" | "danger" | "ghost" | "default" = "
   return `${base} ${kinds[kind]}`;
 }
 
-export const inputClass = "rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500";
+export const inputClass =
+  "rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500";
 
 export function JobLink({ id }: { id: string }) {
-  return <Link href={`/admin/jobs/${id}`} className="font-mono text-xs text-indigo-700 hover:underline">{id}</Link>;
+  return (
+    <Link href={`/admin/jobs/${id}`} className="font-mono text-xs text-indigo-700 hover:underline">
+      {id}
+    </Link>
+  );
 }
 
 export function fmtSeconds(s: number | null | undefined) {
@@ -87,7 +133,12 @@ export function fmtSeconds(s: number | null | undefined) {
 export function Json({ value, label = "JSON" }: { value: unknown; label?: string }) {
   // A scroll box must be reachable by keyboard to be scrolled: a tab stop, named for screen readers.
   return (
-    <pre tabIndex={0} role="region" aria-label={label} className="max-h-96 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400">
+    <pre
+      tabIndex={0}
+      role="region"
+      aria-label={label}
+      className="max-h-96 overflow-auto rounded bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400"
+    >
       {JSON.stringify(value, null, 2)}
     </pre>
   );
@@ -99,9 +150,22 @@ type ListQuery = { isLoading: boolean; error: { message: string } | null; refetc
  * The shell of a console list: loading, the error with a retry, `notice` (if any), an empty
  * message, or the table (its head, then `row` per item) in a keyboard-scrollable box.
  */
-export function ListTable<T>({ q, items, empty, label, head, row, notice }: {
-  q: ListQuery; items: T[] | undefined; empty: React.ReactNode; label: string; head: React.ReactNode;
-  row: (item: T) => React.ReactNode; notice?: React.ReactNode;
+export function ListTable<T>({
+  q,
+  items,
+  empty,
+  label,
+  head,
+  row,
+  notice,
+}: {
+  q: ListQuery;
+  items: T[] | undefined;
+  empty: React.ReactNode;
+  label: string;
+  head: React.ReactNode;
+  row: (item: T) => React.ReactNode;
+  notice?: React.ReactNode;
 }) {
   return (
     <>

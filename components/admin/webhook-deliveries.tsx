@@ -20,14 +20,19 @@ const STATE: Record<DeliveryStatus, { label: string; className: string }> = {
 export function WebhookDeliveries() {
   const trpc = useTRPC();
   const [status, setStatus] = useState<DeliveryStatus | "">("");
-  const q = useQuery({ ...trpc.admin.webhooks.list.queryOptions({ limit: 200, ...(status ? { status } : {}) }), ...useLiveOptions() });
+  const q = useQuery({
+    ...trpc.admin.webhooks.list.queryOptions({ limit: 200, ...(status ? { status } : {}) }),
+    ...useLiveOptions(),
+  });
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-xl font-semibold">Webhook deliveries</h1>
         {q.data && (
           <span className="text-sm text-slate-600" data-testid="delivery-count">
-            {q.data.items.length < q.data.total ? `newest ${q.data.items.length} of ${q.data.total}` : `${q.data.total} ${q.data.total === 1 ? "delivery" : "deliveries"}`}
+            {q.data.items.length < q.data.total
+              ? `newest ${q.data.items.length} of ${q.data.total}`
+              : `${q.data.total} ${q.data.total === 1 ? "delivery" : "deliveries"}`}
           </span>
         )}
       </div>
@@ -35,7 +40,11 @@ export function WebhookDeliveries() {
         <div className="mb-3 flex flex-wrap items-end gap-2">
           <label className="flex flex-col gap-0.5 text-xs text-slate-600">
             State
-            <select className={inputClass} value={status} onChange={(e) => setStatus(e.target.value as DeliveryStatus | "")}>
+            <select
+              className={inputClass}
+              value={status}
+              onChange={(e) => setStatus(e.target.value as DeliveryStatus | "")}
+            >
               <option value="">All</option>
               <option value="delivered">Delivered</option>
               <option value="pending">Pending retry</option>
@@ -48,12 +57,17 @@ export function WebhookDeliveries() {
           items={q.data?.items}
           empty={status ? "No delivery in this state." : "No webhook delivery yet."}
           label="Webhook deliveries"
-          notice={q.data && !q.data.configured && (
-            <p className="mb-2 text-sm text-slate-700" data-testid="webhooks-not-configured">
-              Webhooks are not configured on this instance: set <code className="font-mono text-xs">JOB_WEBHOOK_URL</code> and{" "}
-              <code className="font-mono text-xs">JOB_WEBHOOK_SECRET</code> (without an Inngest server) and each finished job is announced and logged here.
-            </p>
-          )}
+          notice={
+            q.data &&
+            !q.data.configured && (
+              <p className="mb-2 text-sm text-slate-700" data-testid="webhooks-not-configured">
+                Webhooks are not configured on this instance: set{" "}
+                <code className="font-mono text-xs">JOB_WEBHOOK_URL</code> and{" "}
+                <code className="font-mono text-xs">JOB_WEBHOOK_SECRET</code> (without an Inngest server) and each
+                finished job is announced and logged here.
+              </p>
+            )
+          }
           head={
             <tr>
               <th className="py-1 pr-3">Job</th>
@@ -74,8 +88,15 @@ export function WebhookDeliveries() {
 }
 
 type Delivery = {
-  id: string; jobId: string; status: DeliveryStatus; attempts: number; lastStatusCode: number | null; lastError: string | null;
-  nextAttemptAt: string | Date; createdAt: string | Date; deliveredAt: string | Date | null;
+  id: string;
+  jobId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | Date;
+  createdAt: string | Date;
+  deliveredAt: string | Date | null;
 };
 
 function DeliveryRow({ d }: { d: Delivery }) {
@@ -83,20 +104,37 @@ function DeliveryRow({ d }: { d: Delivery }) {
   const state = STATE[d.status];
   return (
     <tr className="border-t border-slate-100 align-top" data-testid={`delivery-${d.jobId}`}>
-      <td className="py-1.5 pr-3"><JobLink id={d.jobId} /></td>
+      <td className="py-1.5 pr-3">
+        <JobLink id={d.jobId} />
+      </td>
       <td className="pr-3">{reported ? <StatusBadge status={reported} /> : "—"}</td>
       <td className="pr-3">
-        <span className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ${state.className}`} data-testid="delivery-state">{state.label}</span>
+        <span
+          className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ${state.className}`}
+          data-testid="delivery-state"
+        >
+          {state.label}
+        </span>
       </td>
       <td className="pr-3 text-right font-mono text-xs">{d.attempts}</td>
       <td className="max-w-xs pr-3 text-xs">
         {d.lastStatusCode !== null && <span className="font-mono">HTTP {d.lastStatusCode}</span>}
-        {d.lastError && <span className="block truncate text-rose-700" title={d.lastError}>{d.lastError}</span>}
+        {d.lastError && (
+          <span className="block truncate text-rose-700" title={d.lastError}>
+            {d.lastError}
+          </span>
+        )}
         {d.lastStatusCode === null && !d.lastError && <span className="text-slate-600">—</span>}
       </td>
-      <td className="pr-3 text-xs whitespace-nowrap">{d.status === "pending" ? <Time value={d.nextAttemptAt} relative /> : <span className="text-slate-600">—</span>}</td>
-      <td className="pr-3 text-xs whitespace-nowrap"><Time value={d.createdAt} relative /></td>
-      <td className="text-xs whitespace-nowrap">{d.deliveredAt ? <Time value={d.deliveredAt} relative /> : <span className="text-slate-600">—</span>}</td>
+      <td className="pr-3 text-xs whitespace-nowrap">
+        {d.status === "pending" ? <Time value={d.nextAttemptAt} relative /> : <span className="text-slate-600">—</span>}
+      </td>
+      <td className="pr-3 text-xs whitespace-nowrap">
+        <Time value={d.createdAt} relative />
+      </td>
+      <td className="text-xs whitespace-nowrap">
+        {d.deliveredAt ? <Time value={d.deliveredAt} relative /> : <span className="text-slate-600">—</span>}
+      </td>
     </tr>
   );
 }

@@ -11,15 +11,30 @@ export function ChangePasswordForm({ returnTo }: { returnTo: string }) {
     const form = new FormData(event.currentTarget);
     if (form.get("newPassword") !== form.get("repeat")) return setError("The two new passwords differ.");
     const body = { currentPassword: form.get("currentPassword"), newPassword: form.get("newPassword") };
-    void post("/api/trpc/account.changePassword", body, (status, answer) =>
-      (answer as { error?: { message?: string } } | null)?.error?.message ?? `Could not change the password (${status}).`,
+    void post(
+      "/api/trpc/account.changePassword",
+      body,
+      (status, answer) =>
+        (answer as { error?: { message?: string } } | null)?.error?.message ??
+        `Could not change the password (${status}).`,
     );
   }
 
   return (
     <form onSubmit={onSubmit} className="mt-6 space-y-4" aria-label="change password">
-      <Field label="Current (one-time) password" name="currentPassword" type="password" autoComplete="current-password" />
-      <Field label="New password (at least 12 characters)" name="newPassword" type="password" autoComplete="new-password" minLength={12} />
+      <Field
+        label="Current (one-time) password"
+        name="currentPassword"
+        type="password"
+        autoComplete="current-password"
+      />
+      <Field
+        label="New password (at least 12 characters)"
+        name="newPassword"
+        type="password"
+        autoComplete="new-password"
+        minLength={12}
+      />
       <Field label="New password again" name="repeat" type="password" autoComplete="new-password" minLength={12} />
       <FormEnd error={error} pending={pending} idle="Save and continue" busy="Saving…" />
     </form>

@@ -26,7 +26,11 @@ export function usePostThenGo(returnTo: string, initialError: string | null = nu
     setPending(true);
     setError(null);
     try {
-      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       if (res.ok) {
         router.replace(returnTo);
         router.refresh();
@@ -42,7 +46,17 @@ export function usePostThenGo(returnTo: string, initialError: string | null = nu
   return { error, setError, pending, post };
 }
 
-export function FormEnd({ error, pending, idle, busy }: { error: string | null; pending: boolean; idle: string; busy: string }) {
+export function FormEnd({
+  error,
+  pending,
+  idle,
+  busy,
+}: {
+  error: string | null;
+  pending: boolean;
+  idle: string;
+  busy: string;
+}) {
   return (
     <>
       {error && (
@@ -50,7 +64,11 @@ export function FormEnd({ error, pending, idle, busy }: { error: string | null; 
           {error}
         </p>
       )}
-      <button type="submit" disabled={pending} className="w-full rounded bg-slate-900 px-3 py-2 text-white disabled:opacity-50">
+      <button
+        type="submit"
+        disabled={pending}
+        className="w-full rounded bg-slate-900 px-3 py-2 text-white disabled:opacity-50"
+      >
         {pending ? busy : idle}
       </button>
     </>

@@ -14,16 +14,26 @@ export function SignInForm({ returnTo, initialError }: { returnTo: string; initi
   function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    void post("/api/auth/sign-in/email", { email: form.get("email"), password: form.get("password") }, (status, answer) => {
-      const message = (answer as { message?: string } | null)?.message;
-      if (status === 401) return "Wrong email or password.";
-      if (status === 429) return message ?? "Too many attempts; wait a while and try again.";
-      return message ?? `Sign-in failed (${status}).`;
-    });
+    void post(
+      "/api/auth/sign-in/email",
+      { email: form.get("email"), password: form.get("password") },
+      (status, answer) => {
+        const message = (answer as { message?: string } | null)?.message;
+        if (status === 401) return "Wrong email or password.";
+        if (status === 429) return message ?? "Too many attempts; wait a while and try again.";
+        return message ?? `Sign-in failed (${status}).`;
+      },
+    );
   }
 
   return (
-    <form method="post" action="/api/auth/sign-in-form" onSubmit={onSubmit} className="mt-6 space-y-4" aria-label="sign in">
+    <form
+      method="post"
+      action="/api/auth/sign-in-form"
+      onSubmit={onSubmit}
+      className="mt-6 space-y-4"
+      aria-label="sign in"
+    >
       <input type="hidden" name="next" value={returnTo} />
       <Field label="Email" name="email" type="email" autoComplete="username" />
       <Field label="Password" name="password" type="password" autoComplete="current-password" />

@@ -13,7 +13,12 @@ export function AiSettings() {
   const credential = useQuery(trpc.credentials.get.queryOptions());
   const [notice, setNotice] = useState<string | null>(null);
   const [keyText, setKeyText] = useState("");
-  const refresh = () => Promise.all([queryClient.invalidateQueries(trpc.consent.pathFilter()), queryClient.invalidateQueries(trpc.credentials.pathFilter()), queryClient.invalidateQueries(trpc.jobs.pathFilter())]);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries(trpc.consent.pathFilter()),
+      queryClient.invalidateQueries(trpc.credentials.pathFilter()),
+      queryClient.invalidateQueries(trpc.jobs.pathFilter()),
+    ]);
   const onError = (e: { message: string }) => setNotice(explainError(appCodeOf(e), e.message));
 
   const setConsent = useMutation(
@@ -29,7 +34,15 @@ export function AiSettings() {
       onError,
     }),
   );
-  const setMode = useMutation(trpc.consent.setApiKeyMode.mutationOptions({ onSuccess: () => { setNotice(null); void refresh(); }, onError }));
+  const setMode = useMutation(
+    trpc.consent.setApiKeyMode.mutationOptions({
+      onSuccess: () => {
+        setNotice(null);
+        void refresh();
+      },
+      onError,
+    }),
+  );
   const saveKey = useMutation(
     trpc.credentials.set.mutationOptions({
       onSuccess: async () => {
@@ -40,7 +53,15 @@ export function AiSettings() {
       onError,
     }),
   );
-  const deleteKey = useMutation(trpc.credentials.delete.mutationOptions({ onSuccess: () => { setNotice("Your key was deleted; analyses use the platform key."); void refresh(); }, onError }));
+  const deleteKey = useMutation(
+    trpc.credentials.delete.mutationOptions({
+      onSuccess: () => {
+        setNotice("Your key was deleted; analyses use the platform key.");
+        void refresh();
+      },
+      onError,
+    }),
+  );
 
   const granted = consent.data?.granted ?? false;
   const mode = consent.data?.apiKeyMode ?? "platform_key";
@@ -51,7 +72,11 @@ export function AiSettings() {
         AI settings
       </h2>
       {consent.isLoading && <p className="mt-2 text-sm text-slate-600">Loading…</p>}
-      {consent.error && <p role="alert" className="mt-2 text-sm text-rose-700">Could not load your settings.</p>}
+      {consent.error && (
+        <p role="alert" className="mt-2 text-sm text-rose-700">
+          Could not load your settings.
+        </p>
+      )}
       {consent.data && (
         <>
           <div className="mt-3 flex items-start justify-between gap-3">
@@ -60,7 +85,9 @@ export function AiSettings() {
                 Let AI analyse my learning
               </p>
               <p id="consent-help" className="text-sm text-slate-600">
-                When on, your materials, topics, quiz answers and study time are sent to an AI model to produce these analyses. Turning it off stops waiting analyses at once and asks running ones to stop; nothing new starts until you turn it back on.
+                When on, your materials, topics, quiz answers and study time are sent to an AI model to produce these
+                analyses. Turning it off stops waiting analyses at once and asks running ones to stop; nothing new
+                starts until you turn it back on.
               </p>
             </div>
             <button
@@ -74,14 +101,22 @@ export function AiSettings() {
               onClick={() => !setConsent.isPending && setConsent.mutate({ granted: !granted })}
               className={`relative mt-1 inline-flex h-7 w-12 shrink-0 rounded-full transition focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${granted ? "bg-indigo-600" : "bg-slate-300"}`}
             >
-              <span className={`absolute top-1 h-5 w-5 rounded-full bg-white shadow transition ${granted ? "left-6" : "left-1"}`} />
+              <span
+                className={`absolute top-1 h-5 w-5 rounded-full bg-white shadow transition ${granted ? "left-6" : "left-1"}`}
+              />
             </button>
           </div>
 
           <fieldset className="mt-4">
             <legend className="font-medium">Which key pays for the AI</legend>
             <label className="mt-2 flex items-start gap-2 text-sm">
-              <input type="radio" name="key-mode" checked={mode === "platform_key"} onChange={() => setMode.mutate({ apiKeyMode: "platform_key" })} className="mt-1 accent-indigo-600" />
+              <input
+                type="radio"
+                name="key-mode"
+                checked={mode === "platform_key"}
+                onChange={() => setMode.mutate({ apiKeyMode: "platform_key" })}
+                className="mt-1 accent-indigo-600"
+              />
               <span>
                 <span className="font-medium">The platform’s key</span> — nothing to set up.
               </span>
@@ -128,20 +163,32 @@ export function AiSettings() {
               onChange={(e) => setKeyText(e.target.value)}
               className="min-w-0 flex-1 rounded-md border border-slate-300 px-2 py-1.5 text-sm"
             />
-            <button type="submit" disabled={!keyText.trim() || saveKey.isPending} className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50">
+            <button
+              type="submit"
+              disabled={!keyText.trim() || saveKey.isPending}
+              className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50"
+            >
               Save key
             </button>
             {credential.data && (
-              <button type="button" onClick={() => deleteKey.mutate()} className="rounded-md px-3 py-1.5 text-sm text-rose-700 ring-1 ring-rose-200">
+              <button
+                type="button"
+                onClick={() => deleteKey.mutate()}
+                className="rounded-md px-3 py-1.5 text-sm text-rose-700 ring-1 ring-rose-200"
+              >
                 Delete key
               </button>
             )}
           </form>
-          <p className="mt-1 text-xs text-slate-600">Stored encrypted; it is never shown again, only its last four characters.</p>
+          <p className="mt-1 text-xs text-slate-600">
+            Stored encrypted; it is never shown again, only its last four characters.
+          </p>
         </>
       )}
       <div role="status" aria-live="polite">
-        {notice && <p className="mt-3 rounded-lg bg-slate-50 p-2 text-sm text-slate-800 ring-1 ring-slate-200">{notice}</p>}
+        {notice && (
+          <p className="mt-3 rounded-lg bg-slate-50 p-2 text-sm text-slate-800 ring-1 ring-slate-200">{notice}</p>
+        )}
       </div>
     </section>
   );

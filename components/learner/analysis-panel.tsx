@@ -3,8 +3,24 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { AllParams, DEFAULT_PARAMS, FlashcardParamsFields, paramsFor, PlanParamsFields, QuizParamsFields } from "./analysis-params";
-import { appCodeOf, explainError, isInFlight, JOB_TYPES, TYPE_INFO, type Job, type JobType, type Target } from "./labels";
+import {
+  AllParams,
+  DEFAULT_PARAMS,
+  FlashcardParamsFields,
+  paramsFor,
+  PlanParamsFields,
+  QuizParamsFields,
+} from "./analysis-params";
+import {
+  appCodeOf,
+  explainError,
+  isInFlight,
+  JOB_TYPES,
+  TYPE_INFO,
+  type Job,
+  type JobType,
+  type Target,
+} from "./labels";
 import { JobProgress } from "./progress-bar";
 import { TypeIcon } from "./type-icon";
 import { QuotaLine, quotaSentence } from "./quota";
@@ -24,22 +40,34 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
         const again = data.items.filter((i) => !i.created);
         const started = data.items.length - again.length;
         const parts = [];
-        if (started) parts.push(`Started ${started === 1 ? TYPE_INFO[data.items.find((i) => i.created)!.jobType].title.toLowerCase() : `${started} analyses`}.`);
+        if (started)
+          parts.push(
+            `Started ${started === 1 ? TYPE_INFO[data.items.find((i) => i.created)!.jobType].title.toLowerCase() : `${started} analyses`}.`,
+          );
         if (again.length)
-          parts.push(`${again.map((i) => TYPE_INFO[i.jobType].title).join(", ")} ${again.length === 1 ? "is" : "are"} already running for this — showing the existing ${again.length === 1 ? "one" : "ones"}.`);
+          parts.push(
+            `${again.map((i) => TYPE_INFO[i.jobType].title).join(", ")} ${again.length === 1 ? "is" : "are"} already running for this — showing the existing ${again.length === 1 ? "one" : "ones"}.`,
+          );
         setNotice({ tone: "ok", text: parts.join(" ") });
         if (data.items.length === 1) onOpen(data.items[0]!.job.id);
         // Show the new jobs at once; the live feed and the refetch bring them up to date.
         queryClient.setQueryData(trpc.jobs.list.queryKey({ pageSize: 20 }), (page) => {
           if (!page) return page;
           const fresh = data.items.map((i) => i.job).filter((j) => !page.items.some((p) => p.id === j.id));
-          return { ...page, items: [...fresh, ...page.items].slice(0, page.pageSize), total: page.total + fresh.length };
+          return {
+            ...page,
+            items: [...fresh, ...page.items].slice(0, page.pageSize),
+            total: page.total + fresh.length,
+          };
         });
         void queryClient.invalidateQueries(trpc.jobs.list.pathFilter());
         void queryClient.invalidateQueries(trpc.quota.get.pathFilter());
       },
       onError: (e) =>
-        setNotice({ tone: "error", text: appCodeOf(e) === "QUOTA_EXCEEDED" ? quotaSentence(e) : explainError(appCodeOf(e), e.message) }),
+        setNotice({
+          tone: "error",
+          text: appCodeOf(e) === "QUOTA_EXCEEDED" ? quotaSentence(e) : explainError(appCodeOf(e), e.message),
+        }),
     }),
   );
 
@@ -50,7 +78,10 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
     setNotice(null);
     trigger.mutate({ target, jobTypes, params: paramsFor(params) });
   };
-  const inFlight = (type: JobType) => jobs.find((j) => j.jobType === type && j.targetType === target.type && j.targetId === target.id && isInFlight(j.status));
+  const inFlight = (type: JobType) =>
+    jobs.find(
+      (j) => j.jobType === type && j.targetType === target.type && j.targetId === target.id && isInFlight(j.status),
+    );
 
   return (
     <section aria-labelledby="analyses-heading" className="mt-6">
@@ -60,7 +91,8 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
             Analyses
           </h2>
           <p className="text-sm text-slate-600">
-            For <span className="font-medium text-slate-800">{targetLabel}</span>. Each runs in the background; you can keep using the page.
+            For <span className="font-medium text-slate-800">{targetLabel}</span>. Each runs in the background; you can
+            keep using the page.
           </p>
           <QuotaLine />
         </div>
@@ -75,11 +107,15 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
         </button>
       </div>
       {!consent && (
-        <p className="mt-3 rounded-lg bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">AI analysis is off. Turn it on in “AI settings” to start analyses.</p>
+        <p className="mt-3 rounded-lg bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
+          AI analysis is off. Turn it on in “AI settings” to start analyses.
+        </p>
       )}
       <div role="status" aria-live="polite" className="min-h-0">
         {notice && (
-          <p className={`mt-3 rounded-lg p-3 text-sm ring-1 ${notice.tone === "ok" ? "bg-indigo-50 text-indigo-900 ring-indigo-200" : "bg-rose-50 text-rose-900 ring-rose-200"}`}>
+          <p
+            className={`mt-3 rounded-lg p-3 text-sm ring-1 ${notice.tone === "ok" ? "bg-indigo-50 text-indigo-900 ring-indigo-200" : "bg-rose-50 text-rose-900 ring-rose-200"}`}
+          >
             {notice.text}
           </p>
         )}
@@ -89,16 +125,29 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
           const info = TYPE_INFO[type];
           const running = inFlight(type);
           return (
-            <li key={type} className="flex flex-col rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200" data-testid={`card-${type}`}>
+            <li
+              key={type}
+              className="flex flex-col rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200"
+              data-testid={`card-${type}`}
+            >
               <h3 className="flex items-center gap-2 font-semibold">
                 <TypeIcon type={type} />
                 {info.title}
               </h3>
               <p className="mt-1 flex-1 text-sm text-slate-600">{info.blurb}</p>
               <div className="mt-3">
-                {type === "quiz_generation" && <QuizParamsFields value={params.quiz} onChange={(quiz) => setParams({ ...params, quiz })} />}
-                {type === "flashcard_generation" && <FlashcardParamsFields value={params.flashcards} onChange={(flashcards) => setParams({ ...params, flashcards })} />}
-                {type === "next_action_planning" && <PlanParamsFields value={params.plan} onChange={(plan) => setParams({ ...params, plan })} />}
+                {type === "quiz_generation" && (
+                  <QuizParamsFields value={params.quiz} onChange={(quiz) => setParams({ ...params, quiz })} />
+                )}
+                {type === "flashcard_generation" && (
+                  <FlashcardParamsFields
+                    value={params.flashcards}
+                    onChange={(flashcards) => setParams({ ...params, flashcards })}
+                  />
+                )}
+                {type === "next_action_planning" && (
+                  <PlanParamsFields value={params.plan} onChange={(plan) => setParams({ ...params, plan })} />
+                )}
               </div>
               {running && (
                 <button type="button" onClick={() => onOpen(running.id)} className="mt-2 text-left">

@@ -1,6 +1,10 @@
 "use client";
 
-export type QuizParams = { count: number; difficulty: "easy" | "medium" | "hard" | "mixed"; questionTypes: ("single_choice" | "true_false" | "short_answer")[] };
+export type QuizParams = {
+  count: number;
+  difficulty: "easy" | "medium" | "hard" | "mixed";
+  questionTypes: ("single_choice" | "true_false" | "short_answer")[];
+};
 export type AllParams = { quiz: QuizParams; flashcards: { count: number }; plan: { timeBudgetMinutes: number } };
 
 export const DEFAULT_PARAMS: AllParams = {
@@ -15,13 +19,37 @@ const QUESTION_TYPES = [
   ["short_answer", "Short answer"],
 ] as const;
 
-const input = "w-20 rounded-md border border-slate-300 px-2 py-1 text-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200";
+const input =
+  "w-20 rounded-md border border-slate-300 px-2 py-1 text-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200";
 
-function NumberField({ id, label, value, min, max, onChange }: { id: string; label: string; value: number; min: number; max: number; onChange: (n: number) => void }) {
+function NumberField({
+  id,
+  label,
+  value,
+  min,
+  max,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: number;
+  min: number;
+  max: number;
+  onChange: (n: number) => void;
+}) {
   return (
     <label htmlFor={id} className="flex items-center justify-between gap-2 text-sm">
       <span>{label}</span>
-      <input id={id} type="number" inputMode="numeric" min={min} max={max} value={value} onChange={(e) => onChange(Number(e.target.value))} className={input} />
+      <input
+        id={id}
+        type="number"
+        inputMode="numeric"
+        min={min}
+        max={max}
+        value={value}
+        onChange={(e) => onChange(Number(e.target.value))}
+        className={input}
+      />
     </label>
   );
 }
@@ -29,10 +57,22 @@ function NumberField({ id, label, value, min, max, onChange }: { id: string; lab
 export function QuizParamsFields({ value, onChange }: { value: QuizParams; onChange: (v: QuizParams) => void }) {
   return (
     <div className="space-y-2">
-      <NumberField id="quiz-count" label="Questions" value={value.count} min={1} max={20} onChange={(count) => onChange({ ...value, count })} />
+      <NumberField
+        id="quiz-count"
+        label="Questions"
+        value={value.count}
+        min={1}
+        max={20}
+        onChange={(count) => onChange({ ...value, count })}
+      />
       <label htmlFor="quiz-difficulty" className="flex items-center justify-between gap-2 text-sm">
         <span>Difficulty</span>
-        <select id="quiz-difficulty" value={value.difficulty} onChange={(e) => onChange({ ...value, difficulty: e.target.value as QuizParams["difficulty"] })} className={`${input} w-28`}>
+        <select
+          id="quiz-difficulty"
+          value={value.difficulty}
+          onChange={(e) => onChange({ ...value, difficulty: e.target.value as QuizParams["difficulty"] })}
+          className={`${input} w-28`}
+        >
           <option value="mixed">Mixed</option>
           <option value="easy">Easy</option>
           <option value="medium">Medium</option>
@@ -48,7 +88,12 @@ export function QuizParamsFields({ value, onChange }: { value: QuizParams; onCha
                 type="checkbox"
                 checked={value.questionTypes.includes(type)}
                 onChange={(e) =>
-                  onChange({ ...value, questionTypes: e.target.checked ? [...value.questionTypes, type] : value.questionTypes.filter((t) => t !== type) })
+                  onChange({
+                    ...value,
+                    questionTypes: e.target.checked
+                      ? [...value.questionTypes, type]
+                      : value.questionTypes.filter((t) => t !== type),
+                  })
                 }
                 className="accent-indigo-600"
               />
@@ -61,13 +106,41 @@ export function QuizParamsFields({ value, onChange }: { value: QuizParams; onCha
   );
 }
 
-export function FlashcardParamsFields({ value, onChange }: { value: { count: number }; onChange: (v: { count: number }) => void }) {
-  return <NumberField id="flashcard-count" label="Cards" value={value.count} min={1} max={50} onChange={(count) => onChange({ count })} />;
+export function FlashcardParamsFields({
+  value,
+  onChange,
+}: {
+  value: { count: number };
+  onChange: (v: { count: number }) => void;
+}) {
+  return (
+    <NumberField
+      id="flashcard-count"
+      label="Cards"
+      value={value.count}
+      min={1}
+      max={50}
+      onChange={(count) => onChange({ count })}
+    />
+  );
 }
 
-export function PlanParamsFields({ value, onChange }: { value: { timeBudgetMinutes: number }; onChange: (v: { timeBudgetMinutes: number }) => void }) {
+export function PlanParamsFields({
+  value,
+  onChange,
+}: {
+  value: { timeBudgetMinutes: number };
+  onChange: (v: { timeBudgetMinutes: number }) => void;
+}) {
   return (
-    <NumberField id="plan-minutes" label="Minutes you have" value={value.timeBudgetMinutes} min={10} max={600} onChange={(timeBudgetMinutes) => onChange({ timeBudgetMinutes })} />
+    <NumberField
+      id="plan-minutes"
+      label="Minutes you have"
+      value={value.timeBudgetMinutes}
+      min={10}
+      max={600}
+      onChange={(timeBudgetMinutes) => onChange({ timeBudgetMinutes })}
+    />
   );
 }
 

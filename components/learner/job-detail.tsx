@@ -2,7 +2,13 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc/client";
-import { flashcardsSchema, learningAnalysisSchema, nextActionsSchema, quizSchema, weakPointsSchema } from "@/server/jobs/schemas";
+import {
+  flashcardsSchema,
+  learningAnalysisSchema,
+  nextActionsSchema,
+  quizSchema,
+  weakPointsSchema,
+} from "@/server/jobs/schemas";
 import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, type Job, type Targets } from "./labels";
 import { JobProgress } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
@@ -27,13 +33,20 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
     retry: (n, e) => appCodeOf(e) !== "JOB_NOT_FOUND" && n < 2,
   });
 
-  if (detail.isLoading) return <Panel><p className="text-slate-600">Loading the analysis…</p></Panel>;
+  if (detail.isLoading)
+    return (
+      <Panel>
+        <p className="text-slate-600">Loading the analysis…</p>
+      </Panel>
+    );
   if (detail.error) {
     const notFound = appCodeOf(detail.error) === "JOB_NOT_FOUND" || detail.error.data?.code === "NOT_FOUND";
     return (
       <Panel>
         <p role="alert" className="text-rose-700" data-testid="job-not-found">
-          {notFound ? "This analysis does not exist, or it is not yours." : `Could not load this analysis: ${detail.error.message}`}
+          {notFound
+            ? "This analysis does not exist, or it is not yours."
+            : `Could not load this analysis: ${detail.error.message}`}
         </p>
       </Panel>
     );
@@ -53,7 +66,8 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
             {info.title}
           </h2>
           <p className="text-sm text-slate-600">
-            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · started <Time value={job.createdAt} relative />
+            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · started{" "}
+            <Time value={job.createdAt} relative />
             {result?.degraded ? " · checked with warnings" : ""}
           </p>
         </div>
@@ -61,8 +75,14 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
       </header>
       <div className="mt-4" data-testid="detail-body" data-status={job.status}>
         {isInFlight(job.status) && <JobProgress job={job} label={`${info.title} progress`} />}
-        {job.status === "failed" && <p className="rounded-lg bg-rose-50 p-3 text-rose-900">{explainError(job.errorCode, job.errorMessage)}</p>}
-        {job.status === "cancelled" && <p className="rounded-lg bg-slate-100 p-3 text-slate-700">This analysis was stopped before it finished. Start it again whenever you like.</p>}
+        {job.status === "failed" && (
+          <p className="rounded-lg bg-rose-50 p-3 text-rose-900">{explainError(job.errorCode, job.errorMessage)}</p>
+        )}
+        {job.status === "cancelled" && (
+          <p className="rounded-lg bg-slate-100 p-3 text-slate-700">
+            This analysis was stopped before it finished. Start it again whenever you like.
+          </p>
+        )}
         {job.status === "succeeded" && result && <ResultView job={job} output={result.output} />}
       </div>
       <History jobType={job.jobType} currentId={job.id} onOpen={onOpen} targets={targets} />
@@ -90,7 +110,17 @@ function ResultView({ job, output }: { job: Pick<Job, "id" | "jobType">; output:
   }
 }
 
-function History({ jobType, currentId, onOpen, targets }: { jobType: Job["jobType"]; currentId: string; onOpen: (id: string) => void; targets: Targets | undefined }) {
+function History({
+  jobType,
+  currentId,
+  onOpen,
+  targets,
+}: {
+  jobType: Job["jobType"];
+  currentId: string;
+  onOpen: (id: string) => void;
+  targets: Targets | undefined;
+}) {
   const trpc = useTRPC();
   const history = useQuery(trpc.jobs.list.queryOptions({ jobType: [jobType], status: ["succeeded"], pageSize: 10 }));
   const others = history.data?.items.filter((j) => j.id !== currentId) ?? [];
@@ -104,7 +134,11 @@ function History({ jobType, currentId, onOpen, targets }: { jobType: Job["jobTyp
       <ul className="mt-1 flex flex-wrap gap-2" data-testid="history">
         {others.map((j) => (
           <li key={j.id}>
-            <button type="button" onClick={() => onOpen(j.id)} className="rounded-full bg-slate-100 px-3 py-1 text-xs hover:bg-slate-200">
+            <button
+              type="button"
+              onClick={() => onOpen(j.id)}
+              className="rounded-full bg-slate-100 px-3 py-1 text-xs hover:bg-slate-200"
+            >
               <Time value={j.createdAt} relative /> · {targetTitle(targets, { type: j.targetType, id: j.targetId })}
             </button>
           </li>
@@ -115,5 +149,9 @@ function History({ jobType, currentId, onOpen, targets }: { jobType: Job["jobTyp
 }
 
 function Panel({ children }: { children: React.ReactNode }) {
-  return <section className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-6" aria-label="analysis result">{children}</section>;
+  return (
+    <section className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-6" aria-label="analysis result">
+      {children}
+    </section>
+  );
 }

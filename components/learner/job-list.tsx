@@ -9,7 +9,14 @@ import { StatusBadge } from "./status-badge";
 import { TypeIcon } from "./type-icon";
 import { Time } from "@/components/time";
 
-type Props = { jobs: Job[] | undefined; loading: boolean; error: string | null; targets: Targets | undefined; selectedId: string | null; onOpen: (id: string) => void };
+type Props = {
+  jobs: Job[] | undefined;
+  loading: boolean;
+  error: string | null;
+  targets: Targets | undefined;
+  selectedId: string | null;
+  onOpen: (id: string) => void;
+};
 
 /** The live list shows this many; older analyses load in keyset pages below it. */
 export const LIVE_PAGE_SIZE = 20;
@@ -27,18 +34,34 @@ export function JobList({ jobs, loading, error, targets, selectedId, onOpen }: P
           Could not load your analyses: {error}
         </p>
       )}
-      {jobs && jobs.length === 0 && <p className="mt-3 text-sm text-slate-600">Nothing yet. Pick a target and start an analysis — it will show up here.</p>}
+      {jobs && jobs.length === 0 && (
+        <p className="mt-3 text-sm text-slate-600">
+          Nothing yet. Pick a target and start an analysis — it will show up here.
+        </p>
+      )}
       <ul className="-mx-1 mt-3 max-h-[32rem] divide-y divide-slate-100 overflow-y-auto px-1" aria-label="analyses">
         {jobs?.map((job) => (
           <JobRow key={job.id} job={job} targets={targets} selected={job.id === selectedId} onOpen={onOpen} />
         ))}
       </ul>
-      {jobs && jobs.length >= LIVE_PAGE_SIZE && <OlderJobs live={jobs} targets={targets} selectedId={selectedId} onOpen={onOpen} />}
+      {jobs && jobs.length >= LIVE_PAGE_SIZE && (
+        <OlderJobs live={jobs} targets={targets} selectedId={selectedId} onOpen={onOpen} />
+      )}
     </section>
   );
 }
 
-function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets | undefined; selected: boolean; onOpen: (id: string) => void }) {
+function JobRow({
+  job,
+  targets,
+  selected,
+  onOpen,
+}: {
+  job: Job;
+  targets: Targets | undefined;
+  selected: boolean;
+  onOpen: (id: string) => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const cancel = useMutation(
@@ -47,9 +70,20 @@ function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets
   const info = TYPE_INFO[job.jobType];
   const cancellable = isInFlight(job.status) && !job.cancelRequested;
   return (
-    <li className={`py-3 ${selected ? "-mx-2 rounded-lg bg-indigo-50/60 px-2" : ""}`} data-testid="job-row" data-job-id={job.id} data-job-type={job.jobType} data-status={job.status}>
+    <li
+      className={`py-3 ${selected ? "-mx-2 rounded-lg bg-indigo-50/60 px-2" : ""}`}
+      data-testid="job-row"
+      data-job-id={job.id}
+      data-job-type={job.jobType}
+      data-status={job.status}
+    >
       <div className="flex items-start justify-between gap-2">
-        <button type="button" onClick={() => onOpen(job.id)} className="min-w-0 text-left focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500" aria-current={selected ? "true" : undefined}>
+        <button
+          type="button"
+          onClick={() => onOpen(job.id)}
+          className="min-w-0 text-left focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
+          aria-current={selected ? "true" : undefined}
+        >
           <span className="flex items-center gap-2 truncate font-medium">
             <TypeIcon type={job.jobType} size="h-6 w-6" />
             {info.title}
@@ -74,7 +108,9 @@ function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets
         </div>
       </div>
       {isInFlight(job.status) && <JobProgress job={job} label={`${info.title} progress`} />}
-      {job.status === "failed" && <p className="mt-1 text-xs text-rose-700">{explainError(job.errorCode, job.errorMessage)}</p>}
+      {job.status === "failed" && (
+        <p className="mt-1 text-xs text-rose-700">{explainError(job.errorCode, job.errorMessage)}</p>
+      )}
       {cancel.error && (
         <p role="alert" className="mt-1 text-xs text-rose-700">
           {explainError(appCodeOf(cancel.error), cancel.error.message)}
@@ -90,11 +126,24 @@ function JobRow({ job, targets, selected, onOpen }: { job: Job; targets: Targets
  * starting after its last row would then leave a gap. Finished jobs do not change, so these pages
  * are not live.
  */
-function OlderJobs({ live, targets, selectedId, onOpen }: { live: Job[]; targets: Targets | undefined; selectedId: string | null; onOpen: (id: string) => void }) {
+function OlderJobs({
+  live,
+  targets,
+  selectedId,
+  onOpen,
+}: {
+  live: Job[];
+  targets: Targets | undefined;
+  selectedId: string | null;
+  onOpen: (id: string) => void;
+}) {
   const trpc = useTRPC();
   const [open, setOpen] = useState(false);
   const older = useInfiniteQuery({
-    ...trpc.progress.history.infiniteQueryOptions({ limit: LIVE_PAGE_SIZE }, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
+    ...trpc.progress.history.infiniteQueryOptions(
+      { limit: LIVE_PAGE_SIZE },
+      { getNextPageParam: (last) => last.nextCursor ?? undefined },
+    ),
     enabled: open,
   });
   const shown = new Set(live.map((j) => j.id));
@@ -115,7 +164,11 @@ function OlderJobs({ live, targets, selectedId, onOpen }: { live: Job[]; targets
           ))}
         </ul>
       )}
-      {older.error && <p role="alert" className="mt-2 text-xs text-rose-700">Could not load older analyses: {older.error.message}</p>}
+      {older.error && (
+        <p role="alert" className="mt-2 text-xs text-rose-700">
+          Could not load older analyses: {older.error.message}
+        </p>
+      )}
       {more ? (
         <button
           type="button"
@@ -126,7 +179,9 @@ function OlderJobs({ live, targets, selectedId, onOpen }: { live: Job[]; targets
           {older.isFetching ? "Loading…" : "Show older analyses"}
         </button>
       ) : (
-        <p className="mt-2 text-center text-xs text-slate-600" data-testid="history-end">That is everything: {all.length} analyses in all.</p>
+        <p className="mt-2 text-center text-xs text-slate-600" data-testid="history-end">
+          That is everything: {all.length} analyses in all.
+        </p>
       )}
     </div>
   );

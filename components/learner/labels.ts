@@ -12,10 +12,16 @@ export type Target = { type: Job["targetType"]; id: string };
 export const JOB_TYPES: JobType[] = [...ALL_JOB_TYPES];
 
 export const TYPE_INFO: Record<JobType, { title: string; blurb: string }> = {
-  learning_state_analysis: { title: "Learning state", blurb: "How well you know each topic, and how engaged you have been." },
+  learning_state_analysis: {
+    title: "Learning state",
+    blurb: "How well you know each topic, and how engaged you have been.",
+  },
   weak_point_analysis: { title: "Weak points", blurb: "The topics that need attention, ranked, with the evidence." },
   next_action_planning: { title: "Next steps", blurb: "A short plan of what to do next, with time estimates." },
-  quiz_generation: { title: "Practice quiz", blurb: "Questions to answer here; your answers count towards your next analysis." },
+  quiz_generation: {
+    title: "Practice quiz",
+    blurb: "Questions to answer here; your answers count towards your next analysis.",
+  },
   flashcard_generation: { title: "Flashcards", blurb: "Cards to flip through and mark as known." },
 };
 
@@ -44,9 +50,11 @@ const ERROR_SENTENCES: Record<string, string> = {
   MODEL_RATE_LIMIT: "The AI service was busy and asked us to slow down. Try again in a few minutes.",
   NETWORK_ERROR: "We could not reach the AI service. Try again in a little while.",
   TEMPORARY_PROVIDER_ERROR: "The AI service had a temporary problem. Try again in a little while.",
-  JOB_TIMEOUT: "The analysis ran out of time, even after retries. Try again; if it keeps happening, try a smaller target.",
+  JOB_TIMEOUT:
+    "The analysis ran out of time, even after retries. Try again; if it keeps happening, try a smaller target.",
   RUNTIME_SHUTDOWN: "The worker running it was restarted. Try again.",
-  INVALID_SNAPSHOT: "Your learning data could not be read for this analysis. Add some material or answers and try again.",
+  INVALID_SNAPSHOT:
+    "Your learning data could not be read for this analysis. Add some material or answers and try again.",
   INVALID_SCHEMA: "The AI's answer did not pass our checks, so we did not show it. Try again.",
   INVALID_CREDENTIAL: "Your own DeepSeek key was refused. Check it in “AI settings”, or switch to the platform key.",
   CANCELLED: "You (or turning AI off) stopped this analysis.",
@@ -77,4 +85,3 @@ export function targetTitle(targets: Targets | undefined, t: Target): string {
 }
 
 export const pct = (x: number) => `${Math.round(x * 100)}%`;
-

@@ -39,26 +39,44 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
   return (
     <div className="mx-auto grid max-w-6xl gap-6 px-4 py-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <div className="min-w-0">
-        <section aria-labelledby="intro-heading" className="rounded-xl bg-gradient-to-br from-indigo-600 to-violet-600 p-5 text-white shadow-sm">
+        <section
+          aria-labelledby="intro-heading"
+          className="rounded-xl bg-gradient-to-br from-indigo-600 to-violet-600 p-5 text-white shadow-sm"
+        >
           <h1 id="intro-heading" className="text-2xl font-semibold">
             Your AI study coach
           </h1>
           <ol className="mt-2 grid gap-1 text-sm text-indigo-50 sm:grid-cols-3">
-            <li><span className="font-semibold">1. Pick</span> what to look at: everything, a material or one topic.</li>
-            <li><span className="font-semibold">2. Start</span> an analysis — it runs in the background.</li>
-            <li><span className="font-semibold">3. Use</span> the result: read it, play the quiz, flip the cards.</li>
+            <li>
+              <span className="font-semibold">1. Pick</span> what to look at: everything, a material or one topic.
+            </li>
+            <li>
+              <span className="font-semibold">2. Start</span> an analysis — it runs in the background.
+            </li>
+            <li>
+              <span className="font-semibold">3. Use</span> the result: read it, play the quiz, flip the cards.
+            </li>
           </ol>
         </section>
 
         <div className="mt-6">
           {targets.isLoading && <p className="text-sm text-slate-600">Loading your materials…</p>}
-          {targets.error && <p role="alert" className="text-sm text-rose-700">Could not load your materials: {targets.error.message}</p>}
+          {targets.error && (
+            <p role="alert" className="text-sm text-rose-700">
+              Could not load your materials: {targets.error.message}
+            </p>
+          )}
           {targets.data && <TargetPicker targets={targets.data} value={target} onChange={setTarget} />}
         </div>
 
         {selectedId && (
           <div ref={detailRef} className="mt-6 scroll-mt-4">
-            <JobDetail jobId={selectedId} live={jobs.data?.items.find((j) => j.id === selectedId)} targets={targets.data} onOpen={open} />
+            <JobDetail
+              jobId={selectedId}
+              live={jobs.data?.items.find((j) => j.id === selectedId)}
+              targets={targets.data}
+              onOpen={open}
+            />
           </div>
         )}
 
@@ -74,7 +92,10 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
 
       <aside className="min-w-0 space-y-6">
         <p className="flex items-center gap-2 text-xs text-slate-600" data-testid="live-indicator">
-          <span className={`inline-block h-2 w-2 rounded-full ${live ? "bg-emerald-500" : "bg-amber-400"}`} aria-hidden="true" />
+          <span
+            className={`inline-block h-2 w-2 rounded-full ${live ? "bg-emerald-500" : "bg-amber-400"}`}
+            aria-hidden="true"
+          />
           {live ? "Live updates on" : "Reconnecting — refreshing every few seconds"}
         </p>
         <JobList

@@ -23,48 +23,97 @@ export function MasteryChart() {
   const [hidden, setHidden] = useState<Set<string>>(new Set());
   const data = q.data;
   return (
-    <section aria-labelledby="progress-heading" className="mt-6 rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200" data-testid="mastery-history">
-      <h2 id="progress-heading" className="text-lg font-semibold">Your mastery over time</h2>
+    <section
+      aria-labelledby="progress-heading"
+      className="mt-6 rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200"
+      data-testid="mastery-history"
+    >
+      <h2 id="progress-heading" className="text-lg font-semibold">
+        Your mastery over time
+      </h2>
       {q.isLoading && <p className="mt-2 text-sm text-slate-600">Loading…</p>}
-      {q.error && <p role="alert" className="mt-2 text-sm text-rose-700">Could not load your progress: {q.error.message}</p>}
-      {data && data.analyses === 0 && (
-        <p className="mt-2 text-sm text-slate-600">Run a learning-state analysis to start your chart; each new one adds a point per topic.</p>
+      {q.error && (
+        <p role="alert" className="mt-2 text-sm text-rose-700">
+          Could not load your progress: {q.error.message}
+        </p>
       )}
-      {data && data.analyses > 0 && <Chart data={data} hidden={hidden} toggle={(id) => setHidden((h) => (h.has(id) ? new Set([...h].filter((x) => x !== id)) : new Set([...h, id])))} />}
+      {data && data.analyses === 0 && (
+        <p className="mt-2 text-sm text-slate-600">
+          Run a learning-state analysis to start your chart; each new one adds a point per topic.
+        </p>
+      )}
+      {data && data.analyses > 0 && (
+        <Chart
+          data={data}
+          hidden={hidden}
+          toggle={(id) => setHidden((h) => (h.has(id) ? new Set([...h].filter((x) => x !== id)) : new Set([...h, id])))}
+        />
+      )}
     </section>
   );
 }
 
-type Data = { analyses: number; overall: { at: string; mastery: number }[]; topics: { knowledgePointId: string; title: string; points: { at: string; mastery: number }[] }[] };
+type Data = {
+  analyses: number;
+  overall: { at: string; mastery: number }[];
+  topics: { knowledgePointId: string; title: string; points: { at: string; mastery: number }[] }[];
+};
 
 function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; toggle: (id: string) => void }) {
   const times = data.overall.map((p) => new Date(p.at).getTime());
   const t0 = Math.min(...times);
   const t1 = Math.max(...times);
   const spanDays = (t1 - t0) / 86_400_000;
-  const x = (at: string) => PAD.l + (t1 === t0 ? (W - PAD.l - PAD.r) / 2 : ((new Date(at).getTime() - t0) / (t1 - t0)) * (W - PAD.l - PAD.r));
+  const x = (at: string) =>
+    PAD.l + (t1 === t0 ? (W - PAD.l - PAD.r) / 2 : ((new Date(at).getTime() - t0) / (t1 - t0)) * (W - PAD.l - PAD.r));
   const y = (m: number) => PAD.t + (1 - m) * (H - PAD.t - PAD.b);
   const colorOf = (i: number) => COLORS[i % COLORS.length]!;
   return (
     <>
       <p className="mt-1 text-sm text-slate-600">
-        {data.analyses} analys{data.analyses === 1 ? "is" : "es"} since <Time value={data.overall[0]!.at} />. Click a topic to hide or show its line.
+        {data.analyses} analys{data.analyses === 1 ? "is" : "es"} since <Time value={data.overall[0]!.at} />. Click a
+        topic to hide or show its line.
       </p>
-      <svg viewBox={`0 0 ${W} ${H}`} className="mt-3 w-full" role="img" aria-label={`Mastery per topic over ${data.analyses} analyses`}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        className="mt-3 w-full"
+        role="img"
+        aria-label={`Mastery per topic over ${data.analyses} analyses`}
+      >
         {[0, 0.25, 0.5, 0.75, 1].map((m) => (
           <g key={m}>
             <line x1={PAD.l} x2={W - PAD.r} y1={y(m)} y2={y(m)} stroke="#e2e8f0" />
-            <text x={PAD.l - 6} y={y(m) + 4} textAnchor="end" fontSize="10" fill="#475569">{pct(m)}</text>
+            <text x={PAD.l - 6} y={y(m) + 4} textAnchor="end" fontSize="10" fill="#475569">
+              {pct(m)}
+            </text>
           </g>
         ))}
-        {[...new Set(data.overall.map((p) => p.at))].filter((_, i, a) => a.length <= 6 || i % Math.ceil(a.length / 6) === 0).map((at, i, shown) => (
-          // The first and last labels hug the plot's edges so they are never cut off.
-          <text key={at} x={x(at)} y={H - 6} textAnchor={shown.length > 1 && i === 0 ? "start" : shown.length > 1 && i === shown.length - 1 ? "end" : "middle"} fontSize="10" fill="#475569">{formatAxis(at, spanDays >= 2)}</text>
-        ))}
+        {[...new Set(data.overall.map((p) => p.at))]
+          .filter((_, i, a) => a.length <= 6 || i % Math.ceil(a.length / 6) === 0)
+          .map((at, i, shown) => (
+            // The first and last labels hug the plot's edges so they are never cut off.
+            <text
+              key={at}
+              x={x(at)}
+              y={H - 6}
+              textAnchor={
+                shown.length > 1 && i === 0 ? "start" : shown.length > 1 && i === shown.length - 1 ? "end" : "middle"
+              }
+              fontSize="10"
+              fill="#475569"
+            >
+              {formatAxis(at, spanDays >= 2)}
+            </text>
+          ))}
         {data.topics.map((t, i) =>
           hidden.has(t.knowledgePointId) ? null : (
             <g key={t.knowledgePointId} data-testid="mastery-line" data-topic={t.title} data-points={t.points.length}>
-              <polyline fill="none" stroke={colorOf(i)} strokeWidth="2" points={t.points.map((p) => `${x(p.at)},${y(p.mastery)}`).join(" ")} />
+              <polyline
+                fill="none"
+                stroke={colorOf(i)}
+                strokeWidth="2"
+                points={t.points.map((p) => `${x(p.at)},${y(p.mastery)}`).join(" ")}
+              />
               {t.points.map((p, k) => (
                 <circle key={k} cx={x(p.at)} cy={y(p.mastery)} r="3" fill={colorOf(i)}>
                   <title>{`${t.title}: ${pct(p.mastery)}`}</title>
@@ -87,9 +136,18 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
                 onClick={() => toggle(t.knowledgePointId)}
                 className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-1 text-xs ring-1 ring-slate-300 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-600 ${hidden.has(t.knowledgePointId) ? "text-slate-600" : "text-slate-900"}`}
               >
-                <span className="inline-block h-2.5 w-2.5 rounded-full" style={{ background: hidden.has(t.knowledgePointId) ? "#cbd5e1" : colorOf(i) }} aria-hidden />
+                <span
+                  className="inline-block h-2.5 w-2.5 rounded-full"
+                  style={{ background: hidden.has(t.knowledgePointId) ? "#cbd5e1" : colorOf(i) }}
+                  aria-hidden
+                />
                 {t.title} · {pct(last.mastery)}
-                {t.points.length > 1 && <span className={delta >= 0 ? "text-emerald-800" : "text-rose-800"}>{delta >= 0 ? "▲" : "▼"}{pct(Math.abs(delta))}</span>}
+                {t.points.length > 1 && (
+                  <span className={delta >= 0 ? "text-emerald-800" : "text-rose-800"}>
+                    {delta >= 0 ? "▲" : "▼"}
+                    {pct(Math.abs(delta))}
+                  </span>
+                )}
               </button>
             </li>
           );
@@ -98,12 +156,32 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
       <details className="mt-2 text-sm">
         <summary className="cursor-pointer text-slate-700">Show as a table</summary>
         <table className="mt-2 w-full text-left text-xs">
-          <thead><tr><th scope="col" className="py-1 pr-2">Topic</th>{data.overall.map((p, k) => <th key={k} scope="col" className="pr-2 font-medium"><Time value={p.at} /></th>)}</tr></thead>
+          <thead>
+            <tr>
+              <th scope="col" className="py-1 pr-2">
+                Topic
+              </th>
+              {data.overall.map((p, k) => (
+                <th key={k} scope="col" className="pr-2 font-medium">
+                  <Time value={p.at} />
+                </th>
+              ))}
+            </tr>
+          </thead>
           <tbody>
             {data.topics.map((t) => (
               <tr key={t.knowledgePointId} className="border-t border-slate-100">
-                <th scope="row" className="py-1 pr-2 font-normal">{t.title}</th>
-                {data.overall.map((o, k) => <td key={k} className="pr-2 tabular-nums">{(() => { const p = t.points.find((x) => x.at === o.at); return p ? pct(p.mastery) : "—"; })()}</td>)}
+                <th scope="row" className="py-1 pr-2 font-normal">
+                  {t.title}
+                </th>
+                {data.overall.map((o, k) => (
+                  <td key={k} className="pr-2 tabular-nums">
+                    {(() => {
+                      const p = t.points.find((x) => x.at === o.at);
+                      return p ? pct(p.mastery) : "—";
+                    })()}
+                  </td>
+                ))}
               </tr>
             ))}
           </tbody>

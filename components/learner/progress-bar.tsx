@@ -1,7 +1,13 @@
 import { STAGE_LABELS, type Job } from "./labels";
 
 /** Stage and percentage of a job in flight; a polite live region so screen readers hear it move. */
-export function JobProgress({ job, label }: { job: Pick<Job, "status" | "stage" | "progress" | "cancelRequested">; label: string }) {
+export function JobProgress({
+  job,
+  label,
+}: {
+  job: Pick<Job, "status" | "stage" | "progress" | "cancelRequested">;
+  label: string;
+}) {
   const stage = job.cancelRequested
     ? "Stopping…"
     : job.status === "pending"
@@ -26,7 +32,10 @@ export function JobProgress({ job, label }: { job: Pick<Job, "status" | "stage" 
         aria-valuetext={`${stage}, ${job.progress}%`}
         className="mt-1 h-2 overflow-hidden rounded-full bg-slate-200"
       >
-        <div className="h-full rounded-full bg-indigo-500 transition-all duration-500" style={{ width: `${Math.max(3, job.progress)}%` }} />
+        <div
+          className="h-full rounded-full bg-indigo-500 transition-all duration-500"
+          style={{ width: `${Math.max(3, job.progress)}%` }}
+        />
       </div>
     </div>
   );

@@ -9,7 +9,10 @@ type QuotaDetails = { metric?: string; period?: string; allowed?: number; resets
 const clock = (iso: string) => {
   const at = new Date(iso);
   const sameDay = at.toDateString() === new Date().toDateString();
-  return at.toLocaleString(undefined, sameDay ? { hour: "2-digit", minute: "2-digit" } : { weekday: "long", hour: "2-digit", minute: "2-digit" });
+  return at.toLocaleString(
+    undefined,
+    sameDay ? { hour: "2-digit", minute: "2-digit" } : { weekday: "long", hour: "2-digit", minute: "2-digit" },
+  );
 };
 
 const what = (metric?: string) => {
@@ -20,8 +23,12 @@ const what = (metric?: string) => {
 /** The 429 QUOTA_EXCEEDED answer in plain words, with the reset time in the learner's own clock. */
 export function quotaSentence(error: unknown): string {
   const d = ((error as { data?: { details?: QuotaDetails } } | null)?.data?.details ?? {}) as QuotaDetails;
-  if (d.metric === "tokens") return `You have used today's AI budget; it resets at ${d.resetsAt ? clock(d.resetsAt) : "midnight UTC"}.`;
-  const limit = d.allowed !== undefined ? `your limit of ${d.allowed} ${what(d.metric)} ${d.period === "day" ? "a day" : "an hour"}` : "your limit";
+  if (d.metric === "tokens")
+    return `You have used today's AI budget; it resets at ${d.resetsAt ? clock(d.resetsAt) : "midnight UTC"}.`;
+  const limit =
+    d.allowed !== undefined
+      ? `your limit of ${d.allowed} ${what(d.metric)} ${d.period === "day" ? "a day" : "an hour"}`
+      : "your limit";
   const when = d.resetsAt ? ` You can start more at ${clock(d.resetsAt)}.` : " Try again later.";
   return `You have reached ${limit}.${when}`;
 }
@@ -39,7 +46,8 @@ export function QuotaLine() {
   if (budget && budget.remaining === 0)
     return (
       <p className="mt-1 text-xs text-slate-600" data-testid="quota-line">
-        You have used today&apos;s AI budget on the platform key; it resets at {clock(budget.resetsAt)}. Analyses on your own DeepSeek key still run.
+        You have used today&apos;s AI budget on the platform key; it resets at {clock(budget.resetsAt)}. Analyses on
+        your own DeepSeek key still run.
       </p>
     );
   const left = Math.min(hour.remaining, day.remaining);

@@ -3,5 +3,11 @@ import { STATUS_INFO, type Job } from "./labels";
 /** A job's status in the learner's words, as a coloured pill. */
 export function StatusBadge({ status }: { status: Job["status"] }) {
   const info = STATUS_INFO[status];
-  return <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${info.tone}`}>{info.label}</span>;
+  return (
+    <span
+      className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${info.tone}`}
+    >
+      {info.label}
+    </span>
+  );
 }

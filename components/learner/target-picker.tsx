@@ -3,7 +3,15 @@
 import type { Target, Targets } from "./labels";
 
 /** A native select: keyboard, screen readers and phones all handle it well. */
-export function TargetPicker({ targets, value, onChange }: { targets: Targets; value: Target; onChange: (t: Target) => void }) {
+export function TargetPicker({
+  targets,
+  value,
+  onChange,
+}: {
+  targets: Targets;
+  value: Target;
+  onChange: (t: Target) => void;
+}) {
   const encoded = `${value.type}:${value.id}`;
   return (
     <div>
@@ -41,7 +49,9 @@ export function TargetPicker({ targets, value, onChange }: { targets: Targets; v
         )}
       </select>
       {targets.materials.length === 0 && targets.looseKnowledgePoints.length === 0 && (
-        <p className="mt-2 text-sm text-slate-600">You have no materials yet; analyses of “everything” still work once you have some answers.</p>
+        <p className="mt-2 text-sm text-slate-600">
+          You have no materials yet; analyses of “everything” still work once you have some answers.
+        </p>
       )}
     </div>
   );

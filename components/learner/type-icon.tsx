@@ -36,8 +36,19 @@ const PATHS: Record<JobType, React.ReactNode> = {
 
 export function TypeIcon({ type, size = "h-7 w-7" }: { type: JobType; size?: string }) {
   return (
-    <span aria-hidden="true" className={`inline-flex shrink-0 items-center justify-center rounded-lg ${size} ${TONE[type]}`}>
-      <svg viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+    <span
+      aria-hidden="true"
+      className={`inline-flex shrink-0 items-center justify-center rounded-lg ${size} ${TONE[type]}`}
+    >
+      <svg
+        viewBox="0 0 24 24"
+        className="h-4 w-4"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="2"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      >
         {PATHS[type]}
       </svg>
     </span>

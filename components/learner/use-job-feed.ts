@@ -6,7 +6,9 @@ import { useTRPC } from "@/components/trpc/client";
 import { isTerminal } from "@/server/jobs/constants";
 import type { Job } from "./labels";
 
-type Change = Pick<Job, "id" | "jobType" | "status" | "attemptNo" | "stage" | "progress" | "cancelRequested"> & { created?: boolean };
+type Change = Pick<Job, "id" | "jobType" | "status" | "attemptNo" | "stage" | "progress" | "cancelRequested"> & {
+  created?: boolean;
+};
 type Page = { items: Job[]; total: number; page: number; pageSize: number };
 
 /**

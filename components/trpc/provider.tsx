@@ -23,9 +23,7 @@ function makeQueryClient() {
 /** TanStack Query + tRPC for client components; one QueryClient per browser tab. */
 export function TrpcProvider({ children }: { children: React.ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
-  const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }),
-  );
+  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }));
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

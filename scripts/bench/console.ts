@@ -18,8 +18,14 @@ const WARMUP = 5;
 type Ctx = { db: pg.Client; appUrl: string; agent: http.Agent; rows: number; log: (m: string) => void; dir: string };
 type Pcts = ReturnType<typeof percentiles>;
 export type ConsoleResult = {
-  jobs: number; events: number; loadSeconds: number; rollupCatchUpMs: number; runs: number;
-  afterMs: Record<string, Pcts>; beforeStatementsMs: Record<string, Pcts>; at: string;
+  jobs: number;
+  events: number;
+  loadSeconds: number;
+  rollupCatchUpMs: number;
+  runs: number;
+  afterMs: Record<string, Pcts>;
+  beforeStatementsMs: Record<string, Pcts>;
+  at: string;
 };
 
 /** Runs the section and writes bench-results/console-<size>.{json,md} (also merged into latest.* by index.ts). */
@@ -29,7 +35,10 @@ export async function consoleBench(ctx: Ctx): Promise<ConsoleResult> {
   // One file per table size (console-1m, console-100k…), so runs at several sizes show the cost not growing with the table.
   const size = ctx.rows >= 1e6 ? `${ctx.rows / 1e6}m` : `${Math.round(ctx.rows / 1e3)}k`;
   fs.writeFileSync(path.join(ctx.dir, `console-${size}.json`), JSON.stringify(result, null, 2) + "\n");
-  fs.writeFileSync(path.join(ctx.dir, `console-${size}.md`), [`# Console at ${ctx.rows.toLocaleString("en")} jobs`, "", ...consoleMarkdown(result)].join("\n"));
+  fs.writeFileSync(
+    path.join(ctx.dir, `console-${size}.md`),
+    [`# Console at ${ctx.rows.toLocaleString("en")} jobs`, "", ...consoleMarkdown(result)].join("\n"),
+  );
   return result;
 }
 
@@ -40,7 +49,10 @@ export function consoleMarkdown(r: ConsoleResult): string[] {
     ``,
     `| console call | after p50 / p95 ms | before (statements only) p50 / p95 ms |`,
     `|---|---|---|`,
-    ...names.map((n) => `| ${n} | ${r.afterMs[n]!.p50} / ${r.afterMs[n]!.p95} | ${r.beforeStatementsMs[n] ? `${r.beforeStatementsMs[n]!.p50} / ${r.beforeStatementsMs[n]!.p95}` : "—"} |`),
+    ...names.map(
+      (n) =>
+        `| ${n} | ${r.afterMs[n]!.p50} / ${r.afterMs[n]!.p95} | ${r.beforeStatementsMs[n] ? `${r.beforeStatementsMs[n]!.p50} / ${r.beforeStatementsMs[n]!.p95}` : "—"} |`,
+    ),
     ``,
   ];
 }
@@ -59,19 +71,31 @@ async function measure({ db, appUrl, agent, rows, log }: Ctx): Promise<ConsoleRe
   const { advanceRollups } = await import("../../server/observability/rollups");
   const t1 = performance.now();
   const max = BigInt((await db.query(`SELECT max(id)::text AS m FROM "JobEvent"`)).rows[0].m);
-  for (let r = await advanceRollups({ recount: true }); BigInt(r.eventId) < max; r = await advanceRollups()) await new Promise((res) => setTimeout(res, 100));
+  for (let r = await advanceRollups({ recount: true }); BigInt(r.eventId) < max; r = await advanceRollups())
+    await new Promise((res) => setTimeout(res, 100));
   const catchUpMs = performance.now() - t1;
   log(`console: ${events} events folded into rollups in ${Math.round(catchUpMs)} ms`);
 
   const cookie = await signIn(appUrl, agent);
   const token = "bench-metrics-token";
-  const sample = (await db.query(`SELECT id, "userId" FROM "AiRuntimeJob" ORDER BY id LIMIT 1 OFFSET $1`, [Math.floor(rows / 2)])).rows[0];
-  const trpc = (path: string, input?: unknown) => `${appUrl}/api/trpc/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`;
+  const sample = (
+    await db.query(`SELECT id, "userId" FROM "AiRuntimeJob" ORDER BY id LIMIT 1 OFFSET $1`, [Math.floor(rows / 2)])
+  ).rows[0];
+  const trpc = (path: string, input?: unknown) =>
+    `${appUrl}/api/trpc/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`;
   const calls: [string, string, Record<string, string>][] = [
     ["explorer: search by job id", trpc("admin.explorer.list", { filter: { q: sample.id } }), { cookie }],
-    ["explorer: search by learner email", trpc("admin.explorer.list", { filter: { q: `${sample.userId}@bench.test` } }), { cookie }],
+    [
+      "explorer: search by learner email",
+      trpc("admin.explorer.list", { filter: { q: `${sample.userId}@bench.test` } }),
+      { cookie },
+    ],
     ["explorer: first page", trpc("admin.explorer.list", {}), { cookie }],
-    ["explorer: failed, one type", trpc("admin.explorer.list", { filter: { status: ["failed"], jobType: ["quiz_generation"] } }), { cookie }],
+    [
+      "explorer: failed, one type",
+      trpc("admin.explorer.list", { filter: { status: ["failed"], jobType: ["quiz_generation"] } }),
+      { cookie },
+    ],
     ["explorer: count (capped)", trpc("admin.explorer.count", { filter: { status: ["succeeded"] } }), { cookie }],
     ["job detail", trpc("admin.explorer.detail", { jobId: sample.id }), { cookie }],
     ["overview 1h", trpc("admin.monitor.overview", { window: "1h" }), { cookie }],
@@ -104,7 +128,16 @@ async function measure({ db, appUrl, agent, rows, log }: Ctx): Promise<ConsoleRe
     before[name] = percentiles(samples);
     log(`console (before): ${name} p50 ${before[name].p50} ms, p95 ${before[name].p95} ms`);
   }
-  return { jobs: rows, events, loadSeconds: Math.round(loadMs / 1000), rollupCatchUpMs: Math.round(catchUpMs), runs: RUNS, afterMs: after, beforeStatementsMs: before, at: new Date().toISOString() };
+  return {
+    jobs: rows,
+    events,
+    loadSeconds: Math.round(loadMs / 1000),
+    rollupCatchUpMs: Math.round(catchUpMs),
+    runs: RUNS,
+    afterMs: after,
+    beforeStatementsMs: before,
+    at: new Date().toISOString(),
+  };
 }
 
 /** Jobs spread over 30 days; each has a creation event, and (unless still pending) a lock and a terminal event. */
@@ -153,7 +186,12 @@ function legacy(jobId: string): [string, string[]][] {
     ];
   };
   return [
-    ["explorer: search by job id", [`SELECT * FROM (SELECT * FROM "AiRuntimeJob" j WHERE (j.id = '${jobId}' OR j."idempotencyKey" = '${jobId}' OR j."userId" IN ('${jobId}')) ORDER BY j."createdAt" DESC, j.id DESC LIMIT 51) j`]],
+    [
+      "explorer: search by job id",
+      [
+        `SELECT * FROM (SELECT * FROM "AiRuntimeJob" j WHERE (j.id = '${jobId}' OR j."idempotencyKey" = '${jobId}' OR j."userId" IN ('${jobId}')) ORDER BY j."createdAt" DESC, j.id DESC LIMIT 51) j`,
+      ],
+    ],
     ["overview 1h", overview(3_600_000, "1 minutes")],
     ["overview 24h", overview(86_400_000, "30 minutes")],
     ["overview 7d", overview(7 * 86_400_000, "360 minutes")],
@@ -167,7 +205,11 @@ async function signIn(appUrl: string, agent: http.Agent): Promise<string> {
   await seed();
   const body = JSON.stringify({ email: ADMIN.email, password: (DEMO_PASSWORDS as Record<string, string>).admin });
   const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-    const req = http.request(`${appUrl}/api/auth/sign-in/email`, { method: "POST", agent, headers: { "content-type": "application/json", origin: appUrl } }, resolve);
+    const req = http.request(
+      `${appUrl}/api/auth/sign-in/email`,
+      { method: "POST", agent, headers: { "content-type": "application/json", origin: appUrl } },
+      resolve,
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -177,7 +219,11 @@ async function signIn(appUrl: string, agent: http.Agent): Promise<string> {
   return cookies;
 }
 
-function get(agent: http.Agent, url: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+function get(
+  agent: http.Agent,
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: "GET", agent, headers }, (res) => {
       let text = "";

@@ -22,7 +22,13 @@ function readStat(pid: number | "self"): Stat | null {
     // The command name may contain spaces and parentheses: fields start after the last ')'.
     const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
     const n = (i: number) => Number(f[i - 3]);
-    return { pid: Number(text.slice(0, text.indexOf(" "))), ppid: n(4), pgrp: n(5), own: (n(14) + n(15)) * TICK_MS, children: (n(16) + n(17)) * TICK_MS };
+    return {
+      pid: Number(text.slice(0, text.indexOf(" "))),
+      ppid: n(4),
+      pgrp: n(5),
+      own: (n(14) + n(15)) * TICK_MS,
+      children: (n(16) + n(17)) * TICK_MS,
+    };
   } catch {
     return null;
   }
@@ -58,7 +64,12 @@ export function cpuNow(roles: { postmaster: number; appGroup?: number }): CpuRol
 
 export function cpuSince(start: CpuRoles, roles: { postmaster: number; appGroup?: number }): CpuRoles {
   const end = cpuNow(roles);
-  return { postgres: end.postgres - start.postgres, app: end.app - start.app, runtimes: end.runtimes - start.runtimes, bench: end.bench - start.bench };
+  return {
+    postgres: end.postgres - start.postgres,
+    app: end.app - start.app,
+    runtimes: end.runtimes - start.runtimes,
+    bench: end.bench - start.bench,
+  };
 }
 
 /** CPU per job in ms, by role, rounded to 0.01 ms. */

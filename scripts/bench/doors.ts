@@ -23,9 +23,18 @@ const REPEATS = Number(process.env.DOORS_REPEATS ?? 3);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
 const LOCK = path.join(ROOT, ".data", "next-build.lock");
 const DOORS = [
-  { name: "production server, short door (npm start: server/production-server.mjs → server/runtime-api/door.ts)", argv: [path.join(ROOT, "server", "production-server.mjs")] },
-  { name: "App Router route handler (next start)", argv: [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start"] },
-  { name: "former fast lane (custom server + node-http, scripts/bench/fast-lane-server.ts)", argv: ["--import", "tsx", path.join(import.meta.dirname, "fast-lane-server.ts")] },
+  {
+    name: "production server, short door (npm start: server/production-server.mjs → server/runtime-api/door.ts)",
+    argv: [path.join(ROOT, "server", "production-server.mjs")],
+  },
+  {
+    name: "App Router route handler (next start)",
+    argv: [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start"],
+  },
+  {
+    name: "former fast lane (custom server + node-http, scripts/bench/fast-lane-server.ts)",
+    argv: ["--import", "tsx", path.join(import.meta.dirname, "fast-lane-server.ts")],
+  },
 ];
 const log = (m: string) => console.log(`[doors] ${m}`);
 const DECISION = `Decisions. Issue 12: the App Router route handler is the only door, because the former fast lane loaded \`server/*\` a second time beside Next's bundle (two copies of every cache, \`instanceof AppError\` failing across them) and compiled TypeScript at boot. Issue 14: the production server's short door is that fast lane without those faults — it calls the serveRuntimeApi() that Next compiled and loaded (published by instrumentation.ts under a registered symbol, as the lifecycle already is), so every module exists once and nothing is compiled at boot; the App Router route stays the door under \`next dev\` and \`next start\`. The jobs/s column is from a shared, busy 2-core machine and is not comparable across rows; CPU per job is.`;
@@ -48,7 +57,14 @@ try {
       cwd: ROOT,
       detached: true,
       stdio: "ignore",
-      env: { ...process.env, NODE_ENV: "production", ALLOW_GENERATED_SECRETS: "1", DB_POOL_MAX: "20", RUNTIME_POLL_INTERVAL_MS: "100", NEXT_TELEMETRY_DISABLED: "1" },
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        ALLOW_GENERATED_SECRETS: "1",
+        DB_POOL_MAX: "20",
+        RUNTIME_POLL_INTERVAL_MS: "100",
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
     });
     try {
       const url = `http://127.0.0.1:${appPort}`;
@@ -69,7 +85,12 @@ try {
         rates.push(JOBS / ((performance.now() - t) / 1000));
         cpu.push((cpuMs(nodePid) - before) / JOBS);
       }
-      results.push({ door: door.name, cpuMsPerJob: round(median(cpu)), jobsPerSecond: round(median(rates)), runs: cpu.map(round) });
+      results.push({
+        door: door.name,
+        cpuMsPerJob: round(median(cpu)),
+        jobsPerSecond: round(median(rates)),
+        runs: cpu.map(round),
+      });
       log(`${door.name}: ${round(median(cpu))} ms CPU per job, ${round(median(rates))} jobs/s`);
     } finally {
       await stopGroup(app);
@@ -83,7 +104,10 @@ try {
 }
 const at = new Date().toISOString();
 fs.mkdirSync(path.join(ROOT, "bench-results"), { recursive: true });
-fs.writeFileSync(path.join(ROOT, "bench-results", "doors.json"), JSON.stringify({ at, jobs: JOBS, repeats: REPEATS, results }, null, 2) + "\n");
+fs.writeFileSync(
+  path.join(ROOT, "bench-results", "doors.json"),
+  JSON.stringify({ at, jobs: JOBS, repeats: REPEATS, results }, null, 2) + "\n",
+);
 fs.writeFileSync(
   path.join(ROOT, "bench-results", "doors.md"),
   [
@@ -107,7 +131,11 @@ function round(n: number) {
 
 /** The node process flock started (flock runs its command as a child). */
 function childPid(flockPid: number): number {
-  const children = fs.readFileSync(`/proc/${flockPid}/task/${flockPid}/children`, "utf8").trim().split(/\s+/).map(Number);
+  const children = fs
+    .readFileSync(`/proc/${flockPid}/task/${flockPid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   if (!children[0]) throw new Error("app process not found");
   return children[0];
 }
@@ -122,10 +150,14 @@ function cpuMs(pid: number): number {
 /** One bench Runtime process (scripts/bench/worker.ts) until the queue is empty. */
 function drain(url: string, key: string) {
   return new Promise<void>((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "worker.ts"), "claim"], {
-      env: { ...process.env, BENCH_URL: url, BENCH_KEY: key, BENCH_ID: "doors", BENCH_CONCURRENCY: "4" },
-      stdio: ["pipe", "pipe", "inherit"],
-    });
+    const child: ChildProcess = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(import.meta.dirname, "worker.ts"), "claim"],
+      {
+        env: { ...process.env, BENCH_URL: url, BENCH_KEY: key, BENCH_ID: "doors", BENCH_CONCURRENCY: "4" },
+        stdio: ["pipe", "pipe", "inherit"],
+      },
+    );
     let out = "";
     child.stdout!.on("data", (c) => {
       out += c;

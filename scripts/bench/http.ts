@@ -4,10 +4,19 @@ import http from "node:http";
 export type Json = any;
 
 /** POST a JSON body with a Runtime key over a keep-alive agent (fetch would add its own per-call cost to the figures). */
-export function postJson(agent: http.Agent, url: string, key: string, body: unknown): Promise<{ status: number; json: Json }> {
+export function postJson(
+  agent: http.Agent,
+  url: string,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; json: Json }> {
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const headers = { "content-type": "application/json", authorization: `Bearer ${key}`, "content-length": Buffer.byteLength(data) };
+    const headers = {
+      "content-type": "application/json",
+      authorization: `Bearer ${key}`,
+      "content-length": Buffer.byteLength(data),
+    };
     const req = http.request(url, { method: "POST", agent, headers }, (res) => {
       let text = "";
       res.setEncoding("utf8");

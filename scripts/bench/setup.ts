@@ -8,9 +8,15 @@ import pg from "pg";
 export async function seedBenchUser(db: pg.Client) {
   // bench_user owns the bulk jobs; bench_user_b is the second learner of the fair-order section.
   for (const id of ["bench_user", "bench_user_b"]) {
-    await db.query(`INSERT INTO "User" (id, email, name, role, "emailVerified", "createdAt", "updatedAt")
-      VALUES ($1, $1 || '@example.test', 'Bench', 'learner', false, now(), now()) ON CONFLICT DO NOTHING`, [id]);
-    await db.query(`INSERT INTO "AiConsent" ("userId", granted, "apiKeyMode", "updatedAt") VALUES ($1, true, 'platform_key', now()) ON CONFLICT DO NOTHING`, [id]);
+    await db.query(
+      `INSERT INTO "User" (id, email, name, role, "emailVerified", "createdAt", "updatedAt")
+      VALUES ($1, $1 || '@example.test', 'Bench', 'learner', false, now(), now()) ON CONFLICT DO NOTHING`,
+      [id],
+    );
+    await db.query(
+      `INSERT INTO "AiConsent" ("userId", granted, "apiKeyMode", "updatedAt") VALUES ($1, true, 'platform_key', now()) ON CONFLICT DO NOTHING`,
+      [id],
+    );
   }
   const content = {
     version: 1,
@@ -29,7 +35,11 @@ export async function seedBenchUser(db: pg.Client) {
 }
 
 let batch = 0;
-export async function insertJobs(db: pg.Client, n: number, opts: { status?: string; lockedBy?: string; lockUntilSql?: string; finished?: boolean } = {}) {
+export async function insertJobs(
+  db: pg.Client,
+  n: number,
+  opts: { status?: string; lockedBy?: string; lockUntilSql?: string; finished?: boolean } = {},
+) {
   const tag = `${Date.now()}_${batch++}`;
   const status = opts.status ?? "pending";
   await db.query(

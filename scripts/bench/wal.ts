@@ -21,9 +21,22 @@ const database = `ajr_wal_${process.pid}`;
 const dir = path.join(DATA_DIR, `pg-wal-${port}`);
 const server = await startEmbeddedDb({ dir, port, database, fast: true });
 const db = new pg.Client({ connectionString: server.url });
-const output = { summary: "ok", overallMastery: 0.5, engagementLevel: "medium", strengths: [], risks: [], knowledgePoints: [] };
+const output = {
+  summary: "ok",
+  overallMastery: 0.5,
+  engagementLevel: "medium",
+  strengths: [],
+  risks: [],
+  knowledgePoints: [],
+};
 // As a real Runtime reports it (SPEC §4 result.usage).
-const usage = { provider: "deepseek", model: "deepseek-chat", promptTokens: 1200, completionTokens: 300, durationMs: 800 };
+const usage = {
+  provider: "deepseek",
+  model: "deepseek-chat",
+  promptTokens: 1200,
+  completionTokens: 300,
+  durationMs: 800,
+};
 
 type Wal = { records: number; bytes: number };
 /**
@@ -32,7 +45,11 @@ type Wal = { records: number; bytes: number };
  */
 const wal = async (): Promise<Wal> => {
   await new Promise((r) => setTimeout(r, 11_000));
-  const r = (await db.query(`SELECT wal_records::float8 AS records, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS bytes FROM pg_stat_wal`)).rows[0];
+  const r = (
+    await db.query(
+      `SELECT wal_records::float8 AS records, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS bytes FROM pg_stat_wal`,
+    )
+  ).rows[0];
   return r as Wal;
 };
 const per = (a: Wal, b: Wal, n: number) => ({
@@ -72,8 +89,13 @@ try {
   for (let i = 0; i < JOBS; i++) await cycle();
   const ms = performance.now() - t0;
   const cpu = cpuSince(c0, roles); // read before wal(): its wait is not work
-  const cycleResult = { jobs: JOBS, ...per(w0, await wal(), JOBS), postgresCpuMs: +(cpu.postgres / JOBS).toFixed(3),
-    clientCpuMs: +(cpu.bench / JOBS).toFixed(3), wallMs: +(ms / JOBS).toFixed(3) };
+  const cycleResult = {
+    jobs: JOBS,
+    ...per(w0, await wal(), JOBS),
+    postgresCpuMs: +(cpu.postgres / JOBS).toFixed(3),
+    clientCpuMs: +(cpu.bench / JOBS).toFixed(3),
+    wallMs: +(ms / JOBS).toFixed(3),
+  };
   console.log(`[wal] cycle: ${JSON.stringify(cycleResult)}`);
 
   await clearJobs(db);
@@ -87,8 +109,13 @@ try {
   const sweepMs = performance.now() - t1;
   const sweepCpu = cpuSince(c1, roles); // before wal(), as above
   if (swept.expired !== SWEEP) throw new Error(`swept ${swept.expired} of ${SWEEP}`);
-  const sweepResult = { leases: SWEEP, ms: Math.round(sweepMs), ...per(w1, await wal(), SWEEP),
-    postgresCpuMsPerLease: +(sweepCpu.postgres / SWEEP).toFixed(3), batches: swept.batches };
+  const sweepResult = {
+    leases: SWEEP,
+    ms: Math.round(sweepMs),
+    ...per(w1, await wal(), SWEEP),
+    postgresCpuMsPerLease: +(sweepCpu.postgres / SWEEP).toFixed(3),
+    batches: swept.batches,
+  };
   console.log(`[wal] sweep: ${JSON.stringify(sweepResult)}`);
   console.log(`[wal] load average ${loadAverage().join(" ")}`);
   const { getDb } = await import("../../server/db");

@@ -12,9 +12,22 @@ const base = process.env.BENCH_URL!;
 const key = process.env.BENCH_KEY!;
 const id = process.env.BENCH_ID ?? `bench-${process.pid}`;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const output = { summary: "ok", overallMastery: 0.5, engagementLevel: "medium", strengths: [], risks: [], knowledgePoints: [] };
+const output = {
+  summary: "ok",
+  overallMastery: 0.5,
+  engagementLevel: "medium",
+  strengths: [],
+  risks: [],
+  knowledgePoints: [],
+};
 // Sent with every result, as real Runtimes do, so the usage row and the token budget are part of the measured cycle.
-const usage = { provider: "deepseek", model: "deepseek-chat", promptTokens: 1200, completionTokens: 300, durationMs: 800 };
+const usage = {
+  provider: "deepseek",
+  model: "deepseek-chat",
+  promptTokens: 1200,
+  completionTokens: 300,
+  durationMs: 800,
+};
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency * 2 });
 const latencies: Record<string, number[]> = { claim: [], poll: [], lock: [], heartbeat: [], result: [], longpoll: [] };
 const waitMs = Number(process.env.BENCH_WAIT_MS ?? 20_000);
@@ -32,7 +45,12 @@ async function timed(name: string, path: string, body: unknown) {
 }
 
 async function finish(jobId: string, attemptNo: number) {
-  const hb = await timed("heartbeat", `${jobId}/heartbeat`, { runtimeInstanceId: id, attemptNo, stage: "model_inference", progress: 50 });
+  const hb = await timed("heartbeat", `${jobId}/heartbeat`, {
+    runtimeInstanceId: id,
+    attemptNo,
+    stage: "model_inference",
+    progress: 50,
+  });
   if (hb.status !== 200) throw new Error(`heartbeat ${hb.status} ${JSON.stringify(hb.json)}`);
   const res = await timed("result", `${jobId}/result`, { runtimeInstanceId: id, attemptNo, output, usage });
   if (res.status !== 200) throw new Error(`result ${res.status} ${JSON.stringify(res.json)}`);
@@ -41,7 +59,12 @@ async function finish(jobId: string, attemptNo: number) {
 
 async function claimLoop() {
   for (;;) {
-    const res = await timed("claim", "poll", { runtimeInstanceId: id, capabilities: ["learning_state_analysis"], limit: 1, claim: true });
+    const res = await timed("claim", "poll", {
+      runtimeInstanceId: id,
+      capabilities: ["learning_state_analysis"],
+      limit: 1,
+      claim: true,
+    });
     const jobs = res.json?.jobs ?? [];
     if (!jobs.length) return;
     for (const j of jobs) await finish(j.job.id, j.job.attemptNo);
@@ -50,7 +73,11 @@ async function claimLoop() {
 
 async function pollLockLoop() {
   for (;;) {
-    const res = await timed("poll", "poll", { runtimeInstanceId: id, capabilities: ["learning_state_analysis"], limit: 20 });
+    const res = await timed("poll", "poll", {
+      runtimeInstanceId: id,
+      capabilities: ["learning_state_analysis"],
+      limit: 20,
+    });
     const jobs = res.json?.jobs ?? [];
     if (!jobs.length) return;
     // Start at a random candidate, as a Runtime among many should, so that loops do not all race for the first.
@@ -69,7 +96,13 @@ async function pollLockLoop() {
 
 async function longPollLoop() {
   while (!stopping) {
-    const res = await timed("longpoll", "poll", { runtimeInstanceId: id, capabilities: ["learning_state_analysis"], limit: 1, claim: true, waitMs });
+    const res = await timed("longpoll", "poll", {
+      runtimeInstanceId: id,
+      capabilities: ["learning_state_analysis"],
+      limit: 1,
+      claim: true,
+      waitMs,
+    });
     for (const j of res.json?.jobs ?? []) await finish(j.job.id, j.job.attemptNo);
   }
 }
@@ -88,5 +121,7 @@ await Promise.all(Array.from({ length: concurrency }, () => loop()));
 const elapsedMs = performance.now() - started;
 agent.destroy();
 const cpu = process.cpuUsage(cpuAtGo);
-process.stdout.write(JSON.stringify({ id, done, conflicts, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n");
+process.stdout.write(
+  JSON.stringify({ id, done, conflicts, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n",
+);
 process.stdin.destroy();

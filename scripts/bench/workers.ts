@@ -9,10 +9,24 @@ export type WorkerOut = { done: number; conflicts: number; cpuMs: number; latenc
  * go() starts them together; stop() asks long-polling ones to finish; done resolves with each
  * one's report when all have exited.
  */
-export async function startWorkers(mode: string, appUrl: string, key: string, processes: number, concurrency: number, env: Record<string, string> = {}) {
+export async function startWorkers(
+  mode: string,
+  appUrl: string,
+  key: string,
+  processes: number,
+  concurrency: number,
+  env: Record<string, string> = {},
+) {
   const children = Array.from({ length: processes }, (_, i) =>
     spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "worker.ts"), mode], {
-      env: { ...process.env, BENCH_URL: appUrl, BENCH_KEY: key, BENCH_ID: `b${i}`, BENCH_CONCURRENCY: String(concurrency), ...env },
+      env: {
+        ...process.env,
+        BENCH_URL: appUrl,
+        BENCH_KEY: key,
+        BENCH_ID: `b${i}`,
+        BENCH_CONCURRENCY: String(concurrency),
+        ...env,
+      },
       stdio: ["pipe", "pipe", "inherit"],
     }),
   );
@@ -25,7 +39,11 @@ export async function startWorkers(mode: string, appUrl: string, key: string, pr
       if (out.startsWith("ready\n")) onReady();
     });
     const done = new Promise<WorkerOut>((resolve, reject) =>
-      child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop()!)) : reject(new Error(`worker b${i} exited ${code}`)))),
+      child.on("exit", (code) =>
+        code === 0
+          ? resolve(JSON.parse(out.trim().split("\n").pop()!))
+          : reject(new Error(`worker b${i} exited ${code}`)),
+      ),
     );
     return { ready, done };
   });

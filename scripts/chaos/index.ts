@@ -41,10 +41,27 @@ await closeDb();
 
 let db = await connect();
 ensureBuilt(log);
-const appEnv = { JOB_LEASE_SECONDS: "4", SWEEP_INTERVAL_MS: "1000", DB_POOL_MAX: "5", DB_CONNECT_TIMEOUT_MS: "3000", ALLOW_GENERATED_SECRETS: "1", APP_DATA_DIR: path.join(DATA_DIR, "chaos") };
-const apps: AppServer[] = [await startAppServer({ databaseUrl: url, env: appEnv }), await startAppServer({ databaseUrl: url, env: appEnv })];
-const runtimeEnv = { RUNTIME_LOCAL_DELAY_MS: "30", RUNTIME_CONCURRENCY: "4", RUNTIME_HEARTBEAT_MS: "1000", RUNTIME_BACKOFF_MAX_MS: "2000" };
-const runtimes: RuntimeProcess[] = [0, 1, 2, 3].map((i) => spawnRuntime({ apiUrl: apps[i % 2]!.url, apiKey: key, env: runtimeEnv }));
+const appEnv = {
+  JOB_LEASE_SECONDS: "4",
+  SWEEP_INTERVAL_MS: "1000",
+  DB_POOL_MAX: "5",
+  DB_CONNECT_TIMEOUT_MS: "3000",
+  ALLOW_GENERATED_SECRETS: "1",
+  APP_DATA_DIR: path.join(DATA_DIR, "chaos"),
+};
+const apps: AppServer[] = [
+  await startAppServer({ databaseUrl: url, env: appEnv }),
+  await startAppServer({ databaseUrl: url, env: appEnv }),
+];
+const runtimeEnv = {
+  RUNTIME_LOCAL_DELAY_MS: "30",
+  RUNTIME_CONCURRENCY: "4",
+  RUNTIME_HEARTBEAT_MS: "1000",
+  RUNTIME_BACKOFF_MAX_MS: "2000",
+};
+const runtimes: RuntimeProcess[] = [0, 1, 2, 3].map((i) =>
+  spawnRuntime({ apiUrl: apps[i % 2]!.url, apiKey: key, env: runtimeEnv }),
+);
 log(`${JOBS} jobs, 2 app instances (${apps.map((a) => a.url).join(", ")}), 4 Runtimes`);
 
 const scenarios: { name: string; recoveryMs: number | null; note: string }[] = [];
@@ -95,8 +112,15 @@ try {
         fetch(`${apps[0]!.url}/internal/runtime/jobs/poll`, {
           method: "POST",
           headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-          body: JSON.stringify({ runtimeInstanceId: "chaos-burst", capabilities: ["learning_state_analysis"], limit: 1 }),
-        }).then((r) => r.status, () => 0),
+          body: JSON.stringify({
+            runtimeInstanceId: "chaos-burst",
+            capabilities: ["learning_state_analysis"],
+            limit: 1,
+          }),
+        }).then(
+          (r) => r.status,
+          () => 0,
+        ),
       ),
     );
     await sleep(4500);
@@ -153,10 +177,23 @@ async function setupJobs() {
   const { createJob } = await import("../../server/jobs/create");
   const { createRuntimeKey } = await import("../../server/runtime-keys");
   const user = await getDb().user.findUniqueOrThrow({ where: { email: "ada@example.com" } });
-  const types = ["learning_state_analysis", "weak_point_analysis", "next_action_planning", "quiz_generation", "flashcard_generation"] as const;
+  const types = [
+    "learning_state_analysis",
+    "weak_point_analysis",
+    "next_action_planning",
+    "quiz_generation",
+    "flashcard_generation",
+  ] as const;
   const templates = [];
   for (const jobType of types) {
-    const { job } = await createJob({ userId: user.id, jobType, target: { type: "user", id: user.id }, idempotencyKey: `chaos-template-${jobType}`, maxRetryCount: 20, actor: { type: "system", id: "chaos" } });
+    const { job } = await createJob({
+      userId: user.id,
+      jobType,
+      target: { type: "user", id: user.id },
+      idempotencyKey: `chaos-template-${jobType}`,
+      maxRetryCount: 20,
+      actor: { type: "system", id: "chaos" },
+    });
     templates.push(job.id);
   }
   const perType = Math.ceil((JOBS - types.length) / types.length);
@@ -164,13 +201,18 @@ async function setupJobs() {
     INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey", params, "runAfter", "createdAt", "updatedAt", "maxRetryCount", "timeoutSeconds")
     SELECT 'chaos_' || t.id || '_' || g, "userId", "jobType", "targetType", "targetId", "snapshotId", 'pending', "inputHash", 'chaos-' || t.id || '-' || g, params, now(), now(), now(), 20, 120
     FROM "AiRuntimeJob" t, generate_series(1, ${perType}) g WHERE t.id IN (${templates.map((id) => `'${id}'`).join(",")})`);
-  await getDb().$executeRawUnsafe(`UPDATE "AiRuntimeJob" SET "idempotencyKey" = 'chaos-' || "idempotencyKey" WHERE "idempotencyKey" LIKE 'chaos-template-%'`);
-  await getDb().$executeRawUnsafe(`INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
+  await getDb().$executeRawUnsafe(
+    `UPDATE "AiRuntimeJob" SET "idempotencyKey" = 'chaos-' || "idempotencyKey" WHERE "idempotencyKey" LIKE 'chaos-template-%'`,
+  );
+  await getDb()
+    .$executeRawUnsafe(`INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
     SELECT id, NULL, 'pending', 'system', 'chaos', 0, now() FROM "AiRuntimeJob" WHERE id LIKE 'chaos_%'`);
   const total = await getDb().aiRuntimeJob.count({ where: { idempotencyKey: { startsWith: "chaos-" } } });
   if (total !== JOBS) {
     // Trim the clones to exactly JOBS so "no job lost" is checked against a known number.
-    await getDb().$executeRawUnsafe(`DELETE FROM "AiRuntimeJob" WHERE id IN (SELECT id FROM "AiRuntimeJob" WHERE id LIKE 'chaos_%' ORDER BY id DESC LIMIT ${total - JOBS})`);
+    await getDb().$executeRawUnsafe(
+      `DELETE FROM "AiRuntimeJob" WHERE id IN (SELECT id FROM "AiRuntimeJob" WHERE id LIKE 'chaos_%' ORDER BY id DESC LIMIT ${total - JOBS})`,
+    );
   }
   return (await createRuntimeKey("chaos")).key;
 }
@@ -198,7 +240,13 @@ async function waitUntilDone(timeoutMs: number) {
   return false;
 }
 
-function writeReport(r: { jobs: number; drained: boolean; scenarios: typeof scenarios; outcome: Awaited<ReturnType<typeof verifyOutcome>>; at: string }) {
+function writeReport(r: {
+  jobs: number;
+  drained: boolean;
+  scenarios: typeof scenarios;
+  outcome: Awaited<ReturnType<typeof verifyOutcome>>;
+  at: string;
+}) {
   const dir = path.join(ROOT, "chaos-results");
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "latest.json"), JSON.stringify(r, null, 2) + "\n");
@@ -209,7 +257,9 @@ function writeReport(r: { jobs: number; drained: boolean; scenarios: typeof scen
     ``,
     `| fault | what happened | recovery (first job succeeded after the fault ended) |`,
     `|---|---|---|`,
-    ...r.scenarios.map((s) => `| ${s.name} | ${s.note} | ${s.recoveryMs === null ? "not recovered" : `${s.recoveryMs} ms`} |`),
+    ...r.scenarios.map(
+      (s) => `| ${s.name} | ${s.note} | ${s.recoveryMs === null ? "not recovered" : `${s.recoveryMs} ms`} |`,
+    ),
     ``,
     `Outcome: ${r.outcome.jobs} jobs, ${r.outcome.succeeded} succeeded, ${r.outcome.failed} failed, ${r.outcome.cancelled} cancelled, ${r.outcome.unfinished} unfinished; ${r.outcome.doubleResults} jobs with two results; ${r.outcome.inconsistent} jobs whose retries disagree with their events. ${r.outcome.violations.length ? `VIOLATIONS: ${r.outcome.violations.join("; ")}` : "No violations."}`,
     ``,

@@ -10,15 +10,27 @@ export const TERMINAL_SQL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(", ");
  */
 export async function verifyOutcome(db: pg.Client, expectedJobs: number) {
   const q = async <T = { n: number }>(sql: string) => (await db.query(sql)).rows[0] as T;
-  const totals = await q<{ jobs: number; succeeded: number; failed: number; cancelled: number; unfinished: number }>(`SELECT count(*)::int AS jobs,
+  const totals = await q<{
+    jobs: number;
+    succeeded: number;
+    failed: number;
+    cancelled: number;
+    unfinished: number;
+  }>(`SELECT count(*)::int AS jobs,
       count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded,
       count(*) FILTER (WHERE status = 'failed')::int AS failed,
       count(*) FILTER (WHERE status = 'cancelled')::int AS cancelled,
       count(*) FILTER (WHERE status NOT IN (${TERMINAL_SQL}))::int AS unfinished
     FROM "AiRuntimeJob" WHERE "idempotencyKey" LIKE 'chaos-%'`);
-  const doubled = await q(`SELECT count(*)::int AS n FROM (SELECT "jobId" FROM "AiRuntimeResult" GROUP BY 1 HAVING count(*) > 1) d`);
-  const strayResults = await q(`SELECT count(*)::int AS n FROM "AiRuntimeResult" r JOIN "AiRuntimeJob" j ON j.id = r."jobId" WHERE j.status <> 'succeeded'`);
-  const missingResults = await q(`SELECT count(*)::int AS n FROM "AiRuntimeJob" j WHERE j.status = 'succeeded' AND NOT EXISTS (SELECT 1 FROM "AiRuntimeResult" r WHERE r."jobId" = j.id)`);
+  const doubled = await q(
+    `SELECT count(*)::int AS n FROM (SELECT "jobId" FROM "AiRuntimeResult" GROUP BY 1 HAVING count(*) > 1) d`,
+  );
+  const strayResults = await q(
+    `SELECT count(*)::int AS n FROM "AiRuntimeResult" r JOIN "AiRuntimeJob" j ON j.id = r."jobId" WHERE j.status <> 'succeeded'`,
+  );
+  const missingResults = await q(
+    `SELECT count(*)::int AS n FROM "AiRuntimeJob" j WHERE j.status = 'succeeded' AND NOT EXISTS (SELECT 1 FROM "AiRuntimeResult" r WHERE r."jobId" = j.id)`,
+  );
   const inconsistent = await q(`SELECT count(*)::int AS n FROM "AiRuntimeJob" j
     LEFT JOIN LATERAL (SELECT count(*) FILTER (WHERE "toStatus" = 'locked') AS locks,
                               count(*) FILTER (WHERE "toStatus" = 'pending' AND "fromStatus" IS NOT NULL) AS retries,
@@ -37,6 +49,8 @@ export async function verifyOutcome(db: pg.Client, expectedJobs: number) {
 }
 
 export async function succeededCount(db: pg.Client) {
-  const { rows } = await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status = 'succeeded' AND "idempotencyKey" LIKE 'chaos-%'`);
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status = 'succeeded' AND "idempotencyKey" LIKE 'chaos-%'`,
+  );
   return rows[0].n as number;
 }

@@ -11,7 +11,8 @@ const NEXT = path.join(ROOT, "node_modules", ".bin", "next");
 const BUILD_ID = path.join(ROOT, ".next", "BUILD_ID");
 const ESBUILD = path.join(ROOT, "node_modules", ".bin", "esbuild");
 /** What `npm run build:config` runs: server/config.ts as plain JS for the production server's check before listening. */
-const CONFIG_BUNDLE_ARGS = "server/config.ts --bundle --platform=node --format=esm --target=node20 --outfile=.next/app-config.mjs --log-level=warning";
+const CONFIG_BUNDLE_ARGS =
+  "server/config.ts --bundle --platform=node --format=esm --target=node20 --outfile=.next/app-config.mjs --log-level=warning";
 /** The production server of `npm start` (plain JavaScript: Next's handler plus graceful shutdown). */
 const SERVE = path.join(ROOT, "server", "production-server.mjs");
 /**
@@ -26,14 +27,38 @@ const BUILD_LOCK = path.join(ROOT, ".data", "next-build.lock");
  * (server/generated, made from prisma/) counts too.
  */
 const NOT_BUILD_INPUTS = new Set([
-  ".git", ".data", ".next", "node_modules", ".ci", "tests", "scripts", "docs", "runtime", "seeds", "bench-results", "chaos-results",
-  "test-results", "playwright-report", "playwright.config.ts", "vitest.config.ts", "vitest.system.config.ts", "eslint.config.mjs",
-  ".prettierrc.json", ".prettierignore", ".gitignore", "tsconfig.tsbuildinfo", "next-env.d.ts", "coverage",
+  ".git",
+  ".data",
+  ".next",
+  "node_modules",
+  ".ci",
+  "tests",
+  "scripts",
+  "docs",
+  "runtime",
+  "seeds",
+  "bench-results",
+  "chaos-results",
+  "test-results",
+  "playwright-report",
+  "playwright.config.ts",
+  "vitest.config.ts",
+  "vitest.system.config.ts",
+  "eslint.config.mjs",
+  ".prettierrc.json",
+  ".prettierignore",
+  ".gitignore",
+  "tsconfig.tsbuildinfo",
+  "next-env.d.ts",
+  "coverage",
 ]);
 
 /** The top-level files and folders a production build is made from. */
 export function buildInputs(root = ROOT): string[] {
-  return fs.readdirSync(root).filter((e) => !NOT_BUILD_INPUTS.has(e) && !e.endsWith(".md")).sort();
+  return fs
+    .readdirSync(root)
+    .filter((e) => !NOT_BUILD_INPUTS.has(e) && !e.endsWith(".md"))
+    .sort();
 }
 
 /** The newest change under `p`: files, and folders too (a deleted or renamed file changes its folder). */
@@ -66,7 +91,13 @@ export function ensureBuilt(log: (msg: string) => void = console.log) {
   if (!staleInput() && !process.env.SYSTEM_TEST_REBUILD) return;
   fs.mkdirSync(path.join(ROOT, ".data"), { recursive: true });
   const lock = BUILD_LOCK;
-  const script = `${process.env.SYSTEM_TEST_REBUILD ? "" : `[ -f "${BUILD_ID}" ] && [ -f .next/app-config.mjs ] && [ -z "$(find ${buildInputs().map((s) => `'${s}'`).join(" ")} -name node_modules -prune -o -newer "${BUILD_ID}" -print 2>/dev/null | head -1)" ] && exit 0; `}"${NEXT}" build && exec "${ESBUILD}" ${CONFIG_BUNDLE_ARGS}`;
+  const script = `${
+    process.env.SYSTEM_TEST_REBUILD
+      ? ""
+      : `[ -f "${BUILD_ID}" ] && [ -f .next/app-config.mjs ] && [ -z "$(find ${buildInputs()
+          .map((s) => `'${s}'`)
+          .join(" ")} -name node_modules -prune -o -newer "${BUILD_ID}" -print 2>/dev/null | head -1)" ] && exit 0; `
+  }"${NEXT}" build && exec "${ESBUILD}" ${CONFIG_BUNDLE_ARGS}`;
   log("[app-server] building the app (next build)…");
   const r = spawnSync("flock", [lock, "sh", "-c", script], {
     cwd: ROOT,
@@ -107,7 +138,11 @@ export type AppServer = {
  * The production server (server/production-server.mjs, what `npm start` runs) against
  * `databaseUrl`, on a free port, as its own process group so stopping it stops all of it. `env` adds settings (e.g. JOB_LEASE_SECONDS).
  */
-export async function startAppServer(opts: { databaseUrl: string; env?: Record<string, string>; port?: number }): Promise<AppServer> {
+export async function startAppServer(opts: {
+  databaseUrl: string;
+  env?: Record<string, string>;
+  port?: number;
+}): Promise<AppServer> {
   const port = opts.port ?? (await freePort());
   let child: ChildProcess | undefined;
   let out = "";
@@ -118,9 +153,16 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       // Test servers may generate their secrets into APP_DATA_DIR (production would refuse).
-      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ALLOW_GENERATED_SECRETS: "1", DATABASE_URL: opts.databaseUrl,
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        ALLOW_GENERATED_SECRETS: "1",
+        DATABASE_URL: opts.databaseUrl,
         // The port it really listens on: zero-setup auth trusts only its own origin (a PORT from the caller's shell would differ).
-        PORT: String(port), ...opts.env },
+        PORT: String(port),
+        ...opts.env,
+      },
     });
     const keep = (b: Buffer) => {
       out = (out + b.toString()).slice(-20_000);
@@ -139,7 +181,8 @@ export async function startAppServer(opts: { databaseUrl: string; env?: Record<s
     stop: async (signal = "SIGTERM") => {
       const pgid = child?.pid;
       await stopGroup(child, signal);
-      if (await awaitGroupGone(pgid, GROUP_EXIT_MS)) console.error(`[app-server] port ${port}: still running ${GROUP_EXIT_MS} ms after ${signal}; killed`);
+      if (await awaitGroupGone(pgid, GROUP_EXIT_MS))
+        console.error(`[app-server] port ${port}: still running ${GROUP_EXIT_MS} ms after ${signal}; killed`);
     },
     start,
     output: () => out,

@@ -49,7 +49,8 @@ export async function startEmbeddedDb(opts: {
     onLog: (m: string) => writeLog(m),
     onError: (e: unknown) => {
       const text = String(e);
-      if (/error|fatal|panic/i.test(text) && !/does not exist|already exists/.test(text)) console.error(`[postgres] ${text.trim()}`);
+      if (/error|fatal|panic/i.test(text) && !/does not exist|already exists/.test(text))
+        console.error(`[postgres] ${text.trim()}`);
     },
   });
   if (!fs.existsSync(path.join(dir, "PG_VERSION"))) {
@@ -81,11 +82,16 @@ export async function startEmbeddedDb(opts: {
  */
 export function logFlags(): string[] {
   return [
-    "-c", `log_min_duration_statement=${devDbConfig.slowStatementMs}`,
-    "-c", "log_min_error_statement=error",
-    "-c", "log_lock_waits=on",
-    "-c", "log_timezone=UTC",
-    "-c", "log_line_prefix=%m [%p] %q%u@%d ",
+    "-c",
+    `log_min_duration_statement=${devDbConfig.slowStatementMs}`,
+    "-c",
+    "log_min_error_statement=error",
+    "-c",
+    "log_lock_waits=on",
+    "-c",
+    "log_timezone=UTC",
+    "-c",
+    "log_line_prefix=%m [%p] %q%u@%d ",
   ];
 }
 

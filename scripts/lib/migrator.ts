@@ -171,7 +171,9 @@ async function renameAbsoluteMigrationRows(url: string) {
   try {
     const { rows } = await client.query(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`);
     if (rows[0]?.present)
-      await client.query(`UPDATE "_prisma_migrations" SET migration_name = regexp_replace(migration_name, '^.*/', '') WHERE migration_name LIKE '%/%'`);
+      await client.query(
+        `UPDATE "_prisma_migrations" SET migration_name = regexp_replace(migration_name, '^.*/', '') WHERE migration_name LIKE '%/%'`,
+      );
   } finally {
     await client.end();
   }
@@ -195,7 +197,10 @@ export function pendingSchemaChange(url: string): Promise<string> {
 export async function createMigration(url: string, name: string): Promise<string | null> {
   const sql = await pendingSchemaChange(url);
   if (!sql.trim()) return null;
-  const stamp = new Date().toISOString().replace(/[-:TZ.]/g, "").slice(0, 14);
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:TZ.]/g, "")
+    .slice(0, 14);
   const dir = path.join(MIGRATIONS_DIR, `${stamp}_${name.replace(/[^a-z0-9_]/gi, "_")}`);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "migration.sql"), sql);

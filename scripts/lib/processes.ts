@@ -1,8 +1,17 @@
 import { spawn, type ChildProcess } from "node:child_process";
 
 /** Starts a child in its own process group, so stopping it also stops what it started (next-server). */
-export function startGroup(cmd: string, args: string[], env: Record<string, string | undefined>, name: string): ChildProcess {
-  const child = spawn(cmd, args, { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...env }, detached: true });
+export function startGroup(
+  cmd: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  name: string,
+): ChildProcess {
+  const child = spawn(cmd, args, {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, ...env },
+    detached: true,
+  });
   child.on("exit", (code, signal) => console.log(`[${name}] exited (${signal ?? code})`));
   return child;
 }

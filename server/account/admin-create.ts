@@ -16,7 +16,8 @@ export const CLI_ACTOR = "cli:admin:create";
  */
 export async function createAdmin(rawEmail: string) {
   const parsed = emailSchema.safeParse(rawEmail.trim().toLowerCase());
-  if (!parsed.success) throw new AppError("INVALID_REQUEST", `not an email address: ${JSON.stringify(rawEmail.slice(0, 100))}`);
+  if (!parsed.success)
+    throw new AppError("INVALID_REQUEST", `not an email address: ${JSON.stringify(rawEmail.slice(0, 100))}`);
   const email = parsed.data;
   const password = crypto.randomBytes(18).toString("base64url");
   const hash = await hashPassword(password);
@@ -24,7 +25,9 @@ export async function createAdmin(rawEmail: string) {
     const existing = await tx.user.findUnique({ where: { email }, select: { id: true, role: true } });
     const user = existing
       ? await tx.user.update({ where: { id: existing.id }, data: { role: "admin", mustChangePassword: true } })
-      : await tx.user.create({ data: { email, name: email.split("@")[0]!, role: "admin", mustChangePassword: true, emailVerified: true } });
+      : await tx.user.create({
+          data: { email, name: email.split("@")[0]!, role: "admin", mustChangePassword: true, emailVerified: true },
+        });
     await tx.account.upsert({
       where: { providerId_accountId: { providerId: "credential", accountId: user.id } },
       create: { id: `acct_${user.id}`, providerId: "credential", accountId: user.id, userId: user.id, password: hash },

@@ -11,7 +11,8 @@ export const MIN_PASSWORD_LENGTH = 12;
  * sessions end, and the change is audited — one transaction, so a failure leaves the old password.
  */
 export async function changePassword(userId: string, keepSessionId: string, current: string, next: string) {
-  if (next.length < MIN_PASSWORD_LENGTH) throw new AppError("INVALID_REQUEST", `the new password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (next.length < MIN_PASSWORD_LENGTH)
+    throw new AppError("INVALID_REQUEST", `the new password needs at least ${MIN_PASSWORD_LENGTH} characters`);
   if (next === current) throw new AppError("INVALID_REQUEST", "the new password must differ from the current one");
   const db = getDb();
   const account = await db.account.findUnique({
@@ -23,9 +24,14 @@ export async function changePassword(userId: string, keepSessionId: string, curr
   const hash = await hashPassword(next);
   await db.$transaction(async (tx) => {
     await tx.account.update({ where: { id: account.id }, data: { password: hash } });
-    const user = await tx.user.update({ where: { id: userId }, data: { mustChangePassword: false }, select: { role: true, email: true } });
+    const user = await tx.user.update({
+      where: { id: userId },
+      data: { mustChangePassword: false },
+      select: { role: true, email: true },
+    });
     await tx.session.deleteMany({ where: { userId, id: { not: keepSessionId } } });
-    if (user.role === "admin") await recordAudit({ actorId: userId, action: "account.change_password", scope: { userId }, count: 1 }, tx);
+    if (user.role === "admin")
+      await recordAudit({ actorId: userId, action: "account.change_password", scope: { userId }, count: 1 }, tx);
   });
   return { changed: true as const };
 }

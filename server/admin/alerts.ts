@@ -19,7 +19,12 @@ export type AlertState = {
   oldestPendingAgeSeconds: number;
   failureRate: number;
   finishedInWindow: number;
-  thresholds: { runtimeSilentSeconds: number; oldestPendingSeconds: number; failureRate: number; failureMinJobs: number };
+  thresholds: {
+    runtimeSilentSeconds: number;
+    oldestPendingSeconds: number;
+    failureRate: number;
+    failureMinJobs: number;
+  };
 };
 
 /**
@@ -52,7 +57,10 @@ export async function getAlerts(): Promise<AlertState> {
   ]);
 
   const served = new Set(live.flatMap((r) => r.capabilities));
-  const orphaned = pending.filter((p) => !served.has(p.jobType)).map((p) => ({ jobType: p.jobType, pending: p.n })).sort((a, b) => a.jobType.localeCompare(b.jobType));
+  const orphaned = pending
+    .filter((p) => !served.has(p.jobType))
+    .map((p) => ({ jobType: p.jobType, pending: p.n }))
+    .sort((a, b) => a.jobType.localeCompare(b.jobType));
   const oldest = pending.reduce<Date | null>((m, p) => (!m || p.oldest < m ? p.oldest : m), null);
   const oldestAge = oldest ? Math.max(0, (at.getTime() - oldest.getTime()) / 1000) : 0;
   const ok = finished[0]?.succeeded ?? 0;
@@ -67,9 +75,23 @@ export async function getAlerts(): Promise<AlertState> {
       message: `No live Runtime takes ${orphaned.map((o) => `${o.jobType} (${o.pending} pending)`).join(", ")}`,
     });
   if (oldestAge > t.oldestPendingSeconds)
-    alerts.push({ code: "OLDEST_PENDING", message: `The oldest pending job has waited ${Math.round(oldestAge / 60)} min (threshold ${Math.round(t.oldestPendingSeconds / 60)} min)` });
+    alerts.push({
+      code: "OLDEST_PENDING",
+      message: `The oldest pending job has waited ${Math.round(oldestAge / 60)} min (threshold ${Math.round(t.oldestPendingSeconds / 60)} min)`,
+    });
   if (ok + bad >= t.failureMinJobs && rate > t.failureRate)
-    alerts.push({ code: "FAILURE_RATE", message: `${Math.round(rate * 100)}% of the ${ok + bad} jobs finished in the last ${FAILURE_WINDOW_MINUTES} min failed (threshold ${Math.round(t.failureRate * 100)}%)` });
+    alerts.push({
+      code: "FAILURE_RATE",
+      message: `${Math.round(rate * 100)}% of the ${ok + bad} jobs finished in the last ${FAILURE_WINDOW_MINUTES} min failed (threshold ${Math.round(t.failureRate * 100)}%)`,
+    });
 
-  return { at, alerts, pendingWithoutRuntime: orphaned, oldestPendingAgeSeconds: oldestAge, failureRate: rate, finishedInWindow: ok + bad, thresholds: t };
+  return {
+    at,
+    alerts,
+    pendingWithoutRuntime: orphaned,
+    oldestPendingAgeSeconds: oldestAge,
+    failureRate: rate,
+    finishedInWindow: ok + bad,
+    thresholds: t,
+  };
 }

@@ -19,7 +19,17 @@ export async function recordAudit(entry: AuditEntry, db: DbOrTx = getDb()) {
 }
 
 export async function listAudit(limit: number) {
-  return getDb().$queryRaw<{ id: string; actorId: string; actorEmail: string | null; action: string; scope: unknown; count: number; createdAt: Date }[]>`
+  return getDb().$queryRaw<
+    {
+      id: string;
+      actorId: string;
+      actorEmail: string | null;
+      action: string;
+      scope: unknown;
+      count: number;
+      createdAt: Date;
+    }[]
+  >`
     SELECT a.id::text AS id, a."actorId", u.email AS "actorEmail", a.action, a.scope, a.count, a."createdAt"
     FROM "AdminAuditLog" a LEFT JOIN "User" u ON u.id = a."actorId"
     ORDER BY a.id DESC LIMIT ${Math.max(1, Math.min(200, limit))}`;

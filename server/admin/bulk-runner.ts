@@ -9,8 +9,18 @@ import { cancelBulkRun, eligibleSql, scopeSql, startBulkRun, type BulkAction } f
 import type { BulkScope } from "./filter-schema";
 
 type RunRow = {
-  id: string; actorId: string; action: BulkAction; scope: BulkScope; total: number; processed: number; affected: number;
-  errors: number; cancelRequested: boolean; createdAt: Date; cursorCreatedAt: Date | null; cursorId: string | null;
+  id: string;
+  actorId: string;
+  action: BulkAction;
+  scope: BulkScope;
+  total: number;
+  processed: number;
+  affected: number;
+  errors: number;
+  cancelRequested: boolean;
+  createdAt: Date;
+  cursorCreatedAt: Date | null;
+  cursorId: string | null;
 };
 
 export type BatchOutcome = "batch" | "done" | "cancelled" | "busy" | "finished";
@@ -34,9 +44,10 @@ export async function runBulkBatch(id: string): Promise<BatchOutcome> {
       if (run.cancelRequested) return finish(tx, run, "cancelled", `cancelled after ${run.processed} of ${run.total}`);
 
       const where = await scopeSql(run.scope);
-      const after = run.cursorCreatedAt && run.cursorId
-        ? Prisma.sql`AND (j."createdAt", j.id) > (${run.cursorCreatedAt}::timestamp(3), ${run.cursorId})`
-        : Prisma.empty;
+      const after =
+        run.cursorCreatedAt && run.cursorId
+          ? Prisma.sql`AND (j."createdAt", j.id) > (${run.cursorCreatedAt}::timestamp(3), ${run.cursorId})`
+          : Prisma.empty;
       // Jobs created after the run started are outside it: that keeps the confirmed total exact.
       const batch = await tx.$queryRaw<{ id: string; createdAt: Date }[]>`
         SELECT j.id, j."createdAt" FROM "AiRuntimeJob" j
@@ -48,7 +59,8 @@ export async function runBulkBatch(id: string): Promise<BatchOutcome> {
       }
       const ids = batch.map((b) => b.id);
       const actor = { type: "admin" as const, id: run.actorId };
-      const { affected, errors } = run.action === "cancel" ? await cancelBatch(tx, ids, actor) : await rerunBatch(ids, actor);
+      const { affected, errors } =
+        run.action === "cancel" ? await cancelBatch(tx, ids, actor) : await rerunBatch(ids, actor);
       const last = batch.at(-1)!;
       await tx.$executeRaw`
         UPDATE "BulkRun" SET processed = processed + ${batch.length}, affected = affected + ${affected}, errors = errors + ${errors},
@@ -72,20 +84,32 @@ export async function processBulkRun(id: string, opts: { maxBatches?: number } =
 
 /** Every run still running, oldest first: what the scheduler tick and the Inngest cron call (crash recovery). */
 export async function processPendingBulkRuns() {
-  const runs = await getDb().$queryRaw<{ id: string }[]>`SELECT id FROM "BulkRun" WHERE status = 'running' ORDER BY "createdAt"`;
+  const runs = await getDb().$queryRaw<
+    { id: string }[]
+  >`SELECT id FROM "BulkRun" WHERE status = 'running' ORDER BY "createdAt"`;
   const outcomes: Record<string, BatchOutcome> = {};
   for (const r of runs) outcomes[r.id] = await processBulkRun(r.id);
   return outcomes;
 }
 
 /** The run ends with its final count in the audit log, in the same transaction as its status. */
-async function finish(tx: DbOrTx, run: RunRow, status: "done" | "cancelled", message: string | null): Promise<BatchOutcome> {
+async function finish(
+  tx: DbOrTx,
+  run: RunRow,
+  status: "done" | "cancelled",
+  message: string | null,
+): Promise<BatchOutcome> {
   const at = now();
   await tx.$executeRaw`
     UPDATE "BulkRun" SET status = ${status}, message = ${message}, "finishedAt" = ${at}::timestamp(3), "updatedAt" = ${at}::timestamp(3)
     WHERE id = ${run.id}`;
   await recordAudit(
-    { actorId: run.actorId, action: `jobs.bulk_${run.action}`, scope: { ...run.scope, bulkRunId: run.id, confirmed: run.total, processed: run.processed, status }, count: run.affected },
+    {
+      actorId: run.actorId,
+      action: `jobs.bulk_${run.action}`,
+      scope: { ...run.scope, bulkRunId: run.id, confirmed: run.total, processed: run.processed, status },
+      count: run.affected,
+    },
     tx,
   );
   return status;
@@ -104,7 +128,9 @@ async function rerunBatch(ids: string[], actor: { type: "admin"; id: string }) {
   let affected = 0;
   let errors = 0;
   for (let k = 0; k < ids.length; k += 10) {
-    const answers = await Promise.all(ids.slice(k, k + 10).map((id) => rerunJob(id, actor, { audited: false }).catch(() => (errors++, null))));
+    const answers = await Promise.all(
+      ids.slice(k, k + 10).map((id) => rerunJob(id, actor, { audited: false }).catch(() => (errors++, null))),
+    );
     affected += answers.filter((a) => a?.created).length;
   }
   return { affected, errors };
@@ -129,5 +155,7 @@ export async function stopBulkRun(id: string) {
  * this process dies, the scheduler (or the Inngest cron) picks the run up from its cursor.
  */
 export function kickBulkRun(id: string) {
-  void processBulkRun(id).catch((e) => console.error(`[bulk] run ${id} paused by an error; the scheduler resumes it:`, (e as Error).message));
+  void processBulkRun(id).catch((e) =>
+    console.error(`[bulk] run ${id} paused by an error; the scheduler resumes it:`, (e as Error).message),
+  );
 }

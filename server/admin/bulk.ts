@@ -46,15 +46,35 @@ export async function previewBulk(action: BulkAction, scope: BulkScope) {
     db.$queryRaw<{ id: string }[]>`
       SELECT j.id FROM "AiRuntimeJob" j WHERE ${where} AND ${eligibleSql(action)} ORDER BY j."createdAt", j.id LIMIT 5`,
   ]);
-  return { action, matched: byStatus.reduce((a, r) => a + r.n, 0), byStatus, count, sampleIds: sample.map((r) => r.id) };
+  return {
+    action,
+    matched: byStatus.reduce((a, r) => a + r.n, 0),
+    byStatus,
+    count,
+    sampleIds: sample.map((r) => r.id),
+  };
 }
 
 export type BulkRunView = {
-  id: string; actorId: string; action: BulkAction; scope: unknown; status: "running" | "done" | "cancelled"; total: number; processed: number;
-  affected: number; errors: number; cancelRequested: boolean; message: string | null; createdAt: Date; updatedAt: Date; finishedAt: Date | null;
+  id: string;
+  actorId: string;
+  action: BulkAction;
+  scope: unknown;
+  status: "running" | "done" | "cancelled";
+  total: number;
+  processed: number;
+  affected: number;
+  errors: number;
+  cancelRequested: boolean;
+  message: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
 };
 
-const VIEW = Prisma.raw(`id, "actorId", action, scope, status, total, processed, affected, errors, "cancelRequested", message, "createdAt", "updatedAt", "finishedAt"`);
+const VIEW = Prisma.raw(
+  `id, "actorId", action, scope, status, total, processed, affected, errors, "cancelRequested", message, "createdAt", "updatedAt", "finishedAt"`,
+);
 
 /**
  * Starts a bulk action in the background. `expectedCount` is the count the admin confirmed: if
@@ -62,11 +82,20 @@ const VIEW = Prisma.raw(`id, "actorId", action, scope, status, total, processed,
  * SCOPE_CHANGED. The run covers jobs created up to now only, so its total stays exact while new
  * jobs keep arriving; the BulkRun row is its progress, and the runner works it in batches.
  */
-export async function startBulkRun(action: BulkAction, scope: BulkScope, expectedCount: number, actorId: string): Promise<BulkRunView> {
+export async function startBulkRun(
+  action: BulkAction,
+  scope: BulkScope,
+  expectedCount: number,
+  actorId: string,
+): Promise<BulkRunView> {
   const at = now();
   const total = await eligibleCount(action, scope, at);
   if (total !== expectedCount)
-    throw new AppError("SCOPE_CHANGED", `the scope now holds ${total} jobs, not ${expectedCount}; review and confirm again`, { count: total });
+    throw new AppError(
+      "SCOPE_CHANGED",
+      `the scope now holds ${total} jobs, not ${expectedCount}; review and confirm again`,
+      { count: total },
+    );
   const [row] = await getDb().$queryRaw<BulkRunView[]>`
     INSERT INTO "BulkRun" (id, "actorId", action, scope, total, "createdAt", "updatedAt")
     VALUES (gen_random_uuid()::text, ${actorId}, ${action}, ${JSON.stringify(scope)}::jsonb, ${total}, ${at}::timestamp(3), ${at}::timestamp(3))
@@ -92,5 +121,7 @@ export async function getBulkRun(id: string): Promise<BulkRunView> {
 
 /** The newest bulk runs, for the console's list. */
 export async function listBulkRuns(limit: number): Promise<BulkRunView[]> {
-  return getDb().$queryRaw<BulkRunView[]>`SELECT ${VIEW} FROM "BulkRun" ORDER BY "createdAt" DESC, id DESC LIMIT ${Math.max(1, Math.min(100, limit))}`;
+  return getDb().$queryRaw<
+    BulkRunView[]
+  >`SELECT ${VIEW} FROM "BulkRun" ORDER BY "createdAt" DESC, id DESC LIMIT ${Math.max(1, Math.min(100, limit))}`;
 }

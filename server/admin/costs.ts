@@ -16,8 +16,11 @@ type Sums = { promptTokens: number; completionTokens: number; attempts: number }
 type GroupRow = Sums & { day: Date | null; jobType: string | null; apiKeyMode: string | null; g: number };
 type LearnerRow = Sums & { userId: string; email: string | null; name: string | null };
 
-
-const withCost = <T extends Sums>(r: T) => ({ ...r, tokens: r.promptTokens + r.completionTokens, cost: estimateCost(r.promptTokens, r.completionTokens) });
+const withCost = <T extends Sums>(r: T) => ({
+  ...r,
+  tokens: r.promptTokens + r.completionTokens,
+  cost: estimateCost(r.promptTokens, r.completionTokens),
+});
 
 /**
  * Per day, per job type and per key mode in one pass (GROUPING SETS) over the usage rows of the
@@ -59,7 +62,11 @@ export async function getCosts(at: Date = now()) {
     db.$queryRaw<LearnerRow[]>(topLearnersSql(weekFrom, at)),
   ]);
   // GROUPING bits: day 4, jobType 2, apiKeyMode 1; a set's row has its own bit clear.
-  const sums = (r: Sums): Sums => ({ promptTokens: r.promptTokens, completionTokens: r.completionTokens, attempts: r.attempts });
+  const sums = (r: Sums): Sums => ({
+    promptTokens: r.promptTokens,
+    completionTokens: r.completionTokens,
+    attempts: r.attempts,
+  });
   const byDayFound = new Map(groups.filter((r) => r.g === 3).map((r) => [r.day!.getTime(), sums(r)]));
   const byDay = Array.from({ length: COST_DAYS }, (_, i) => {
     const day = new Date(from.getTime() + i * DAY_MS);
@@ -73,8 +80,14 @@ export async function getCosts(at: Date = now()) {
     prices: { promptPerMTok: costConfig.pricePromptPerMTok, completionPerMTok: costConfig.priceCompletionPerMTok },
     total: withCost(total ? sums(total) : { promptTokens: 0, completionTokens: 0, attempts: 0 }),
     byDay,
-    byType: groups.filter((r) => r.g === 5).map((r) => ({ jobType: r.jobType!, ...withCost(sums(r)) })).sort((a, b) => b.tokens - a.tokens),
-    byKeyMode: groups.filter((r) => r.g === 6).map((r) => ({ apiKeyMode: r.apiKeyMode!, ...withCost(sums(r)) })).sort((a, b) => b.tokens - a.tokens),
+    byType: groups
+      .filter((r) => r.g === 5)
+      .map((r) => ({ jobType: r.jobType!, ...withCost(sums(r)) }))
+      .sort((a, b) => b.tokens - a.tokens),
+    byKeyMode: groups
+      .filter((r) => r.g === 6)
+      .map((r) => ({ apiKeyMode: r.apiKeyMode!, ...withCost(sums(r)) }))
+      .sort((a, b) => b.tokens - a.tokens),
     topLearners: learners.map((r) => ({ userId: r.userId, email: r.email, name: r.name, ...withCost(sums(r)) })),
   };
 }

@@ -42,7 +42,8 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [iso, id] = Buffer.from(cursor, "base64url").toString().split("|");
   const createdAt = new Date(iso ?? "");
   // A forged cursor may carry a date JavaScript accepts and PostgreSQL does not (year 0, year 200000).
-  if (!id || unstorableReason(id) || !isTimeInRange(createdAt.getTime())) throw new AppError("INVALID_REQUEST", "bad cursor");
+  if (!id || unstorableReason(id) || !isTimeInRange(createdAt.getTime()))
+    throw new AppError("INVALID_REQUEST", "bad cursor");
   return { createdAt, id };
 }
 

@@ -15,12 +15,10 @@ const text = z.string().trim().min(1).max(200);
  */
 const MIN_TIME = Date.UTC(1970, 0, 1);
 const MAX_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-export const boundedDateTime = z.iso
-  .datetime({ offset: true })
-  .refine((s) => {
-    const t = Date.parse(s);
-    return Number.isFinite(t) && t >= MIN_TIME && t <= MAX_TIME;
-  }, "a date between 1970-01-01 and 9999-12-31");
+export const boundedDateTime = z.iso.datetime({ offset: true }).refine((s) => {
+  const t = Date.parse(s);
+  return Number.isFinite(t) && t >= MIN_TIME && t <= MAX_TIME;
+}, "a date between 1970-01-01 and 9999-12-31");
 export const isTimeInRange = (t: number) => Number.isFinite(t) && t >= MIN_TIME && t <= MAX_TIME;
 
 export const jobFilterSchema = z.object({
@@ -32,7 +30,12 @@ export const jobFilterSchema = z.object({
   targetId: text.optional(),
   errorCode: z.string().trim().min(1).max(64).optional(),
   /** A rule an attempt's refused output broke (e.g. one_correct_option, schema.invalid_type). */
-  rule: z.string().trim().regex(/^[a-z_]+(\.[a-z_]+)?$/, "a rule name").max(64).optional(),
+  rule: z
+    .string()
+    .trim()
+    .regex(/^[a-z_]+(\.[a-z_]+)?$/, "a rule name")
+    .max(64)
+    .optional(),
   /** A Runtime instance that took part in the job (locked it, reported for it). */
   runtimeId: text.optional(),
   createdFrom: boundedDateTime.optional(),
@@ -41,7 +44,14 @@ export const jobFilterSchema = z.object({
   q: text.optional(),
   /** A field inside params or the result's output: `path` is dot-separated, `value` JSON or text. */
   json: z
-    .object({ in: z.enum(["params", "output"]), path: z.string().trim().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+){0,4}$/, "dot-separated field names"), value: z.string().max(200) })
+    .object({
+      in: z.enum(["params", "output"]),
+      path: z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+){0,4}$/, "dot-separated field names"),
+      value: z.string().max(200),
+    })
     .optional(),
 });
 

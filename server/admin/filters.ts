@@ -11,19 +11,30 @@ import type { JobFilter } from "./filter-schema";
  */
 export async function filterSql(db: DbOrTx, f: JobFilter, opts: { withoutSearch?: boolean } = {}): Promise<Prisma.Sql> {
   const parts: Prisma.Sql[] = [];
-  if (f.status?.length) parts.push(Prisma.sql`j.status IN (${Prisma.join(f.status.map((s) => Prisma.sql`${s}::"JobStatus"`))})`);
-  if (f.jobType?.length) parts.push(Prisma.sql`j."jobType" IN (${Prisma.join(f.jobType.map((t) => Prisma.sql`${t}::"JobType"`))})`);
+  if (f.status?.length)
+    parts.push(Prisma.sql`j.status IN (${Prisma.join(f.status.map((s) => Prisma.sql`${s}::"JobStatus"`))})`);
+  if (f.jobType?.length)
+    parts.push(Prisma.sql`j."jobType" IN (${Prisma.join(f.jobType.map((t) => Prisma.sql`${t}::"JobType"`))})`);
   if (f.user) parts.push(Prisma.sql`j."userId" IN (${Prisma.join(await userIds(db, f.user))})`);
   if (f.targetType) parts.push(Prisma.sql`j."targetType" = ${f.targetType}::"TargetType"`);
   if (f.targetId) parts.push(Prisma.sql`j."targetId" = ${f.targetId}`);
   if (f.errorCode) parts.push(Prisma.sql`j."errorCode" = ${f.errorCode}`);
   // GIN over JobRejection.rules serves the containment.
-  if (f.rule) parts.push(Prisma.sql`j.id IN (SELECT r."jobId" FROM "JobRejection" r WHERE r.rules @> ARRAY[${f.rule}]::text[])`);
+  if (f.rule)
+    parts.push(Prisma.sql`j.id IN (SELECT r."jobId" FROM "JobRejection" r WHERE r.rules @> ARRAY[${f.rule}]::text[])`);
   if (f.runtimeId)
-    parts.push(Prisma.sql`j.id IN (SELECT e."jobId" FROM "JobEvent" e WHERE e."actorId" = ${f.runtimeId} AND e."actorType" = 'runtime')`);
+    parts.push(
+      Prisma.sql`j.id IN (SELECT e."jobId" FROM "JobEvent" e WHERE e."actorId" = ${f.runtimeId} AND e."actorType" = 'runtime')`,
+    );
   if (f.createdFrom) parts.push(Prisma.sql`j."createdAt" >= ${new Date(f.createdFrom)}::timestamp(3)`);
   if (f.createdTo) parts.push(Prisma.sql`j."createdAt" < ${new Date(f.createdTo)}::timestamp(3)`);
-  if (f.q && !opts.withoutSearch) parts.push(Prisma.sql`(${Prisma.join((await searchBranches(db, f.q)).map((b) => b.cond), ") OR (")})`);
+  if (f.q && !opts.withoutSearch)
+    parts.push(
+      Prisma.sql`(${Prisma.join(
+        (await searchBranches(db, f.q)).map((b) => b.cond),
+        ") OR (",
+      )})`,
+    );
   if (f.json) {
     const doc = JSON.stringify(nest(f.json.path, f.json.value));
     parts.push(
@@ -77,6 +88,11 @@ function nest(path: string, raw: string): unknown {
     value = raw;
   }
   const bad = unstorableDetails(value);
-  if (bad.length) throw new AppError("INVALID_REQUEST", `json.value ${bad[0]!.message}`, bad.map((b) => ({ ...b, path: "filter.json.value" })));
+  if (bad.length)
+    throw new AppError(
+      "INVALID_REQUEST",
+      `json.value ${bad[0]!.message}`,
+      bad.map((b) => ({ ...b, path: "filter.json.value" })),
+    );
   return path.split(".").reduceRight<unknown>((acc, key) => ({ [key]: acc }), value);
 }

@@ -13,9 +13,23 @@ export async function getAdminJobDetail(jobId: string) {
   const { job } = detail;
   const [user, snapshot, retriedFrom, reruns, holder, rejections] = await Promise.all([
     db.user.findUnique({ where: { id: job.userId }, select: { id: true, email: true, name: true } }),
-    job.snapshotId ? db.snapshot.findUnique({ where: { id: job.snapshotId }, select: { id: true, contentHash: true, content: true, createdAt: true } }) : null,
-    job.retriedFromJobId ? db.aiRuntimeJob.findUnique({ where: { id: job.retriedFromJobId }, select: { id: true, status: true, createdAt: true } }) : null,
-    db.aiRuntimeJob.findMany({ where: { retriedFromJobId: job.id }, select: { id: true, status: true, createdAt: true }, orderBy: { createdAt: "asc" } }),
+    job.snapshotId
+      ? db.snapshot.findUnique({
+          where: { id: job.snapshotId },
+          select: { id: true, contentHash: true, content: true, createdAt: true },
+        })
+      : null,
+    job.retriedFromJobId
+      ? db.aiRuntimeJob.findUnique({
+          where: { id: job.retriedFromJobId },
+          select: { id: true, status: true, createdAt: true },
+        })
+      : null,
+    db.aiRuntimeJob.findMany({
+      where: { retriedFromJobId: job.id },
+      select: { id: true, status: true, createdAt: true },
+      orderBy: { createdAt: "asc" },
+    }),
     job.lockedBy ? db.runtimeInstance.findUnique({ where: { id: job.lockedBy } }) : null,
     db.jobRejection.findMany({
       where: { jobId: job.id },

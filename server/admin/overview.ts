@@ -68,7 +68,10 @@ export async function getOverview(window: OverviewWindow) {
     lastRuntimeSeenAt: last,
     alert:
       stats.queueDepth > 0 && (silentFor === null || silentFor > RUNTIME_SILENT_AFTER_SECONDS)
-        ? { code: "NO_RUNTIME" as const, message: `${stats.queueDepth} job(s) waiting and no Runtime seen ${last ? `for ${Math.round(silentFor!)} s` : "ever"}` }
+        ? {
+            code: "NO_RUNTIME" as const,
+            message: `${stats.queueDepth} job(s) waiting and no Runtime seen ${last ? `for ${Math.round(silentFor!)} s` : "ever"}`,
+          }
         : null,
   };
 }

@@ -24,9 +24,14 @@ export async function setJobPriority(jobId: string, priority: number, actorId: s
     if (!row) {
       const job = await tx.aiRuntimeJob.findUnique({ where: { id: jobId }, select: { status: true } });
       if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
-      throw new AppError("JOB_NOT_PENDING", `only pending jobs can change priority; this one is ${job.status}`, { status: job.status });
+      throw new AppError("JOB_NOT_PENDING", `only pending jobs can change priority; this one is ${job.status}`, {
+        status: job.status,
+      });
     }
-    await recordAudit({ actorId, action: "job.priority", scope: { jobId, from: row.previous, to: priority }, count: 1 }, tx);
+    await recordAudit(
+      { actorId, action: "job.priority", scope: { jobId, from: row.previous, to: priority }, count: 1 },
+      tx,
+    );
     return { id: row.id, priority: row.priority, previous: row.previous };
   });
 }

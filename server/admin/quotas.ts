@@ -16,13 +16,23 @@ export async function getLearnerQuotas(idOrEmail: string) {
  * An admin sets one learner's limit for a metric and period (null: back to the default), audited
  * in the same transaction. Raising a limit takes effect on the learner's next request.
  */
-export async function setQuotaLimit(input: { actorId: string; userId: string; metric: string; period: Period; allowed: number | null }) {
-  if (!QUOTA_METRICS.includes(input.metric)) throw new AppError("INVALID_REQUEST", `unknown quota metric ${input.metric}`, { allowed: QUOTA_METRICS });
+export async function setQuotaLimit(input: {
+  actorId: string;
+  userId: string;
+  metric: string;
+  period: Period;
+  allowed: number | null;
+}) {
+  if (!QUOTA_METRICS.includes(input.metric))
+    throw new AppError("INVALID_REQUEST", `unknown quota metric ${input.metric}`, { allowed: QUOTA_METRICS });
   return getDb().$transaction(async (tx) => {
     const user = await tx.user.findUnique({ where: { id: input.userId }, select: { id: true } });
     if (!user) throw new AppError("NOT_FOUND", "user not found");
     const key = { userId: input.userId, metric: input.metric, period: input.period };
-    const previous = await tx.quotaLimit.findUnique({ where: { userId_metric_period: key }, select: { allowed: true } });
+    const previous = await tx.quotaLimit.findUnique({
+      where: { userId_metric_period: key },
+      select: { allowed: true },
+    });
     const at = now();
     if (input.allowed === null) await tx.quotaLimit.deleteMany({ where: key });
     else
@@ -32,7 +42,12 @@ export async function setQuotaLimit(input: { actorId: string; userId: string; me
         update: { allowed: input.allowed, updatedBy: input.actorId, updatedAt: at },
       });
     await recordAudit(
-      { actorId: input.actorId, action: "quota.set_limit", scope: { ...key, allowed: input.allowed, previous: previous?.allowed ?? null }, count: 1 },
+      {
+        actorId: input.actorId,
+        action: "quota.set_limit",
+        scope: { ...key, allowed: input.allowed, previous: previous?.allowed ?? null },
+        count: 1,
+      },
       tx,
     );
     return { ...key, allowed: input.allowed, previous: previous?.allowed ?? null };

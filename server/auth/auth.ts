@@ -22,7 +22,11 @@ export function baseURL() {
   const url = setting("BETTER_AUTH_URL");
   if (url) return url;
   const port = appConfig.port;
-  return { allowedHosts: [`localhost:${port}`, `127.0.0.1:${port}`], fallback: `http://localhost:${port}`, protocol: "http" as const };
+  return {
+    allowedHosts: [`localhost:${port}`, `127.0.0.1:${port}`],
+    fallback: `http://localhost:${port}`,
+    protocol: "http" as const,
+  };
 }
 
 function createAuth() {
@@ -92,7 +96,11 @@ function createAuth() {
           // Only reached when the before hook admitted (and counted) the attempt.
           const email = normalizeEmail(ctx.body?.email);
           if (email) {
-            const outcome = !isAPIError(returned) ? "success" : returned.statusCode === 401 ? "wrong-password" : "not-checked";
+            const outcome = !isAPIError(returned)
+              ? "success"
+              : returned.statusCode === 401
+                ? "wrong-password"
+                : "not-checked";
             await settleSignIn(email, clientIp(ctx.headers ?? new Headers()), outcome);
           }
         }
@@ -109,7 +117,9 @@ function createAuth() {
 export function stripSessionTokens(value: unknown): unknown {
   if (!value || typeof value !== "object" || isAPIError(value) || value instanceof Response) return value;
   if (Array.isArray(value)) {
-    return value.some((item) => item && typeof item === "object" && "token" in item) ? value.map((item) => stripSessionTokens(item)) : value;
+    return value.some((item) => item && typeof item === "object" && "token" in item)
+      ? value.map((item) => stripSessionTokens(item))
+      : value;
   }
   const body = value as Record<string, unknown>;
   const session = body.session as Record<string, unknown> | null | undefined;

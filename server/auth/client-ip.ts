@@ -20,7 +20,10 @@ export function clientIp(headers: Headers, hops = webSecurityConfig.trustedProxy
 }
 
 /** Appends a proxy hop the way a reverse proxy does (used by the production server for its socket). */
-export function appendForwardedFor(existing: string | string[] | undefined, address: string | undefined): string | undefined {
+export function appendForwardedFor(
+  existing: string | string[] | undefined,
+  address: string | undefined,
+): string | undefined {
   if (!address) return Array.isArray(existing) ? existing.join(", ") : existing;
   const before = Array.isArray(existing) ? existing.join(", ") : existing;
   return before ? `${before}, ${address}` : address;

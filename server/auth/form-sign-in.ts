@@ -39,13 +39,18 @@ export async function signInFromForm(req: Request): Promise<Response> {
     return typeof value === "string" ? value : "";
   };
   const returnTo = safeReturnPath(field("next"));
-  const back = (error: SignInFormError) => seeOther(`/sign-in?error=${error}${returnTo === "/" ? "" : `&next=${encodeURIComponent(returnTo)}`}`);
+  const back = (error: SignInFormError) =>
+    seeOther(`/sign-in?error=${error}${returnTo === "/" ? "" : `&next=${encodeURIComponent(returnTo)}`}`);
 
   const headers = new Headers(limited.headers);
   headers.set("content-type", "application/json");
   const url = new URL("/api/auth/sign-in/email", limited.url);
   const res = await handleAuthRequest(
-    new Request(url, { method: "POST", headers, body: JSON.stringify({ email: field("email"), password: field("password") }) }),
+    new Request(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ email: field("email"), password: field("password") }),
+    }),
   );
   if (res.ok) return seeOther(returnTo, res.headers.getSetCookie());
   if (res.status === 401 || res.status === 400) return back("wrong");

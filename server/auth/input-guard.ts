@@ -10,7 +10,11 @@ import { LIMITS, plainLine } from "../security/learner-text";
 export function refuseUnstorableBody(body: unknown) {
   const bad = unstorableDetails(body);
   if (bad.length) {
-    throw new APIError("BAD_REQUEST", { code: "INVALID_REQUEST", message: `${bad[0]!.path} ${bad[0]!.message}`, details: bad });
+    throw new APIError("BAD_REQUEST", {
+      code: "INVALID_REQUEST",
+      message: `${bad[0]!.path} ${bad[0]!.message}`,
+      details: bad,
+    });
   }
 }
 

@@ -40,7 +40,8 @@ const LOCAL = "http://return-path.invalid";
  */
 export function safeReturnPath(next: string | string[] | undefined): string {
   const value = Array.isArray(next) ? next[0] : next;
-  if (!value || !value.startsWith("/") || value.length > 2048 || /[\u0000-\u001f\u007f-\u009f\\]/.test(value)) return "/";
+  if (!value || !value.startsWith("/") || value.length > 2048 || /[\u0000-\u001f\u007f-\u009f\\]/.test(value))
+    return "/";
   let url: URL;
   try {
     url = new URL(value, LOCAL);

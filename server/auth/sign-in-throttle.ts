@@ -89,7 +89,8 @@ async function giveBack(keys: string[]) {
  */
 async function pruneEndedWindows() {
   const at = now().getTime();
-  await getDb().$executeRaw`DELETE FROM "SignInCounter" WHERE "windowStart" < ${new Date(at - config.signInWindowMs)}::timestamp(3)`;
+  await getDb()
+    .$executeRaw`DELETE FROM "SignInCounter" WHERE "windowStart" < ${new Date(at - config.signInWindowMs)}::timestamp(3)`;
   await getDb().$executeRaw`DELETE FROM "RateLimit" WHERE "lastRequest" < ${at - 10 * 60_000}`;
 }
 

@@ -44,7 +44,9 @@ export function jobChangeSql(alias: string) {
   return Prisma.sql`(pg_notify(${Prisma.raw(`'${CHANNEL}'`)}, json_build_object(${pairs})::text)::text = '') AS notified`;
 }
 
-type ChangeRow = { [K in keyof typeof FIELDS]: K extends "runAfter" ? Date | string | null : z.infer<(typeof FIELDS)[K]> };
+type ChangeRow = {
+  [K in keyof typeof FIELDS]: K extends "runAfter" ? Date | string | null : z.infer<(typeof FIELDS)[K]>;
+};
 
 /** The same payload from a row in JS (creation, which writes its row through Prisma). */
 export function jobChangePayload(row: ChangeRow, extra: { created?: true } = {}): string {

@@ -26,7 +26,10 @@ export class JobWaiters {
   private due: { at: number; type: string }[] = [];
   private dueTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly feed: Pick<JobFeed, "on" | "connected">, private readonly scanDue?: () => Promise<{ type: string; at: number }[]>) {
+  constructor(
+    private readonly feed: Pick<JobFeed, "on" | "connected">,
+    private readonly scanDue?: () => Promise<{ type: string; at: number }[]>,
+  ) {
     feed.on("change", (c: JobChange) => this.onChange(c));
     // After a gap notifications may have been missed: every waiter looks again.
     feed.on("connected", () => {
@@ -66,7 +69,10 @@ export class JobWaiters {
         if (signal?.aborted) return Promise.resolve("aborted");
         return new Promise<WaitOutcome>((res) => {
           const listening = this.feed.connected;
-          const timer = setTimeout(() => waiter.done(listening ? "timeout" : "woken"), listening ? ms : Math.min(ms, UNLISTENED_RECHECK_MS));
+          const timer = setTimeout(
+            () => waiter.done(listening ? "timeout" : "woken"),
+            listening ? ms : Math.min(ms, UNLISTENED_RECHECK_MS),
+          );
           const onAbort = () => waiter.done("aborted");
           signal?.addEventListener("abort", onAbort, { once: true });
           resolve = (why) => {
@@ -149,13 +155,16 @@ export class JobWaiters {
     const next = this.due[0];
     if (!next || this.draining) return;
     // +5 ms: the row's runAfter has millisecond precision; wake just after it is reached.
-    this.dueTimer = setTimeout(() => {
-      const t = Date.now();
-      while (this.due[0] && this.due[0].at <= t) this.wakeOne(this.due.shift()!.type);
-      this.armDueTimer();
-      // The scan knows only the earliest retry per type: ask again for the next ones (one query per process).
-      void this.loadDue();
-    }, Math.max(0, next.at - Date.now() + 5));
+    this.dueTimer = setTimeout(
+      () => {
+        const t = Date.now();
+        while (this.due[0] && this.due[0].at <= t) this.wakeOne(this.due.shift()!.type);
+        this.armDueTimer();
+        // The scan knows only the earliest retry per type: ask again for the next ones (one query per process).
+        void this.loadDue();
+      },
+      Math.max(0, next.at - Date.now() + 5),
+    );
     this.dueTimer.unref();
   }
 }

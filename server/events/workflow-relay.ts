@@ -27,7 +27,12 @@ export async function relay(change: JobChange) {
   if (inngestConfigured()) {
     const event = finished
       ? jobFinished.create(
-          { jobId: change.id, userId: change.userId, status: change.status as "succeeded", attemptNo: change.attemptNo },
+          {
+            jobId: change.id,
+            userId: change.userId,
+            status: change.status as "succeeded",
+            attemptNo: change.attemptNo,
+          },
           { id: `job-finished:${change.id}:${change.status}:${change.attemptNo}` },
         )
       : jobCreated.create(

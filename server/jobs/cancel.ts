@@ -16,19 +16,27 @@ import { notify, RETURNING, transition, type Actor } from "./state-machine";
 export async function cancelJob(jobId: string, actor: Actor, opts: { ownerId?: string } = {}) {
   const db = getDb();
   for (let tries = 0; tries < 3; tries++) {
-    const job = await db.aiRuntimeJob.findUnique({ where: { id: jobId }, select: { status: true, userId: true, cancelRequested: true } });
-    if (!job || (opts.ownerId && job.userId !== opts.ownerId)) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+    const job = await db.aiRuntimeJob.findUnique({
+      where: { id: jobId },
+      select: { status: true, userId: true, cancelRequested: true },
+    });
+    if (!job || (opts.ownerId && job.userId !== opts.ownerId))
+      throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
     if (job.status !== "pending" && !HELD_STATUSES.includes(job.status))
       throw new AppError("JOB_NOT_CANCELLABLE", `job is already ${job.status}`, { status: job.status });
-    const answer = job.status === "pending"
-      ? { status: "cancelled" as const, cancelRequested: false }
-      : { status: job.status, cancelRequested: true };
+    const answer =
+      job.status === "pending"
+        ? { status: "cancelled" as const, cancelRequested: false }
+        : { status: job.status, cancelRequested: true };
     const done = await db.$transaction(async (tx) => {
       const where = Prisma.sql`j.id = ${jobId}`;
       const rows = job.status === "pending" ? await cancelPending(tx, where, actor) : await requestCancel(tx, where);
       if (!rows.length) return false; // taken or changed meanwhile: look again
       if (actor.type === "admin")
-        await recordAudit({ actorId: actor.id ?? "admin", action: "job.cancel", scope: { jobId, ...answer }, count: 1 }, tx);
+        await recordAudit(
+          { actorId: actor.id ?? "admin", action: "job.cancel", scope: { jobId, ...answer }, count: 1 },
+          tx,
+        );
       return true;
     });
     if (done) return answer;

@@ -59,7 +59,12 @@ export async function createJob(input: CreateJobInput) {
   const db = getDb();
   const params = parseParams(input.jobType, input.params);
   const key = input.idempotencyKey ?? null;
-  const where = { userId: input.userId, jobType: input.jobType, targetType: input.target.type, targetId: input.target.id };
+  const where = {
+    userId: input.userId,
+    jobType: input.jobType,
+    targetType: input.target.type,
+    targetId: input.target.id,
+  };
 
   if (key) {
     const existing = await db.aiRuntimeJob.findFirst({ where: { ...where, idempotencyKey: key }, include: jobInclude });
@@ -76,12 +81,16 @@ export async function createJob(input: CreateJobInput) {
       orderBy: { createdAt: "desc" },
       select: { id: true },
     });
-    if (!credential) throw new AppError("CREDENTIAL_REQUIRED", "choose the platform key or store your DeepSeek key first");
+    if (!credential)
+      throw new AppError("CREDENTIAL_REQUIRED", "choose the platform key or store your DeepSeek key first");
     credentialId = credential.id;
   }
 
   const given = input.snapshotId
-    ? await db.snapshot.findFirstOrThrow({ where: { id: input.snapshotId, userId: input.userId }, select: { id: true, contentHash: true } })
+    ? await db.snapshot.findFirstOrThrow({
+        where: { id: input.snapshotId, userId: input.userId },
+        select: { id: true, contentHash: true },
+      })
     : null;
   const prepared = given ? null : await prepareSnapshot(db, input.userId, input.target);
   const inputHash = hashJson({ ...where, params, snapshot: given?.contentHash ?? prepared!.contentHash, apiKeyMode });
@@ -134,7 +143,15 @@ export async function createJob(input: CreateJobInput) {
         include: jobInclude,
       });
       await tx.jobEvent.create({
-        data: { jobId: created.id, fromStatus: null, toStatus: "pending", actorType: input.actor.type, actorId: input.actor.id, attemptNo: 0, createdAt: at },
+        data: {
+          jobId: created.id,
+          fromStatus: null,
+          toStatus: "pending",
+          actorType: input.actor.type,
+          actorId: input.actor.id,
+          attemptNo: 0,
+          createdAt: at,
+        },
       });
       await input.alsoInTransaction?.(tx, created.id);
       // runAfter left out: a new job is visible at once (a waiter must not wait for a timer on the app's clock).

@@ -8,7 +8,12 @@ import type { JobType } from "../generated/prisma/enums";
  * it to the version its result used. Kept here it is only the default for a result that names
  * none, and after that success no other output is accepted, whatever version it claims.
  */
-export type JobContext = { jobType: JobType; params: unknown; snapshotId: string | null; outputSchemaVersion: string | null };
+export type JobContext = {
+  jobType: JobType;
+  params: unknown;
+  snapshotId: string | null;
+  outputSchemaVersion: string | null;
+};
 
 const cache = new Map<string, JobContext>();
 const LIMIT = 20_000;

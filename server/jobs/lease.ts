@@ -46,7 +46,15 @@ const takeable = (input: PollInput, at: Date) =>
 /** Pending, visible jobs of the Runtime's types in queue order, without taking them. */
 export async function pollJobs(input: PollInput) {
   const at = now();
-  return runSql<{ id: string; jobType: JobType; targetType: string; targetId: string; priority: number; attemptNo: number; createdAt: Date }>(
+  return runSql<{
+    id: string;
+    jobType: JobType;
+    targetType: string;
+    targetId: string;
+    priority: number;
+    attemptNo: number;
+    createdAt: Date;
+  }>(
     getDb(),
     Prisma.sql`
     SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
@@ -95,7 +103,8 @@ export async function lockJob(jobId: string, runtimeInstanceId: string, keyId?: 
     });
     if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
     if (HELD_STATUSES.includes(job.status)) {
-      if (job.lockUntil && job.lockUntil > at) throw new AppError("JOB_ALREADY_LOCKED", "another Runtime holds this job's lease");
+      if (job.lockUntil && job.lockUntil > at)
+        throw new AppError("JOB_ALREADY_LOCKED", "another Runtime holds this job's lease");
       // The holder's lease has passed but no sweep has run yet: end that attempt now, then retry.
       await sweepJob(jobId);
       continue;
@@ -150,7 +159,13 @@ export function holds(jobId: string, holder: Holder, attemptNo: number, at: Date
 
 /** The same fence as holds(), on a row already read: for diagnosing a refused write. */
 export function holdsRow(
-  job: { status: JobStatus; lockedBy: string | null; lockedByKeyId: string | null; attemptNo: number; lockUntil: Date | null },
+  job: {
+    status: JobStatus;
+    lockedBy: string | null;
+    lockedByKeyId: string | null;
+    attemptNo: number;
+    lockUntil: Date | null;
+  },
   holder: Holder,
   attemptNo: number,
   at: Date,
@@ -176,9 +191,9 @@ export async function lockLost(jobId: string, holder: Holder) {
       ? "another Runtime holds the lease"
       : job.lockedBy && holder.keyId != null && job.lockedByKeyId !== holder.keyId
         ? "the lease was taken with another Runtime key"
-      : HELD_STATUSES.includes(job.status)
-        ? "the lease has passed or the attempt is not current"
-        : `the job is ${job.status}`;
+        : HELD_STATUSES.includes(job.status)
+          ? "the lease has passed or the attempt is not current"
+          : `the job is ${job.status}`;
   return new AppError("LOCK_LOST", `lease lost: ${reason}`, { status: job.status, attemptNo: job.attemptNo });
 }
 
@@ -214,7 +229,12 @@ async function loadLeases(rows: JobRow[]) {
           promptVersion: job.promptVersion,
           createdAt: job.createdAt,
           snapshot: snapshot
-            ? { id: job.snapshotId!, contentHash: snapshot.contentHash, capturedAt: snapshot.capturedAt, content: snapshot.content }
+            ? {
+                id: job.snapshotId!,
+                contentHash: snapshot.contentHash,
+                capturedAt: snapshot.capturedAt,
+                content: snapshot.content,
+              }
             : null,
           model: {
             provider: job.modelProvider,

@@ -5,5 +5,7 @@ import { costConfig } from "../config";
  * costConfig.currency). An estimate from what the Runtimes report, not the provider's invoice.
  */
 export function estimateCost(promptTokens: number, completionTokens: number): number {
-  return (promptTokens * costConfig.pricePromptPerMTok + completionTokens * costConfig.priceCompletionPerMTok) / 1_000_000;
+  return (
+    (promptTokens * costConfig.pricePromptPerMTok + completionTokens * costConfig.priceCompletionPerMTok) / 1_000_000
+  );
 }

@@ -7,8 +7,16 @@ export type OutputCheck = { ok: true; output: unknown } | { ok: false; findings:
 
 /** The rule names a rejection can carry (zod's issue codes appear as `schema.<code>`). */
 export const QUALITY_RULES = [
-  "unknown_schema_version", "knowledge_point_unknown", "target_id_required", "count_mismatch", "duplicate_stem",
-  "question_type_not_requested", "difficulty_mismatch", "too_few_options", "options_repeat", "one_correct_option",
+  "unknown_schema_version",
+  "knowledge_point_unknown",
+  "target_id_required",
+  "count_mismatch",
+  "duplicate_stem",
+  "question_type_not_requested",
+  "difficulty_mismatch",
+  "too_few_options",
+  "options_repeat",
+  "one_correct_option",
   "duplicate_front",
 ] as const;
 
@@ -31,25 +39,27 @@ function duplicates(values: string[]): string[] {
  * knowledgePointId exists in the snapshot, generated counts match the request.
  * The API runs this on every result; the reference Runtime runs it before submitting.
  */
-export function checkOutput(
-  jobType: JobTypeName,
-  version: string,
-  output: unknown,
-  ctx: QualityContext,
-): OutputCheck {
+export function checkOutput(jobType: JobTypeName, version: string, output: unknown, ctx: QualityContext): OutputCheck {
   // Own keys only: "toString" or "constructor" would otherwise find Object.prototype's members.
   const schemas = Object.hasOwn(outputSchemas, version) ? outputSchemas[version as OutputSchemaVersion] : undefined;
-  if (!schemas) return rejected([{ path: "", rule: "unknown_schema_version", message: `unknown outputSchemaVersion "${version}"` }]);
+  if (!schemas)
+    return rejected([
+      { path: "", rule: "unknown_schema_version", message: `unknown outputSchemaVersion "${version}"` },
+    ]);
   const parsed = schemas[jobType].safeParse(output);
   if (!parsed.success) {
     return rejected(
-      parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join("."), rule: `schema.${i.code}`, message: i.message })),
+      parsed.error.issues
+        .slice(0, 20)
+        .map((i) => ({ path: i.path.map(String).join("."), rule: `schema.${i.code}`, message: i.message })),
     );
   }
   const found: Violation[] = [];
-  const add = (path: string, rule: (typeof QUALITY_RULES)[number], message: string) => found.push({ path, rule, message });
+  const add = (path: string, rule: (typeof QUALITY_RULES)[number], message: string) =>
+    found.push({ path, rule, message });
   const kp = (where: string, id: string | null | undefined) => {
-    if (id && !ctx.knowledgePointIds.has(id)) add(`${where}.knowledgePointId`, "knowledge_point_unknown", `knowledgePointId ${id} is not in the snapshot`);
+    if (id && !ctx.knowledgePointIds.has(id))
+      add(`${where}.knowledgePointId`, "knowledge_point_unknown", `knowledgePointId ${id} is not in the snapshot`);
   };
   const value = parsed.data as Record<string, unknown>;
   switch (jobType) {
@@ -67,8 +77,13 @@ export function checkOutput(
       const v = schemas.next_action_planning.parse(value);
       v.actions.forEach((a, i) => {
         if (a.target.type === "knowledge_point" && a.target.id && !ctx.knowledgePointIds.has(a.target.id))
-          add(`actions.${i}.target.id`, "knowledge_point_unknown", `knowledgePointId ${a.target.id} is not in the snapshot`);
-        if (a.target.type !== "none" && !a.target.id) add(`actions.${i}.target`, "target_id_required", "id is required");
+          add(
+            `actions.${i}.target.id`,
+            "knowledge_point_unknown",
+            `knowledgePointId ${a.target.id} is not in the snapshot`,
+          );
+        if (a.target.type !== "none" && !a.target.id)
+          add(`actions.${i}.target`, "target_id_required", "id is required");
       });
       break;
     }
@@ -83,15 +98,26 @@ export function checkOutput(
       }
       v.questions.forEach((q, i) => {
         kp(`questions.${i}`, q.knowledgePointId);
-        if (!params.questionTypes.includes(q.type)) add(`questions.${i}.type`, "question_type_not_requested", `type ${q.type} was not requested`);
+        if (!params.questionTypes.includes(q.type))
+          add(`questions.${i}.type`, "question_type_not_requested", `type ${q.type} was not requested`);
         if (params.difficulty !== "mixed" && q.difficulty !== params.difficulty)
-          add(`questions.${i}.difficulty`, "difficulty_mismatch", `difficulty ${q.difficulty}, ${params.difficulty} requested`);
+          add(
+            `questions.${i}.difficulty`,
+            "difficulty_mismatch",
+            `difficulty ${q.difficulty}, ${params.difficulty} requested`,
+          );
         if (q.type === "short_answer") return;
         const options = q.options.map(norm);
-        if (options.length < 2) add(`questions.${i}.options`, "too_few_options", "a choice question needs at least two options");
+        if (options.length < 2)
+          add(`questions.${i}.options`, "too_few_options", "a choice question needs at least two options");
         if (new Set(options).size !== options.length) add(`questions.${i}.options`, "options_repeat", "options repeat");
         const correct = options.filter((o) => o === norm(q.answer)).length;
-        if (correct !== 1) add(`questions.${i}.answer`, "one_correct_option", `exactly one option must be the answer (found ${correct})`);
+        if (correct !== 1)
+          add(
+            `questions.${i}.answer`,
+            "one_correct_option",
+            `exactly one option must be the answer (found ${correct})`,
+          );
       });
       break;
     }

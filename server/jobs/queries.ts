@@ -43,7 +43,8 @@ export async function getJobDetail(jobId: string, opts: { ownerId?: string } = {
     where: { id: jobId },
     include: { result: true, events: { orderBy: { id: "asc" } } },
   });
-  if (!job || (opts.ownerId && job.userId !== opts.ownerId)) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+  if (!job || (opts.ownerId && job.userId !== opts.ownerId))
+    throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
   const { result, events } = job;
   return {
     job: toJobView(job),

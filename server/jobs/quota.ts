@@ -40,7 +40,11 @@ function defaultJobRules(): QuotaRule[] {
   return [
     { metric: "jobs", period: "hour", allowed: quotaConfig.jobsPerHour },
     { metric: "jobs", period: "day", allowed: quotaConfig.jobsPerDay },
-    ...JOB_TYPES.filter((t) => Object.hasOwn(perType, t)).map((t) => ({ metric: jobMetric(t), period: "hour" as const, allowed: perType[t]! })),
+    ...JOB_TYPES.filter((t) => Object.hasOwn(perType, t)).map((t) => ({
+      metric: jobMetric(t),
+      period: "hour" as const,
+      allowed: perType[t]!,
+    })),
     { metric: TOKEN_METRIC, period: "day", allowed: costConfig.platformTokensPerDay },
   ];
 }
@@ -63,7 +67,8 @@ async function learnerJobRules(db: DbOrTx, userId: string): Promise<EffectiveRul
 const appliesTo = (jobType: JobType) => (r: QuotaRule) => r.metric === "jobs" || r.metric === jobMetric(jobType);
 
 function exceeded(rule: QuotaRule, used: number, resetsAt: Date) {
-  const what = rule.metric === "jobs" ? "analyses" : `${rule.metric.slice("jobs:".length).replaceAll("_", " ")} analyses`;
+  const what =
+    rule.metric === "jobs" ? "analyses" : `${rule.metric.slice("jobs:".length).replaceAll("_", " ")} analyses`;
   return new AppError(
     "QUOTA_EXCEEDED",
     `You have started ${used} of your ${rule.allowed} ${what} this ${rule.period}; you can start more after ${resetsAt.toISOString()}.`,
@@ -92,7 +97,9 @@ export async function consumeQuota(tx: DbOrTx, userId: string, rules: QuotaRule[
         : [];
     if (!rows.length) {
       const current = await tx.quotaUsage.findUnique({
-        where: { userId_metric_period_windowStart: { userId, metric: rule.metric, period: rule.period, windowStart: start } },
+        where: {
+          userId_metric_period_windowStart: { userId, metric: rule.metric, period: rule.period, windowStart: start },
+        },
         select: { used: true },
       });
       throw exceeded(rule, current?.used ?? 0, end);
@@ -122,12 +129,25 @@ export async function getJobQuotaUsage(userId: string, at: Date = now()): Promis
   const db = getDb();
   const rules = await learnerJobRules(db, userId);
   const starts = PERIODS.map((p) => windowOf(p, at).start);
-  const rows = await db.quotaUsage.findMany({ where: { userId, metric: { in: QUOTA_METRICS }, windowStart: { in: starts } } });
+  const rows = await db.quotaUsage.findMany({
+    where: { userId, metric: { in: QUOTA_METRICS }, windowStart: { in: starts } },
+  });
   return rules.map((r) => {
     const { start, end } = windowOf(r.period, at);
-    const used = rows.find((u) => u.metric === r.metric && u.period === r.period && u.windowStart.getTime() === start.getTime())?.used ?? 0;
+    const used =
+      rows.find((u) => u.metric === r.metric && u.period === r.period && u.windowStart.getTime() === start.getTime())
+        ?.used ?? 0;
     const jobType = !r.metric.startsWith("jobs:") ? null : (r.metric.slice("jobs:".length) as JobType);
-    return { metric: r.metric, jobType, period: r.period, allowed: r.allowed, used, remaining: Math.max(0, r.allowed - used), resetsAt: end, overridden: r.overridden };
+    return {
+      metric: r.metric,
+      jobType,
+      period: r.period,
+      allowed: r.allowed,
+      used,
+      remaining: Math.max(0, r.allowed - used),
+      resetsAt: end,
+      overridden: r.overridden,
+    };
   });
 }
 

@@ -41,9 +41,13 @@ export function capOutput(output: unknown): { text: string; truncated: boolean; 
 
 function capText(text: string, knownBytes?: number): { text: string; truncated: boolean; bytes: number } {
   const bytes = Math.max(Buffer.byteLength(text), knownBytes ?? 0);
-  if (Buffer.byteLength(text) <= REJECTED_OUTPUT_CAP_BYTES) return { text, truncated: bytes > Buffer.byteLength(text), bytes };
+  if (Buffer.byteLength(text) <= REJECTED_OUTPUT_CAP_BYTES)
+    return { text, truncated: bytes > Buffer.byteLength(text), bytes };
   // Cutting the bytes can split a character; the decoder marks it U+FFFD, which we drop.
-  const cut = Buffer.from(text).subarray(0, REJECTED_OUTPUT_CAP_BYTES).toString("utf8").replace(/\uFFFD+$/, "");
+  const cut = Buffer.from(text)
+    .subarray(0, REJECTED_OUTPUT_CAP_BYTES)
+    .toString("utf8")
+    .replace(/\uFFFD+$/, "");
   return { text: cut, truncated: true, bytes };
 }
 
@@ -67,7 +71,8 @@ export function insertRejectionSql(output: unknown, violations: Violation[], at:
  */
 export function rejectionSql(output: ReportedOutput, violations: Violation[], at: Date) {
   const kept = keptViolations(violations);
-  const { text, truncated, bytes } = "cutText" in output ? capText(storable(output.cutText), output.bytes) : capOutput(output.value);
+  const { text, truncated, bytes } =
+    "cutText" in output ? capText(storable(output.cutText), output.bytes) : capOutput(output.value);
   const rules = [...new Set(kept.map((v) => v.rule))];
   return Prisma.sql`rej AS (
       INSERT INTO "JobRejection" ("jobId", "attemptNo", output, truncated, "outputBytes", violations, rules, "createdAt")
@@ -88,8 +93,9 @@ export type RejectionReport = {
 /** The CTE keeping a Runtime-reported rejection at the attempt its fail ends; null when none was reported. */
 export function reportedRejectionSql(r: RejectionReport, at: Date) {
   if (r.rejectedOutput === undefined) return null;
-  const output: ReportedOutput = r.rejectedOutputTruncated && typeof r.rejectedOutput === "string"
-    ? { cutText: r.rejectedOutput, bytes: r.rejectedOutputBytes ?? 0 }
-    : { value: r.rejectedOutput };
+  const output: ReportedOutput =
+    r.rejectedOutputTruncated && typeof r.rejectedOutput === "string"
+      ? { cutText: r.rejectedOutput, bytes: r.rejectedOutputBytes ?? 0 }
+      : { value: r.rejectedOutput };
   return rejectionSql(output, r.violations ?? [], at);
 }

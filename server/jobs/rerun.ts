@@ -35,7 +35,11 @@ export async function rerunJob(jobId: string, actor: Actor, opts: { audited?: bo
     actor,
     alsoInTransaction:
       actor.type === "admin" && opts.audited !== false
-        ? (tx, newJobId) => recordAudit({ actorId: actor.id ?? "admin", action: "job.rerun", scope: { jobId: old.id, newJobId }, count: 1 }, tx)
+        ? (tx, newJobId) =>
+            recordAudit(
+              { actorId: actor.id ?? "admin", action: "job.rerun", scope: { jobId: old.id, newJobId }, count: 1 },
+              tx,
+            )
         : undefined,
   });
 }

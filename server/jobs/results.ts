@@ -38,7 +38,11 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
     // Each miss means another writer changed the row between our write and our read; a row that
     // keeps changing that way is not one this Runtime can rely on holding.
     if (tries >= STORE_TRIES)
-      throw new AppError("LOCK_LOST", "the job changed under every attempt to store the result; it is no longer safely held", { tries });
+      throw new AppError(
+        "LOCK_LOST",
+        "the job changed under every attempt to store the result; it is no longer safely held",
+        { tries },
+      );
   }
 }
 
@@ -70,13 +74,19 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
   const job = await db.aiRuntimeJob.findUnique({
     where: { id: jobId },
     select: {
-      status: true, lockedBy: true, lockedByKeyId: true, attemptNo: true, lockUntil: true, cancelRequested: true,
+      status: true,
+      lockedBy: true,
+      lockedByKeyId: true,
+      attemptNo: true,
+      lockUntil: true,
+      cancelRequested: true,
       result: { select: { id: true, resultIdempotencyKey: true } },
     },
   });
   if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
   if (job.status === "succeeded" && job.result) {
-    if (job.result.resultIdempotencyKey === key) return { status: "succeeded", resultId: job.result.id, idempotent: true };
+    if (job.result.resultIdempotencyKey === key)
+      return { status: "succeeded", resultId: job.result.id, idempotent: true };
     throw new AppError("RESULT_ALREADY_EXISTS", "this job already has a different result", { resultId: job.result.id });
   }
   if (!holdsRow(job, input, input.attemptNo, at)) throw await lockLost(jobId, input);
@@ -94,14 +104,21 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
       eventErrorCode: Prisma.sql`u."errorCode"`,
       eventErrorMessage: Prisma.sql`u."errorMessage"`,
       // The refused output and its violations, per attempt, for the console's diagnosis; and the attempt's usage.
-      extraCtes: ctes(insertRejectionSql(input.output, check.violations, at), usageSql(input.usage, Prisma.sql`'INVALID_SCHEMA'`, at)),
+      extraCtes: ctes(
+        insertRejectionSql(input.output, check.violations, at),
+        usageSql(input.usage, Prisma.sql`'INVALID_SCHEMA'`, at),
+      ),
       actor: { type: "runtime", id: input.runtimeInstanceId },
       now: at,
     });
     if (!rows.length) throw await lockLost(jobId, input);
     countUsage(rows, input.usage);
     // The same [{path, rule, message}] list the console shows at this attempt.
-    throw new AppError("INVALID_SCHEMA", "output does not match the v1 schema or the quality rules", keptViolations(check.violations));
+    throw new AppError(
+      "INVALID_SCHEMA",
+      "output does not match the v1 schema or the quality rules",
+      keptViolations(check.violations),
+    );
   }
   // Held, valid, not cancelled, yet the write missed: the row changed in between. Look again.
   return null;
@@ -122,13 +139,16 @@ async function storeResult(
     set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${input.promptVersion ?? null}::text, j."promptVersion"),
       "outputSchemaVersion" = ${r.version}`,
-    extraCtes: ctes(Prisma.sql`res AS (
+    extraCtes: ctes(
+      Prisma.sql`res AS (
       INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
         "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
       SELECT gen_random_uuid()::text, u.id, u."attemptNo", ${JSON.stringify(r.output)}::jsonb, ${r.outputHash}, ${r.key}, ${r.version},
         ${input.promptVersion ?? null}, ${input.modelProvider ?? null}, ${input.modelName ?? null},
         ${input.usage ? JSON.stringify(input.usage) : null}::jsonb, ${input.latencyMs ?? null}::int, ${input.degraded ?? false}, ${r.at}::timestamp(3)
-      FROM upd u RETURNING id, "jobId")`, usageSql(input.usage, Prisma.sql`'succeeded'`, r.at)),
+      FROM upd u RETURNING id, "jobId")`,
+      usageSql(input.usage, Prisma.sql`'succeeded'`, r.at),
+    ),
     extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
     actor: { type: "runtime", id: input.runtimeInstanceId },
     now: r.at,
@@ -137,14 +157,15 @@ async function storeResult(
   return (rows[0] as { resultId?: string } | undefined)?.resultId ?? null;
 }
 
-export type FailInput = Holder & RejectionReport & {
-  attemptNo: number;
-  errorCode: string;
-  errorMessage?: string | null;
-  usage?: UsageInput;
-  /** The provider's Retry-After: the earliest retry, within the backoff cap. */
-  retryAfterMs?: number;
-};
+export type FailInput = Holder &
+  RejectionReport & {
+    attemptNo: number;
+    errorCode: string;
+    errorMessage?: string | null;
+    usage?: UsageInput;
+    /** The provider's Retry-After: the earliest retry, within the backoff cap. */
+    retryAfterMs?: number;
+  };
 
 /**
  * Backoff before retry n (0-based): base · 2^n, capped, with equal jitter (half fixed, half
@@ -163,7 +184,9 @@ export function backoffSql(retryAfterMs = 0) {
  */
 export async function failJob(jobId: string, input: FailInput) {
   if (!isFailureCode(input.errorCode))
-    throw new AppError("UNKNOWN_ERROR_CODE", `unknown errorCode ${input.errorCode}`, { allowed: Object.keys(FAILURE_CODES) });
+    throw new AppError("UNKNOWN_ERROR_CODE", `unknown errorCode ${input.errorCode}`, {
+      allowed: Object.keys(FAILURE_CODES),
+    });
   const code = input.errorCode;
   const at = now();
   const message = (input.errorMessage ?? "").slice(0, 2000) || null;
@@ -189,7 +212,14 @@ export async function failJob(jobId: string, input: FailInput) {
   if (!row) {
     const job = await getDb().aiRuntimeJob.findUnique({
       where: { id: jobId },
-      select: { status: true, lockedBy: true, lockedByKeyId: true, attemptNo: true, lockUntil: true, cancelRequested: true },
+      select: {
+        status: true,
+        lockedBy: true,
+        lockedByKeyId: true,
+        attemptNo: true,
+        lockUntil: true,
+        cancelRequested: true,
+      },
     });
     if (code === "CANCELLED" && job && !job.cancelRequested && holdsRow(job, input, input.attemptNo, at))
       throw new AppError("CANCEL_NOT_REQUESTED", "CANCELLED acknowledges a cancel request, and none was made");
@@ -211,4 +241,3 @@ async function endCancelled(jobId: string, holder: Holder, attemptNo: number, at
     now: at,
   });
 }
-

@@ -19,12 +19,14 @@ export function retentionDays() {
  * link as NULL (ON DELETE SET NULL). Quota counters of past windows go too. Returns how many
  * jobs were deleted.
  */
-export async function pruneFinishedJobs(opts: { olderThanDays?: number; batchSize?: number; maxBatches?: number } = {}) {
+export async function pruneFinishedJobs(
+  opts: { olderThanDays?: number; batchSize?: number; maxBatches?: number } = {},
+) {
   const cutoff = new Date(now().getTime() - (opts.olderThanDays ?? retentionDays()) * DAY);
   const batch = Math.max(1, Math.floor(opts.batchSize ?? 1000));
   let deleted = 0;
   let batches = 0;
-  for (; batches < (opts.maxBatches ?? Infinity); ) {
+  for (; batches < (opts.maxBatches ?? Infinity);) {
     batches++;
     const n = await getDb().$executeRaw`
       DELETE FROM "AiRuntimeJob" WHERE id IN (

@@ -50,9 +50,7 @@ export const snapshotContentSchema = z.object({
   learner: z.object({ id, name: z.string() }),
   target: z.object({ type: z.enum(["user", "material", "knowledge_point"]), id, title: z.string() }),
   materials: z.array(z.object({ id, title: z.string(), content: z.string() })),
-  knowledgePoints: z.array(
-    z.object({ id, title: z.string(), description: z.string(), materialId: id.nullable() }),
-  ),
+  knowledgePoints: z.array(z.object({ id, title: z.string(), description: z.string(), materialId: id.nullable() })),
   quizAttempts: z.array(
     z.object({ knowledgePointId: id, question: z.string(), correct: z.boolean(), answeredAt: z.iso.datetime() }),
   ),

@@ -25,7 +25,9 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
     if (!m) throw new AppError("TARGET_NOT_FOUND", `material ${target.id} not found`);
     title = m.title;
     materialIds = [m.id];
-    kpIds = (await db.knowledgePoint.findMany({ where: { userId, materialId: m.id }, select: { id: true } })).map((k) => k.id);
+    kpIds = (await db.knowledgePoint.findMany({ where: { userId, materialId: m.id }, select: { id: true } })).map(
+      (k) => k.id,
+    );
   } else {
     const k = await db.knowledgePoint.findFirst({
       where: { id: target.id, userId },
@@ -78,7 +80,11 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
       title: boundedLine(k.title, LIMITS.knowledgePointTitle),
       description: boundedText(k.description, LIMITS.knowledgePointDescription),
     })),
-    quizAttempts: attempts.map((a) => ({ ...a, question: boundedLine(a.question, LIMITS.quizQuestion), answeredAt: a.answeredAt.toISOString() })),
+    quizAttempts: attempts.map((a) => ({
+      ...a,
+      question: boundedLine(a.question, LIMITS.quizQuestion),
+      answeredAt: a.answeredAt.toISOString(),
+    })),
     studySessions: sessions.map((s) => ({ ...s, startedAt: s.startedAt.toISOString() })),
   };
 }
@@ -116,14 +122,20 @@ export async function captureSnapshot(db: DbOrTx, userId: string, target: Target
   return storeSnapshot(db, userId, await prepareSnapshot(db, userId, target));
 }
 
-const cache = new Map<string, { contentHash: string; capturedAt: Date; content: SnapshotContent; kpIds: Set<string> }>();
+const cache = new Map<
+  string,
+  { contentHash: string; capturedAt: Date; content: SnapshotContent; kpIds: Set<string> }
+>();
 const CACHE_LIMIT = 2000;
 
 /** Snapshots never change, so a process may keep them; the hot paths (lock, result) read them here. */
 export async function getSnapshot(db: DbOrTx, id: string) {
   const hit = cache.get(id);
   if (hit) return hit;
-  const row = await db.snapshot.findUnique({ where: { id }, select: { contentHash: true, createdAt: true, content: true } });
+  const row = await db.snapshot.findUnique({
+    where: { id },
+    select: { contentHash: true, createdAt: true, content: true },
+  });
   if (!row) return null;
   const content = row.content as SnapshotContent;
   const value = {

@@ -35,11 +35,40 @@ export type Actor = { type: ActorType; id: string | null };
  * enum's names, so the model's types still hold).
  */
 const RETURNED = [
-  "id", "userId", "jobType", "status", "attemptNo", "retryCount", "maxRetryCount", "lockedBy", "lockUntil", "runAfter",
-  "cancelRequested", "stage", "progress", "snapshotId", "errorCode", "errorMessage", "targetType", "targetId", "priority",
-  "params", "timeoutSeconds", "apiKeyMode", "modelProvider", "modelName", "promptVersion", "outputSchemaVersion", "createdAt",
+  "id",
+  "userId",
+  "jobType",
+  "status",
+  "attemptNo",
+  "retryCount",
+  "maxRetryCount",
+  "lockedBy",
+  "lockUntil",
+  "runAfter",
+  "cancelRequested",
+  "stage",
+  "progress",
+  "snapshotId",
+  "errorCode",
+  "errorMessage",
+  "targetType",
+  "targetId",
+  "priority",
+  "params",
+  "timeoutSeconds",
+  "apiKeyMode",
+  "modelProvider",
+  "modelName",
+  "promptVersion",
+  "outputSchemaVersion",
+  "createdAt",
 ] as const satisfies readonly (keyof AiRuntimeJob)[];
-const ENUM_COLUMNS: ReadonlySet<string> = new Set(["jobType", "status", "targetType", "apiKeyMode"] satisfies (keyof AiRuntimeJob)[]);
+const ENUM_COLUMNS: ReadonlySet<string> = new Set([
+  "jobType",
+  "status",
+  "targetType",
+  "apiKeyMode",
+] satisfies (keyof AiRuntimeJob)[]);
 
 /** A job row after a transition, with the status it had before (null when it had none). */
 export type JobRow = Pick<AiRuntimeJob, (typeof RETURNED)[number]> & { fromStatus: JobStatus | null };

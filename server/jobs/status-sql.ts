@@ -7,6 +7,7 @@ import type { JobStatus } from "../generated/prisma/enums";
  * input) whose predicates are status lists. The values are the JobStatus enum, never user input.
  */
 export function statusList(statuses: readonly JobStatus[]): Prisma.Sql {
-  if (!statuses.length || statuses.some((s) => !/^[a-z_]+$/.test(s))) throw new Error(`not a status set: ${statuses.join(",")}`);
+  if (!statuses.length || statuses.some((s) => !/^[a-z_]+$/.test(s)))
+    throw new Error(`not a status set: ${statuses.join(",")}`);
   return Prisma.raw(statuses.map((s) => `'${s}'`).join(", "));
 }

@@ -41,7 +41,9 @@ export type SweepResult = { expired: number; requeued: number; failed: number; c
 const SWEEPERS = 2;
 
 /** Sweeps every passed lease, in batches of JOB_SWEEP_BATCH rows (SKIP LOCKED: sweepers may overlap). */
-export async function sweepExpiredLeases(opts: { batchSize?: number; maxBatches?: number; sweepers?: number } = {}): Promise<SweepResult> {
+export async function sweepExpiredLeases(
+  opts: { batchSize?: number; maxBatches?: number; sweepers?: number } = {},
+): Promise<SweepResult> {
   const batchSize = opts.batchSize ?? jobConfig.sweepBatchSize;
   const maxBatches = opts.maxBatches ?? Infinity;
   const result: SweepResult = { expired: 0, requeued: 0, failed: 0, cancelled: 0, batches: 0 };

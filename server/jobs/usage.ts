@@ -5,13 +5,16 @@ import { estimateCost } from "./prices";
 import { TOKEN_METRIC, windowOf } from "./quota";
 
 /** SPEC §4 usage as the Runtime reported it (every field optional). */
-export type UsageInput = {
-  provider?: string | null;
-  model?: string | null;
-  promptTokens?: number | null;
-  completionTokens?: number | null;
-  durationMs?: number | null;
-} | null | undefined;
+export type UsageInput =
+  | {
+      provider?: string | null;
+      model?: string | null;
+      promptTokens?: number | null;
+      completionTokens?: number | null;
+      durationMs?: number | null;
+    }
+  | null
+  | undefined;
 
 /**
  * The usage of one attempt as a CTE for the transition that ends the attempt (result or fail),
@@ -59,7 +62,10 @@ export function countUsage(rows: { jobType: string; apiKeyMode: string }[], usag
   m.tokens.inc({ ...labels, kind: "prompt" }, usage.promptTokens ?? 0);
   m.tokens.inc({ ...labels, kind: "completion" }, usage.completionTokens ?? 0);
   m.modelCallSeconds.inc(labels, (usage.durationMs ?? 0) / 1000);
-  m.estimatedCost.inc({ ...labels, currency: costConfig.currency }, estimateCost(usage.promptTokens ?? 0, usage.completionTokens ?? 0));
+  m.estimatedCost.inc(
+    { ...labels, currency: costConfig.currency },
+    estimateCost(usage.promptTokens ?? 0, usage.completionTokens ?? 0),
+  );
 }
 
 /** `a, b` of the CTEs that are present, for TransitionSpec.extraCtes. */

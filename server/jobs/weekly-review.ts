@@ -77,7 +77,8 @@ export async function createWeeklyReview(userId: string, at: Date = now()) {
       });
       if (out.created) created++;
     } catch (e) {
-      if (isAppError(e) && (e.code === "CONSENT_REQUIRED" || e.code === "CREDENTIAL_REQUIRED")) return { userId, created, skipped: e.code };
+      if (isAppError(e) && (e.code === "CONSENT_REQUIRED" || e.code === "CREDENTIAL_REQUIRED"))
+        return { userId, created, skipped: e.code };
       throw e;
     }
   }

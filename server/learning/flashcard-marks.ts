@@ -10,7 +10,11 @@ async function ownDeckSize(userId: string, jobId: string): Promise<number> {
 }
 
 async function knownIndexes(jobId: string) {
-  const rows = await getDb().flashcardMark.findMany({ where: { jobId }, select: { cardIndex: true }, orderBy: { cardIndex: "asc" } });
+  const rows = await getDb().flashcardMark.findMany({
+    where: { jobId },
+    select: { cardIndex: true },
+    orderBy: { cardIndex: "asc" },
+  });
   return rows.map((r) => r.cardIndex);
 }
 

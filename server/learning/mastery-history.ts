@@ -4,7 +4,11 @@ import { learningAnalysisSchema } from "../jobs/schemas";
 /** How many past analyses the chart draws: about a year of weekly reviews. */
 export const MASTERY_HISTORY_LIMIT = 60;
 
-export type MasterySeries = { knowledgePointId: string; title: string; points: { at: Date; mastery: number; jobId: string }[] };
+export type MasterySeries = {
+  knowledgePointId: string;
+  title: string;
+  points: { at: Date; mastery: number; jobId: string }[];
+};
 
 /**
  * Mastery per topic across the learner's past learning-state analyses, oldest first: one series
@@ -32,5 +36,9 @@ export async function getMasteryHistory(userId: string) {
       series.set(k.knowledgePointId, s);
     }
   }
-  return { analyses: overall.length, overall, topics: [...series.values()].sort((a, b) => a.title.localeCompare(b.title)) };
+  return {
+    analyses: overall.length,
+    overall,
+    topics: [...series.values()].sort((a, b) => a.title.localeCompare(b.title)),
+  };
 }

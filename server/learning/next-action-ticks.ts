@@ -10,7 +10,11 @@ async function ownPlanSize(userId: string, jobId: string): Promise<number> {
 }
 
 async function ticked(userId: string, jobId: string) {
-  const rows = await getDb().nextActionTick.findMany({ where: { userId, jobId }, select: { actionIndex: true }, orderBy: { actionIndex: "asc" } });
+  const rows = await getDb().nextActionTick.findMany({
+    where: { userId, jobId },
+    select: { actionIndex: true },
+    orderBy: { actionIndex: "asc" },
+  });
   return rows.map((r) => r.actionIndex);
 }
 

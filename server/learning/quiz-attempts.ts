@@ -43,7 +43,14 @@ export async function submitQuizAttempt(userId: string, jobId: string, answers: 
   const byIndex = new Map(answers.map((a) => [a.index, a.response]));
   const results = quiz.questions.map((q, index) => {
     const response = byIndex.get(index) ?? "";
-    return { index, response, correct: grade(q, response), answer: q.answer, explanation: q.explanation, knowledgePointId: q.knowledgePointId };
+    return {
+      index,
+      response,
+      correct: grade(q, response),
+      answer: q.answer,
+      explanation: q.explanation,
+      knowledgePointId: q.knowledgePointId,
+    };
   });
 
   const db = getDb();
@@ -68,7 +75,13 @@ export async function submitQuizAttempt(userId: string, jobId: string, answers: 
     total: n,
     saved: stored.length,
     answeredAt,
-    results: results.map(({ index, response, correct, answer, explanation }) => ({ index, response, correct, answer, explanation })),
+    results: results.map(({ index, response, correct, answer, explanation }) => ({
+      index,
+      response,
+      correct,
+      answer,
+      explanation,
+    })),
   };
 }
 

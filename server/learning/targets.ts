@@ -8,7 +8,11 @@ export async function listTargets(userId: string) {
   const db = getDb();
   const [user, materials, knowledgePoints] = await Promise.all([
     db.user.findUniqueOrThrow({ where: { id: userId }, select: { id: true, name: true } }),
-    db.material.findMany({ where: { userId }, select: { id: true, title: true }, orderBy: [{ title: "asc" }, { id: "asc" }] }),
+    db.material.findMany({
+      where: { userId },
+      select: { id: true, title: true },
+      orderBy: [{ title: "asc" }, { id: "asc" }],
+    }),
     db.knowledgePoint.findMany({
       where: { userId },
       select: { id: true, title: true, materialId: true },

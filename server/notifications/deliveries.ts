@@ -75,7 +75,14 @@ async function attempt(target: { url: string; secret: string }, d: { id: string;
     const res = await deliverWebhook(target, d.id, payload);
     await db.webhookDelivery.update({
       where: { id: d.id },
-      data: { status: "delivered", deliveredAt: new Date(), lastStatusCode: res.status, lastError: null, claimedBy: null, claimedUntil: null },
+      data: {
+        status: "delivered",
+        deliveredAt: new Date(),
+        lastStatusCode: res.status,
+        lastError: null,
+        claimedBy: null,
+        claimedUntil: null,
+      },
     });
     return "delivered" as const;
   } catch (e) {
@@ -97,26 +104,31 @@ async function attempt(target: { url: string; secret: string }, d: { id: string;
 }
 
 /** The delivery log, newest first (admin console). */
-export async function listDeliveries(input: { status?: "pending" | "delivered" | "failed"; jobId?: string; limit: number }) {
-  const where: Prisma.WebhookDeliveryWhereInput = { ...(input.status ? { status: input.status } : {}), ...(input.jobId ? { jobId: input.jobId } : {}) };
+export async function listDeliveries(input: {
+  status?: "pending" | "delivered" | "failed";
+  jobId?: string;
+  limit: number;
+}) {
+  const where: Prisma.WebhookDeliveryWhereInput = {
+    ...(input.status ? { status: input.status } : {}),
+    ...(input.jobId ? { jobId: input.jobId } : {}),
+  };
   const [items, total] = await Promise.all([
     getDb().webhookDelivery.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "asc" }], take: input.limit }),
     getDb().webhookDelivery.count({ where }),
   ]);
   return {
-    items: items.map(
-      (r): DeliveryRow => ({
-        id: r.id,
-        jobId: r.jobId,
-        status: r.status as DeliveryRow["status"],
-        attempts: r.attempts,
-        nextAttemptAt: r.nextAttemptAt,
-        lastStatusCode: r.lastStatusCode,
-        lastError: r.lastError,
-        createdAt: r.createdAt,
-        deliveredAt: r.deliveredAt,
-      }),
-    ),
+    items: items.map((r): DeliveryRow => ({
+      id: r.id,
+      jobId: r.jobId,
+      status: r.status as DeliveryRow["status"],
+      attempts: r.attempts,
+      nextAttemptAt: r.nextAttemptAt,
+      lastStatusCode: r.lastStatusCode,
+      lastError: r.lastError,
+      createdAt: r.createdAt,
+      deliveredAt: r.deliveredAt,
+    })),
     total,
   };
 }

@@ -18,8 +18,18 @@ export async function jobFinishedPayload(jobId: string) {
   const job = await getDb().aiRuntimeJob.findUnique({
     where: { id: jobId },
     select: {
-      id: true, userId: true, jobType: true, targetType: true, targetId: true, status: true, attemptNo: true,
-      retryCount: true, errorCode: true, errorMessage: true, finishedAt: true, retriedFromJobId: true,
+      id: true,
+      userId: true,
+      jobType: true,
+      targetType: true,
+      targetId: true,
+      status: true,
+      attemptNo: true,
+      retryCount: true,
+      errorCode: true,
+      errorMessage: true,
+      finishedAt: true,
+      retriedFromJobId: true,
       result: { select: { id: true, outputSchemaVersion: true, degraded: true } },
     },
   });
@@ -45,13 +55,21 @@ export function verifySignature(secret: string, body: string, header: string, to
 }
 
 export class WebhookError extends Error {
-  constructor(message: string, readonly retryable: boolean) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
     super(message);
   }
 }
 
 /** One delivery attempt; throws WebhookError (retryable on network errors, 408, 429 and 5xx). */
-export async function deliverWebhook(target: { url: string; secret: string }, deliveryId: string, payload: unknown, timeoutMs = 10_000) {
+export async function deliverWebhook(
+  target: { url: string; secret: string },
+  deliveryId: string,
+  payload: unknown,
+  timeoutMs = 10_000,
+) {
   const body = JSON.stringify(payload);
   let res: Response;
   try {

@@ -7,9 +7,15 @@ import { isDraining } from "../lifecycle";
  * Liveness of what the app needs: the database answers, and every migration in
  * prisma/migrations has been applied (a deploy that skipped `db:migrate` shows up here).
  */
-export async function health(migrationsDir = path.join(/* turbopackIgnore: true */ process.cwd(), "prisma", "migrations")) {
+export async function health(
+  migrationsDir = path.join(/* turbopackIgnore: true */ process.cwd(), "prisma", "migrations"),
+) {
   const expected = fs.existsSync(migrationsDir)
-    ? fs.readdirSync(migrationsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    ? fs
+        .readdirSync(migrationsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
     : [];
   try {
     const rows = await getDb().$queryRaw<{ migration_name: string }[]>`
@@ -18,7 +24,12 @@ export async function health(migrationsDir = path.join(/* turbopackIgnore: true 
     const pending = expected.filter((m) => !applied.has(m));
     return { ok: pending.length === 0, database: "up" as const, migrations: { applied: applied.size, pending } };
   } catch (e) {
-    return { ok: false, database: "down" as const, error: (e as Error).message.split("\n")[0], migrations: { applied: 0, pending: expected } };
+    return {
+      ok: false,
+      database: "down" as const,
+      error: (e as Error).message.split("\n")[0],
+      migrations: { applied: 0, pending: expected },
+    };
   }
 }
 
@@ -29,7 +40,16 @@ const READY_DB_TIMEOUT_MS = 2_000;
 export async function readiness() {
   if (isDraining()) return { ok: false, draining: true };
   const timeout = new Promise<Awaited<ReturnType<typeof health>>>((resolve) => {
-    setTimeout(() => resolve({ ok: false, database: "down", error: "database check timed out", migrations: { applied: 0, pending: [] } }), READY_DB_TIMEOUT_MS).unref();
+    setTimeout(
+      () =>
+        resolve({
+          ok: false,
+          database: "down",
+          error: "database check timed out",
+          migrations: { applied: 0, pending: [] },
+        }),
+      READY_DB_TIMEOUT_MS,
+    ).unref();
   });
   const h = await Promise.race([health(), timeout]);
   return { ...h, ok: h.ok && !isDraining(), draining: isDraining() };

@@ -5,7 +5,15 @@ import { FAILED_ATTEMPT_STATUSES } from "../jobs/constants";
  * Per-process counters and histograms (Prometheus sums them across instances); queue gauges are
  * read from the database at scrape time, so every instance reports the same truth for them.
  */
-type Metrics = { registry: Registry; transitions: Counter; failures: Counter; httpDuration: Histogram; tokens: Counter; modelCallSeconds: Counter; estimatedCost: Counter };
+type Metrics = {
+  registry: Registry;
+  transitions: Counter;
+  failures: Counter;
+  httpDuration: Histogram;
+  tokens: Counter;
+  modelCallSeconds: Counter;
+  estimatedCost: Counter;
+};
 
 const g = globalThis as unknown as { __metrics?: Metrics };
 
@@ -62,7 +70,8 @@ export function countTransitions(rows: { fromStatus: string | null; status: stri
   for (const r of rows) {
     if (r.fromStatus === r.status) continue;
     m.transitions.inc({ from: r.fromStatus ?? "new", to: r.status });
-    const failedAttempt = (FAILED_ATTEMPT_STATUSES as readonly string[]).includes(r.status) && r.fromStatus !== "pending";
+    const failedAttempt =
+      (FAILED_ATTEMPT_STATUSES as readonly string[]).includes(r.status) && r.fromStatus !== "pending";
     if (failedAttempt && r.errorCode) m.failures.inc({ code: r.errorCode });
   }
 }

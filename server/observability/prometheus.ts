@@ -22,7 +22,9 @@ export async function prometheusText(): Promise<string> {
     `ajr_oldest_pending_age_seconds ${stats.oldestPendingAgeSeconds.toFixed(3)}`,
     "# HELP ajr_alert Console alerts: 1 while the condition holds (thresholds from config)",
     "# TYPE ajr_alert gauge",
-    ...(["NO_RUNTIME_FOR_TYPE", "OLDEST_PENDING", "FAILURE_RATE"] as const).map((c) => `ajr_alert{alert="${c.toLowerCase()}"} ${active.has(c) ? 1 : 0}`),
+    ...(["NO_RUNTIME_FOR_TYPE", "OLDEST_PENDING", "FAILURE_RATE"] as const).map(
+      (c) => `ajr_alert{alert="${c.toLowerCase()}"} ${active.has(c) ? 1 : 0}`,
+    ),
     "# HELP ajr_pending_without_runtime Visible pending jobs of a type that no live Runtime claims",
     "# TYPE ajr_pending_without_runtime gauge",
     ...JOB_TYPES.map((t) => `ajr_pending_without_runtime{job_type="${esc(t)}"} ${orphaned.get(t) ?? 0}`),

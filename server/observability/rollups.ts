@@ -21,7 +21,13 @@ import { DELTA_CTE, ORIGIN, TIMES_CTE, WIDTHS, eventsCte } from "./rollup-sql";
  * resets them from the table.
  */
 
-type State = { eventId: bigint; pendingEventId: bigint | null; pendingXmax: bigint | null; countedAt: Date | null; xmin: bigint };
+type State = {
+  eventId: bigint;
+  pendingEventId: bigint | null;
+  pendingXmax: bigint | null;
+  countedAt: Date | null;
+  xmin: bigint;
+};
 
 export type AdvanceResult = { ran: boolean; folded: number; eventId: string; recounted: boolean };
 
@@ -49,7 +55,8 @@ export async function advanceRollups(opts: { recount?: boolean } = {}): Promise<
         let n = 0;
         const safe = st.pendingEventId !== null && st.pendingXmax !== null && st.xmin >= st.pendingXmax;
         if (safe && st.pendingEventId! > w) {
-          const hi = st.pendingEventId! - w > BigInt(rollupConfig.chunk) ? w + BigInt(rollupConfig.chunk) : st.pendingEventId!;
+          const hi =
+            st.pendingEventId! - w > BigInt(rollupConfig.chunk) ? w + BigInt(rollupConfig.chunk) : st.pendingEventId!;
           n = await fold(tx, w, hi);
           w = hi;
           await tx.$executeRaw`UPDATE "ConsoleRollupState" SET "eventId" = ${w}, "updatedAt" = now() WHERE id = 1`;
@@ -132,7 +139,12 @@ export type TimeRow = { b: Date; kind: string; idx: number; n: number };
  * Finished counts and run / wait histograms per bucket of `bucketMinutes` (a multiple of
  * `width`) between `from` and `to`: rollup rows of that width plus the events past the watermark.
  */
-export async function timeSeries(width: (typeof WIDTHS)[number], bucketMinutes: number, from: Date, to: Date): Promise<TimeRow[]> {
+export async function timeSeries(
+  width: (typeof WIDTHS)[number],
+  bucketMinutes: number,
+  from: Date,
+  to: Date,
+): Promise<TimeRow[]> {
   const widthSql = Prisma.raw(String(width));
   const bucket = Prisma.sql`make_interval(mins => ${Prisma.raw(String(bucketMinutes))})`;
   return getDb().$queryRaw<TimeRow[]>`

@@ -17,7 +17,10 @@ export const DATA_CLOSE = "</learner_data>";
 
 /** JSON with "<", ">" and "&" escaped (still valid JSON, same value): the delimiters cannot occur inside. */
 export function delimitedJson(value: unknown): string {
-  const json = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const json = JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
   return `${DATA_OPEN}${json}${DATA_CLOSE}`;
 }
 

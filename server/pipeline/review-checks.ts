@@ -56,9 +56,11 @@ export const reviewOutput: Reviewer = ({ jobType, output, snapshot, params }) =>
       v.questions.forEach((q, i) => {
         if (q.type === "true_false") {
           const options = q.options.map(norm).sort();
-          if (options.join("|") !== "false|true") findings.push(`questions.${i}: a true/false question has the options True and False`);
+          if (options.join("|") !== "false|true")
+            findings.push(`questions.${i}: a true/false question has the options True and False`);
         }
-        if (q.type === "short_answer" && q.options.length) findings.push(`questions.${i}: a short-answer question has no options`);
+        if (q.type === "short_answer" && q.options.length)
+          findings.push(`questions.${i}: a short-answer question has no options`);
       });
       break;
     }

@@ -1,5 +1,11 @@
 import { checkOutput } from "../jobs/quality";
-import { jobTypeSchema, paramsSchemas, snapshotContentSchema, type JobTypeName, type SnapshotContent } from "../jobs/schemas";
+import {
+  jobTypeSchema,
+  paramsSchemas,
+  snapshotContentSchema,
+  type JobTypeName,
+  type SnapshotContent,
+} from "../jobs/schemas";
 import type { Provider } from "../providers/types";
 import type { Usage } from "../runtime-api/contract";
 import { addUsage, isJobFailure, JobFailure, type Rejected } from "./errors";
@@ -49,7 +55,10 @@ export type PipelineOptions = {
   runStage?: StageRunner;
 };
 
-export type StageRunner = <T>(id: "prompt-builder" | "model-inference" | "quality-check" | "format-adapter", fn: () => Promise<T>) => Promise<T>;
+export type StageRunner = <T>(
+  id: "prompt-builder" | "model-inference" | "quality-check" | "format-adapter",
+  fn: () => Promise<T>,
+) => Promise<T>;
 const inline: StageRunner = (_id, fn) => fn();
 
 export type PipelineResult = {
@@ -122,11 +131,30 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
         await report("model_inference", STAGES.model_inference.from, retryNote ?? `calling ${opts.provider.name}`);
         const callStarted = Date.now();
         try {
-          const r = await opts.provider.infer({ jobType, snapshot, params, asOf: input.asOf, prompt, attempt, signal: opts.signal });
+          const r = await opts.provider.infer({
+            jobType,
+            snapshot,
+            params,
+            asOf: input.asOf,
+            prompt,
+            attempt,
+            signal: opts.signal,
+          });
           // The call's usage is part of the step's result, so a replayed step still counts it.
-          return { ...r, usage: { provider: r.provider, model: r.model, promptTokens: 0, completionTokens: 0, ...r.usage, durationMs: Date.now() - callStarted } };
+          return {
+            ...r,
+            usage: {
+              provider: r.provider,
+              model: r.model,
+              promptTokens: 0,
+              completionTokens: 0,
+              ...r.usage,
+              durationMs: Date.now() - callStarted,
+            },
+          };
         } catch (e) {
-          if (isJobFailure(e)) e.usage = { provider: opts.provider.name, ...e.usage, durationMs: Date.now() - callStarted };
+          if (isJobFailure(e))
+            e.usage = { provider: opts.provider.name, ...e.usage, durationMs: Date.now() - callStarted };
           throw e;
         }
       });
@@ -137,11 +165,20 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
     model = { provider: inferred.provider, model: inferred.model };
     usage.total = addUsage(usage.total, inferred.usage);
 
-    type Checked = { output: Record<string, unknown> | null; findings: string[]; accepted: boolean; violations?: Rejected["violations"] };
+    type Checked = {
+      output: Record<string, unknown> | null;
+      findings: string[];
+      accepted: boolean;
+      violations?: Rejected["violations"];
+    };
     const checked = await stage("quality-check", async (): Promise<Checked> => {
       await report("quality_check", STAGES.quality_check.from, "checking the output");
       const hard = inferred.parseError
-        ? { ok: false as const, findings: [inferred.parseError], violations: [{ path: "", rule: "not_json", message: inferred.parseError }] }
+        ? {
+            ok: false as const,
+            findings: [inferred.parseError],
+            violations: [{ path: "", rule: "not_json", message: inferred.parseError }],
+          }
         : checkOutput(jobType, version, inferred.output, ctx);
       if (!hard.ok) return { output: null, findings: hard.findings, accepted: false, violations: hard.violations };
       const output = hard.output as Record<string, unknown>;
@@ -156,16 +193,26 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
     // The output itself comes from the (memoised) inference step, not copied into this step's result.
     if (checked.violations) rejected = { output: inferred.output ?? null, violations: checked.violations };
     // The latest attempt that the API accepts with the fewest objections is the fallback.
-    if (checked.output && (!best || checked.findings.length <= best.findings.length)) best = { output: checked.output, findings: checked.findings };
+    if (checked.output && (!best || checked.findings.length <= best.findings.length))
+      best = { output: checked.output, findings: checked.findings };
     if (attempt <= maxLoops) loops++;
   }
 
   if (!accepted && !best) {
-    const failure = new JobFailure("INVALID_SCHEMA", `output still invalid after ${loops} quality loops: ${findings.slice(0, 10).join("; ")}`);
+    const failure = new JobFailure(
+      "INVALID_SCHEMA",
+      `output still invalid after ${loops} quality loops: ${findings.slice(0, 10).join("; ")}`,
+    );
     failure.rejected = rejected;
     throw failure;
   }
-  await stage("format-adapter", () => report("format_adapter", STAGES.format_adapter.from, accepted ? "formatting the result" : "formatting a degraded result"));
+  await stage("format-adapter", () =>
+    report(
+      "format_adapter",
+      STAGES.format_adapter.from,
+      accepted ? "formatting the result" : "formatting a degraded result",
+    ),
+  );
   return {
     output: accepted ?? best!.output,
     outputSchemaVersion: version,
@@ -180,7 +227,11 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
   };
 }
 
-function parseInput(input: PipelineInput): { jobType: JobTypeName; snapshot: SnapshotContent; params: Record<string, unknown> } {
+function parseInput(input: PipelineInput): {
+  jobType: JobTypeName;
+  snapshot: SnapshotContent;
+  params: Record<string, unknown>;
+} {
   const jobType = jobTypeSchema.safeParse(input.jobType);
   if (!jobType.success) throw new JobFailure("INVALID_SNAPSHOT", `unknown job type ${String(input.jobType)}`);
   const snapshot = snapshotContentSchema.safeParse(input.snapshot);
@@ -189,6 +240,7 @@ function parseInput(input: PipelineInput): { jobType: JobTypeName; snapshot: Sna
     throw new JobFailure("INVALID_SNAPSHOT", `the job's snapshot is missing or malformed: ${issues.join("; ")}`);
   }
   const params = paramsSchemas[jobType.data].safeParse(input.params ?? {});
-  if (!params.success) throw new JobFailure("INVALID_SNAPSHOT", `the job's params are invalid: ${params.error.message}`);
+  if (!params.success)
+    throw new JobFailure("INVALID_SNAPSHOT", `the job's params are invalid: ${params.error.message}`);
   return { jobType: jobType.data, snapshot: snapshot.data, params: params.data as Record<string, unknown> };
 }

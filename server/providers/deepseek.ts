@@ -40,7 +40,11 @@ export function deepseekProvider(opts: DeepSeekOptions): Provider {
   return {
     name: "deepseek",
     async infer(req: InferenceRequest): Promise<InferenceResult> {
-      if (!opts.apiKey) throw new JobFailure("INVALID_CREDENTIAL", "no DeepSeek API key: set DEEPSEEK_API_KEY or store the learner's key");
+      if (!opts.apiKey)
+        throw new JobFailure(
+          "INVALID_CREDENTIAL",
+          "no DeepSeek API key: set DEEPSEEK_API_KEY or store the learner's key",
+        );
       const body = JSON.stringify({
         model,
         messages: [
@@ -63,7 +67,12 @@ export function deepseekProvider(opts: DeepSeekOptions): Provider {
 type Answer = { status: number; headers: Headers; text: string };
 
 /** One POST under one deadline (connect, headers and body) with the body capped at maxBytes. */
-async function post(url: string, apiKey: string, body: string, o: { timeoutMs: number; maxBytes: number; signal?: AbortSignal }): Promise<Answer> {
+async function post(
+  url: string,
+  apiKey: string,
+  body: string,
+  o: { timeoutMs: number; maxBytes: number; signal?: AbortSignal },
+): Promise<Answer> {
   o.signal?.throwIfAborted();
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), o.timeoutMs);
@@ -84,7 +93,10 @@ async function post(url: string, apiKey: string, body: string, o: { timeoutMs: n
     if (o.signal?.aborted) throw o.signal.reason;
     if (e instanceof JobFailure) throw e;
     if (deadline.signal.aborted) {
-      throw new JobFailure("MODEL_TIMEOUT", `DeepSeek sent no complete answer within ${o.timeoutMs} ms (stalled while waiting for the ${phase})`);
+      throw new JobFailure(
+        "MODEL_TIMEOUT",
+        `DeepSeek sent no complete answer within ${o.timeoutMs} ms (stalled while waiting for the ${phase})`,
+      );
     }
     throw classifyTransport(e, phase);
   } finally {
@@ -97,7 +109,10 @@ async function post(url: string, apiKey: string, body: string, o: { timeoutMs: n
 async function readCapped(res: Response, maxBytes: number): Promise<string> {
   const text = await readTextWithin(res.body, maxBytes, { declaredLength: res.headers.get("content-length") });
   if (text === null)
-    throw new JobFailure("INVALID_SCHEMA", `DeepSeek's answer is over the ${maxBytes}-byte cap (DEEPSEEK_MAX_RESPONSE_BYTES): it could not be stored`);
+    throw new JobFailure(
+      "INVALID_SCHEMA",
+      `DeepSeek's answer is over the ${maxBytes}-byte cap (DEEPSEEK_MAX_RESPONSE_BYTES): it could not be stored`,
+    );
   return text;
 }
 
@@ -118,7 +133,11 @@ function readCompletion(text: string, requested: string): InferenceResult {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    const what = /^\s*</.test(text) ? "an HTML page" : text.trim() ? `truncated or invalid JSON (${(e as Error).message})` : "an empty body";
+    const what = /^\s*</.test(text)
+      ? "an HTML page"
+      : text.trim()
+        ? `truncated or invalid JSON (${(e as Error).message})`
+        : "an empty body";
     throw new JobFailure("TEMPORARY_PROVIDER_ERROR", `DeepSeek answered 200 with ${what} instead of a chat completion`);
   }
   const completion = (json && typeof json === "object" ? json : {}) as {
@@ -126,11 +145,17 @@ function readCompletion(text: string, requested: string): InferenceResult {
     choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
     usage?: Record<string, unknown>;
   };
-  const model = typeof completion.model === "string" && completion.model ? completion.model.slice(0, RESULT_LIMITS.modelName) : requested;
+  const model =
+    typeof completion.model === "string" && completion.model
+      ? completion.model.slice(0, RESULT_LIMITS.modelName)
+      : requested;
   const usage: Usage = { provider: "deepseek", model, ...tokens(completion.usage) };
   const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
   if (!choice || typeof choice !== "object") {
-    const failure = new JobFailure("TEMPORARY_PROVIDER_ERROR", "DeepSeek answered 200 without a choice (choices is empty or missing)");
+    const failure = new JobFailure(
+      "TEMPORARY_PROVIDER_ERROR",
+      "DeepSeek answered 200 without a choice (choices is empty or missing)",
+    );
     failure.usage = usage;
     throw failure;
   }

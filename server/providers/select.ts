@@ -9,7 +9,12 @@ export type ProviderSettings = {
   deepseek: { apiKey?: string; baseURL?: string; model?: string; timeoutMs?: number; maxResponseBytes?: number };
 };
 
-export type JobModel = { provider: string; name: string; apiKeyMode: "platform_key" | "user_deepseek_key"; apiKey?: string };
+export type JobModel = {
+  provider: string;
+  name: string;
+  apiKeyMode: "platform_key" | "user_deepseek_key";
+  apiKey?: string;
+};
 
 /**
  * The provider for one job, for every executor (reference Runtime, Inngest worker). A learner who
@@ -21,7 +26,13 @@ export function selectProvider(model: JobModel, s: ProviderSettings): Provider {
   if (s.provider === "local") return localProvider({ delayMs: s.localDelayMs });
   const name = s.deepseek.model ?? (model.provider === "deepseek" ? model.name : undefined);
   const deepseek = (apiKey: string | undefined) =>
-    deepseekProvider({ apiKey, baseURL: s.deepseek.baseURL, model: name, timeoutMs: s.deepseek.timeoutMs, maxResponseBytes: s.deepseek.maxResponseBytes });
+    deepseekProvider({
+      apiKey,
+      baseURL: s.deepseek.baseURL,
+      model: name,
+      timeoutMs: s.deepseek.timeoutMs,
+      maxResponseBytes: s.deepseek.maxResponseBytes,
+    });
   if (model.apiKeyMode === "user_deepseek_key") return deepseek(model.apiKey);
   if (s.provider === "deepseek" || s.deepseek.apiKey) return deepseek(s.deepseek.apiKey);
   return localProvider({ delayMs: s.localDelayMs });

@@ -20,25 +20,29 @@ const isoDate = z.union([z.iso.datetime(), z.date()]);
 /** SPEC §4: a long poll waits at most 20 s, well inside any proxy's idle timeout. */
 export const MAX_WAIT_MS = 20_000;
 
-export const pollRequest = z.object({
-  runtimeInstanceId,
-  capabilities: z.array(jobTypeSchema).min(1).max(5),
-  limit: z.number().int().min(1).max(50).default(10),
-  claim: z.boolean().default(false),
-  /** Long poll: with nothing to return, hold the answer up to this long for a matching job. */
-  waitMs: z.number().int().min(0).max(MAX_WAIT_MS).default(0),
-  runtimeVersion: z.string().max(64).optional(),
-}).superRefine(refuseUnstorable);
+export const pollRequest = z
+  .object({
+    runtimeInstanceId,
+    capabilities: z.array(jobTypeSchema).min(1).max(5),
+    limit: z.number().int().min(1).max(50).default(10),
+    claim: z.boolean().default(false),
+    /** Long poll: with nothing to return, hold the answer up to this long for a matching job. */
+    waitMs: z.number().int().min(0).max(MAX_WAIT_MS).default(0),
+    runtimeVersion: z.string().max(64).optional(),
+  })
+  .superRefine(refuseUnstorable);
 
 export const lockRequest = z.object({ runtimeInstanceId }).superRefine(refuseUnstorable);
 
-export const heartbeatRequest = z.object({
-  runtimeInstanceId,
-  attemptNo,
-  stage: z.string().min(1).max(64).nullish(),
-  progress: z.number().int().min(0).max(100).nullish(),
-  message: z.string().max(500).nullish(),
-}).superRefine(refuseUnstorable);
+export const heartbeatRequest = z
+  .object({
+    runtimeInstanceId,
+    attemptNo,
+    stage: z.string().min(1).max(64).nullish(),
+    progress: z.number().int().min(0).max(100).nullish(),
+    message: z.string().max(500).nullish(),
+  })
+  .superRefine(refuseUnstorable);
 
 /** The API's limits on a result, published in the OpenAPI document and checked by Runtimes before they submit. */
 export const RESULT_LIMITS = {
@@ -62,18 +66,20 @@ export const usageSchema = z.object({
 });
 export type Usage = z.infer<typeof usageSchema>;
 
-export const resultRequest = z.object({
-  runtimeInstanceId,
-  attemptNo,
-  output: z.record(z.string(), z.unknown()),
-  outputSchemaVersion: z.string().min(1).max(16).optional(),
-  promptVersion: z.string().max(RESULT_LIMITS.promptVersion).nullish(),
-  modelProvider: z.string().max(RESULT_LIMITS.modelProvider).nullish(),
-  modelName: z.string().max(RESULT_LIMITS.modelName).nullish(),
-  usage: usageSchema.nullish(),
-  latencyMs: z.number().int().min(0).max(86_400_000).nullish(),
-  degraded: z.boolean().optional(),
-}).superRefine(refuseUnstorable);
+export const resultRequest = z
+  .object({
+    runtimeInstanceId,
+    attemptNo,
+    output: z.record(z.string(), z.unknown()),
+    outputSchemaVersion: z.string().min(1).max(16).optional(),
+    promptVersion: z.string().max(RESULT_LIMITS.promptVersion).nullish(),
+    modelProvider: z.string().max(RESULT_LIMITS.modelProvider).nullish(),
+    modelName: z.string().max(RESULT_LIMITS.modelName).nullish(),
+    usage: usageSchema.nullish(),
+    latencyMs: z.number().int().min(0).max(86_400_000).nullish(),
+    degraded: z.boolean().optional(),
+  })
+  .superRefine(refuseUnstorable);
 
 /** Bounds on a rejection a Runtime reports with fail (published in the OpenAPI document's x-runtime-limits). */
 export const REJECTION_LIMITS = {
@@ -90,7 +96,11 @@ export const REJECTION_LIMITS = {
 /** One broken rule, as the 422 details carry it. The rule name has the explorer filter's shape, so the filter finds it. */
 export const violationSchema = z.object({
   path: z.string().max(REJECTION_LIMITS.path),
-  rule: z.string().min(1).max(REJECTION_LIMITS.rule).regex(/^[a-z_]+(\.[a-z_]+)?$/, "a rule name: lower-case words with _, one optional dot"),
+  rule: z
+    .string()
+    .min(1)
+    .max(REJECTION_LIMITS.rule)
+    .regex(/^[a-z_]+(\.[a-z_]+)?$/, "a rule name: lower-case words with _, one optional dot"),
   message: z.string().max(REJECTION_LIMITS.message),
 });
 
@@ -107,40 +117,71 @@ export function jsonDepth(value: unknown): number {
   return max;
 }
 
-export const failRequest = z.object({
-  runtimeInstanceId,
-  attemptNo,
-  errorCode: z.string().min(1).max(64),
-  errorMessage: z.string().max(2000).nullish(),
-  usage: usageSchema.nullish(),
-  /**
-   * The provider's Retry-After (429, 503) in ms: the earliest the job may run again. The API
-   * takes the later of it and its own backoff, never beyond the backoff cap.
-   */
-  retryAfterMs: z.number().int().min(0).max(86_400_000).optional(),
-  /**
-   * The last output the Runtime's own quality loop rejected (any JSON value; the model's text when
-   * it was not JSON), kept at this attempt like an output the API refuses with 422.
-   */
-  rejectedOutput: z
-    .unknown()
-    .refine((v) => jsonDepth(v) <= REJECTION_LIMITS.outputDepth, `nested more than ${REJECTION_LIMITS.outputDepth} levels`)
-    .optional()
-    .describe("The last output the Runtime's quality loop rejected (any JSON value), kept at this attempt; at most 64 levels deep"),
-  /**
-   * Set when the Runtime cut a large output itself: rejectedOutput is then the start of its JSON
-   * text (a string) and rejectedOutputBytes the whole text's size.
-   */
-  rejectedOutputTruncated: z.boolean().optional().describe("rejectedOutput is the output's JSON text as a string, cut by the Runtime when rejectedOutputBytes is larger"),
-  rejectedOutputBytes: z.number().int().min(0).max(1_000_000_000).optional().describe("The whole JSON text's size when the Runtime cut it"),
-  /** What rejectedOutput broke: [{path, rule, message}], as the 422 details carry it. */
-  violations: z.array(violationSchema).max(REJECTION_LIMITS.violations).optional().describe("What rejectedOutput broke, as a 422's details: [{path, rule, message}]"),
-}).superRefine(refuseUnstorable).superRefine((body, ctx) => {
-  if (body.rejectedOutput === undefined && (body.violations?.length || body.rejectedOutputTruncated))
-    ctx.addIssue({ code: "custom", path: ["rejectedOutput"], message: "violations describe a rejectedOutput: send it too" });
-  if (body.rejectedOutputTruncated && typeof body.rejectedOutput !== "string")
-    ctx.addIssue({ code: "custom", path: ["rejectedOutput"], message: "a truncated rejectedOutput is the start of its JSON text (a string)" });
-});
+export const failRequest = z
+  .object({
+    runtimeInstanceId,
+    attemptNo,
+    errorCode: z.string().min(1).max(64),
+    errorMessage: z.string().max(2000).nullish(),
+    usage: usageSchema.nullish(),
+    /**
+     * The provider's Retry-After (429, 503) in ms: the earliest the job may run again. The API
+     * takes the later of it and its own backoff, never beyond the backoff cap.
+     */
+    retryAfterMs: z.number().int().min(0).max(86_400_000).optional(),
+    /**
+     * The last output the Runtime's own quality loop rejected (any JSON value; the model's text when
+     * it was not JSON), kept at this attempt like an output the API refuses with 422.
+     */
+    rejectedOutput: z
+      .unknown()
+      .refine(
+        (v) => jsonDepth(v) <= REJECTION_LIMITS.outputDepth,
+        `nested more than ${REJECTION_LIMITS.outputDepth} levels`,
+      )
+      .optional()
+      .describe(
+        "The last output the Runtime's quality loop rejected (any JSON value), kept at this attempt; at most 64 levels deep",
+      ),
+    /**
+     * Set when the Runtime cut a large output itself: rejectedOutput is then the start of its JSON
+     * text (a string) and rejectedOutputBytes the whole text's size.
+     */
+    rejectedOutputTruncated: z
+      .boolean()
+      .optional()
+      .describe(
+        "rejectedOutput is the output's JSON text as a string, cut by the Runtime when rejectedOutputBytes is larger",
+      ),
+    rejectedOutputBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000_000)
+      .optional()
+      .describe("The whole JSON text's size when the Runtime cut it"),
+    /** What rejectedOutput broke: [{path, rule, message}], as the 422 details carry it. */
+    violations: z
+      .array(violationSchema)
+      .max(REJECTION_LIMITS.violations)
+      .optional()
+      .describe("What rejectedOutput broke, as a 422's details: [{path, rule, message}]"),
+  })
+  .superRefine(refuseUnstorable)
+  .superRefine((body, ctx) => {
+    if (body.rejectedOutput === undefined && (body.violations?.length || body.rejectedOutputTruncated))
+      ctx.addIssue({
+        code: "custom",
+        path: ["rejectedOutput"],
+        message: "violations describe a rejectedOutput: send it too",
+      });
+    if (body.rejectedOutputTruncated && typeof body.rejectedOutput !== "string")
+      ctx.addIssue({
+        code: "custom",
+        path: ["rejectedOutput"],
+        message: "a truncated rejectedOutput is the start of its JSON text (a string)",
+      });
+  });
 
 export const jobSummary = z.object({
   id: z.string(),
@@ -184,7 +225,11 @@ export const pollResponse = z.object({
   pollIntervalMs: z.number().int(),
 });
 export const heartbeatResponse = z.object({ lockUntil: isoDate, cancelRequested: z.boolean() });
-export const resultResponse = z.object({ status: z.literal("succeeded"), resultId: z.string(), idempotent: z.boolean() });
+export const resultResponse = z.object({
+  status: z.literal("succeeded"),
+  resultId: z.string(),
+  idempotent: z.boolean(),
+});
 export const failResponse = z.object({
   status: z.enum(["pending", "failed", "cancelled"]),
   retryCount: z.number().int(),

@@ -17,7 +17,10 @@ const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * to it), and the request's abort signal (a long poll whose client has gone stops waiting).
  */
 type Caller = { keyId: string; signal?: AbortSignal };
-type Endpoint<S extends z.ZodType> = { schema: S; run: (body: z.infer<S>, jobId: string, caller: Caller) => Promise<unknown> };
+type Endpoint<S extends z.ZodType> = {
+  schema: S;
+  run: (body: z.infer<S>, jobId: string, caller: Caller) => Promise<unknown>;
+};
 const endpoint = <S extends z.ZodType>(schema: S, run: Endpoint<S>["run"]) => ({ schema, run }) as Endpoint<z.ZodType>;
 
 /** The Runtime protocol (SPEC §4): one entry per endpoint, each a contract schema and a domain call. */
@@ -80,13 +83,17 @@ export async function dispatch(req: RuntimeRequest): Promise<RuntimeResponse> {
   const started = performance.now();
   const { name, jobId } = route(req.path);
   const res = await handle(name, jobId, req);
-  metrics().httpDuration.observe({ endpoint: name ?? "unknown", status: String(res.status) }, (performance.now() - started) / 1000);
+  metrics().httpDuration.observe(
+    { endpoint: name ?? "unknown", status: String(res.status) },
+    (performance.now() - started) / 1000,
+  );
   return res;
 }
 
 function route(path: string[]): { name?: EndpointName; jobId: string } {
   if (path.length === 1 && path[0] === "poll") return { name: "poll", jobId: "" };
-  if (path.length === 2 && path[1] !== "poll" && Object.hasOwn(ENDPOINTS, path[1]!)) return { name: path[1] as EndpointName, jobId: path[0]! };
+  if (path.length === 2 && path[1] !== "poll" && Object.hasOwn(ENDPOINTS, path[1]!))
+    return { name: path[1] as EndpointName, jobId: path[0]! };
   return { jobId: "" };
 }
 
@@ -106,9 +113,10 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
     }
     if (name !== "poll" && !JOB_ID.test(jobId)) throw new AppError("JOB_NOT_FOUND", "no job has this id");
     const data = body.data as { runtimeInstanceId: string; capabilities?: string[]; runtimeVersion?: string };
-    const touch = touchRuntimeInstance(data.runtimeInstanceId, { capabilities: data.capabilities, version: data.runtimeVersion }).catch((e) =>
-      console.error("[runtime-api] lastSeenAt not recorded:", (e as Error).message),
-    );
+    const touch = touchRuntimeInstance(data.runtimeInstanceId, {
+      capabilities: data.capabilities,
+      version: data.runtimeVersion,
+    }).catch((e) => console.error("[runtime-api] lastSeenAt not recorded:", (e as Error).message));
     const [result] = await Promise.all([run(body.data, jobId, caller), touch]);
     return { status: 200, body: result };
   } catch (e) {
@@ -132,11 +140,17 @@ export const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `body over ${MAX
 
 export function errorAnswer(e: unknown): RuntimeResponse {
   if (isAppError(e)) {
-    return { status: e.status, body: { error: { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) } } };
+    return {
+      status: e.status,
+      body: { error: { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) } },
+    };
   }
   if (isUnavailable(e)) {
     console.error("[runtime-api] database unavailable:", (e as Error).message);
-    return { status: 503, body: { error: { code: "UNAVAILABLE", message: "the job store is unavailable; retry with backoff" } } };
+    return {
+      status: 503,
+      body: { error: { code: "UNAVAILABLE", message: "the job store is unavailable; retry with backoff" } },
+    };
   }
   console.error("[runtime-api] unexpected error:", e);
   return { status: 500, body: { error: { code: "INTERNAL", message: "internal error" } } };

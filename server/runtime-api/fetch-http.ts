@@ -25,7 +25,10 @@ export async function serveRuntimeRequest(req: Request, path: string[]): Promise
   } catch (e) {
     answer = errorAnswer(e);
   }
-  return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify(answer.body), {
+    status: answer.status,
+    headers: { "content-type": "application/json" },
+  });
 }
 
 async function readBody(req: Request): Promise<string> {

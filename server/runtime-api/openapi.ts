@@ -27,7 +27,8 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const out = z.toJSONSchema(schema, {
     target: "draft-2020-12",
     io,
-    unrepresentable: (ctx) => (ctx.zodSchema._zod.def.type === "date" ? { type: "string", format: "date-time" } : undefined),
+    unrepresentable: (ctx) =>
+      ctx.zodSchema._zod.def.type === "date" ? { type: "string", format: "date-time" } : undefined,
   }) as JsonSchema;
   delete out.$schema;
   return out;
@@ -67,7 +68,8 @@ export const ENDPOINTS: Endpoint[] = [
   {
     path: "/internal/runtime/jobs/{jobId}/lock",
     operationId: "lockJob",
-    summary: "Takes one pending job's lease (attemptNo + 1, lockUntil = now + lease). Returns the job with its snapshot, params and model settings.",
+    summary:
+      "Takes one pending job's lease (attemptNo + 1, lockUntil = now + lease). Returns the job with its snapshot, params and model settings.",
     request: lockRequest,
     response: lockResponse,
     errors: { ...jobErrors, 409: ["JOB_ALREADY_LOCKED", "JOB_NOT_LOCKABLE"] },
@@ -75,7 +77,8 @@ export const ENDPOINTS: Endpoint[] = [
   {
     path: "/internal/runtime/jobs/{jobId}/heartbeat",
     operationId: "heartbeatJob",
-    summary: "Extends the lease and reports stage and progress; the first one moves locked → running. Answers cancelRequested.",
+    summary:
+      "Extends the lease and reports stage and progress; the first one moves locked → running. Answers cancelRequested.",
     request: heartbeatRequest,
     response: heartbeatResponse,
     errors: { ...jobErrors, 409: ["LOCK_LOST"] },
@@ -96,7 +99,11 @@ export const ENDPOINTS: Endpoint[] = [
       "Reports a classified failure. Retryable codes (MODEL_TIMEOUT, MODEL_RATE_LIMIT, NETWORK_ERROR, TEMPORARY_PROVIDER_ERROR, JOB_TIMEOUT, RUNTIME_SHUTDOWN) return the job to pending with backoff while retries remain; INVALID_SNAPSHOT, INVALID_SCHEMA, INVALID_CREDENTIAL fail it; CANCELLED acknowledges a cancel request. `usage` is the attempt's model usage, stored per attempt so that a failed attempt's tokens are counted too. `retryAfterMs` is the provider's Retry-After (429, 503): runAfter is then at least that far away, never beyond the backoff cap (JOB_BACKOFF_CAP_MS). A Runtime that gives up after its own quality loop sends the last output it rejected as `rejectedOutput` with `violations` [{path, rule, message}] (the shape of a 422's details): the API keeps them at this attempt, like an output it refuses itself, cut at `x-runtime-limits.rejectedOutputBytes` and marked truncated. A Runtime may cut a larger output itself: `rejectedOutput` is then the start of its JSON text with `rejectedOutputTruncated: true` and `rejectedOutputBytes` its whole size. Nothing is kept when the job ends cancelled.",
     request: failRequest,
     response: failResponse,
-    errors: { ...jobErrors, 400: ["INVALID_REQUEST", "MALFORMED_JSON", "UNKNOWN_ERROR_CODE", "CANCEL_NOT_REQUESTED"], 409: ["LOCK_LOST", "JOB_CANCELLED"] },
+    errors: {
+      ...jobErrors,
+      400: ["INVALID_REQUEST", "MALFORMED_JSON", "UNKNOWN_ERROR_CODE", "CANCEL_NOT_REQUESTED"],
+      409: ["LOCK_LOST", "JOB_CANCELLED"],
+    },
   },
 ];
 
@@ -123,7 +130,10 @@ export function buildOpenApiDocument() {
     schemas[`${name}Response`] = jsonSchema(e.response, "output");
     const errors: Record<number, readonly string[]> = { ...COMMON_ERRORS, ...e.errors };
     const responses: Record<string, unknown> = {
-      200: { description: "OK", content: { "application/json": { schema: { $ref: `#/components/schemas/${name}Response` } } } },
+      200: {
+        description: "OK",
+        content: { "application/json": { schema: { $ref: `#/components/schemas/${name}Response` } } },
+      },
     };
     for (const [status, codes] of Object.entries(errors)) {
       responses[status] = {
@@ -136,9 +146,21 @@ export function buildOpenApiDocument() {
         operationId: e.operationId,
         summary: e.summary,
         ...(e.path.includes("{jobId}")
-          ? { parameters: [{ name: "jobId", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" } }] }
+          ? {
+              parameters: [
+                {
+                  name: "jobId",
+                  in: "path",
+                  required: true,
+                  schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" },
+                },
+              ],
+            }
           : {}),
-        requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}Request` } } } },
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { $ref: `#/components/schemas/${name}Request` } } },
+        },
         responses,
       },
     };

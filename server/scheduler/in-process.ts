@@ -80,5 +80,8 @@ export class InProcessScheduler {
 
 /** A stable 63-bit lock id per task name. */
 export function lockKey(taskId: string): string {
-  return BigInt.asIntN(64, BigInt(`0x${crypto.createHash("sha256").update(`scheduler:${taskId}`).digest("hex").slice(0, 16)}`)).toString();
+  return BigInt.asIntN(
+    64,
+    BigInt(`0x${crypto.createHash("sha256").update(`scheduler:${taskId}`).digest("hex").slice(0, 16)}`),
+  ).toString();
 }

@@ -31,12 +31,20 @@ export function readBodyWithin(req: Request, limit: number): Promise<Uint8Array 
  * The request with its body read into memory (at most the configured limit), or a 413 answer.
  * GET and HEAD carry no body and pass unchanged.
  */
-export async function limitRequestBody(req: Request, limit = webSecurityConfig.maxBodyBytes): Promise<Request | Response> {
+export async function limitRequestBody(
+  req: Request,
+  limit = webSecurityConfig.maxBodyBytes,
+): Promise<Request | Response> {
   if (req.method === "GET" || req.method === "HEAD") return req;
   const body = await readBodyWithin(req, limit);
   if (!body) return payloadTooLarge(limit);
   const headers = new Headers(req.headers);
   headers.delete("content-length");
   headers.delete("transfer-encoding");
-  return new Request(req.url, { method: req.method, headers, body: body.byteLength ? (body as BodyInit) : undefined, signal: req.signal });
+  return new Request(req.url, {
+    method: req.method,
+    headers,
+    body: body.byteLength ? (body as BodyInit) : undefined,
+    signal: req.signal,
+  });
 }

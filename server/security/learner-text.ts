@@ -35,5 +35,8 @@ export function boundedText(s: string, max: number): string {
 
 function cut(s: string, max: number): string {
   if (s.length <= max) return s;
-  return s.slice(0, max).toWellFormed().replace(/\uFFFD$/, "");
+  return s
+    .slice(0, max)
+    .toWellFormed()
+    .replace(/\uFFFD$/, "");
 }

@@ -14,7 +14,8 @@ type SecretName = "BETTER_AUTH_SECRET" | "APP_ENCRYPTION_KEY" | "METRICS_TOKEN";
 export function localSecret(opts: { env: SecretName; file: string; bytes?: number }): string {
   const fromEnv = setting(opts.env);
   if (fromEnv) return fromEnv;
-  if (isProduction()) throw new Error(`${opts.env} is required in production (or ALLOW_GENERATED_SECRETS=1 on a single machine)`);
+  if (isProduction())
+    throw new Error(`${opts.env} is required in production (or ALLOW_GENERATED_SECRETS=1 on a single machine)`);
   // turbopackIgnore: a runtime data file, not something the build should trace and bundle.
   const file = path.resolve(/* turbopackIgnore: true */ setting("APP_DATA_DIR"), opts.file);
   if (!fs.existsSync(file)) {

@@ -36,10 +36,12 @@ const TAG_BYTES = 16;
  */
 export function decryptSecret(stored: string): string {
   const [version, iv, tag, data, extra] = stored.split(".");
-  if (version !== "v1" || !iv || !tag || data === undefined || extra !== undefined) throw new Error("unrecognised ciphertext");
+  if (version !== "v1" || !iv || !tag || data === undefined || extra !== undefined)
+    throw new Error("unrecognised ciphertext");
   const ivBytes = Buffer.from(iv, "base64url");
   const tagBytes = Buffer.from(tag, "base64url");
-  if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) throw new Error("unrecognised ciphertext: wrong IV or tag length");
+  if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES)
+    throw new Error("unrecognised ciphertext: wrong IV or tag length");
   const decipher = crypto.createDecipheriv("aes-256-gcm", loadKey(), ivBytes, { authTagLength: TAG_BYTES });
   decipher.setAuthTag(tagBytes);
   return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");

@@ -9,10 +9,20 @@ export function toTRPCError(e: AppError): TRPCError {
 }
 
 /** What a client learns about a failed call: the domain code, the HTTP status, and details. */
-export function describeError(error: TRPCError): { appCode: ErrorCode; httpStatus: number; message: string; details?: unknown } {
+export function describeError(error: TRPCError): {
+  appCode: ErrorCode;
+  httpStatus: number;
+  message: string;
+  details?: unknown;
+} {
   const cause = error.cause;
   if (isAppError(cause)) {
-    return { appCode: cause.code, httpStatus: cause.status, message: cause.message, ...(cause.details === undefined ? {} : { details: cause.details }) };
+    return {
+      appCode: cause.code,
+      httpStatus: cause.status,
+      message: cause.message,
+      ...(cause.details === undefined ? {} : { details: cause.details }),
+    };
   }
   if (cause instanceof ZodError) {
     return {
@@ -29,6 +39,7 @@ export function describeError(error: TRPCError): { appCode: ErrorCode; httpStatu
   }
   // tRPC's own refusals (no session, wrong role, unknown procedure, wrong method) keep their status.
   const httpStatus = getHTTPStatusCodeFromError(error);
-  const appCode = error.code in ERROR_CODES ? (error.code as ErrorCode) : httpStatus === 404 ? "NOT_FOUND" : "INVALID_REQUEST";
+  const appCode =
+    error.code in ERROR_CODES ? (error.code as ErrorCode) : httpStatus === 404 ? "NOT_FOUND" : "INVALID_REQUEST";
   return { appCode, httpStatus, message: error.message };
 }

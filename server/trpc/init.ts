@@ -22,7 +22,13 @@ const t = initTRPC.context<Context>().create({
     return {
       code: shape.code,
       message,
-      data: { code: shape.data.code, httpStatus, appCode, path: shape.data.path, ...(details === undefined ? {} : { details }) },
+      data: {
+        code: shape.data.code,
+        httpStatus,
+        appCode,
+        path: shape.data.path,
+        ...(details === undefined ? {} : { details }),
+      },
     };
   },
 });
@@ -61,7 +67,8 @@ export const sessionProcedure = publicProcedure.use(({ ctx, next }) => {
  * ctx.user.id, so an admin here sees only their own jobs; every learner's jobs are admin.*.
  */
 export const userProcedure = sessionProcedure.use(({ ctx, next }) => {
-  if (ctx.user.mustChangePassword) throw toTRPCError(new AppError("PASSWORD_CHANGE_REQUIRED", "change the one-time password first"));
+  if (ctx.user.mustChangePassword)
+    throw toTRPCError(new AppError("PASSWORD_CHANGE_REQUIRED", "change the one-time password first"));
   return next();
 });
 

@@ -33,8 +33,13 @@ export const appRouter = router({
   progress: progressRouter,
   quota: quotaRouter,
   admin: router({
-    jobs: adminJobsRouter, runtimeKeys: adminRuntimeKeysRouter, explorer: adminExplorerRouter, actions: adminActionsRouter, monitor: adminMonitorRouter,
-    quotas: adminQuotasRouter, webhooks: adminWebhooksRouter,
+    jobs: adminJobsRouter,
+    runtimeKeys: adminRuntimeKeysRouter,
+    explorer: adminExplorerRouter,
+    actions: adminActionsRouter,
+    monitor: adminMonitorRouter,
+    quotas: adminQuotasRouter,
+    webhooks: adminWebhooksRouter,
   }),
 });
 

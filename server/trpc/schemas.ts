@@ -14,7 +14,13 @@ export const jobStatusSchema = z.enum(JOB_STATUSES);
 export const apiKeyModeSchema = z.enum(API_KEY_MODES);
 export const roleSchema = z.enum(["learner", "admin"]);
 
-export const userSchema = z.object({ id: z.string(), email: z.string(), name: z.string(), role: roleSchema, mustChangePassword: z.boolean().optional() });
+export const userSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: roleSchema,
+  mustChangePassword: z.boolean().optional(),
+});
 
 /** A learner's view of one of their jobs. */
 export const learnerJobSchema = z.object({
@@ -98,7 +104,12 @@ export const jobFilterInput = {
 };
 
 export function pageOf<T extends z.ZodType>(item: T) {
-  return z.object({ items: z.array(item), total: z.number().int(), page: z.number().int(), pageSize: z.number().int() });
+  return z.object({
+    items: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    pageSize: z.number().int(),
+  });
 }
 
 export const jobIdInput = z.object({ jobId: id });
@@ -112,8 +123,11 @@ export const snapshotSchema = z.object({
   createdAt: isoDate,
 });
 
-export const maskedCredentialSchema = z.object({ provider: z.string(), last4: z.string().length(4), createdAt: isoDate });
-
+export const maskedCredentialSchema = z.object({
+  provider: z.string(),
+  last4: z.string().length(4),
+  createdAt: isoDate,
+});
 
 /** One job limit of a learner: this window's use, what is left and when the window resets. */
 export const quotaUsageSchema = z.object({

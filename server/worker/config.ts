@@ -11,7 +11,12 @@ import { setting } from "../config";
 export function workerJobTypes(): Set<string> | "all" {
   const raw = setting("INNGEST_WORKER_JOB_TYPES").trim();
   if (raw === "*") return "all";
-  return new Set(raw.split(",").map((s) => s.trim()).filter(Boolean));
+  return new Set(
+    raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 }
 
 export function workerTakes(jobType: string) {

@@ -35,16 +35,25 @@ class Stopped extends Error {
  * on its own (the job engine's retry accounting decides); anything else is a bug and Inngest
  * retries the step. No step's output contains a learner's key (see job-key.ts).
  */
-export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUntil, provider?: Provider): Promise<Outcome> {
+export async function executeJob(
+  jobId: string,
+  step: Step,
+  sleepUntil: SleepUntil,
+  provider?: Provider,
+): Promise<Outcome> {
   const runtimeInstanceId = workerInstanceId();
   for (let attempts = 1; attempts <= 20; attempts++) {
     const lease = await step("lock-job", async () => {
       try {
         const l = await lockJob(jobId, runtimeInstanceId);
         const { apiKey: _key, ...model } = l.job.model as typeof l.job.model & { apiKey?: string };
-        return { ok: true as const, job: JSON.parse(JSON.stringify({ ...l.job, model })) as Omit<typeof l.job, "model"> & { model: typeof model } };
+        return {
+          ok: true as const,
+          job: JSON.parse(JSON.stringify({ ...l.job, model })) as Omit<typeof l.job, "model"> & { model: typeof model },
+        };
       } catch (e) {
-        if (isAppError(e) && e.code !== "JOB_NOT_FOUND") return { ok: false as const, reason: `${e.code}: ${e.message}` };
+        if (isAppError(e) && e.code !== "JOB_NOT_FOUND")
+          return { ok: false as const, reason: `${e.code}: ${e.message}` };
         throw e;
       }
     });
@@ -65,7 +74,8 @@ export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUnt
     };
     try {
       const result = await runPipeline(pipelineInput(job), {
-        provider: provider ?? workerProvider(jobId, { runtimeInstanceId, attemptNo }, job.model, workerProviderSettings()),
+        provider:
+          provider ?? workerProvider(jobId, { runtimeInstanceId, attemptNo }, job.model, workerProviderSettings()),
         runStage: classifiedStage(step, beat),
         signal: stop.signal,
         onProgress: (r) => beat({ stage: r.stage, progress: r.progress, message: r.message }),
@@ -73,9 +83,16 @@ export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUnt
       const stored = await step("submit-result", async () => {
         try {
           const r = await submitResult(jobId, {
-            runtimeInstanceId, attemptNo, output: result.output, outputSchemaVersion: result.outputSchemaVersion,
-            promptVersion: result.promptVersion, modelProvider: result.provider, modelName: result.model,
-            usage: result.usage, latencyMs: result.latencyMs, degraded: result.degraded,
+            runtimeInstanceId,
+            attemptNo,
+            output: result.output,
+            outputSchemaVersion: result.outputSchemaVersion,
+            promptVersion: result.promptVersion,
+            modelProvider: result.provider,
+            modelName: result.model,
+            usage: result.usage,
+            latencyMs: result.latencyMs,
+            degraded: result.degraded,
           });
           return { ok: true as const, resultId: r.resultId };
         } catch (e) {
@@ -94,9 +111,16 @@ export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUnt
       const reported = await step("report-failure", async () => {
         try {
           const r = await failJob(jobId, {
-            runtimeInstanceId, attemptNo, errorCode: failure.code, errorMessage: failure.message, usage, retryAfterMs: failure.retryAfterMs,
+            runtimeInstanceId,
+            attemptNo,
+            errorCode: failure.code,
+            errorMessage: failure.message,
+            usage,
+            retryAfterMs: failure.retryAfterMs,
             // The quality loop's last rejected output, kept at this attempt as a Runtime's report is.
-            ...(failure.rejected ? { rejectedOutput: failure.rejected.output, violations: failure.rejected.violations } : {}),
+            ...(failure.rejected
+              ? { rejectedOutput: failure.rejected.output, violations: failure.rejected.violations }
+              : {}),
           });
           return { status: r.status as string, runAfter: r.runAfter ? new Date(r.runAfter).toISOString() : null };
         } catch (err) {
@@ -115,7 +139,10 @@ export async function executeJob(jobId: string, step: Step, sleepUntil: SleepUnt
   throw new AppError("INTERNAL", `job ${jobId}: the worker gave up after 20 rounds`);
 }
 
-type StageOut<T> = { value: T } | { failure: { code: JobFailure["code"]; message: string; usage?: Usage; retryAfterMs?: number } } | { stopped: "cancel" | "lost" };
+type StageOut<T> =
+  | { value: T }
+  | { failure: { code: JobFailure["code"]; message: string; usage?: Usage; retryAfterMs?: number } }
+  | { stopped: "cancel" | "lost" };
 
 /**
  * Stage steps return classified failures as data, so Inngest memoises them instead of retrying.
@@ -129,7 +156,8 @@ function classifiedStage(step: Step, beat: () => Promise<void>): StageRunner {
       try {
         return { value: await fn() };
       } catch (e) {
-        if (isJobFailure(e)) return { failure: { code: e.code, message: e.message, usage: e.usage, retryAfterMs: e.retryAfterMs } };
+        if (isJobFailure(e))
+          return { failure: { code: e.code, message: e.message, usage: e.usage, retryAfterMs: e.retryAfterMs } };
         if (e instanceof Stopped) return { stopped: e.reason };
         throw e;
       } finally {

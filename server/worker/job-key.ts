@@ -11,7 +11,12 @@ import { decryptSecret } from "../security/secret-box";
  * the model call, that is inside the model-inference step, and only while the worker holds the
  * attempt.
  */
-export function workerProvider(jobId: string, lease: { runtimeInstanceId: string; attemptNo: number }, model: JobModel, settings: ProviderSettings): Provider {
+export function workerProvider(
+  jobId: string,
+  lease: { runtimeInstanceId: string; attemptNo: number },
+  model: JobModel,
+  settings: ProviderSettings,
+): Provider {
   if (model.apiKeyMode !== "user_deepseek_key" || settings.provider === "local") return selectProvider(model, settings);
   return {
     name: "deepseek",
@@ -23,11 +28,19 @@ export function workerProvider(jobId: string, lease: { runtimeInstanceId: string
 }
 
 /** The learner's current key, for the holder of the job's attempt only (the lock answer's rule). */
-async function leaseHolderKey(jobId: string, runtimeInstanceId: string, attemptNo: number): Promise<string | undefined> {
+async function leaseHolderKey(
+  jobId: string,
+  runtimeInstanceId: string,
+  attemptNo: number,
+): Promise<string | undefined> {
   const db = getDb();
-  const job = await db.aiRuntimeJob.findUnique({ where: { id: jobId }, select: { userId: true, lockedBy: true, attemptNo: true } });
+  const job = await db.aiRuntimeJob.findUnique({
+    where: { id: jobId },
+    select: { userId: true, lockedBy: true, attemptNo: true },
+  });
   if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
-  if (job.lockedBy !== runtimeInstanceId || job.attemptNo !== attemptNo) throw new JobFailure("TEMPORARY_PROVIDER_ERROR", "the worker no longer holds this attempt");
+  if (job.lockedBy !== runtimeInstanceId || job.attemptNo !== attemptNo)
+    throw new JobFailure("TEMPORARY_PROVIDER_ERROR", "the worker no longer holds this attempt");
   const credential = await db.userCredential.findFirst({
     where: { userId: job.userId, provider: "deepseek", deletedAt: null },
     orderBy: { createdAt: "desc" },

@@ -29,15 +29,26 @@ describe("admin:create", () => {
     expect(pageRedirect(session, "admin", "/admin")).toBe("/account/password?next=%2Fadmin");
 
     const caller = await callerFromHeaders({ cookie });
-    await expect(caller.admin.runtimeKeys.list()).rejects.toMatchObject({ code: "FORBIDDEN", message: /one-time password/ });
+    await expect(caller.admin.runtimeKeys.list()).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: /one-time password/,
+    });
     await expect(caller.jobs.list({})).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect((await caller.me.get())?.user.mustChangePassword).toBe(true);
-    await expect(caller.account.changePassword({ currentPassword: "wrong-password", newPassword: "a-new-long-password" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(caller.account.changePassword({ currentPassword: admin.password, newPassword: "short" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(caller.account.changePassword({ currentPassword: admin.password, newPassword: admin.password })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      caller.account.changePassword({ currentPassword: "wrong-password", newPassword: "a-new-long-password" }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      caller.account.changePassword({ currentPassword: admin.password, newPassword: "short" }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      caller.account.changePassword({ currentPassword: admin.password, newPassword: admin.password }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
     expect((await getDb().user.findUniqueOrThrow({ where: { id: user.id } })).mustChangePassword).toBe(true);
 
-    expect(await caller.account.changePassword({ currentPassword: admin.password, newPassword: "my-own-long-password" })).toEqual({ changed: true });
+    expect(
+      await caller.account.changePassword({ currentPassword: admin.password, newPassword: "my-own-long-password" }),
+    ).toEqual({ changed: true });
     const after = await callerFromHeaders({ cookie });
     expect(await after.admin.runtimeKeys.list()).toHaveProperty("items");
     expect(pageRedirect(await getSession(new Headers({ cookie })), "admin", "/admin")).toBeNull();
@@ -59,7 +70,10 @@ describe("admin:create", () => {
     expect(await getSession(new Headers({ cookie }))).toBeNull();
     expect((await signIn(learner.user.email, "learner-old-password")).status).toBe(401);
     expect((await signIn(learner.user.email, admin.password)).status).toBe(200);
-    expect(await getDb().user.findUniqueOrThrow({ where: { id: learner.user.id } })).toMatchObject({ role: "admin", mustChangePassword: true });
+    expect(await getDb().user.findUniqueOrThrow({ where: { id: learner.user.id } })).toMatchObject({
+      role: "admin",
+      mustChangePassword: true,
+    });
     expect((await audits(learner.user.id)).map((a) => a.action)).toEqual(["admin.promote"]);
   });
 
@@ -73,7 +87,12 @@ describe("admin:create", () => {
 
   it("the command prints the one-time password once and exits 0; bad usage exits non-zero", () => {
     const address = email();
-    const run = (args: string[]) => spawnSync("npx", ["tsx", "scripts/admin-create.ts", ...args], { encoding: "utf8", env: process.env, timeout: 60_000 });
+    const run = (args: string[]) =>
+      spawnSync("npx", ["tsx", "scripts/admin-create.ts", ...args], {
+        encoding: "utf8",
+        env: process.env,
+        timeout: 60_000,
+      });
     const ok = run([address]);
     expect(ok.status).toBe(0);
     const password = ok.stdout.trim().split("\n").at(-1)!;

@@ -27,7 +27,11 @@ afterAll(async () => {
 const owners: string[] = [];
 
 /** Jobs that ended failed through the Runtime protocol: locked, then a non-retryable failure. */
-async function failedJobs(owner: Learner, n: number, jobType: "quiz_generation" | "flashcard_generation" = "quiz_generation") {
+async function failedJobs(
+  owner: Learner,
+  n: number,
+  jobType: "quiz_generation" | "flashcard_generation" = "quiz_generation",
+) {
   owners.push(owner.user.id);
   const rt = runtime(await runtimeKey(), uid("rt"));
   const ids: string[] = [];
@@ -44,10 +48,14 @@ async function failedJobs(owner: Learner, n: number, jobType: "quiz_generation" 
 
 /** A bulk run works in the background: wait for its end through the console's own status procedure. */
 function finished(id: string) {
-  return eventually(`bulk run ${id} ends`, async () => {
-    const run = await asAdmin().admin.actions.bulkStatus({ id });
-    return run.status === "running" ? null : run;
-  }, 30_000);
+  return eventually(
+    `bulk run ${id} ends`,
+    async () => {
+      const run = await asAdmin().admin.actions.bulkStatus({ id });
+      return run.status === "running" ? null : run;
+    },
+    30_000,
+  );
 }
 
 async function auditRows(action: string) {
@@ -63,7 +71,11 @@ describe("bulk re-run from a filter", () => {
     const filter = { user: owner.user.email, status: ["failed" as const], jobType: ["quiz_generation" as const] };
     const preview = await asAdmin().admin.actions.bulkPreview({ action: "rerun", scope: { filter } });
     expect(preview).toMatchObject({ matched: 6, count: 6 });
-    const started = await asAdmin().admin.actions.bulkRun({ action: "rerun", scope: { filter }, expectedCount: preview.count });
+    const started = await asAdmin().admin.actions.bulkRun({
+      action: "rerun",
+      scope: { filter },
+      expectedCount: preview.count,
+    });
     expect(started).toMatchObject({ status: "running", total: 6 });
     const run = await finished(started.id);
     expect(run).toMatchObject({ status: "done", total: 6, processed: 6, affected: 6, errors: 0 });
@@ -79,7 +91,9 @@ describe("bulk re-run from a filter", () => {
     const owner = await createLearner();
     const failed = await failedJobs(owner, 3);
     const scope = { filter: { user: owner.user.id, status: ["failed" as const] } };
-    const err = await asAdmin().admin.actions.bulkRun({ action: "rerun", scope, expectedCount: 2 }).catch((e: TRPCError) => e);
+    const err = await asAdmin()
+      .admin.actions.bulkRun({ action: "rerun", scope, expectedCount: 2 })
+      .catch((e: TRPCError) => e);
     expect(err).toBeInstanceOf(TRPCError);
     expect((err as TRPCError).code).toBe("CONFLICT");
     expect(((err as TRPCError).cause as { code?: string }).code).toBe("SCOPE_CHANGED");
@@ -102,7 +116,7 @@ describe("bulk cancel of a selection", () => {
     const started = await asAdmin().admin.actions.bulkRun({ action: "cancel", scope, expectedCount: 3 });
     expect((await finished(started.id)).affected).toBe(3);
     expect((await jobRow(p1!.id)).status).toBe("cancelled");
-    expect((await jobRow(held!.id))).toMatchObject({ status: "locked", cancelRequested: true });
+    expect(await jobRow(held!.id)).toMatchObject({ status: "locked", cancelRequested: true });
     expect((await jobRow(done!.id)).status).toBe("failed");
     expect((await auditRows("jobs.bulk_cancel")).at(-1)).toMatchObject({ count: 3 });
   });
@@ -110,8 +124,12 @@ describe("bulk cancel of a selection", () => {
   it("learners are refused and nothing changes", async () => {
     const job = await createTestJob(learner);
     const scope = { ids: [job.id] };
-    await expect(callerAs(learner.user).admin.actions.bulkRun({ action: "cancel", scope, expectedCount: 1 })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(callerAs(null).admin.actions.bulkPreview({ action: "cancel", scope })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(
+      callerAs(learner.user).admin.actions.bulkRun({ action: "cancel", scope, expectedCount: 1 }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(callerAs(null).admin.actions.bulkPreview({ action: "cancel", scope })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+    });
     expect((await jobRow(job.id)).status).toBe("pending");
   });
 });
@@ -120,15 +138,23 @@ describe("priority, single actions and the audit trail", () => {
   it("a pending job changes priority (no status change, no event); a finished one is refused with JOB_NOT_PENDING", async () => {
     const job = await createTestJob(learner);
     const events = (await jobRow(job.id)).events.length;
-    expect(await asAdmin().admin.actions.setPriority({ jobId: job.id, priority: -5 })).toEqual({ id: job.id, priority: -5, previous: 0 });
+    expect(await asAdmin().admin.actions.setPriority({ jobId: job.id, priority: -5 })).toEqual({
+      id: job.id,
+      priority: -5,
+      previous: 0,
+    });
     const row = await jobRow(job.id);
     expect(row).toMatchObject({ priority: -5, status: "pending" });
     expect(row.events).toHaveLength(events);
     await asAdmin().admin.jobs.cancel({ jobId: job.id });
-    const err = await asAdmin().admin.actions.setPriority({ jobId: job.id, priority: 1 }).catch((e: TRPCError) => e);
+    const err = await asAdmin()
+      .admin.actions.setPriority({ jobId: job.id, priority: 1 })
+      .catch((e: TRPCError) => e);
     expect(((err as TRPCError).cause as { code?: string }).code).toBe("JOB_NOT_PENDING");
     expect((await jobRow(job.id)).priority).toBe(-5);
-    const actions = (await asAdmin().admin.monitor.audit({ limit: 200 })).items.filter((a) => a.actorId === admin.user.id).map((a) => a.action);
+    const actions = (await asAdmin().admin.monitor.audit({ limit: 200 })).items
+      .filter((a) => a.actorId === admin.user.id)
+      .map((a) => a.action);
     expect(actions).toEqual(expect.arrayContaining(["job.priority", "job.cancel"]));
   });
 
@@ -138,7 +164,9 @@ describe("priority, single actions and the audit trail", () => {
     expect(rerun.created).toBe(true);
     const key = await asAdmin().admin.runtimeKeys.create({ name: uid("k") });
     await asAdmin().admin.runtimeKeys.revoke({ id: key.id });
-    const items = (await asAdmin().admin.monitor.audit({ limit: 200 })).items.filter((a) => a.actorId === admin.user.id);
+    const items = (await asAdmin().admin.monitor.audit({ limit: 200 })).items.filter(
+      (a) => a.actorId === admin.user.id,
+    );
     expect(items.find((a) => a.action === "job.rerun")?.scope).toMatchObject({ jobId: failed, newJobId: rerun.job.id });
     expect(items.find((a) => a.action === "runtime_key.revoke")?.scope).toEqual({ keyId: key.id });
     expect(JSON.stringify(items)).not.toContain(key.key);
@@ -172,7 +200,12 @@ describe("overview and Runtimes", () => {
     await rt.lock(b.id);
     await rt.fail(b.id, 1, "INVALID_SCHEMA", "x");
     const items = (await asAdmin().admin.monitor.runtimes()).items;
-    expect(items.find((i) => i.id === rt.id)).toMatchObject({ jobsInHand: 1, heldJobIds: [a.id], recentFailed: 1, recentSucceeded: 0 });
+    expect(items.find((i) => i.id === rt.id)).toMatchObject({
+      jobsInHand: 1,
+      heldJobIds: [a.id],
+      recentFailed: 1,
+      recentSucceeded: 0,
+    });
 
     // An expired attempt's lease is lost (SPEC §3): it is in no Runtime's hands (HELD_STATUSES).
     await db().$executeRaw`UPDATE "AiRuntimeJob" SET status = 'expired' WHERE id = ${a.id}`;

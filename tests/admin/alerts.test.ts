@@ -21,16 +21,26 @@ beforeAll(async () => {
 // Each test starts from an empty queue and no Runtime: its own jobs are cancelled, instances forgotten.
 afterEach(async () => {
   resetClock();
-  for (const k of ["ALERT_RUNTIME_SILENT_SECONDS", "ALERT_OLDEST_PENDING_SECONDS", "ALERT_FAILURE_RATE", "ALERT_FAILURE_MIN_JOBS"]) delete process.env[k];
+  for (const k of [
+    "ALERT_RUNTIME_SILENT_SECONDS",
+    "ALERT_OLDEST_PENDING_SECONDS",
+    "ALERT_FAILURE_RATE",
+    "ALERT_FAILURE_MIN_JOBS",
+  ])
+    delete process.env[k];
   const users = await getDb().user.findMany({ where: { role: "learner" }, select: { id: true } });
   for (const { id } of users) await setConsent(id, false, { type: "learner", id });
   await getDb().runtimeInstance.deleteMany({});
 });
 
 async function gauge(name: string, labels: Record<string, string> = {}) {
-  const res = await metricsRoute(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }));
+  const res = await metricsRoute(
+    new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }),
+  );
   const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = (await res.text()).split("\n").find((l) => l.startsWith(`${name}${want.length ? "{" : " "}`) && want.every((w) => l.includes(w)));
+  const line = (await res.text())
+    .split("\n")
+    .find((l) => l.startsWith(`${name}${want.length ? "{" : " "}`) && want.every((w) => l.includes(w)));
   return line ? Number(line.split(" ").pop()) : null;
 }
 const codes = async () => (await callerAs(admin.user).admin.monitor.alerts()).alerts.map((a) => a.code);
@@ -64,7 +74,10 @@ describe("alert: a job type with pending jobs and no live Runtime claiming it", 
     // Both go quiet past the threshold.
     process.env.ALERT_RUNTIME_SILENT_SECONDS = "60";
     advanceClock(61_000);
-    expect((await getAlerts()).pendingWithoutRuntime.map((p) => p.jobType)).toEqual(["flashcard_generation", "quiz_generation"]);
+    expect((await getAlerts()).pendingWithoutRuntime.map((p) => p.jobType)).toEqual([
+      "flashcard_generation",
+      "quiz_generation",
+    ]);
   });
 
   it("stays quiet with no pending work, even with no Runtime at all", async () => {
@@ -94,7 +107,19 @@ describe("alert: failure rate over the configured share in the last 15 minutes",
     for (const o of outcomes) {
       const job = await createTestJob(learner, "weak_point_analysis");
       expect((await rt.lock(job.id)).status).toBe(200);
-      if (o === "ok") expect((await rt.result(job.id, 1, validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id)))).status).toBe(200);
+      if (o === "ok")
+        expect(
+          (
+            await rt.result(
+              job.id,
+              1,
+              validOutput(
+                "weak_point_analysis",
+                learner.knowledgePoints.map((k) => k.id),
+              ),
+            )
+          ).status,
+        ).toBe(200);
       else expect((await rt.fail(job.id, 1, "INVALID_CREDENTIAL")).body.status).toBe("failed");
     }
   }

@@ -51,7 +51,9 @@ describe("cancel", () => {
     const by = admin();
     const job = await createTestJob(learner);
     expect(await cancelJob(job.id, by)).toEqual({ status: "cancelled", cancelRequested: false });
-    expect(await audits(by.id)).toEqual([{ action: "job.cancel", count: 1, scope: { jobId: job.id, status: "cancelled", cancelRequested: false } }]);
+    expect(await audits(by.id)).toEqual([
+      { action: "job.cancel", count: 1, scope: { jobId: job.id, status: "cancelled", cancelRequested: false } },
+    ]);
 
     const own = await createTestJob(learner);
     await cancelJob(own.id, { type: "learner", id: learner.user.id }, { ownerId: learner.user.id });
@@ -85,7 +87,9 @@ describe("re-run", () => {
     const first = await rerunJob(source, by);
     const again = await rerunJob(source, by);
     expect([first.created, again.created, again.job.id]).toEqual([true, false, first.job.id]);
-    expect(await audits(by.id)).toEqual([{ action: "job.rerun", count: 1, scope: { jobId: source, newJobId: first.job.id } }]);
+    expect(await audits(by.id)).toEqual([
+      { action: "job.rerun", count: 1, scope: { jobId: source, newJobId: first.job.id } },
+    ]);
   });
 
   it("a failed audit write leaves no new job", async () => {
@@ -131,7 +135,11 @@ describe("Runtime keys", () => {
 
   it("the runtime-key command writes one, as the CLI actor", async () => {
     const name = uid("cli-key");
-    const out = spawnSync("npx", ["tsx", "scripts/create-runtime-key.ts", name], { encoding: "utf8", env: process.env, timeout: 60_000 });
+    const out = spawnSync("npx", ["tsx", "scripts/create-runtime-key.ts", name], {
+      encoding: "utf8",
+      env: process.env,
+      timeout: 60_000,
+    });
     expect(out.status).toBe(0);
     const key = out.stdout.trim().split("\n").at(-1)!;
     const { keyId } = await verifyRuntimeKey(`Bearer ${key}`);

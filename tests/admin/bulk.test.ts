@@ -72,7 +72,10 @@ describe("a bulk action larger than any single request", () => {
 
   it("a confirmation with a stale count starts nothing (SCOPE_CHANGED)", async () => {
     const { filter } = await jobsOf(3, "pending");
-    await expect(startBulkRun("cancel", { filter }, 2, admin.user.id)).rejects.toMatchObject({ code: "SCOPE_CHANGED", details: { count: 3 } });
+    await expect(startBulkRun("cancel", { filter }, 2, admin.user.id)).rejects.toMatchObject({
+      code: "SCOPE_CHANGED",
+      details: { count: 3 },
+    });
     expect(await db().bulkRun.count({ where: { actorId: admin.user.id, total: 2 } })).toBe(0);
   });
 
@@ -122,7 +125,9 @@ describe("stopping a bulk run", () => {
     expect(ended).toMatchObject({ status: "cancelled", processed: 10, affected: 10 });
     expect(ended.finishedAt).not.toBeNull();
     expect(await statusCount(learner.user.id, "pending")).toBe(20);
-    expect(await audit(run.id)).toEqual([expect.objectContaining({ count: 10, scope: expect.objectContaining({ status: "cancelled", processed: 10 }) })]);
+    expect(await audit(run.id)).toEqual([
+      expect.objectContaining({ count: 10, scope: expect.objectContaining({ status: "cancelled", processed: 10 }) }),
+    ]);
     // A second stop, or a runner coming late, changes nothing.
     await expect(cancelBulkRun(run.id)).rejects.toMatchObject({ code: "INVALID_REQUEST" });
     expect(await processBulkRun(run.id)).toBe("finished");
@@ -150,7 +155,11 @@ describe("runners that race", () => {
     const run = await startBulkRun("rerun", { filter }, 25, admin.user.id);
     await Promise.all([processBulkRun(run.id), processBulkRun(run.id), processPendingBulkRuns()]);
     expect(await getBulkRun(run.id)).toMatchObject({ status: "done", processed: 25, affected: 25, errors: 0 });
-    const reruns = await db().aiRuntimeJob.groupBy({ by: ["retriedFromJobId"], where: { retriedFromJobId: { startsWith: tag } }, _count: true });
+    const reruns = await db().aiRuntimeJob.groupBy({
+      by: ["retriedFromJobId"],
+      where: { retriedFromJobId: { startsWith: tag } },
+      _count: true,
+    });
     expect(reruns).toHaveLength(25);
     expect(reruns.every((r) => r._count === 1)).toBe(true);
     expect(await audit(run.id)).toHaveLength(1);

@@ -18,12 +18,29 @@ process.env.MODEL_PRICE_CURRENCY = "EUR";
 const AT = new Date("2031-03-15T12:00:00.000Z");
 const day = (d: number, h = 10) => new Date(Date.UTC(2031, 2, d, h));
 
-type Row = { userId: string; jobType: "quiz_generation" | "weak_point_analysis"; apiKeyMode: "platform_key" | "user_deepseek_key"; p: number; c: number; at: Date };
+type Row = {
+  userId: string;
+  jobType: "quiz_generation" | "weak_point_analysis";
+  apiKeyMode: "platform_key" | "user_deepseek_key";
+  p: number;
+  c: number;
+  at: Date;
+};
 const insert = (rows: Row[]) =>
   getDb().jobUsage.createMany({
     data: rows.map((r, i) => ({
-      jobId: uid("job"), attemptNo: 1 + i, userId: r.userId, jobType: r.jobType, apiKeyMode: r.apiKeyMode,
-      provider: "deepseek", model: "deepseek-chat", promptTokens: r.p, completionTokens: r.c, durationMs: 10, outcome: "succeeded", createdAt: r.at,
+      jobId: uid("job"),
+      attemptNo: 1 + i,
+      userId: r.userId,
+      jobType: r.jobType,
+      apiKeyMode: r.apiKeyMode,
+      provider: "deepseek",
+      model: "deepseek-chat",
+      promptTokens: r.p,
+      completionTokens: r.c,
+      durationMs: 10,
+      outcome: "succeeded",
+      createdAt: r.at,
     })),
   });
 
@@ -33,7 +50,14 @@ describe("usage and cost figures", () => {
     await insert([
       { userId: a.user.id, jobType: "quiz_generation", apiKeyMode: "platform_key", p: 1000, c: 500, at: day(15, 1) },
       { userId: a.user.id, jobType: "quiz_generation", apiKeyMode: "platform_key", p: 2000, c: 0, at: day(14, 23) },
-      { userId: b.user.id, jobType: "weak_point_analysis", apiKeyMode: "user_deepseek_key", p: 10_000, c: 4000, at: day(10) },
+      {
+        userId: b.user.id,
+        jobType: "weak_point_analysis",
+        apiKeyMode: "user_deepseek_key",
+        p: 10_000,
+        c: 4000,
+        at: day(10),
+      },
       { userId: a.user.id, jobType: "weak_point_analysis", apiKeyMode: "platform_key", p: 100, c: 100, at: day(5) },
       // Outside the 14 days (before 2 March) and in the future of AT: not counted anywhere.
       { userId: b.user.id, jobType: "quiz_generation", apiKeyMode: "platform_key", p: 99_999, c: 0, at: day(1, 23) },
@@ -76,7 +100,9 @@ describe("usage and cost figures", () => {
 describe("Prometheus", () => {
   const scrape = async () => {
     process.env.METRICS_TOKEN = "costs-metrics-token";
-    const res = await metricsRoute(new Request("http://localhost/api/metrics", { headers: { authorization: "Bearer costs-metrics-token" } }));
+    const res = await metricsRoute(
+      new Request("http://localhost/api/metrics", { headers: { authorization: "Bearer costs-metrics-token" } }),
+    );
     return res.text();
   };
   const sample = (text: string, name: string, labels: Record<string, string>) => {
@@ -86,15 +112,28 @@ describe("Prometheus", () => {
   };
 
   it("ajr_model_estimated_cost_total grows by the stored attempt's estimated cost at the configured prices", async () => {
-    const labels = { provider: "deepseek", job_type: "next_action_planning", api_key_mode: "platform_key", currency: "EUR" };
+    const labels = {
+      provider: "deepseek",
+      job_type: "next_action_planning",
+      api_key_mode: "platform_key",
+      currency: "EUR",
+    };
     const before = sample(await scrape(), "ajr_model_estimated_cost_total", labels);
     const l = await createLearner();
     const job = await createTestJob(l, "next_action_planning");
     const rt = runtime(await runtimeKey(), uid("rt"));
     expect((await rt.lock(job.id)).status).toBe(200);
-    const res = await rt.result(job.id, 1, validOutput("next_action_planning", l.knowledgePoints.map((k) => k.id)), {
-      usage: { provider: "deepseek", model: "deepseek-chat", promptTokens: 250_000, completionTokens: 125_000 },
-    });
+    const res = await rt.result(
+      job.id,
+      1,
+      validOutput(
+        "next_action_planning",
+        l.knowledgePoints.map((k) => k.id),
+      ),
+      {
+        usage: { provider: "deepseek", model: "deepseek-chat", promptTokens: 250_000, completionTokens: 125_000 },
+      },
+    );
     expect(res.status).toBe(200);
     // 0.25 M prompt × 2 + 0.125 M completion × 8 = 1.5 EUR.
     expect(sample(await scrape(), "ajr_model_estimated_cost_total", labels) - before).toBeCloseTo(1.5, 9);
@@ -121,14 +160,21 @@ describe("the cost queries at volume", () => {
 
   it("per day / type / key mode and the top learners read the createdAt index, not the whole table", async () => {
     const at = new Date("2023-06-15T12:00:00.000Z");
-    for (const sql of [groupsSql(new Date("2023-06-02T00:00:00.000Z"), at), topLearnersSql(new Date("2023-06-08T12:00:00.000Z"), at)]) {
+    for (const sql of [
+      groupsSql(new Date("2023-06-02T00:00:00.000Z"), at),
+      topLearnersSql(new Date("2023-06-08T12:00:00.000Z"), at),
+    ]) {
       const p = await plan(sql);
-      expect(p).toMatch(/Index (Only )?Scan.*"?JobUsage_createdAt_idx"?|Bitmap Index Scan on "?JobUsage_createdAt_idx"?/);
+      expect(p).toMatch(
+        /Index (Only )?Scan.*"?JobUsage_createdAt_idx"?|Bitmap Index Scan on "?JobUsage_createdAt_idx"?/,
+      );
       expect(p).not.toMatch(/Seq Scan on "?JobUsage"?/);
     }
     // And the figures over that volume are right: 14 days of rows 315 s apart.
     const c = await getCosts(at);
-    const expected = await getDb().jobUsage.count({ where: { createdAt: { gte: new Date("2023-06-02T00:00:00.000Z"), lt: at } } });
+    const expected = await getDb().jobUsage.count({
+      where: { createdAt: { gte: new Date("2023-06-02T00:00:00.000Z"), lt: at } },
+    });
     expect(c.total.attempts).toBe(expected);
     expect(c.topLearners).toHaveLength(10);
   });

@@ -28,17 +28,21 @@ async function heldQuiz(count: number) {
 describe("a refused output", () => {
   it("is kept for its attempt with [{path, rule, message}], the same list the Runtime gets in the 422", async () => {
     const { job, rt, kpIds } = await heldQuiz(2);
-    const output = validOutput("quiz_generation", kpIds, { count: 2 }) as { questions: { options: string[]; knowledgePointId: string }[] };
+    const output = validOutput("quiz_generation", kpIds, { count: 2 }) as {
+      questions: { options: string[]; knowledgePointId: string }[];
+    };
     output.questions[1]!.options = ["B", "b", "C"];
     output.questions[0]!.knowledgePointId = "kp_elsewhere";
     const res = await rt.result(job.id, 1, output);
     expect(res.status).toBe(422);
     const details = res.body.error.details as { path: string; rule: string; message: string }[];
-    expect(details).toEqual(expect.arrayContaining([
-      expect.objectContaining({ path: "questions.0.knowledgePointId", rule: "knowledge_point_unknown" }),
-      expect.objectContaining({ path: "questions.1.options", rule: "options_repeat" }),
-      expect.objectContaining({ path: "questions.1.answer", rule: "one_correct_option" }),
-    ]));
+    expect(details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: "questions.0.knowledgePointId", rule: "knowledge_point_unknown" }),
+        expect.objectContaining({ path: "questions.1.options", rule: "options_repeat" }),
+        expect.objectContaining({ path: "questions.1.answer", rule: "one_correct_option" }),
+      ]),
+    );
 
     const row = await jobRow(job.id);
     expect(row.status).toBe("failed");
@@ -59,19 +63,25 @@ describe("a refused output", () => {
     const details = res.body.error.details as { path: string; rule: string }[];
     expect(details).toContainEqual(expect.objectContaining({ path: "overallMastery", rule: "schema.too_big" }));
     expect(details).toContainEqual(expect.objectContaining({ path: "engagementLevel", rule: "schema.invalid_value" }));
-    const stored = await getDb().jobRejection.findUniqueOrThrow({ where: { jobId_attemptNo: { jobId: job.id, attemptNo: 1 } } });
+    const stored = await getDb().jobRejection.findUniqueOrThrow({
+      where: { jobId_attemptNo: { jobId: job.id, attemptNo: 1 } },
+    });
     expect(stored.rules).toEqual(expect.arrayContaining(["schema.too_big", "schema.invalid_value"]));
   });
 
   it("is capped at 64 KB and marked truncated, with its real size", async () => {
     const { job, rt, kpIds } = await heldQuiz(1);
-    const output = validOutput("quiz_generation", kpIds, { count: 1 }) as { questions: { explanation: string; options: string[] }[] };
+    const output = validOutput("quiz_generation", kpIds, { count: 1 }) as {
+      questions: { explanation: string; options: string[] }[];
+    };
     // 100 KB of multi-byte text: the cut must land on a character boundary.
     output.questions[0]!.explanation = "é".repeat(50_000);
     output.questions[0]!.options = ["A", "C"];
     const res = await rt.result(job.id, 1, output);
     expect(res.status).toBe(422);
-    const stored = await getDb().jobRejection.findUniqueOrThrow({ where: { jobId_attemptNo: { jobId: job.id, attemptNo: 1 } } });
+    const stored = await getDb().jobRejection.findUniqueOrThrow({
+      where: { jobId_attemptNo: { jobId: job.id, attemptNo: 1 } },
+    });
     expect(stored.truncated).toBe(true);
     expect(stored.outputBytes).toBe(Buffer.byteLength(JSON.stringify(output)));
     expect(Buffer.byteLength(stored.output)).toBeLessThanOrEqual(REJECTED_OUTPUT_CAP_BYTES);
@@ -94,8 +104,12 @@ describe("a refused output", () => {
     // The HTTP door refuses NUL with 400; the in-app worker calls the domain directly, as here.
     const { job, rt } = await heldQuiz(1);
     const output = { questions: [], ["bad\u0000key"]: "x\u0000y" };
-    await expect(submitResult(job.id, { runtimeInstanceId: rt.id, attemptNo: 1, output })).rejects.toMatchObject({ code: "INVALID_SCHEMA" });
-    const stored = await getDb().jobRejection.findUniqueOrThrow({ where: { jobId_attemptNo: { jobId: job.id, attemptNo: 1 } } });
+    await expect(submitResult(job.id, { runtimeInstanceId: rt.id, attemptNo: 1, output })).rejects.toMatchObject({
+      code: "INVALID_SCHEMA",
+    });
+    const stored = await getDb().jobRejection.findUniqueOrThrow({
+      where: { jobId_attemptNo: { jobId: job.id, attemptNo: 1 } },
+    });
     expect(JSON.stringify(stored.violations)).toContain("\ufffd");
     expect(JSON.parse(stored.output)).toEqual(output);
   });
@@ -120,19 +134,27 @@ describe("the explorer", () => {
     await rt2.result(b.id, 1, validOutput("quiz_generation", kpIds, { count: 1 }));
 
     const byRule = async (rule: string) =>
-      (await asAdmin().admin.explorer.list({ filter: { rule, user: learner.user.id }, limit: 200 })).items.map((r) => r.id);
+      (await asAdmin().admin.explorer.list({ filter: { rule, user: learner.user.id }, limit: 200 })).items.map(
+        (r) => r.id,
+      );
     expect(await byRule("schema.invalid_value")).toContain(a.id);
     expect(await byRule("schema.invalid_value")).not.toContain(b.id);
     expect(await byRule("count_mismatch")).toContain(b.id);
     expect(await byRule("count_mismatch")).not.toContain(a.id);
-    expect((await asAdmin().admin.explorer.count({ filter: { rule: "duplicate_front", user: learner.user.id } })).total).toBe(0);
+    expect(
+      (await asAdmin().admin.explorer.count({ filter: { rule: "duplicate_front", user: learner.user.id } })).total,
+    ).toBe(0);
   });
 
   it("refuses a rule that is not a rule name with a 400, never a 500", async () => {
-    await expect(asAdmin().admin.explorer.list({ filter: { rule: "x'; DROP TABLE" }, limit: 10 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      asAdmin().admin.explorer.list({ filter: { rule: "x'; DROP TABLE" }, limit: 10 }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
   it("is admin-only", async () => {
-    await expect(callerAs(learner.user).admin.explorer.list({ filter: { rule: "count_mismatch" }, limit: 10 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      callerAs(learner.user).admin.explorer.list({ filter: { rule: "count_mismatch" }, limit: 10 }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });

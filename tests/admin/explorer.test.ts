@@ -12,7 +12,13 @@ import { createLearner, createTestJob, uid, type Learner } from "../helpers/fact
  * indexes. Rows are inserted with generate_series from one real job (its user and snapshot).
  */
 const N = 120_000;
-const TYPES = ["learning_state_analysis", "weak_point_analysis", "next_action_planning", "quiz_generation", "flashcard_generation"];
+const TYPES = [
+  "learning_state_analysis",
+  "weak_point_analysis",
+  "next_action_planning",
+  "quiz_generation",
+  "flashcard_generation",
+];
 const STATES = ["succeeded", "succeeded", "succeeded", "failed", "cancelled", "pending", "running"];
 let learner: Learner;
 let other: Learner;
@@ -80,7 +86,10 @@ async function walk(filter: JobFilter, sort: ExploreInput["sort"] = "createdAt_d
   return { ids, pages };
 }
 
-const mine = (extra: JobFilter = {}): JobFilter => ({ json: { in: "params", path: "gen", value: JSON.stringify(tag) }, ...extra });
+const mine = (extra: JobFilter = {}): JobFilter => ({
+  json: { in: "params", path: "gen", value: JSON.stringify(tag) },
+  ...extra,
+});
 
 describe("explorer over 120k jobs", () => {
   it("filters by state and type agree with an independent count, and paging walks them once, in order", async () => {
@@ -104,7 +113,9 @@ describe("explorer over 120k jobs", () => {
     const byEmail = await countJobs(mine({ user: other.user.email.toUpperCase() }));
     expect(byId.total).toBe(N / 50);
     expect(byEmail.total).toBe(N / 50);
-    const code = await db().aiRuntimeJob.count({ where: { errorCode: "MODEL_TIMEOUT", params: { path: ["gen"], equals: tag } } });
+    const code = await db().aiRuntimeJob.count({
+      where: { errorCode: "MODEL_TIMEOUT", params: { path: ["gen"], equals: tag } },
+    });
     expect(code).toBeGreaterThan(1000);
     expect((await countJobs(mine({ errorCode: "MODEL_TIMEOUT" }))).total).toBe(code);
     expect((await walk({ runtimeId: `${tag}-rt` })).ids.length).toBe(N / 100);
@@ -115,25 +126,52 @@ describe("explorer over 120k jobs", () => {
 
   it("search finds a job by id, idempotency key, user email, and a field in params or output", async () => {
     const target = `${tag}_4242`;
-    expect((await exploreJobs({ filter: { q: target }, sort: "createdAt_desc", limit: 10 })).items.map((r) => r.id)).toEqual([target]);
-    expect((await exploreJobs({ filter: { q: `${tag}-key-4242` }, sort: "createdAt_desc", limit: 10 })).items.map((r) => r.id)).toEqual([target]);
+    expect(
+      (await exploreJobs({ filter: { q: target }, sort: "createdAt_desc", limit: 10 })).items.map((r) => r.id),
+    ).toEqual([target]);
+    expect(
+      (await exploreJobs({ filter: { q: `${tag}-key-4242` }, sort: "createdAt_desc", limit: 10 })).items.map(
+        (r) => r.id,
+      ),
+    ).toEqual([target]);
     expect((await countJobs(mine({ q: other.user.email }))).total).toBe(N / 50);
-    const byParam = await exploreJobs({ filter: { json: { in: "params", path: "n", value: "4242" } }, sort: "createdAt_desc", limit: 10 });
+    const byParam = await exploreJobs({
+      filter: { json: { in: "params", path: "n", value: "4242" } },
+      sort: "createdAt_desc",
+      limit: 10,
+    });
     expect(byParam.items.map((r) => r.id)).toContain(target);
     const page = await exploreJobs({ filter: { q: target }, sort: "createdAt_desc", limit: 1 });
     expect(page.items[0]).toMatchObject({ attemptNo: 1 + (4242 % 3), status: STATES[4242 % 7] });
     // Output search: a real result row on one generated job.
     await db().aiRuntimeResult.create({
-      data: { jobId: target, attemptNo: 1, output: { summary: { mood: tag } }, outputHash: tag, resultIdempotencyKey: tag, outputSchemaVersion: "v1" },
+      data: {
+        jobId: target,
+        attemptNo: 1,
+        output: { summary: { mood: tag } },
+        outputHash: tag,
+        resultIdempotencyKey: tag,
+        outputSchemaVersion: "v1",
+      },
     });
-    const byOutput = await exploreJobs({ filter: { json: { in: "output", path: "summary.mood", value: tag } }, sort: "createdAt_desc", limit: 10 });
+    const byOutput = await exploreJobs({
+      filter: { json: { in: "output", path: "summary.mood", value: tag } },
+      sort: "createdAt_desc",
+      limit: 10,
+    });
     expect(byOutput.items.map((r) => r.id)).toEqual([target]);
     expect((await countJobs({ q: "nobody@nowhere.example" })).total).toBe(0);
   });
 
   it("the row carries attempts and the last error", async () => {
     const row = (await exploreJobs({ filter: { q: `${tag}_10` }, sort: "createdAt_desc", limit: 1 })).items[0]!;
-    expect(row).toMatchObject({ status: "failed", errorCode: "MODEL_TIMEOUT", errorMessage: "attempt failed", attemptNo: 2, userEmail: learner.user.email });
+    expect(row).toMatchObject({
+      status: "failed",
+      errorCode: "MODEL_TIMEOUT",
+      errorMessage: "attempt failed",
+      attemptNo: 2,
+      userEmail: learner.user.email,
+    });
   });
 
   const plans: [string, JobFilter][] = [
@@ -152,7 +190,10 @@ describe("explorer over 120k jobs", () => {
       const [row] = await db().$queryRaw<{ "QUERY PLAN": [{ Plan: PlanNode }] }[]>`EXPLAIN (FORMAT JSON) ${sql}`;
       return nodes(row!["QUERY PLAN"][0].Plan);
     };
-    for (const cursor of [undefined, (await exploreJobs({ filter, sort: "createdAt_desc", limit: 50 })).nextCursor ?? undefined]) {
+    for (const cursor of [
+      undefined,
+      (await exploreJobs({ filter, sort: "createdAt_desc", limit: 50 })).nextCursor ?? undefined,
+    ]) {
       const plan = await explain(await explorerQuery({ filter, sort: "createdAt_desc", limit: 50, cursor }));
       const onJobs = plan.filter((n) => n["Relation Name"] === "AiRuntimeJob");
       expect(onJobs.length).toBeGreaterThan(0);
@@ -166,9 +207,19 @@ describe("explorer over 120k jobs", () => {
   it("EXPLAIN: a search by id, key or user reads each by its own index, never walking the createdAt order", async () => {
     type Named = PlanNode & { "Index Name"?: string };
     for (const q of [`${tag}_4242`, `${tag}-key-4242`, other.user.email]) {
-      const [row] = await db().$queryRaw<{ "QUERY PLAN": [{ Plan: Named }] }[]>`EXPLAIN (FORMAT JSON) ${await explorerQuery({ filter: { q }, sort: "createdAt_desc", limit: 50 })}`;
-      const used = new Set((nodes(row!["QUERY PLAN"][0].Plan) as Named[]).filter((n) => n["Relation Name"] === "AiRuntimeJob").map((n) => n["Index Name"] ?? n["Node Type"]));
-      expect([...used].sort()).toEqual(["AiRuntimeJob_idempotency_key", "AiRuntimeJob_pkey", "AiRuntimeJob_userId_createdAt_idx"]);
+      const [row] = await db().$queryRaw<
+        { "QUERY PLAN": [{ Plan: Named }] }[]
+      >`EXPLAIN (FORMAT JSON) ${await explorerQuery({ filter: { q }, sort: "createdAt_desc", limit: 50 })}`;
+      const used = new Set(
+        (nodes(row!["QUERY PLAN"][0].Plan) as Named[])
+          .filter((n) => n["Relation Name"] === "AiRuntimeJob")
+          .map((n) => n["Index Name"] ?? n["Node Type"]),
+      );
+      expect([...used].sort()).toEqual([
+        "AiRuntimeJob_idempotency_key",
+        "AiRuntimeJob_pkey",
+        "AiRuntimeJob_userId_createdAt_idx",
+      ]);
     }
     // The same search with more matches than a page: still the newest first, paged once each.
     const all = await walk({ q: other.user.email }, "createdAt_desc", 700);
@@ -180,9 +231,15 @@ describe("explorer over 120k jobs", () => {
     const admin = (await createLearner({ role: "admin" })).user;
     const caller = callerAs(admin);
     await expect(caller.admin.explorer.list({ cursor: "garbage" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(caller.admin.explorer.list({ filter: { createdFrom: "2026-02-01T00:00:00.000Z", createdTo: "2026-01-01T00:00:00.000Z" } })).rejects.toMatchObject({
+    await expect(
+      caller.admin.explorer.list({
+        filter: { createdFrom: "2026-02-01T00:00:00.000Z", createdTo: "2026-01-01T00:00:00.000Z" },
+      }),
+    ).rejects.toMatchObject({
       code: "BAD_REQUEST",
     });
-    await expect(caller.admin.explorer.list({ filter: { json: { in: "params", path: "a'; drop", value: "1" } } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      caller.admin.explorer.list({ filter: { json: { in: "params", path: "a'; drop", value: "1" } } }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });

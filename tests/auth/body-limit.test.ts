@@ -21,7 +21,12 @@ function streamedBody(totalBytes: number) {
   return { stream, state };
 }
 
-function post(handler: (req: Request) => Promise<Response>, path: string, body: BodyInit, headers: Record<string, string> = {}) {
+function post(
+  handler: (req: Request) => Promise<Response>,
+  path: string,
+  body: BodyInit,
+  headers: Record<string, string> = {},
+) {
   return handler(
     new Request(`${APP_URL}${path}`, {
       method: "POST",
@@ -38,24 +43,33 @@ const doors = [
 ] as const;
 
 describe("request body limit on the tRPC and auth routes", { timeout: 120_000 }, () => {
-  it.each(doors)("%s: a declared oversized body is refused with 413 before a byte is read", async (_name, handler, path) => {
-    const { stream, state } = streamedBody(150 * MB);
-    const res = await post(handler, path, stream, { "content-length": String(150 * MB) });
-    expect(res.status).toBe(413);
-    const body = await res.json();
-    expect(body.error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limitBytes: webSecurityConfig.maxBodyBytes } });
-    expect(typeof body.error.message).toBe("string");
-    // At most what the stream buffers ahead of the first read.
-    expect(state.pulled).toBeLessThanOrEqual(128 * 1024);
-  });
+  it.each(doors)(
+    "%s: a declared oversized body is refused with 413 before a byte is read",
+    async (_name, handler, path) => {
+      const { stream, state } = streamedBody(150 * MB);
+      const res = await post(handler, path, stream, { "content-length": String(150 * MB) });
+      expect(res.status).toBe(413);
+      const body = await res.json();
+      expect(body.error).toMatchObject({
+        code: "PAYLOAD_TOO_LARGE",
+        details: { limitBytes: webSecurityConfig.maxBodyBytes },
+      });
+      expect(typeof body.error.message).toBe("string");
+      // At most what the stream buffers ahead of the first read.
+      expect(state.pulled).toBeLessThanOrEqual(128 * 1024);
+    },
+  );
 
-  it.each(doors)("%s: a chunked body with no length is read only until it passes the limit", async (_name, handler, path) => {
-    const { stream, state } = streamedBody(150 * MB);
-    const res = await post(handler, path, stream);
-    expect(res.status).toBe(413);
-    expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
-    expect(state.pulled).toBeLessThan(webSecurityConfig.maxBodyBytes + 256 * 1024);
-  });
+  it.each(doors)(
+    "%s: a chunked body with no length is read only until it passes the limit",
+    async (_name, handler, path) => {
+      const { stream, state } = streamedBody(150 * MB);
+      const res = await post(handler, path, stream);
+      expect(res.status).toBe(413);
+      expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
+      expect(state.pulled).toBeLessThan(webSecurityConfig.maxBodyBytes + 256 * 1024);
+    },
+  );
 
   it("memory stays flat under repeated 150 MB posts from a signed-in learner", async () => {
     const learner = await createLearner();
@@ -78,7 +92,9 @@ describe("request body limit on the tRPC and auth routes", { timeout: 120_000 },
     const after = process.memoryUsage();
     const grewMb = (after.rss - before.rss) / MB;
     const heapGrewMb = (after.heapUsed - before.heapUsed) / MB;
-    console.log(`[body-limit] 20 x 150 MB posts: ${(pulled / MB).toFixed(1)} MB read in all, rss +${grewMb.toFixed(1)} MB, heap +${heapGrewMb.toFixed(1)} MB`);
+    console.log(
+      `[body-limit] 20 x 150 MB posts: ${(pulled / MB).toFixed(1)} MB read in all, rss +${grewMb.toFixed(1)} MB, heap +${heapGrewMb.toFixed(1)} MB`,
+    );
     // 3,000 MB offered; reading them would grow the process by hundreds of MB.
     expect(pulled).toBeLessThan(20 * (webSecurityConfig.maxBodyBytes + 256 * 1024));
     expect(grewMb).toBeLessThan(64);
@@ -89,7 +105,11 @@ describe("request body limit on the tRPC and auth routes", { timeout: 120_000 },
     const learner = await createLearner();
     const password = `pw-${uid()}`;
     await setPassword(learner.user.id, password);
-    const res = await post(authPost, "/api/auth/sign-in/email", JSON.stringify({ email: learner.user.email, password, padding: "x".repeat(512 * 1024) }));
+    const res = await post(
+      authPost,
+      "/api/auth/sign-in/email",
+      JSON.stringify({ email: learner.user.email, password, padding: "x".repeat(512 * 1024) }),
+    );
     expect(res.status).toBe(200);
   });
 });

@@ -29,12 +29,18 @@ const ROUTES: Record<EndpointName, (a: Learner, key: string) => Promise<Prepared
   },
   result: async (a, key) => {
     const { jobId, attemptNo } = await locked(a, key);
-    const output = validOutput("learning_state_analysis", a.knowledgePoints.map((k) => k.id));
+    const output = validOutput(
+      "learning_state_analysis",
+      a.knowledgePoints.map((k) => k.id),
+    );
     return { jobId, body: { runtimeInstanceId: INSTANCE, attemptNo, output } };
   },
   fail: async (a, key) => {
     const { jobId, attemptNo } = await locked(a, key);
-    return { jobId, body: { runtimeInstanceId: INSTANCE, attemptNo, errorCode: "NETWORK_ERROR", errorMessage: "test" } };
+    return {
+      jobId,
+      body: { runtimeInstanceId: INSTANCE, attemptNo, errorCode: "NETWORK_ERROR", errorMessage: "test" },
+    };
   },
 };
 
@@ -45,7 +51,15 @@ async function locked(a: Learner, key: string) {
   return { jobId: job.id, attemptNo: res.body.job.attemptNo as number };
 }
 
-const CALLERS = ["anonymous", "learnerA", "learnerB", "admin", "sessionTokenAsBearer", "revokedKey", "runtimeKey"] as const;
+const CALLERS = [
+  "anonymous",
+  "learnerA",
+  "learnerB",
+  "admin",
+  "sessionTokenAsBearer",
+  "revokedKey",
+  "runtimeKey",
+] as const;
 type Who = (typeof CALLERS)[number];
 
 let a: Learner;
@@ -59,7 +73,9 @@ beforeAll(async () => {
   a = la;
   const password = `pw-${uid()}`;
   await Promise.all([la, lb, admin].map((l) => setPassword(l.user.id, password)));
-  const [cookieA, cookieB, cookieAdmin] = await Promise.all([la, lb, admin].map((l) => signedInCookie(l.user.email, password)));
+  const [cookieA, cookieB, cookieAdmin] = await Promise.all(
+    [la, lb, admin].map((l) => signedInCookie(l.user.email, password)),
+  );
   const token = (await getDb().session.findFirstOrThrow({ where: { userId: la.user.id } })).token;
   key = await runtimeKey();
   const revoked = await createRuntimeKey(uid("revoked"));
@@ -82,7 +98,15 @@ async function callRoute(endpoint: EndpointName, prepared: Prepared, headers: Re
 async function state(jobId: string | null) {
   if (!jobId) return null;
   const j = await jobRow(jobId);
-  return JSON.stringify({ status: j.status, attemptNo: j.attemptNo, lockedBy: j.lockedBy, lockUntil: j.lockUntil, progress: j.progress, events: j.events.length, result: j.result?.id ?? null });
+  return JSON.stringify({
+    status: j.status,
+    attemptNo: j.attemptNo,
+    lockedBy: j.lockedBy,
+    lockUntil: j.lockUntil,
+    progress: j.progress,
+    events: j.events.length,
+    result: j.result?.id ?? null,
+  });
 }
 
 describe("every Runtime endpoint has a matrix entry", () => {
@@ -129,10 +153,15 @@ describe("Runtime keys managed through tRPC", () => {
 
   it("revoking an unknown key is NOT_FOUND; revoking twice is harmless", async () => {
     const admin = await createLearner({ role: "admin" });
-    const err = await callerAs(admin.user).admin.runtimeKeys.revoke({ id: "no_such_key" }).catch((e) => e);
+    const err = await callerAs(admin.user)
+      .admin.runtimeKeys.revoke({ id: "no_such_key" })
+      .catch((e) => e);
     expect(err.code).toBe("NOT_FOUND");
     const created = await callerAs(admin.user).admin.runtimeKeys.create({ name: uid("rt") });
     await callerAs(admin.user).admin.runtimeKeys.revoke({ id: created.id });
-    await expect(callerAs(admin.user).admin.runtimeKeys.revoke({ id: created.id })).resolves.toEqual({ id: created.id, revoked: true });
+    await expect(callerAs(admin.user).admin.runtimeKeys.revoke({ id: created.id })).resolves.toEqual({
+      id: created.id,
+      revoked: true,
+    });
   });
 });

@@ -55,14 +55,20 @@ describe("a learner's DeepSeek key", () => {
   });
 
   it("choosing user_deepseek_key without a stored key is refused with CREDENTIAL_REQUIRED, and nothing changes", async () => {
-    const err = await callerAs(b.user).consent.setApiKeyMode({ apiKeyMode: "user_deepseek_key" }).catch((e) => e);
+    const err = await callerAs(b.user)
+      .consent.setApiKeyMode({ apiKeyMode: "user_deepseek_key" })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(TRPCError);
     expect(err.code).toBe("BAD_REQUEST");
     expect(err.cause.code).toBe("CREDENTIAL_REQUIRED");
     expect((await callerAs(b.user).consent.get()).apiKeyMode).toBe("platform_key");
     // The same rule at job creation, for a job that asks for the learner's key directly.
     const create = await callerAs(b.user)
-      .jobs.create({ jobType: "learning_state_analysis", target: { type: "user", id: b.user.id }, apiKeyMode: "user_deepseek_key" })
+      .jobs.create({
+        jobType: "learning_state_analysis",
+        target: { type: "user", id: b.user.id },
+        apiKeyMode: "user_deepseek_key",
+      })
       .catch((e) => e);
     expect(create.cause.code).toBe("CREDENTIAL_REQUIRED");
   });
@@ -126,7 +132,9 @@ describe("a learner's DeepSeek key", () => {
     expect(await caller.credentials.delete()).toEqual({ deleted: true, apiKeyMode: "platform_key" });
     expect(await caller.credentials.get()).toBeNull();
     expect((await caller.consent.get()).apiKeyMode).toBe("platform_key");
-    const active = await getDb().userCredential.count({ where: { userId: a.user.id, OR: [{ deletedAt: null }, { ciphertext: { not: "" } }] } });
+    const active = await getDb().userCredential.count({
+      where: { userId: a.user.id, OR: [{ deletedAt: null }, { ciphertext: { not: "" } }] },
+    });
     expect(active).toBe(0);
     expect(await caller.credentials.delete()).toEqual({ deleted: false, apiKeyMode: "platform_key" });
   });
@@ -134,7 +142,9 @@ describe("a learner's DeepSeek key", () => {
   it("a malformed key is refused with 400 and nothing is stored", async () => {
     const before = await getDb().userCredential.count({ where: { userId: b.user.id } });
     for (const apiKey of ["short", "sk-has a space-0123456789", `sk-${"x".repeat(300)}`]) {
-      const err = await callerAs(b.user).credentials.set({ apiKey }).catch((e) => e);
+      const err = await callerAs(b.user)
+        .credentials.set({ apiKey })
+        .catch((e) => e);
       expect(err.code).toBe("BAD_REQUEST");
     }
     expect(await getDb().userCredential.count({ where: { userId: b.user.id } })).toBe(before);

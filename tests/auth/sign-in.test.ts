@@ -7,7 +7,16 @@ import { getSession } from "@/server/auth/session";
 import { clientIp } from "@/server/auth/client-ip";
 import { accountSlowdownMs, signInKeys } from "@/server/auth/sign-in-throttle";
 import { webSecurityConfig } from "@/server/config";
-import { APP_URL, authRequest, callerFromHeaders, sessionCookie, setPassword, signIn, signedInCookie, uniqueIp } from "../helpers/auth";
+import {
+  APP_URL,
+  authRequest,
+  callerFromHeaders,
+  sessionCookie,
+  setPassword,
+  signIn,
+  signedInCookie,
+  uniqueIp,
+} from "../helpers/auth";
 import { createLearner, uid, type Learner } from "../helpers/factories";
 import { trpcHttp } from "../helpers/trpc-route";
 
@@ -36,7 +45,12 @@ describe("email + password sign-in", () => {
     expect(JSON.stringify(body)).not.toContain(token);
 
     const caller = await callerFromHeaders({ cookie: sessionCookie(res) });
-    expect((await caller.me.get())?.user).toEqual({ id: learner.user.id, email: learner.user.email, name: learner.user.name, role: "learner" });
+    expect((await caller.me.get())?.user).toEqual({
+      id: learner.user.id,
+      email: learner.user.email,
+      name: learner.user.name,
+      role: "learner",
+    });
   });
 
   it("get-session answers without the session token", async () => {
@@ -48,7 +62,9 @@ describe("email + password sign-in", () => {
   });
 
   it("stores the password as a salted scrypt hash, never in plain text", async () => {
-    const account = await getDb().account.findFirstOrThrow({ where: { userId: learner.user.id, providerId: "credential" } });
+    const account = await getDb().account.findFirstOrThrow({
+      where: { userId: learner.user.id, providerId: "credential" },
+    });
     expect(account.password).not.toContain(password);
     expect(account.password!.length).toBeGreaterThan(60);
     expect(await verifyPassword({ hash: account.password!, password })).toBe(true);
@@ -60,7 +76,9 @@ describe("email + password sign-in", () => {
     const unknown = await signIn(`${uid("nobody")}@example.test`, "not-the-password");
     for (const res of [wrong, unknown]) {
       expect(res.status).toBe(401);
-      expect(res.headers.getSetCookie().some((c) => c.includes("session_token=") && !c.includes("Max-Age=0"))).toBe(false);
+      expect(res.headers.getSetCookie().some((c) => c.includes("session_token=") && !c.includes("Max-Age=0"))).toBe(
+        false,
+      );
     }
     expect((await wrong.json()).code).toBe((await unknown.json()).code);
   });
@@ -90,7 +108,10 @@ describe("sign-out and expiry", () => {
   it("an expired session is no session", async () => {
     const cookie = await signedInCookie(learner.user.email, password);
     expect(await getSession(new Headers({ cookie }))).not.toBeNull();
-    await getDb().session.updateMany({ where: { userId: learner.user.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await getDb().session.updateMany({
+      where: { userId: learner.user.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect(await getSession(new Headers({ cookie }))).toBeNull();
     const res = await trpcHttp("query", "jobs.list", {}, { cookie });
     expect(res.status).toBe(401);
@@ -107,12 +128,14 @@ describe("sign-out and expiry", () => {
 // Each attempt hashes a password (scrypt): generous time on a busy two-core machine.
 describe("failed sign-in limits", { timeout: 90_000 }, () => {
   const maxFailures = () => webSecurityConfig.signInMaxFailures;
-  const pairRow = (email: string, ip: string) => getDb().signInCounter.findUnique({ where: { key: signInKeys(email, ip).pair } });
+  const pairRow = (email: string, ip: string) =>
+    getDb().signInCounter.findUnique({ where: { key: signInKeys(email, ip).pair } });
 
   it("locks one client out of one account after too many failures, until the window passes; other clients still sign in", async () => {
     const email = learner.user.email;
     const attacker = uniqueIp();
-    for (let i = 0; i < maxFailures(); i++) expect((await signIn(email.toUpperCase(), `wrong-${i}`, attacker)).status).toBe(401);
+    for (let i = 0; i < maxFailures(); i++)
+      expect((await signIn(email.toUpperCase(), `wrong-${i}`, attacker)).status).toBe(401);
     expect((await pairRow(email, attacker))?.attempts).toBe(maxFailures());
 
     // Locked for that client: even the right password is refused, and no session is made.
@@ -162,7 +185,9 @@ describe("failed sign-in limits", { timeout: 90_000 }, () => {
     expect(statuses.filter((s) => s === 401)).toHaveLength(maxFailures());
     expect(statuses.filter((s) => s === 429)).toHaveLength(60 - maxFailures());
     // Every attempt that passed better-auth's per-IP limit was counted before its password check.
-    const locked = (await Promise.all(answers.filter((r) => r.status === 429).map((r) => r.json()))).filter((b) => b.code === "SIGN_IN_LOCKED");
+    const locked = (await Promise.all(answers.filter((r) => r.status === 429).map((r) => r.json()))).filter(
+      (b) => b.code === "SIGN_IN_LOCKED",
+    );
     expect((await pairRow(email, ip))?.attempts).toBe(maxFailures() + locked.length);
     expect(locked.length).toBeGreaterThan(0);
     // The right password from that client is now refused too.
@@ -233,7 +258,10 @@ describe("failed sign-in limits", { timeout: 90_000 }, () => {
     // Every request to the path counts, so bodies without a password (400, no hashing) keep the
     // test fast; the 21st request, a real attempt, is refused before any password check.
     const statuses: number[] = [];
-    for (let i = 0; i < 20; i++) statuses.push((await authRequest("/sign-in/email", { body: { email: `${uid("spray")}@example.test` }, ip })).status);
+    for (let i = 0; i < 20; i++)
+      statuses.push(
+        (await authRequest("/sign-in/email", { body: { email: `${uid("spray")}@example.test` }, ip })).status,
+      );
     expect(statuses.every((s) => s === 400)).toBe(true);
     const refused = await signIn(learner.user.email, password, ip);
     expect(refused.status).toBe(429);
@@ -246,7 +274,9 @@ describe("failed sign-in limits", { timeout: 90_000 }, () => {
   it("the per-IP limit holds under 40 concurrent requests: exactly 20 pass, never a 5xx", async () => {
     const ip = uniqueIp();
     const statuses = await Promise.all(
-      Array.from({ length: 40 }, () => authRequest("/sign-in/email", { body: { email: `${uid("spray")}@example.test` }, ip }).then((r) => r.status)),
+      Array.from({ length: 40 }, () =>
+        authRequest("/sign-in/email", { body: { email: `${uid("spray")}@example.test` }, ip }).then((r) => r.status),
+      ),
     );
     expect(statuses.filter((s) => s === 400)).toHaveLength(20);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
@@ -285,21 +315,33 @@ describe("cross-site requests", () => {
 
   it("a tRPC mutation from another site is refused before it runs, even with the learner's cookie", async () => {
     const cookie = await signedInCookie(learner.user.email, password);
-    for (const headers of [{ origin: "http://evil.example" }, { "sec-fetch-site": "cross-site" }] as Record<string, string>[]) {
+    for (const headers of [{ origin: "http://evil.example" }, { "sec-fetch-site": "cross-site" }] as Record<
+      string,
+      string
+    >[]) {
       const res = await trpcHttp("mutation", "consent.set", { granted: false }, { cookie, ...headers });
       expect(res.status).toBe(403);
       expect(res.body.error.data.appCode).toBe("FORBIDDEN");
     }
     expect((await getDb().aiConsent.findUniqueOrThrow({ where: { userId: learner.user.id } })).granted).toBe(true);
 
-    const same = await trpcHttp("mutation", "consent.set", { granted: false }, { cookie, origin: APP_URL, host: new URL(APP_URL).host, "sec-fetch-site": "same-origin" });
+    const same = await trpcHttp(
+      "mutation",
+      "consent.set",
+      { granted: false },
+      { cookie, origin: APP_URL, host: new URL(APP_URL).host, "sec-fetch-site": "same-origin" },
+    );
     expect(same.status).toBe(200);
     expect((await getDb().aiConsent.findUniqueOrThrow({ where: { userId: learner.user.id } })).granted).toBe(false);
   });
 });
 
 describe("page guards", () => {
-  const session = (role: "learner" | "admin") => ({ id: "s", expiresAt: new Date(), user: { id: "u", email: "e", name: "n", role } });
+  const session = (role: "learner" | "admin") => ({
+    id: "s",
+    expiresAt: new Date(),
+    user: { id: "u", email: "e", name: "n", role },
+  });
 
   it("the admin layout sends anonymous visitors to sign in and learners home; admins pass", () => {
     expect(pageRedirect(null, "admin", "/admin")).toBe("/sign-in?next=%2Fadmin");

@@ -40,7 +40,8 @@ describe("the return path after sign-in (?next=)", () => {
     expect(safeReturnPath("/\u3002/evil.com")).toBe("/%E3%80%82/evil.com");
     expect(safeReturnPath("/\ud800")).toBe("/%EF%BF%BD");
     expect(safeReturnPath(["/jobs/1", "//evil.com"])).toBe("/jobs/1");
-    for (const next of ["/a b", "/\u3002/x", "/%0d%0a/x"]) expect(() => new Headers({ location: safeReturnPath(next) })).not.toThrow();
+    for (const next of ["/a b", "/\u3002/x", "/%0d%0a/x"])
+      expect(() => new Headers({ location: safeReturnPath(next) })).not.toThrow();
   });
 });
 
@@ -57,13 +58,22 @@ describe("session tokens stay in the http-only cookie", () => {
       expect(s).not.toHaveProperty("token");
       expect(s.userId).toBe(learner.user.id);
     }
-    for (const { token } of await getDb().session.findMany({ where: { userId: learner.user.id } })) expect(text).not.toContain(token);
+    for (const { token } of await getDb().session.findMany({ where: { userId: learner.user.id } }))
+      expect(text).not.toContain(token);
   });
 
   it("strips tokens from every shape better-auth answers with, and leaves other answers alone", () => {
     expect(stripSessionTokens({ token: "t", user: { id: "u" } })).toEqual({ user: { id: "u" } });
-    expect(stripSessionTokens({ session: { id: "s", token: "t" }, user: {} })).toEqual({ session: { id: "s" }, user: {} });
-    expect(stripSessionTokens([{ id: "a", token: "t1" }, { id: "b", token: "t2" }])).toEqual([{ id: "a" }, { id: "b" }]);
+    expect(stripSessionTokens({ session: { id: "s", token: "t" }, user: {} })).toEqual({
+      session: { id: "s" },
+      user: {},
+    });
+    expect(
+      stripSessionTokens([
+        { id: "a", token: "t1" },
+        { id: "b", token: "t2" },
+      ]),
+    ).toEqual([{ id: "a" }, { id: "b" }]);
     const other = { status: true };
     expect(stripSessionTokens(other)).toBe(other);
   });
@@ -80,14 +90,20 @@ describe("zero-setup mode trusts the app's own origin only", () => {
     [`http://127.0.0.1:${appConfig.port + 1}`],
     [`https://localhost:${appConfig.port}.evil.example`],
   ])("a sign-in posted from %s (another local port) is refused", async (origin) => {
-    const res = await authRequest("/sign-in/email", { body: { email: learner.user.email, password }, headers: { origin } });
+    const res = await authRequest("/sign-in/email", {
+      body: { email: learner.user.email, password },
+      headers: { origin },
+    });
     expect(res.status).toBe(403);
     expect(res.headers.getSetCookie().some((c) => c.includes("session_token="))).toBe(false);
   });
 
   it("at localhost and 127.0.0.1 on the app's port it signs in", async () => {
     for (const host of [`localhost:${appConfig.port}`, `127.0.0.1:${appConfig.port}`]) {
-      const res = await authRequest("/sign-in/email", { body: { email: learner.user.email, password }, headers: { origin: `http://${host}`, host } });
+      const res = await authRequest("/sign-in/email", {
+        body: { email: learner.user.email, password },
+        headers: { origin: `http://${host}`, host },
+      });
       expect(res.status).toBe(200);
     }
   });
@@ -98,7 +114,14 @@ describe("the sign-in form's POST target (works without JavaScript)", () => {
     return signInFromForm(
       new Request(`${APP_URL}/api/auth/sign-in-form`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", origin: APP_URL, "sec-fetch-site": "same-origin", "sec-fetch-mode": "navigate", "x-forwarded-for": uniqueIp(), ...headers },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: APP_URL,
+          "sec-fetch-site": "same-origin",
+          "sec-fetch-mode": "navigate",
+          "x-forwarded-for": uniqueIp(),
+          ...headers,
+        },
         body: new URLSearchParams(fields).toString(),
       }),
     );
@@ -126,7 +149,10 @@ describe("the sign-in form's POST target (works without JavaScript)", () => {
   it("a hostile return path is not followed, and a cross-site form is refused", async () => {
     const evil = await postForm({ email: learner.user.email, password, next: "/\t/evil.com" });
     expect(evil.headers.get("location")).toBe("/");
-    const cross = await postForm({ email: learner.user.email, password }, { origin: "http://evil.example", "sec-fetch-site": "cross-site" });
+    const cross = await postForm(
+      { email: learner.user.email, password },
+      { origin: "http://evil.example", "sec-fetch-site": "cross-site" },
+    );
     expect(cross.headers.get("location")).toBe("/sign-in?error=refused");
     expect(cross.headers.getSetCookie().some((c) => c.includes("session_token="))).toBe(false);
   });
@@ -149,7 +175,11 @@ describe("hostile sign-in bodies", () => {
 
   it("malformed JSON and a form with hostile fields: 4xx or a redirect back, never a 5xx", async () => {
     const raw = await handleAuthRequest(
-      new Request(`${APP_URL}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin: APP_URL }, body: '{"email": "a' }),
+      new Request(`${APP_URL}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: APP_URL },
+        body: '{"email": "a',
+      }),
     );
     expect(raw.status).toBeGreaterThanOrEqual(400);
     expect(raw.status).toBeLessThan(500);

@@ -44,14 +44,17 @@ it("claiming a keyless job writes its new version into 9 indexes, skipping the p
     const entered: string[] = [];
     for (const ix of indexes) {
       if (!ix.pred) entered.push(ix.name);
-      else if ((await db.query(`SELECT (${ix.pred}) AS m FROM "AiRuntimeJob" WHERE id = $1`, [job.id])).rows[0].m) entered.push(ix.name);
+      else if ((await db.query(`SELECT (${ix.pred}) AS m FROM "AiRuntimeJob" WHERE id = $1`, [job.id])).rows[0].m)
+        entered.push(ix.name);
     }
     await db.query("ROLLBACK");
     expect(entered).toEqual(CLAIMED_VERSION_ENTERS);
     // A keyed job's version also enters the idempotency unique, and nothing else.
     const keyed = await createTestJob(learner);
     const keyedPred = indexes.find((i) => i.name === "AiRuntimeJob_idempotency_key")!.pred!;
-    expect((await db.query(`SELECT (${keyedPred}) AS m FROM "AiRuntimeJob" WHERE id = $1`, [keyed.id])).rows[0].m).toBe(true);
+    expect((await db.query(`SELECT (${keyedPred}) AS m FROM "AiRuntimeJob" WHERE id = $1`, [keyed.id])).rows[0].m).toBe(
+      true,
+    );
     // One heap record plus one per index entered (GIN's pending list adds one): 11, where it was 17 before the diet.
     const records = plan.Plan["WAL Records"] as number;
     console.log(`[index-diet] claim of a keyless job: ${records} WAL records`);

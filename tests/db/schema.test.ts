@@ -42,7 +42,10 @@ describe("schema and migrations", () => {
     // The claim's own candidate query as server/sql.ts runs it: a named prepared statement, executed
     // many times (PostgreSQL may switch a prepared statement to a generic plan after five runs; for the
     // claim it must not, since a generic plan cannot know `runAfter <= now` and would sort every pending job).
-    const spec = claimSpec({ runtimeInstanceId: "rt", capabilities: ["learning_state_analysis", "quiz_generation"], limit: 10 }, now());
+    const spec = claimSpec(
+      { runtimeInstanceId: "rt", capabilities: ["learning_state_analysis", "quiz_generation"], limit: 10 },
+      now(),
+    );
     const query = candidates(spec);
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();
@@ -52,7 +55,9 @@ describe("schema and migrations", () => {
       for (let run = 1; run <= 12; run++) {
         const plan = await client.query(`EXPLAIN EXECUTE claim_candidates(${args})`);
         const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
-        expect(text, `run ${run}:\n${text}`).toMatch(/(Index Scan using|Bitmap Index Scan on) "AiRuntimeJob_pending_queue_idx"/);
+        expect(text, `run ${run}:\n${text}`).toMatch(
+          /(Index Scan using|Bitmap Index Scan on) "AiRuntimeJob_pending_queue_idx"/,
+        );
         expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
       }
     } finally {

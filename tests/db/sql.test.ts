@@ -44,7 +44,10 @@ describe("runSql", () => {
     const before = await getDb().runtimeApiKey.count();
     await expect(
       getDb().$transaction(async (tx) => {
-        await runSql(tx, Prisma.sql`INSERT INTO "RuntimeApiKey" (id, name, hash, prefix, "createdAt") VALUES ('sqltest', 'x', 'h-sqltest', 'p', now())`);
+        await runSql(
+          tx,
+          Prisma.sql`INSERT INTO "RuntimeApiKey" (id, name, hash, prefix, "createdAt") VALUES ('sqltest', 'x', 'h-sqltest', 'p', now())`,
+        );
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");

@@ -8,14 +8,18 @@ import { expect, type Page } from "@playwright/test";
  * own summary of the fix.
  */
 export async function expectAccessible(page: Page, state: string) {
-  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+    .analyze();
   const bad = violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({
       rule: v.id,
       impact: v.impact,
       help: v.help,
-      nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1, 3).join(" ")}`),
+      nodes: v.nodes
+        .slice(0, 5)
+        .map((n) => `${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1, 3).join(" ")}`),
     }));
   expect(bad, `axe on "${state}":\n${JSON.stringify(bad, null, 2)}`).toEqual([]);
 }

@@ -9,7 +9,11 @@ import { BEN, signIn, shot as learnerShot } from "./learner-helpers";
  */
 test.describe.configure({ mode: "serial" });
 
-type Costs = { total: { tokens: number; cost: number }; byKeyMode: { apiKeyMode: string; tokens: number }[]; topLearners: { email: string | null; tokens: number }[] };
+type Costs = {
+  total: { tokens: number; cost: number };
+  byKeyMode: { apiKeyMode: string; tokens: number }[];
+  topLearners: { email: string | null; tokens: number }[];
+};
 const USAGE = [
   { jobType: "quiz_generation", params: { count: 2 }, promptTokens: 12_000, completionTokens: 3_000 },
   { jobType: "weak_point_analysis", params: {}, promptTokens: 8_000, completionTokens: 2_000 },
@@ -20,12 +24,34 @@ async function jobWithUsage(ben: APIRequestContext, key: string, u: (typeof USAG
   const me = await trpc<{ user: { id: string } }>(ben, "me.get", undefined, "query");
   for (let round = 0; round < 6; round++) {
     const rt = runtimeClient(ben, key);
-    const created = await trpc<{ job: { id: string } }>(ben, "jobs.create", { jobType: u.jobType, target: { type: "user", id: me.data.user.id }, params: u.params, idempotencyKey: `${tag}-${round}` }, "mutation");
+    const created = await trpc<{ job: { id: string } }>(
+      ben,
+      "jobs.create",
+      {
+        jobType: u.jobType,
+        target: { type: "user", id: me.data.user.id },
+        params: u.params,
+        idempotencyKey: `${tag}-${round}`,
+      },
+      "mutation",
+    );
     expect(created.status, JSON.stringify(created.error)).toBe(200);
     const jobId = created.data.job.id;
     if ((await rt.lock(jobId)).status !== 200) continue;
     const res = await ben.post(`/internal/runtime/jobs/${jobId}/fail`, {
-      data: { runtimeInstanceId: rt.id, attemptNo: 1, errorCode: "INVALID_SCHEMA", errorMessage: "e2e: model answer off schema", usage: { provider: "deepseek", model: "deepseek-chat", promptTokens: u.promptTokens, completionTokens: u.completionTokens, durationMs: 900 } },
+      data: {
+        runtimeInstanceId: rt.id,
+        attemptNo: 1,
+        errorCode: "INVALID_SCHEMA",
+        errorMessage: "e2e: model answer off schema",
+        usage: {
+          provider: "deepseek",
+          model: "deepseek-chat",
+          promptTokens: u.promptTokens,
+          completionTokens: u.completionTokens,
+          durationMs: 900,
+        },
+      },
       headers: { authorization: `Bearer ${key}` },
     });
     expect(res.status(), await res.text()).toBe(200);
@@ -34,11 +60,15 @@ async function jobWithUsage(ben: APIRequestContext, key: string, u: (typeof USAG
   throw new Error("the reference Runtime won every race for a fresh job");
 }
 
-test("[ADMIN] the overview's cost panel shows reported tokens and estimated cost per day, key and learner", async ({ page }) => {
+test("[ADMIN] the overview's cost panel shows reported tokens and estimated cost per day, key and learner", async ({
+  page,
+}) => {
   const admin = await signedInRequest(ADMIN);
   const ben = await signedInRequest(BEN);
   expect((await trpc(ben, "consent.set", { granted: true }, "mutation")).status).toBe(200);
-  const key = (await trpc<{ key: string }>(admin, "admin.runtimeKeys.create", { name: `e2e costs ${Date.now()}` }, "mutation")).data.key;
+  const key = (
+    await trpc<{ key: string }>(admin, "admin.runtimeKeys.create", { name: `e2e costs ${Date.now()}` }, "mutation")
+  ).data.key;
   const before = (await trpc<Costs>(admin, "admin.monitor.costs", undefined, "query")).data;
   for (const [i, u] of USAGE.entries()) await jobWithUsage(ben, key, u, `e2e-costs-${Date.now()}-${i}`);
   const after = (await trpc<Costs>(admin, "admin.monitor.costs", undefined, "query")).data;
@@ -62,7 +92,10 @@ test("[ADMIN] the overview's cost panel shows reported tokens and estimated cost
   await shot(page, "costs-panel");
 });
 
-test("[ADMIN][LEARNER] a used-up daily token budget refuses new analyses with a plain message; the admin raises it", async ({ page, browser }) => {
+test("[ADMIN][LEARNER] a used-up daily token budget refuses new analyses with a plain message; the admin raises it", async ({
+  page,
+  browser,
+}) => {
   const ben = await signedInRequest(BEN);
   expect((await trpc(ben, "consent.set", { granted: true }, "mutation")).status).toBe(200);
 
@@ -81,12 +114,25 @@ test("[ADMIN][LEARNER] a used-up daily token budget refuses new analyses with a 
     const learner = await (await browser.newContext()).newPage();
     await signIn(learner, BEN);
     await learner.goto("/");
-    await expect(learner.getByTestId("quota-line")).toHaveText(/You have used today's AI budget on the platform key; it resets at .+\./);
+    await expect(learner.getByTestId("quota-line")).toHaveText(
+      /You have used today's AI budget on the platform key; it resets at .+\./,
+    );
     await learner.getByRole("button", { name: "Start Weak points" }).click();
-    await expect(learner.getByRole("status").filter({ hasText: "AI budget" })).toHaveText(/You have used today's AI budget; it resets at .+\./);
+    await expect(learner.getByRole("status").filter({ hasText: "AI budget" })).toHaveText(
+      /You have used today's AI budget; it resets at .+\./,
+    );
     await learnerShot(learner, "token-budget-used");
     const me = await trpc<{ user: { id: string } }>(ben, "me.get", undefined, "query");
-    const refused = await trpc(ben, "jobs.create", { jobType: "weak_point_analysis", target: { type: "user", id: me.data.user.id }, idempotencyKey: `e2e-budget-${Date.now()}` }, "mutation");
+    const refused = await trpc(
+      ben,
+      "jobs.create",
+      {
+        jobType: "weak_point_analysis",
+        target: { type: "user", id: me.data.user.id },
+        idempotencyKey: `e2e-budget-${Date.now()}`,
+      },
+      "mutation",
+    );
     expect(refused.status).toBe(429);
     expect(refused.error.data).toMatchObject({ appCode: "QUOTA_EXCEEDED", details: { metric: "tokens", allowed: 0 } });
 
@@ -94,12 +140,19 @@ test("[ADMIN][LEARNER] a used-up daily token budget refuses new analyses with a 
     await row.getByRole("button", { name: "Default" }).click();
     await expect(row).not.toContainText("raised or lowered");
     await learner.reload();
-    await expect(learner.getByTestId("quota-line")).toHaveText(/You can start \d+ more analys[ie]s this hour and \d+ more today\./);
+    await expect(learner.getByTestId("quota-line")).toHaveText(
+      /You can start \d+ more analys[ie]s this hour and \d+ more today\./,
+    );
     await learner.close();
   } finally {
     // Whatever failed above, Ben leaves with the default budget.
     const admin = await signedInRequest(ADMIN);
     const who = await trpc<{ user: { id: string } }>(admin, "admin.quotas.get", { user: BEN.email }, "query");
-    await trpc(admin, "admin.quotas.setLimit", { userId: who.data.user.id, metric: "tokens", period: "day", allowed: null }, "mutation");
+    await trpc(
+      admin,
+      "admin.quotas.setLimit",
+      { userId: who.data.user.id, metric: "tokens", period: "day", allowed: null },
+      "mutation",
+    );
   }
 });

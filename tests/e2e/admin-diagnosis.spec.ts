@@ -15,7 +15,12 @@ const tag = () => `e2e-diag-${randomUUID().slice(0, 8)}`;
 test.beforeAll(async () => {
   learner = await signedInRequest(ADA);
   adminApi = await signedInRequest(ADMIN);
-  const created = await trpc<{ key: string }>(adminApi, "admin.runtimeKeys.create", { name: `e2e diagnosis ${tag()}` }, "mutation");
+  const created = await trpc<{ key: string }>(
+    adminApi,
+    "admin.runtimeKeys.create",
+    { name: `e2e diagnosis ${tag()}` },
+    "mutation",
+  );
   key = created.data.key;
 });
 
@@ -24,16 +29,36 @@ test.afterAll(async () => {
   await adminApi?.dispose();
 });
 
-test("[ADMIN] sees which field broke which rule on the failed attempt, and finds such jobs by rule", async ({ page }) => {
-  const targets = await trpc<{ materials: { knowledgePoints: { id: string }[] }[] }>(learner, "targets.list", undefined, "query");
+test("[ADMIN] sees which field broke which rule on the failed attempt, and finds such jobs by rule", async ({
+  page,
+}) => {
+  const targets = await trpc<{ materials: { knowledgePoints: { id: string }[] }[] }>(
+    learner,
+    "targets.list",
+    undefined,
+    "query",
+  );
   const kp = targets.data.materials.flatMap((m) => m.knowledgePoints)[0]!.id;
   const question = (stem: string, options: string[], answer: string) => ({
-    type: "single_choice", stem, options, answer, explanation: "Because.", knowledgePointId: kp, difficulty: "medium",
+    type: "single_choice",
+    stem,
+    options,
+    answer,
+    explanation: "Because.",
+    knowledgePointId: kp,
+    difficulty: "medium",
   });
   // The second question has two options equal to its answer: the rule "exactly one correct option".
-  const output = { questions: [question("What do plants make?", ["Glucose", "Salt"], "Glucose"), question("Which gas?", ["Oxygen", "oxygen", "Neon"], "Oxygen")] };
+  const output = {
+    questions: [
+      question("What do plants make?", ["Glucose", "Salt"], "Glucose"),
+      question("Which gas?", ["Oxygen", "oxygen", "Neon"], "Oxygen"),
+    ],
+  };
   const { jobId, violations } = await rejectedJob(learner, key, output, tag());
-  expect(violations).toContainEqual(expect.objectContaining({ path: "questions.1.answer", rule: "one_correct_option" }));
+  expect(violations).toContainEqual(
+    expect.objectContaining({ path: "questions.1.answer", rule: "one_correct_option" }),
+  );
 
   await signIn(page.request, ADMIN);
   await page.goto(`/admin/jobs/${jobId}`);
@@ -60,19 +85,48 @@ test("[ADMIN] sees which field broke which rule on the failed attempt, and finds
   await expect(page.locator("#main").getByTestId("match-count")).toHaveText("0 matching");
 });
 
-test("[ADMIN] sees the output a Runtime's own quality loop rejected, reported with fail, at that attempt with the path marked", async ({ page }) => {
-  const targets = await trpc<{ materials: { knowledgePoints: { id: string }[] }[] }>(learner, "targets.list", undefined, "query");
+test("[ADMIN] sees the output a Runtime's own quality loop rejected, reported with fail, at that attempt with the path marked", async ({
+  page,
+}) => {
+  const targets = await trpc<{ materials: { knowledgePoints: { id: string }[] }[] }>(
+    learner,
+    "targets.list",
+    undefined,
+    "query",
+  );
   const kp = targets.data.materials.flatMap((m) => m.knowledgePoints)[0]!.id;
   // What the model last sent after the Runtime's quality loops: the answer is not among the options.
   const rejectedOutput = {
     questions: [
-      { type: "single_choice", stem: "Which gas do plants release?", options: ["Oxygen", "Neon"], answer: "Nitrogen", explanation: "Photosynthesis.", knowledgePointId: kp, difficulty: "medium" },
-      { type: "single_choice", stem: "What do plants make?", options: ["Glucose", "Salt"], answer: "Glucose", explanation: "Because.", knowledgePointId: kp, difficulty: "medium" },
+      {
+        type: "single_choice",
+        stem: "Which gas do plants release?",
+        options: ["Oxygen", "Neon"],
+        answer: "Nitrogen",
+        explanation: "Photosynthesis.",
+        knowledgePointId: kp,
+        difficulty: "medium",
+      },
+      {
+        type: "single_choice",
+        stem: "What do plants make?",
+        options: ["Glucose", "Salt"],
+        answer: "Glucose",
+        explanation: "Because.",
+        knowledgePointId: kp,
+        difficulty: "medium",
+      },
     ],
   };
-  const violations = [{ path: "questions.0.answer", rule: "one_correct_option", message: "the answer is not one of the options" }];
+  const violations = [
+    { path: "questions.0.answer", rule: "one_correct_option", message: "the answer is not one of the options" },
+  ];
   // Attempt 1 times out (retryable); attempt 2 gives up after the quality loop and reports the rejection.
-  const jobId = await failedJob(learner, key, { retryFirst: true, tag: tag(), rejection: { rejectedOutput, violations } });
+  const jobId = await failedJob(learner, key, {
+    retryFirst: true,
+    tag: tag(),
+    rejection: { rejectedOutput, violations },
+  });
 
   await signIn(page.request, ADMIN);
   await page.goto(`/admin/jobs/${jobId}`);
@@ -80,7 +134,9 @@ test("[ADMIN] sees the output a Runtime's own quality loop rejected, reported wi
   await expect(page.getByTestId("rejection-1")).toHaveCount(0);
   const rejection = page.getByTestId("rejection-2");
   await expect(rejection).toBeVisible();
-  await expect(rejection.getByTestId("violation").filter({ hasText: "one_correct_option" })).toContainText("questions.0.answer");
+  await expect(rejection.getByTestId("violation").filter({ hasText: "one_correct_option" })).toContainText(
+    "questions.0.answer",
+  );
   await expect(rejection.locator("mark[data-path='questions.0.answer']")).toHaveText('"Nitrogen"');
   await expect(rejection.locator("mark")).toHaveCount(1);
   await expect(rejection.getByTestId("rejected-output")).toContainText('"Which gas do plants release?"');
@@ -92,9 +148,13 @@ test("[ADMIN] sees the output a Runtime's own quality loop rejected, reported wi
 
 test("[ADMIN] a failure spike raises the console's banner on every page", async ({ page }) => {
   type Alerts = { alerts: { code: string }[] };
-  const spiking = async () => (await trpc<Alerts>(adminApi, "admin.monitor.alerts", undefined, "query")).data.alerts.some((a) => a.code === "FAILURE_RATE");
+  const spiking = async () =>
+    (await trpc<Alerts>(adminApi, "admin.monitor.alerts", undefined, "query")).data.alerts.some(
+      (a) => a.code === "FAILURE_RATE",
+    );
   // Enough non-retryable failures in the last 15 minutes to pass the configured share.
-  for (let i = 0; i < 12 && !(await spiking()); i++) await failedJob(learner, key, { jobType: "weak_point_analysis", tag: `${tag()}-${i}` });
+  for (let i = 0; i < 12 && !(await spiking()); i++)
+    await failedJob(learner, key, { jobType: "weak_point_analysis", tag: `${tag()}-${i}` });
   expect(await spiking()).toBe(true);
 
   await signIn(page.request, ADMIN);
@@ -108,20 +168,44 @@ test("[ADMIN] a failure spike raises the console's banner on every page", async 
   await expect(page.getByTestId("alert-banner")).toBeVisible();
 });
 
-test("[ADMIN] the Jobs page lists bulk runs with their progress and final counts; a run can be stopped", async ({ page }) => {
+test("[ADMIN] the Jobs page lists bulk runs with their progress and final counts; a run can be stopped", async ({
+  page,
+}) => {
   const me = await trpc<{ user: { id: string } }>(learner, "me.get", undefined, "query");
   const t = tag();
   for (let i = 0; i < 30; i++) {
-    const res = await trpc(learner, "jobs.create", { jobType: "flashcard_generation", target: { type: "user", id: me.data.user.id }, params: { count: 2 }, idempotencyKey: `${t}-${i}` }, "mutation");
+    const res = await trpc(
+      learner,
+      "jobs.create",
+      {
+        jobType: "flashcard_generation",
+        target: { type: "user", id: me.data.user.id },
+        params: { count: 2 },
+        idempotencyKey: `${t}-${i}`,
+      },
+      "mutation",
+    );
     expect(res.status).toBe(200);
   }
-  const scope = { filter: { user: ADA.email, jobType: ["flashcard_generation"], status: ["pending", "locked", "running"] } };
+  const scope = {
+    filter: { user: ADA.email, jobType: ["flashcard_generation"], status: ["pending", "locked", "running"] },
+  };
   type Run = { id: string; status: string; total: number; affected: number };
   // The reference Runtime keeps taking jobs: confirm the count the preview gives at that moment.
   let run: Run | undefined;
   for (let i = 0; i < 5 && !run; i++) {
-    const preview = await trpc<{ count: number }>(adminApi, "admin.actions.bulkPreview", { action: "cancel", scope }, "query");
-    const started = await trpc<Run>(adminApi, "admin.actions.bulkRun", { action: "cancel", scope, expectedCount: preview.data.count }, "mutation");
+    const preview = await trpc<{ count: number }>(
+      adminApi,
+      "admin.actions.bulkPreview",
+      { action: "cancel", scope },
+      "query",
+    );
+    const started = await trpc<Run>(
+      adminApi,
+      "admin.actions.bulkRun",
+      { action: "cancel", scope, expectedCount: preview.data.count },
+      "mutation",
+    );
     if (started.status === 200) run = started.data;
   }
   expect(run).toBeDefined();
@@ -138,25 +222,49 @@ test("[ADMIN] the Jobs page lists bulk runs with their progress and final counts
   await expect(line).toContainText(`${ended.data.affected} of ${ended.data.total} job`);
   await expect(line.getByRole("progressbar")).toHaveAttribute("aria-valuemax", String(ended.data.total));
   await shot(page, "bulk-runs-panel");
-  const audit = await trpc<{ items: { action: string; count: number; scope: { bulkRunId?: string } }[] }>(adminApi, "admin.monitor.audit", { limit: 50 }, "query");
+  const audit = await trpc<{ items: { action: string; count: number; scope: { bulkRunId?: string } }[] }>(
+    adminApi,
+    "admin.monitor.audit",
+    { limit: 50 },
+    "query",
+  );
   expect(audit.data.items.find((a) => a.scope?.bulkRunId === run!.id)?.count).toBe(ended.data.affected);
 });
 
-test("[ADMIN] a large bulk run shows its progress while it runs (done < total), then its final count", async ({ page }) => {
+test("[ADMIN] a large bulk run shows its progress while it runs (done < total), then its final count", async ({
+  page,
+}) => {
   const me = await trpc<{ user: { id: string } }>(learner, "me.get", undefined, "query");
   const t = tag();
   // 60 jobs in batches of 5 with a 500 ms pause (the e2e server's BULK_BATCH_SIZE / BULK_BATCH_PAUSE_MS): ~6 s of progress.
   for (let i = 0; i < 60; i++) {
-    const res = await trpc(learner, "jobs.create", { jobType: "next_action_planning", target: { type: "user", id: me.data.user.id }, idempotencyKey: `${t}-${i}` }, "mutation");
+    const res = await trpc(
+      learner,
+      "jobs.create",
+      { jobType: "next_action_planning", target: { type: "user", id: me.data.user.id }, idempotencyKey: `${t}-${i}` },
+      "mutation",
+    );
     expect(res.status).toBe(200);
   }
-  const scope = { filter: { user: ADA.email, jobType: ["next_action_planning"], status: ["pending", "locked", "running"] } };
+  const scope = {
+    filter: { user: ADA.email, jobType: ["next_action_planning"], status: ["pending", "locked", "running"] },
+  };
   type Run = { id: string; status: string; total: number; processed: number; affected: number };
   let run: Run | undefined;
   // The reference Runtime keeps finishing jobs: confirm the count the preview gives at that moment.
   for (let i = 0; i < 5 && !run; i++) {
-    const preview = await trpc<{ count: number }>(adminApi, "admin.actions.bulkPreview", { action: "cancel", scope }, "query");
-    const started = await trpc<Run>(adminApi, "admin.actions.bulkRun", { action: "cancel", scope, expectedCount: preview.data.count }, "mutation");
+    const preview = await trpc<{ count: number }>(
+      adminApi,
+      "admin.actions.bulkPreview",
+      { action: "cancel", scope },
+      "query",
+    );
+    const started = await trpc<Run>(
+      adminApi,
+      "admin.actions.bulkRun",
+      { action: "cancel", scope, expectedCount: preview.data.count },
+      "mutation",
+    );
     if (started.status === 200) run = started.data;
   }
   expect(run).toBeDefined();
@@ -176,7 +284,9 @@ test("[ADMIN] a large bulk run shows its progress while it runs (done < total), 
   await expect(item.getByRole("button", { name: "Stop this bulk action" })).toBeVisible();
   await shot(page, "bulk-run-in-progress");
   // It moves on by itself (polled) and ends with the audited count.
-  await expect.poll(async () => Number(await bar.getAttribute("aria-valuenow").catch(() => "0")), { timeout: 30_000 }).toBeGreaterThan(done);
+  await expect
+    .poll(async () => Number(await bar.getAttribute("aria-valuenow").catch(() => "0")), { timeout: 30_000 })
+    .toBeGreaterThan(done);
   const finished = page.getByRole("list", { name: "Bulk actions" }).getByTestId("bulk-progress").first();
   await expect(finished).toHaveAttribute("data-status", "done", { timeout: 30_000 });
   const ended = await trpc<Run>(adminApi, "admin.actions.bulkStatus", { id: run!.id }, "query");

@@ -22,10 +22,18 @@ export async function signedInRequest(who: { email: string; password: string }) 
 }
 
 /** A tRPC call over HTTP (no transformer): queries are GET ?input=, mutations POST the input. */
-export async function trpc<T = unknown>(req: APIRequestContext, path: string, input: unknown, kind: "query" | "mutation") {
+export async function trpc<T = unknown>(
+  req: APIRequestContext,
+  path: string,
+  input: unknown,
+  kind: "query" | "mutation",
+) {
   const res =
     kind === "query"
-      ? await req.get(`/api/trpc/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { headers: { origin: origin() } })
+      ? await req.get(
+          `/api/trpc/${path}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`,
+          { headers: { origin: origin() } },
+        )
       : await req.post(`/api/trpc/${path}`, { data: input ?? {}, headers: { origin: origin() } });
   const body = await res.json().catch(() => null);
   return { status: res.status(), data: body?.result?.data as T, error: body?.error };
@@ -34,16 +42,25 @@ export async function trpc<T = unknown>(req: APIRequestContext, path: string, in
 /** A Runtime speaking the HTTP protocol with its own key and instance id. */
 export function runtimeClient(req: APIRequestContext, key: string, id = `e2e-admin-${randomUUID().slice(0, 8)}`) {
   const post = async (path: string, body: Record<string, unknown>) => {
-    const res = await req.post(`/internal/runtime/jobs/${path}`, { data: { runtimeInstanceId: id, ...body }, headers: { authorization: `Bearer ${key}` } });
+    const res = await req.post(`/internal/runtime/jobs/${path}`, {
+      data: { runtimeInstanceId: id, ...body },
+      headers: { authorization: `Bearer ${key}` },
+    });
     return { status: res.status(), body: await res.json().catch(() => null) };
   };
   return {
     id,
     poll: () => post("poll", { capabilities: ["quiz_generation"], limit: 1 }),
     lock: (jobId: string) => post(`${jobId}/lock`, {}),
-    heartbeat: (jobId: string, attemptNo: number) => post(`${jobId}/heartbeat`, { attemptNo, stage: "model_inference", progress: 40 }),
-    fail: (jobId: string, attemptNo: number, errorCode: string, errorMessage: string, extra: Record<string, unknown> = {}) =>
-      post(`${jobId}/fail`, { attemptNo, errorCode, errorMessage, ...extra }),
+    heartbeat: (jobId: string, attemptNo: number) =>
+      post(`${jobId}/heartbeat`, { attemptNo, stage: "model_inference", progress: 40 }),
+    fail: (
+      jobId: string,
+      attemptNo: number,
+      errorCode: string,
+      errorMessage: string,
+      extra: Record<string, unknown> = {},
+    ) => post(`${jobId}/fail`, { attemptNo, errorCode, errorMessage, ...extra }),
     result: (jobId: string, attemptNo: number, output: unknown) => post(`${jobId}/result`, { attemptNo, output }),
   };
 }
@@ -55,9 +72,20 @@ type Job = { id: string; status: string };
  * claims every 300 ms; this locks right after creation, or on the first moment the job becomes
  * visible again after a retry backoff). Returns null when the reference Runtime won the race.
  */
-async function lockNew(learner: APIRequestContext, rt: ReturnType<typeof runtimeClient>, jobType: string, params: Record<string, unknown>, key: string) {
+async function lockNew(
+  learner: APIRequestContext,
+  rt: ReturnType<typeof runtimeClient>,
+  jobType: string,
+  params: Record<string, unknown>,
+  key: string,
+) {
   const me = await trpc<{ user: { id: string } }>(learner, "me.get", undefined, "query");
-  const created = await trpc<{ job: Job }>(learner, "jobs.create", { jobType, target: { type: "user", id: me.data.user.id }, params, idempotencyKey: key }, "mutation");
+  const created = await trpc<{ job: Job }>(
+    learner,
+    "jobs.create",
+    { jobType, target: { type: "user", id: me.data.user.id }, params, idempotencyKey: key },
+    "mutation",
+  );
   expect(created.status, JSON.stringify(created.error)).toBe(200);
   const lock = await rt.lock(created.data.job.id);
   return lock.status === 200 ? created.data.job.id : null;
@@ -82,7 +110,12 @@ async function relockAfterBackoff(rt: ReturnType<typeof runtimeClient>, jobId: s
 export async function failedJob(
   learner: APIRequestContext,
   key: string,
-  opts: { jobType?: string; retryFirst?: boolean; tag: string; rejection?: { rejectedOutput: unknown; violations: { path: string; rule: string; message: string }[] } },
+  opts: {
+    jobType?: string;
+    retryFirst?: boolean;
+    tag: string;
+    rejection?: { rejectedOutput: unknown; violations: { path: string; rule: string; message: string }[] };
+  },
 ) {
   const jobType = opts.jobType ?? "quiz_generation";
   const params = jobType === "quiz_generation" || jobType === "flashcard_generation" ? { count: 2 } : {};
@@ -97,7 +130,13 @@ export async function failedJob(
       if (!(await relockAfterBackoff(rt, jobId, first.body.runAfter))) continue;
       attempt = 2;
     }
-    const last = await rt.fail(jobId, attempt, "INVALID_SCHEMA", `output failed the v1 schema on attempt ${attempt}`, opts.rejection);
+    const last = await rt.fail(
+      jobId,
+      attempt,
+      "INVALID_SCHEMA",
+      `output failed the v1 schema on attempt ${attempt}`,
+      opts.rejection,
+    );
     expect(last.body.status).toBe("failed");
     return jobId;
   }

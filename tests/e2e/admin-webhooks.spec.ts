@@ -7,17 +7,30 @@ import { ADA, ADMIN, failedJob, shot, signIn, signedInRequest, trpc } from "./ad
  * JOB_WEBHOOK_URL to a small receiver of its own that answers 200, so a job finished here is
  * recorded and delivered like in production, and the admin reads it on /admin/webhooks.
  */
-type Deliveries = { items: { jobId: string; status: string; attempts: number; lastStatusCode: number | null }[]; configured: boolean };
+type Deliveries = {
+  items: { jobId: string; status: string; attempts: number; lastStatusCode: number | null }[];
+  configured: boolean;
+};
 
 test("[ADMIN] a finished job's webhook shows as delivered on the webhooks page", async ({ page }) => {
   const admin = await signedInRequest(ADMIN);
   const learner = await signedInRequest(ADA);
-  const key = (await trpc<{ key: string }>(admin, "admin.runtimeKeys.create", { name: `e2e webhooks ${randomUUID().slice(0, 8)}` }, "mutation")).data.key;
+  const key = (
+    await trpc<{ key: string }>(
+      admin,
+      "admin.runtimeKeys.create",
+      { name: `e2e webhooks ${randomUUID().slice(0, 8)}` },
+      "mutation",
+    )
+  ).data.key;
   const jobId = await failedJob(learner, key, { tag: `e2e-webhooks-${randomUUID().slice(0, 8)}` });
 
   // The relay sends it as soon as it sees the job finish; the scheduler retries every 5 s otherwise.
   await expect
-    .poll(async () => (await trpc<Deliveries>(admin, "admin.webhooks.list", { jobId }, "query")).data.items[0]?.status, { timeout: 30_000 })
+    .poll(
+      async () => (await trpc<Deliveries>(admin, "admin.webhooks.list", { jobId }, "query")).data.items[0]?.status,
+      { timeout: 30_000 },
+    )
     .toBe("delivered");
   const log = (await trpc<Deliveries>(admin, "admin.webhooks.list", { jobId, status: "delivered" }, "query")).data;
   expect(log.configured).toBe(true);
@@ -26,7 +39,10 @@ test("[ADMIN] a finished job's webhook shows as delivered on the webhooks page",
   await signIn(page.request, ADMIN);
   await page.goto("/admin/webhooks");
   await expect(page.getByRole("heading", { level: 1, name: "Webhook deliveries" })).toBeVisible();
-  await expect(page.getByRole("navigation").getByRole("link", { name: "Webhooks" })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByRole("navigation").getByRole("link", { name: "Webhooks" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
   const row = page.getByTestId(`delivery-${jobId}`);
   await expect(row).toBeVisible();
   await expect(row.getByTestId("delivery-state")).toHaveText("delivered");

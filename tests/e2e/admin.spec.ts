@@ -14,7 +14,12 @@ const tag = () => `e2e-${randomUUID().slice(0, 8)}`;
 test.beforeAll(async () => {
   learner = await signedInRequest(ADA);
   adminApi = await signedInRequest(ADMIN);
-  const created = await trpc<{ key: string }>(adminApi, "admin.runtimeKeys.create", { name: `e2e admin tests ${tag()}` }, "mutation");
+  const created = await trpc<{ key: string }>(
+    adminApi,
+    "admin.runtimeKeys.create",
+    { name: `e2e admin tests ${tag()}` },
+    "mutation",
+  );
   expect(created.status).toBe(200);
   key = created.data.key;
 });
@@ -24,7 +29,9 @@ test.afterAll(async () => {
   await adminApi?.dispose();
 });
 
-test("[ADMIN] finds a failed job by search, reads every attempt's error, re-runs it and sees the new job finish", async ({ page }) => {
+test("[ADMIN] finds a failed job by search, reads every attempt's error, re-runs it and sees the new job finish", async ({
+  page,
+}) => {
   const idem = tag();
   const jobId = await failedJob(learner, key, { retryFirst: true, tag: idem });
   await signIn(page.request, ADMIN);
@@ -63,10 +70,13 @@ test("[ADMIN] finds a failed job by search, reads every attempt's error, re-runs
   await shot(page, "job-detail-rerun-succeeded");
 });
 
-test("[ADMIN] bulk re-runs the failed jobs of one type from a filter; the preview count is what is re-run", async ({ page }) => {
+test("[ADMIN] bulk re-runs the failed jobs of one type from a filter; the preview count is what is re-run", async ({
+  page,
+}) => {
   const t = tag();
   const failed = [];
-  for (let i = 0; i < 3; i++) failed.push(await failedJob(learner, key, { jobType: "flashcard_generation", tag: `${t}-${i}` }));
+  for (let i = 0; i < 3; i++)
+    failed.push(await failedJob(learner, key, { jobType: "flashcard_generation", tag: `${t}-${i}` }));
   // Same user and state, other type: must stay out of the scope.
   const other = await failedJob(learner, key, { jobType: "weak_point_analysis", tag: `${t}-other` });
   await signIn(page.request, ADMIN);
@@ -85,16 +95,33 @@ test("[ADMIN] bulk re-runs the failed jobs of one type from a filter; the previe
   await dialog.getByRole("button", { name: "Close" }).click();
 
   for (const id of failed) {
-    const detail = await trpc<{ lineage: { reruns: { id: string }[] } }>(adminApi, "admin.explorer.detail", { jobId: id }, "query");
+    const detail = await trpc<{ lineage: { reruns: { id: string }[] } }>(
+      adminApi,
+      "admin.explorer.detail",
+      { jobId: id },
+      "query",
+    );
     expect(detail.data.lineage.reruns).toHaveLength(1);
   }
-  const untouched = await trpc<{ lineage: { reruns: unknown[] } }>(adminApi, "admin.explorer.detail", { jobId: other }, "query");
+  const untouched = await trpc<{ lineage: { reruns: unknown[] } }>(
+    adminApi,
+    "admin.explorer.detail",
+    { jobId: other },
+    "query",
+  );
   expect(untouched.data.lineage.reruns).toHaveLength(0);
-  const audit = await trpc<{ items: { action: string; count: number }[] }>(adminApi, "admin.monitor.audit", { limit: 20 }, "query");
+  const audit = await trpc<{ items: { action: string; count: number }[] }>(
+    adminApi,
+    "admin.monitor.audit",
+    { limit: 20 },
+    "query",
+  );
   expect(audit.data.items.find((a) => a.action === "jobs.bulk_rerun")?.count).toBe(3);
 });
 
-test("[ADMIN] cancels a running job; its Runtime learns it on the next heartbeat and the job ends cancelled", async ({ page }) => {
+test("[ADMIN] cancels a running job; its Runtime learns it on the next heartbeat and the job ends cancelled", async ({
+  page,
+}) => {
   const { jobId, rt } = await runningJob(learner, key, tag());
   // Leases are 10 s in the e2e server: keep this one alive while the admin works, as a Runtime would.
   const keepAlive = setInterval(() => void rt.heartbeat(jobId, 1), 2_000);
@@ -165,6 +192,7 @@ test("[LEARNER] a learner is kept out of every admin page and procedure", async 
     expect(res.status, path).toBe(403);
   }
   const anonymous = await request.newContext({ baseURL: new URL(page.url()).origin });
-  for (const [path, kind, input] of ADMIN_PROCEDURES) expect((await trpc(anonymous, path, input, kind)).status, path).toBe(401);
+  for (const [path, kind, input] of ADMIN_PROCEDURES)
+    expect((await trpc(anonymous, path, input, kind)).status, path).toBe(401);
   await anonymous.dispose();
 });

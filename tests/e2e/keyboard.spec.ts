@@ -11,7 +11,8 @@ import { rowsOf, signIn } from "./learner-helpers";
 const BEN = { email: "ben@example.com", password: "learner-demo-password" };
 
 const isFocused = (l: Locator) => l.evaluate((el) => el === document.activeElement);
-const focusedIsBody = (page: Page) => page.evaluate(() => !document.activeElement || document.activeElement === document.body);
+const focusedIsBody = (page: Page) =>
+  page.evaluate(() => !document.activeElement || document.activeElement === document.body);
 
 /** Presses Tab (or Shift+Tab) until `target` has focus; returns how many presses it took. */
 async function tabTo(page: Page, target: Locator, opts: { back?: boolean; max?: number } = {}) {
@@ -33,7 +34,9 @@ async function skipToMain(page: Page) {
   await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("main");
 }
 
-test("[LEARNER] keyboard only: start an analysis, open its result, flip a card, play the quiz, turn consent off and on", async ({ page }) => {
+test("[LEARNER] keyboard only: start an analysis, open its result, flip a card, play the quiz, turn consent off and on", async ({
+  page,
+}) => {
   await signIn(page, BEN);
   await page.goto("/");
   await expect(page.getByRole("heading", { name: "Your AI study coach" })).toBeVisible();
@@ -102,7 +105,9 @@ test("[LEARNER] keyboard only: start an analysis, open its result, flip a card, 
 test("[ADMIN] keyboard only: filter the explorer, open a failed job, re-run it", async ({ page }) => {
   const learner = await signedInRequest({ email: "ada@example.com", password: "learner-demo-password" });
   const admin = await signedInRequest(ADMIN);
-  const key = (await trpc<{ key: string }>(admin, "admin.runtimeKeys.create", { name: `keyboard ${Date.now()}` }, "mutation")).data.key;
+  const key = (
+    await trpc<{ key: string }>(admin, "admin.runtimeKeys.create", { name: `keyboard ${Date.now()}` }, "mutation")
+  ).data.key;
   const jobId = await failedJob(learner, key, { tag: `kbd-${Date.now()}` });
   await page.context().addCookies((await admin.storageState()).cookies);
   await learner.dispose();
@@ -148,12 +153,19 @@ test("[ADMIN] keyboard only: filter the explorer, open a failed job, re-run it",
   await expect.poll(() => isFocused(heading)).toBe(true);
 });
 
-test("[ADMIN] every console page fits a 390 px phone: no page-wide sideways scroll, tables scroll in their own box", async ({ page }) => {
+test("[ADMIN] every console page fits a 390 px phone: no page-wide sideways scroll, tables scroll in their own box", async ({
+  page,
+}) => {
   const admin = await signedInRequest(ADMIN);
   await page.context().addCookies((await admin.storageState()).cookies);
   await admin.dispose();
   await page.setViewportSize({ width: 390, height: 844 });
-  for (const [path, heading] of [["/admin", "Overview"], ["/admin/jobs", "Jobs"], ["/admin/runtimes", "Runtimes"], ["/admin/audit", "Audit log"]] as const) {
+  for (const [path, heading] of [
+    ["/admin", "Overview"],
+    ["/admin/jobs", "Jobs"],
+    ["/admin/runtimes", "Runtimes"],
+    ["/admin/audit", "Audit log"],
+  ] as const) {
     await page.goto(path);
     await expect(page.getByRole("heading", { name: heading }).first()).toBeVisible();
     await expect(page.getByRole("button", { name: /sign out/i })).toBeInViewport();

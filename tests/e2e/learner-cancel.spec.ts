@@ -2,11 +2,20 @@ import { expect, test } from "@playwright/test";
 import { ADMIN, runningJob, signedInRequest, trpc } from "./admin-helpers";
 import { ADA, shot, signIn } from "./learner-helpers";
 
-test("[LEARNER] cancel a running job: its Runtime learns it on the next heartbeat, stops, and the job ends cancelled", async ({ page }) => {
+test("[LEARNER] cancel a running job: its Runtime learns it on the next heartbeat, stops, and the job ends cancelled", async ({
+  page,
+}) => {
   // The job runs on a Runtime this test drives through the real protocol, so it is still running
   // when the learner clicks Cancel, however fast the reference Runtime would have been.
   const admin = await signedInRequest(ADMIN);
-  const key = (await trpc<{ key: string }>(admin, "admin.runtimeKeys.create", { name: `e2e learner cancel ${Date.now()}` }, "mutation")).data.key;
+  const key = (
+    await trpc<{ key: string }>(
+      admin,
+      "admin.runtimeKeys.create",
+      { name: `e2e learner cancel ${Date.now()}` },
+      "mutation",
+    )
+  ).data.key;
   await signIn(page, ADA);
   const { jobId, rt } = await runningJob(page.request, key, `learner-cancel-${Date.now()}`);
 

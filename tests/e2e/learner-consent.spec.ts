@@ -1,7 +1,13 @@
 import { expect, test } from "@playwright/test";
 import { ADA, BEN, rowsOf, shot, signIn } from "./learner-helpers";
 
-const TYPES = ["learning_state_analysis", "weak_point_analysis", "next_action_planning", "quiz_generation", "flashcard_generation"];
+const TYPES = [
+  "learning_state_analysis",
+  "weak_point_analysis",
+  "next_action_planning",
+  "quiz_generation",
+  "flashcard_generation",
+];
 const CHEN = { email: "chen@example.com", password: "learner-demo-password" };
 
 test("[LEARNER] turning AI consent off cancels pending work at once and blocks new analyses", async ({ page }) => {
@@ -17,10 +23,16 @@ test("[LEARNER] turning AI consent off cancels pending work at once and blocks n
   const list = (await (await page.request.get("/api/trpc/targets.list")).json()).result.data as {
     materials: { id: string; knowledgePoints: { id: string }[] }[];
   };
-  const targets = list.materials.flatMap((m) => [["material", m.id], ...m.knowledgePoints.map((k) => ["knowledge_point", k.id])]);
+  const targets = list.materials.flatMap((m) => [
+    ["material", m.id],
+    ...m.knowledgePoints.map((k) => ["knowledge_point", k.id]),
+  ]);
   expect(targets.length).toBeGreaterThanOrEqual(4);
   const started = targets.map(([type, id]) =>
-    page.request.post("/api/trpc/analyses.trigger", { headers: { origin }, data: { target: { type, id }, jobTypes: TYPES } }),
+    page.request.post("/api/trpc/analyses.trigger", {
+      headers: { origin },
+      data: { target: { type, id }, jobTypes: TYPES },
+    }),
   );
   await page.getByRole("button", { name: "Run all five" }).click();
   for (const res of await Promise.all(started)) expect(res.status()).toBe(200);
@@ -36,7 +48,11 @@ test("[LEARNER] turning AI consent off cancels pending work at once and blocks n
   await expect(consent).toHaveAttribute("aria-checked", "false");
 
   // Nothing is left in flight: waiting jobs were cancelled, running ones stopped or finished.
-  await expect(page.locator("[data-testid=job-row][data-status=pending], [data-testid=job-row][data-status=running], [data-testid=job-row][data-status=locked]")).toHaveCount(0, { timeout: 30_000 });
+  await expect(
+    page.locator(
+      "[data-testid=job-row][data-status=pending], [data-testid=job-row][data-status=running], [data-testid=job-row][data-status=locked]",
+    ),
+  ).toHaveCount(0, { timeout: 30_000 });
   // The newest twenty are listed, and the last ones started are the ones that were still waiting.
   const cancelledRows = page.locator("[data-testid=job-row][data-status=cancelled]");
   await expect.poll(() => cancelledRows.count()).toBeGreaterThanOrEqual(Math.min(cancelledNow, 10));

@@ -35,7 +35,12 @@ export async function recordProgress(page: Page) {
         w.__statuses.add(row.getAttribute("data-status") ?? "");
       });
     };
-    new MutationObserver(scan).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    new MutationObserver(scan).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+    });
   });
 }
 

@@ -20,15 +20,25 @@ test.afterAll(async () => adminApi?.dispose());
 /** Creates a job as `api`'s learner and waits until the reference Runtime has finished it. */
 async function finishedJob(api: APIRequestContext, jobType: string, params: Record<string, unknown> = {}) {
   const me = await trpc<{ user: { id: string } }>(api, "me.get", undefined, "query");
-  const created = await trpc<{ job: Job }>(api, "jobs.create", { jobType, target: { type: "user", id: me.data.user.id }, params, idempotencyKey: randomUUID() }, "mutation");
+  const created = await trpc<{ job: Job }>(
+    api,
+    "jobs.create",
+    { jobType, target: { type: "user", id: me.data.user.id }, params, idempotencyKey: randomUUID() },
+    "mutation",
+  );
   expect(created.status, JSON.stringify(created.error)).toBe(200);
   await expect
-    .poll(async () => (await trpc<{ job: Job }>(api, "jobs.get", { jobId: created.data.job.id }, "query")).data.job.status, { timeout: 60_000 })
+    .poll(
+      async () => (await trpc<{ job: Job }>(api, "jobs.get", { jobId: created.data.job.id }, "query")).data.job.status,
+      { timeout: 60_000 },
+    )
     .toBe("succeeded");
   return created.data.job.id;
 }
 
-test("[LEARNER] saves their own DeepSeek key, sees only its last four characters, and jobs use it", async ({ page }) => {
+test("[LEARNER] saves their own DeepSeek key, sees only its last four characters, and jobs use it", async ({
+  page,
+}) => {
   const secret = `sk-e2e-${randomUUID().replace(/-/g, "")}WXYZ`;
   await signIn(page, CHEN);
   await page.goto("/");
@@ -48,12 +58,22 @@ test("[LEARNER] saves their own DeepSeek key, sees only its last four characters
 
   // Using it: a job created now runs on the learner's key, which only the lease holder receives.
   const chen = await signedInRequest(CHEN);
-  const created = await trpc<{ key: string }>(adminApi, "admin.runtimeKeys.create", { name: `e2e own key ${randomUUID().slice(0, 6)}` }, "mutation");
+  const created = await trpc<{ key: string }>(
+    adminApi,
+    "admin.runtimeKeys.create",
+    { name: `e2e own key ${randomUUID().slice(0, 6)}` },
+    "mutation",
+  );
   const rt = runtimeClient(chen, created.data.key);
   const me = await trpc<{ user: { id: string } }>(chen, "me.get", undefined, "query");
   let handed: string | undefined;
   for (let round = 0; round < 8 && !handed; round++) {
-    const job = await trpc<{ job: Job }>(chen, "jobs.create", { jobType: "weak_point_analysis", target: { type: "user", id: me.data.user.id }, idempotencyKey: randomUUID() }, "mutation");
+    const job = await trpc<{ job: Job }>(
+      chen,
+      "jobs.create",
+      { jobType: "weak_point_analysis", target: { type: "user", id: me.data.user.id }, idempotencyKey: randomUUID() },
+      "mutation",
+    );
     expect(job.data.job.apiKeyMode).toBe("user_deepseek_key");
     const lock = await rt.lock(job.data.job.id);
     if (lock.status === 200) handed = lock.body.job.model.apiKey; // else the reference Runtime took it first
@@ -68,7 +88,9 @@ test("[LEARNER] saves their own DeepSeek key, sees only its last four characters
   await chen.dispose();
 });
 
-test("[LEARNER] ticks on next steps are saved; mastery shows across analyses; the whole history pages in", async ({ page }) => {
+test("[LEARNER] ticks on next steps are saved; mastery shows across analyses; the whole history pages in", async ({
+  page,
+}) => {
   const ben = await signedInRequest(BEN);
   const plan = await finishedJob(ben, "next_action_planning");
   await finishedJob(ben, "learning_state_analysis");
@@ -100,7 +122,17 @@ test("[LEARNER] ticks on next steps are saved; mastery shows across analyses; th
   // More than the live list holds: cancelled jobs fill Ben's history past one page.
   const me = await trpc<{ user: { id: string } }>(ben, "me.get", undefined, "query");
   for (let i = 0; i < 24; i++) {
-    const job = await trpc<{ job: Job }>(ben, "jobs.create", { jobType: "flashcard_generation", target: { type: "user", id: me.data.user.id }, params: { count: 2 }, idempotencyKey: randomUUID() }, "mutation");
+    const job = await trpc<{ job: Job }>(
+      ben,
+      "jobs.create",
+      {
+        jobType: "flashcard_generation",
+        target: { type: "user", id: me.data.user.id },
+        params: { count: 2 },
+        idempotencyKey: randomUUID(),
+      },
+      "mutation",
+    );
     await trpc(ben, "jobs.cancel", { jobId: job.data.job.id }, "mutation");
   }
   const all = await trpc<{ total: number }>(ben, "jobs.list", { pageSize: 1 }, "query");
@@ -110,7 +142,9 @@ test("[LEARNER] ticks on next steps are saved; mastery shows across analyses; th
   for (let i = 0; i < 10 && (await page.getByRole("button", { name: "Show older analyses" }).count()); i++)
     await page.getByRole("button", { name: "Show older analyses" }).click();
   await expect(page.getByTestId("history-end")).toContainText(`${all.data.total} analyses in all`);
-  await expect(page.getByRole("list", { name: "older analyses" }).getByTestId("job-row")).toHaveCount(all.data.total - 20);
+  await expect(page.getByRole("list", { name: "older analyses" }).getByTestId("job-row")).toHaveCount(
+    all.data.total - 20,
+  );
   await shot(page, "history-all");
   await ben.dispose();
 });

@@ -8,7 +8,13 @@ import { ADA, recordProgress, rowsOf, seenProgress, shot, signIn } from "./learn
  */
 test.describe.configure({ mode: "serial" });
 
-const TYPES = ["learning_state_analysis", "weak_point_analysis", "next_action_planning", "quiz_generation", "flashcard_generation"] as const;
+const TYPES = [
+  "learning_state_analysis",
+  "weak_point_analysis",
+  "next_action_planning",
+  "quiz_generation",
+  "flashcard_generation",
+] as const;
 
 test("[LEARNER] trigger all five analyses, watch them move live, and every result renders", async ({ page }) => {
   await signIn(page, ADA);
@@ -22,21 +28,33 @@ test("[LEARNER] trigger all five analyses, watch them move live, and every resul
   // Work for another target first: the Runtime (four at a time) is busy with it, so the five
   // analyses below are listed while they wait, then move through their stages on screen.
   const origin = new URL(test.info().project.use.baseURL!).origin;
-  const list = (await (await page.request.get("/api/trpc/targets.list")).json()).result.data as { materials: { id: string; knowledgePoints: { id: string }[] }[] };
+  const list = (await (await page.request.get("/api/trpc/targets.list")).json()).result.data as {
+    materials: { id: string; knowledgePoints: { id: string }[] }[];
+  };
   const busy = list.materials[1]!;
-  for (const target of [{ type: "material", id: busy.id }, ...busy.knowledgePoints.map((k) => ({ type: "knowledge_point", id: k.id }))]) {
-    const res = await page.request.post("/api/trpc/analyses.trigger", { headers: { origin }, data: { target, jobTypes: TYPES } });
+  for (const target of [
+    { type: "material", id: busy.id },
+    ...busy.knowledgePoints.map((k) => ({ type: "knowledge_point", id: k.id })),
+  ]) {
+    const res = await page.request.post("/api/trpc/analyses.trigger", {
+      headers: { origin },
+      data: { target, jobTypes: TYPES },
+    });
     expect(res.status()).toBe(200);
   }
   await recordProgress(page);
   await page.getByRole("button", { name: "Run all five" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Started 5 analyses" })).toBeVisible();
 
-  for (const type of TYPES) await expect(rowsOf(page, type).first()).toHaveAttribute("data-status", "succeeded", { timeout: 60_000 });
+  for (const type of TYPES)
+    await expect(rowsOf(page, type).first()).toHaveAttribute("data-status", "succeeded", { timeout: 60_000 });
   const { seen, statuses } = await seenProgress(page);
   // Stage and percentage took several values between the start and the end, pushed to the page.
   expect(new Set(seen.map((s) => s.split("|")[0])).size, seen.join(", ")).toBeGreaterThanOrEqual(2);
-  expect(seen.some((s) => !/\|(0|100)%$/.test(s)), seen.join(", ")).toBe(true);
+  expect(
+    seen.some((s) => !/\|(0|100)%$/.test(s)),
+    seen.join(", "),
+  ).toBe(true);
   expect(statuses).toEqual(expect.arrayContaining(["pending", "succeeded"]));
 
   await rowsOf(page, "learning_state_analysis").first().getByRole("button").first().click();
@@ -118,14 +136,24 @@ test("[LEARNER] a repeated trigger shows the job already in flight", async ({ pa
   await expect(repeated.or(finished)).toBeVisible();
   // The same request twice at once: one job, the second answer names it (created=false).
   const origin = new URL(test.info().project.use.baseURL!).origin;
-  const body = { target: { type: "user", id: "user_ada" }, jobTypes: ["next_action_planning"], params: { next_action_planning: { timeBudgetMinutes: 20 + (Date.now() % 500) } } };
-  const twice = await Promise.all([0, 1].map(() => page.request.post("/api/trpc/analyses.trigger", { headers: { origin }, data: body })));
-  const answers = await Promise.all(twice.map(async (r) => (await r.json()).result.data.items[0] as { created: boolean; job: { id: string } }));
+  const body = {
+    target: { type: "user", id: "user_ada" },
+    jobTypes: ["next_action_planning"],
+    params: { next_action_planning: { timeBudgetMinutes: 20 + (Date.now() % 500) } },
+  };
+  const twice = await Promise.all(
+    [0, 1].map(() => page.request.post("/api/trpc/analyses.trigger", { headers: { origin }, data: body })),
+  );
+  const answers = await Promise.all(
+    twice.map(async (r) => (await r.json()).result.data.items[0] as { created: boolean; job: { id: string } }),
+  );
   expect(answers[0]!.job.id).toBe(answers[1]!.job.id);
   expect(answers.filter((a) => a.created)).toHaveLength(1);
 });
 
 async function totalAnswers(page: import("@playwright/test").Page) {
-  const values = await page.getByTestId("mastery-row").evaluateAll((rows) => rows.map((r) => Number(r.getAttribute("data-attempts"))));
+  const values = await page
+    .getByTestId("mastery-row")
+    .evaluateAll((rows) => rows.map((r) => Number(r.getAttribute("data-attempts"))));
   return values.reduce((a, b) => a + b, 0);
 }

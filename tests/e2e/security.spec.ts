@@ -10,7 +10,9 @@ async function watchViolations(page: Page) {
   });
   page.on("pageerror", (e) => seen.push(`pageerror: ${e.message}`));
   await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (e) => console.error(`Refused to (CSP) ${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener("securitypolicyviolation", (e) =>
+      console.error(`Refused to (CSP) ${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   return seen;
 }
@@ -53,7 +55,10 @@ test.describe("[PUBLIC] open redirect after sign-in", () => {
 });
 
 test.describe("[PUBLIC] security headers and the CSP", () => {
-  test("pages, API answers and the Runtime protocol carry the headers; pages a nonce CSP", async ({ page, request }) => {
+  test("pages, API answers and the Runtime protocol carry the headers; pages a nonce CSP", async ({
+    page,
+    request,
+  }) => {
     const signInPage = (await page.goto("/sign-in"))!;
     expectCommonHeaders(signInPage);
     const csp = signInPage.headers()["content-security-policy"]!;
@@ -68,7 +73,11 @@ test.describe("[PUBLIC] security headers and the CSP", () => {
     const again = (await page.goto("/sign-in"))!;
     expect(again.headers()["content-security-policy"]).not.toContain(nonce!);
 
-    for (const res of [await request.get("/api/health"), await request.post("/api/trpc/jobs.create", { data: {} }), await request.post("/internal/runtime/jobs/poll", { data: {} })]) {
+    for (const res of [
+      await request.get("/api/health"),
+      await request.post("/api/trpc/jobs.create", { data: {} }),
+      await request.post("/internal/runtime/jobs/poll", { data: {} }),
+    ]) {
       expectCommonHeaders(res);
       expect(res.headers()["content-security-policy"]).toContain("default-src 'none'");
       expect(res.status()).toBeLessThan(500);
@@ -123,7 +132,9 @@ test.describe("[PUBLIC] security headers and the CSP", () => {
 test.describe("[PUBLIC] sign-in without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
-  test("the form posts: the right password signs in, a wrong one shows the error; credentials never in a URL", async ({ page }) => {
+  test("the form posts: the right password signs in, a wrong one shows the error; credentials never in a URL", async ({
+    page,
+  }) => {
     const urls: string[] = [];
     page.on("request", (r) => urls.push(`${r.method()} ${r.url()}`));
     await page.goto("/sign-in?next=/");

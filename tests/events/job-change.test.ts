@@ -28,20 +28,35 @@ it("creation, a transition and a priority change push the same shape, which the 
     await setJobPriority(second.id, 5, admin.id);
     const rt = runtime(await runtimeKey(), uid("rt"));
     expect((await rt.lock(first.id)).status).toBe(200);
-    const mine = await eventually("four pushes", async () => {
-      const list = payloads.filter((p) => p.id === first.id || p.id === second.id);
-      return list.length >= 4 ? list : null;
-    }, 10_000);
+    const mine = await eventually(
+      "four pushes",
+      async () => {
+        const list = payloads.filter((p) => p.id === first.id || p.id === second.id);
+        return list.length >= 4 ? list : null;
+      },
+      10_000,
+    );
     const created = mine.filter((p) => p.created === true);
     expect(created.map((p) => p.id).sort()).toEqual([first.id, second.id].sort());
     const locked = mine.find((p) => p.id === first.id && p.status === "locked")!;
     const reprioritised = mine.find((p) => p.id === second.id && p.created === undefined)!;
     for (const p of [...created, locked, reprioritised]) expect(jobChangeSchema.safeParse(p).success).toBe(true);
-    const fields = Object.keys(jobChangeSchema.shape).filter((k) => k !== "created").sort();
+    const fields = Object.keys(jobChangeSchema.shape)
+      .filter((k) => k !== "created")
+      .sort();
     expect(Object.keys(locked).sort()).toEqual(fields);
     expect(Object.keys(reprioritised).sort()).toEqual(fields);
-    expect(Object.keys(created[0]!).filter((k) => k !== "created").sort()).toEqual(fields);
-    expect(locked).toMatchObject({ userId: learner.user.id, jobType: "learning_state_analysis", attemptNo: 1, cancelRequested: false });
+    expect(
+      Object.keys(created[0]!)
+        .filter((k) => k !== "created")
+        .sort(),
+    ).toEqual(fields);
+    expect(locked).toMatchObject({
+      userId: learner.user.id,
+      jobType: "learning_state_analysis",
+      attemptNo: 1,
+      cancelRequested: false,
+    });
   } finally {
     await listener.end();
     await releaseJobsOf([learner]);

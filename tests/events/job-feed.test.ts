@@ -93,9 +93,11 @@ describe("the job feed (LISTEN/NOTIFY)", () => {
   it("reconnects after its connection is killed; only its own connection is touched", async () => {
     // LISTEN backends of this file's own database (each test file has one), ours excluded.
     const listenerPids = async () =>
-      (await getDb().$queryRaw<{ pid: number }[]>`
+      (
+        await getDb().$queryRaw<{ pid: number }[]>`
         SELECT pid FROM pg_stat_activity
-        WHERE datname = current_database() AND query LIKE 'LISTEN ai_job_events%' AND pid <> pg_backend_pid()`).map((r) => r.pid);
+        WHERE datname = current_database() AND query LIKE 'LISTEN ai_job_events%' AND pid <> pg_backend_pid()`
+      ).map((r) => r.pid);
     const before = await listenerPids();
     expect(before.length).toBeGreaterThanOrEqual(1); // the describe's feed, which must survive
     const own = new JobFeed(process.env.DATABASE_URL!).start();

@@ -10,7 +10,10 @@ async function readUntil(stream: ReadableStream<Uint8Array>, done: (text: string
   let text = "";
   const deadline = Date.now() + ms;
   while (!done(text)) {
-    const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), Math.max(1, deadline - Date.now())))]);
+    const next = await Promise.race([
+      reader.read(),
+      new Promise<null>((r) => setTimeout(() => r(null), Math.max(1, deadline - Date.now()))),
+    ]);
     if (!next || next.done) break;
     text += decoder.decode(next.value);
   }

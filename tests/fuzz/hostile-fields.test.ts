@@ -29,8 +29,12 @@ const hostile: fc.Arbitrary<Hostile> = fc.oneof(
     // JSON.stringify writes a lone surrogate as an escape; the server's JSON.parse turns it back.
     text: JSON.stringify(`${a}${String.fromCharCode(c)}${b}`),
   })),
-  fc.integer({ min: 300_000, max: 400_000 }).map((n) => ({ kind: "oversized" as const, text: JSON.stringify("x".repeat(n)) })),
-  fc.integer({ min: 100, max: 5_000 }).map((d) => ({ kind: "deep" as const, text: '{"a":['.repeat(d) + '"\\u0000"' + "]}".repeat(d) })),
+  fc
+    .integer({ min: 300_000, max: 400_000 })
+    .map((n) => ({ kind: "oversized" as const, text: JSON.stringify("x".repeat(n)) })),
+  fc
+    .integer({ min: 100, max: 5_000 })
+    .map((d) => ({ kind: "deep" as const, text: '{"a":['.repeat(d) + '"\\u0000"' + "]}".repeat(d) })),
 );
 const QUERIES = new Set(["snapshots.get", "jobs.get", "admin.quotas.get"]);
 const protoKeys = fc.subarray(["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf"]);
@@ -39,7 +43,8 @@ const protoKeys = fc.subarray(["__proto__", "constructor", "prototype", "toStrin
 function stringLeaves(value: unknown, path: Path = []): Path[] {
   if (typeof value === "string") return [path];
   if (Array.isArray(value)) return value.flatMap((v, i) => stringLeaves(v, [...path, i]));
-  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, [...path, k]));
+  if (value && typeof value === "object")
+    return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, [...path, k]));
   return [];
 }
 
@@ -58,7 +63,19 @@ function withHostile(base: Record<string, unknown>, path: Path, raw: string, ext
 async function fingerprint() {
   const db = getDb();
   const [jobs, events, results, users, keys, credentials, usage, rejections] = await Promise.all([
-    db.aiRuntimeJob.findMany({ select: { id: true, status: true, attemptNo: true, lockUntil: true, stage: true, progress: true, errorCode: true, updatedAt: true }, orderBy: { id: "asc" } }),
+    db.aiRuntimeJob.findMany({
+      select: {
+        id: true,
+        status: true,
+        attemptNo: true,
+        lockUntil: true,
+        stage: true,
+        progress: true,
+        errorCode: true,
+        updatedAt: true,
+      },
+      orderBy: { id: "asc" },
+    }),
     db.jobEvent.count(),
     db.aiRuntimeResult.count(),
     db.user.findMany({ select: { id: true, name: true, email: true }, orderBy: { id: "asc" } }),
@@ -93,37 +110,68 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
   it(`${RUNS} Runtime requests: NUL, lone surrogates, oversized and deeply nested fields are refused exactly, nothing changes`, async () => {
     const kps = learner.knowledgePoints.map((k) => k.id);
     const bases: Record<Endpoint, { jobId: string | null; body: Record<string, unknown> }> = {
-      poll: { jobId: null, body: { runtimeInstanceId: "rt-fuzz", capabilities: ["weak_point_analysis"], limit: 5, runtimeVersion: "1.0.0" } },
+      poll: {
+        jobId: null,
+        body: {
+          runtimeInstanceId: "rt-fuzz",
+          capabilities: ["weak_point_analysis"],
+          limit: 5,
+          runtimeVersion: "1.0.0",
+        },
+      },
       lock: { jobId: pendingJob, body: { runtimeInstanceId: "rt-fuzz" } },
-      heartbeat: { jobId: heldJob, body: { runtimeInstanceId: HOLDER, attemptNo: 1, stage: "model_inference", progress: 30, message: "thinking" } },
+      heartbeat: {
+        jobId: heldJob,
+        body: { runtimeInstanceId: HOLDER, attemptNo: 1, stage: "model_inference", progress: 30, message: "thinking" },
+      },
       result: {
         jobId: heldJob,
-        body: { runtimeInstanceId: HOLDER, attemptNo: 1, output: validOutput("weak_point_analysis", kps), modelName: "deepseek-chat", promptVersion: "p1" },
+        body: {
+          runtimeInstanceId: HOLDER,
+          attemptNo: 1,
+          output: validOutput("weak_point_analysis", kps),
+          modelName: "deepseek-chat",
+          promptVersion: "p1",
+        },
       },
       fail: {
         jobId: heldJob,
         body: {
-          runtimeInstanceId: HOLDER, attemptNo: 1, errorCode: "NETWORK_ERROR", errorMessage: "connection reset",
+          runtimeInstanceId: HOLDER,
+          attemptNo: 1,
+          errorCode: "NETWORK_ERROR",
+          errorMessage: "connection reset",
           // A rejection the Runtime's quality loop reports: every string in it is fuzzed too.
           rejectedOutput: { weakPoints: [{ title: "Fractions", knowledgePointId: "kp_x" }] },
-          violations: [{ path: "weakPoints.0.knowledgePointId", rule: "knowledge_point_unknown", message: "not in the snapshot" }],
+          violations: [
+            { path: "weakPoints.0.knowledgePointId", rule: "knowledge_point_unknown", message: "not in the snapshot" },
+          ],
         },
       },
     };
     const before = await fingerprint();
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...(Object.keys(bases) as Endpoint[])), fc.nat(), hostile, protoKeys, async (endpoint, n, bad, extra) => {
-        const { jobId, body } = bases[endpoint];
-        const leaves = stringLeaves(body);
-        const path = leaves[n % leaves.length]!;
-        const res = await call(endpoint, jobId, null, { key, rawBody: withHostile(body, path, bad.text, extra) });
-        const want = expectedRefusal(bad.kind);
-        expect(res.status, `${endpoint} ${path.join(".")} ${bad.kind}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(want.status);
-        expect(res.body.error.code).toBe(want.code);
-        if (bad.kind === "nul" || bad.kind === "surrogate") {
-          expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path.join("."));
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...(Object.keys(bases) as Endpoint[])),
+        fc.nat(),
+        hostile,
+        protoKeys,
+        async (endpoint, n, bad, extra) => {
+          const { jobId, body } = bases[endpoint];
+          const leaves = stringLeaves(body);
+          const path = leaves[n % leaves.length]!;
+          const res = await call(endpoint, jobId, null, { key, rawBody: withHostile(body, path, bad.text, extra) });
+          const want = expectedRefusal(bad.kind);
+          expect(
+            res.status,
+            `${endpoint} ${path.join(".")} ${bad.kind}: ${JSON.stringify(res.body).slice(0, 300)}`,
+          ).toBe(want.status);
+          expect(res.body.error.code).toBe(want.code);
+          if (bad.kind === "nul" || bad.kind === "surrogate") {
+            expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path.join("."));
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
     expect(await fingerprint()).toBe(before);
@@ -134,7 +182,12 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
     const before = await fingerprint();
     const names = Object.getOwnPropertyNames(Object.prototype);
     for (const errorCode of names) {
-      const res = await call("fail", heldJob, { runtimeInstanceId: HOLDER, attemptNo: 1, errorCode, errorMessage: "x" }, { key });
+      const res = await call(
+        "fail",
+        heldJob,
+        { runtimeInstanceId: HOLDER, attemptNo: 1, errorCode, errorMessage: "x" },
+        { key },
+      );
       expect(res.status, errorCode).toBe(400);
       expect(res.body.error.code).toBe("UNKNOWN_ERROR_CODE");
     }
@@ -147,7 +200,14 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
     const me = learner.user.id;
     const bases: [string, Record<string, unknown>][] = [
       ["jobs.create", { jobType: "weak_point_analysis", target: { type: "user", id: me }, idempotencyKey: uid("k") }],
-      ["jobs.create", { jobType: "quiz_generation", target: { type: "material", id: learner.material.id }, params: { difficulty: "easy", questionTypes: ["single_choice"] } }],
+      [
+        "jobs.create",
+        {
+          jobType: "quiz_generation",
+          target: { type: "material", id: learner.material.id },
+          params: { difficulty: "easy", questionTypes: ["single_choice"] },
+        },
+      ],
       ["jobs.cancel", { jobId: pendingJob }],
       ["snapshots.get", { snapshotId: "snap" }],
       ["jobs.get", { jobId: pendingJob }],
@@ -164,9 +224,15 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
         const leaf = leaves[n % leaves.length]!;
         const input = withHostile(body, leaf, bad.text, extra);
         const res = QUERIES.has(path)
-          ? await trpcGet(new Request(`${APP_URL}/api/trpc/${path}?input=${encodeURIComponent(input)}`, { headers: { cookie } }))
+          ? await trpcGet(
+              new Request(`${APP_URL}/api/trpc/${path}?input=${encodeURIComponent(input)}`, { headers: { cookie } }),
+            )
           : await trpcPost(
-              new Request(`${APP_URL}/api/trpc/${path}`, { method: "POST", headers: { "content-type": "application/json", cookie, origin: APP_URL }, body: input }),
+              new Request(`${APP_URL}/api/trpc/${path}`, {
+                method: "POST",
+                headers: { "content-type": "application/json", cookie, origin: APP_URL },
+                body: input,
+              }),
             );
         const text = await res.text();
         const what = `${path} ${leaf.join(".")} ${bad.kind}: ${text.slice(0, 300)}`;
@@ -176,7 +242,10 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
           const err = JSON.parse(text).error;
           expect(res.status, what).toBe(400);
           expect(err.data.appCode, what).toBe("INVALID_REQUEST");
-          expect(err.data.details.map((d: { path: string }) => d.path), what).toContain(leaf.join("."));
+          expect(
+            err.data.details.map((d: { path: string }) => d.path),
+            what,
+          ).toContain(leaf.join("."));
         }
       }),
       { numRuns: RUNS },

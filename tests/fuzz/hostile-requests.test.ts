@@ -15,7 +15,11 @@ const safeEncode = (s: string) => encodeURIComponent(s.toWellFormed());
 async function stateFingerprint() {
   const db = getDb();
   const [jobs, events, results, consents, credentials, users, keys, attempts] = await Promise.all([
-    db.aiRuntimeJob.groupBy({ by: ["status"], _count: { _all: true }, _sum: { attemptNo: true, retryCount: true, priority: true } }),
+    db.aiRuntimeJob.groupBy({
+      by: ["status"],
+      _count: { _all: true },
+      _sum: { attemptNo: true, retryCount: true, priority: true },
+    }),
     db.jobEvent.count(),
     db.aiRuntimeResult.count(),
     db.aiConsent.findMany({ select: { userId: true, granted: true, apiKeyMode: true }, orderBy: { userId: "asc" } }),
@@ -24,11 +28,34 @@ async function stateFingerprint() {
     db.runtimeApiKey.count({ where: { revokedAt: null } }),
     db.quizAttempt.count(),
   ]);
-  return JSON.stringify({ jobs: jobs.sort((a, b) => a.status.localeCompare(b.status)), events, results, consents, credentials, users, keys, attempts });
+  return JSON.stringify({
+    jobs: jobs.sort((a, b) => a.status.localeCompare(b.status)),
+    events,
+    results,
+    consents,
+    credentials,
+    users,
+    keys,
+    attempts,
+  });
 }
 
-const sqlish = fc.constantFrom("' OR '1'='1", "'; DROP TABLE \"AiRuntimeJob\"; --", "1; SELECT pg_sleep(5)", "$$", "\\x00", "%00", "../../etc/passwd");
-const oddText = fc.oneof(fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), sqlish, fc.constant("\u202e\u0000\uffff\ud800"), fc.constant("x".repeat(70_000)));
+const sqlish = fc.constantFrom(
+  "' OR '1'='1",
+  '\'; DROP TABLE "AiRuntimeJob"; --',
+  "1; SELECT pg_sleep(5)",
+  "$$",
+  "\\x00",
+  "%00",
+  "../../etc/passwd",
+);
+const oddText = fc.oneof(
+  fc.string({ unit: "grapheme" }),
+  fc.string({ unit: "binary" }),
+  sqlish,
+  fc.constant("\u202e\u0000\uffff\ud800"),
+  fc.constant("x".repeat(70_000)),
+);
 const protoKeys = fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty");
 const nasty: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
@@ -38,7 +65,15 @@ const nasty: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.integer(),
     fc.constantFrom(null, true, false, Number.MAX_SAFE_INTEGER, -1, 1e308),
     fc.array(tie("value"), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(oddText, protoKeys, fc.constantFrom("runtimeInstanceId", "attemptNo", "output", "capabilities", "limit", "claim", "errorCode")), tie("value"), { maxKeys: 5 }),
+    fc.dictionary(
+      fc.oneof(
+        oddText,
+        protoKeys,
+        fc.constantFrom("runtimeInstanceId", "attemptNo", "output", "capabilities", "limit", "claim", "errorCode"),
+      ),
+      tie("value"),
+      { maxKeys: 5 },
+    ),
   ),
 })).value;
 
@@ -52,9 +87,18 @@ const rawBody = fc.oneof(
   fc.integer({ min: 1000, max: 20_000 }).map((d) => "[".repeat(d) + "]".repeat(d)),
   fc.integer({ min: 1000, max: 5_000 }).map((d) => '{"a":'.repeat(d) + "1" + "}".repeat(d)),
   fc.string({ unit: "binary", maxLength: 300 }),
-  protoKeys.map((k) => `{"${k}": {"runtimeInstanceId": "evil", "admin": true}, "constructor": {"prototype": {"polluted": 1}}}`),
+  protoKeys.map(
+    (k) => `{"${k}": {"runtimeInstanceId": "evil", "admin": true}, "constructor": {"prototype": {"polluted": 1}}}`,
+  ),
 );
-const contentType = fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "", "application/json; charset=utf-7");
+const contentType = fc.constantFrom(
+  "application/json",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "",
+  "application/json; charset=utf-7",
+);
 
 describe("fuzzing: hostile requests never cause a 5xx or a state change", () => {
   let learner: Learner;
@@ -105,7 +149,10 @@ describe("fuzzing: hostile requests never cause a 5xx or a state change", () => 
     const procedures = Object.keys(appRouter._def.procedures);
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.constantFrom(...procedures), oddText.map((s) => safeEncode(s.slice(0, 100)))),
+        fc.oneof(
+          fc.constantFrom(...procedures),
+          oddText.map((s) => safeEncode(s.slice(0, 100))),
+        ),
         rawBody,
         fc.boolean(),
         fc.boolean(),

@@ -13,7 +13,11 @@ export const APP_URL = `http://localhost:${appConfig.port}`;
 
 /** A hand-built session for createCaller, as STYLE.md asks; the user must exist in the database. */
 export function sessionOf(user: { id: string; email: string; name: string; role: "learner" | "admin" }): Session {
-  return { id: uid("sess"), expiresAt: new Date(Date.now() + 3_600_000), user: { id: user.id, email: user.email, name: user.name, role: user.role } };
+  return {
+    id: uid("sess"),
+    expiresAt: new Date(Date.now() + 3_600_000),
+    user: { id: user.id, email: user.email, name: user.name, role: user.role },
+  };
 }
 
 export function callerAs(user: Parameters<typeof sessionOf>[0] | null) {
@@ -28,7 +32,13 @@ export async function callerFromHeaders(headers: Record<string, string>) {
 /** Gives a user an email + password account the way the seed does. */
 export async function setPassword(userId: string, password: string) {
   await getDb().account.create({
-    data: { id: uid("acct"), providerId: "credential", accountId: userId, userId, password: await hashPassword(password) },
+    data: {
+      id: uid("acct"),
+      providerId: "credential",
+      accountId: userId,
+      userId,
+      password: await hashPassword(password),
+    },
   });
 }
 
@@ -38,7 +48,10 @@ export function uniqueIp() {
 }
 
 /** A request to the real /api/auth route (body limit, client address, better-auth). */
-export function authRequest(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; ip?: string } = {}) {
+export function authRequest(
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string>; ip?: string } = {},
+) {
   return handleAuthRequest(
     new Request(`${APP_URL}/api/auth${path}`, {
       method: init.method ?? "POST",

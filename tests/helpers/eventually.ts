@@ -2,7 +2,11 @@
  * Waits for a condition that another actor (a Runtime, the app server) brings about; fails with
  * `what` after `timeoutMs`. It checks an outcome, never how long something took.
  */
-export async function eventually<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | null | undefined | false>,
+  timeoutMs = 120_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

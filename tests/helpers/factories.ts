@@ -11,7 +11,9 @@ export const uid = (prefix = "t") => `${prefix}_${randomUUID().replace(/-/g, "")
 export async function createLearner(opts: { consent?: boolean; role?: "learner" | "admin" } = {}) {
   const db = getDb();
   const id = uid("user");
-  const user = await db.user.create({ data: { id, email: `${id}@example.test`, name: `Learner ${id}`, role: opts.role ?? "learner" } });
+  const user = await db.user.create({
+    data: { id, email: `${id}@example.test`, name: `Learner ${id}`, role: opts.role ?? "learner" },
+  });
   const material = await db.material.create({
     data: { userId: id, title: "Photosynthesis", content: "Plants turn light, water and CO2 into glucose and oxygen." },
   });
@@ -31,7 +33,9 @@ export async function createLearner(opts: { consent?: boolean; role?: "learner" 
       })),
     ),
   });
-  await db.studySession.create({ data: { userId: id, materialId: material.id, startedAt: new Date(Date.UTC(2026, 10, 2)), minutes: 25 } });
+  await db.studySession.create({
+    data: { userId: id, materialId: material.id, startedAt: new Date(Date.UTC(2026, 10, 2)), minutes: 25 },
+  });
   if (opts.consent !== false) await setConsent(id, true, { type: "learner", id });
   return { user, material, knowledgePoints: kps };
 }
@@ -60,5 +64,8 @@ export async function runtimeKey() {
 }
 
 export function jobRow(id: string) {
-  return getDb().aiRuntimeJob.findUniqueOrThrow({ where: { id }, include: { events: { orderBy: { id: "asc" } }, result: true } });
+  return getDb().aiRuntimeJob.findUniqueOrThrow({
+    where: { id },
+    include: { events: { orderBy: { id: "asc" } }, result: true },
+  });
 }

@@ -6,7 +6,12 @@ import { runtime } from "./runtime-api";
 let rt: ReturnType<typeof runtime> | null = null;
 
 /** A job of the learner's that a Runtime ran to a result, through the real Runtime routes. */
-export async function succeededJob(learner: Learner, jobType: JobType, params: Record<string, unknown> = {}, output?: unknown) {
+export async function succeededJob(
+  learner: Learner,
+  jobType: JobType,
+  params: Record<string, unknown> = {},
+  output?: unknown,
+) {
   rt ??= runtime(await runtimeKey(), uid("inst"));
   const job = await createTestJob(learner, jobType, { params });
   const lock = await rt.lock(job.id);

@@ -11,16 +11,37 @@ export function validOutput(jobType: JobType, kpIds: string[], params: Record<st
         engagementLevel: "medium",
         strengths: ["Light reactions"],
         risks: ["Calvin cycle"],
-        knowledgePoints: kpIds.map((id) => ({ knowledgePointId: id, title: "KP", mastery: 0.5, confidence: 0.4, attempts: 3 })),
+        knowledgePoints: kpIds.map((id) => ({
+          knowledgePointId: id,
+          title: "KP",
+          mastery: 0.5,
+          confidence: 0.4,
+          attempts: 3,
+        })),
       };
     case "weak_point_analysis":
       return {
-        weakPoints: [{ knowledgePointId: kp, title: "Calvin cycle", severity: "high", evidence: ["2 of 3 wrong"], suggestedReview: "Re-read section 2" }],
+        weakPoints: [
+          {
+            knowledgePointId: kp,
+            title: "Calvin cycle",
+            severity: "high",
+            evidence: ["2 of 3 wrong"],
+            suggestedReview: "Re-read section 2",
+          },
+        ],
       };
     case "next_action_planning":
       return {
         actions: [
-          { actionType: "review", target: { type: "knowledge_point", id: kp }, title: "Review", reason: "Weak", priority: 1, estimatedMinutes: 15 },
+          {
+            actionType: "review",
+            target: { type: "knowledge_point", id: kp },
+            title: "Review",
+            reason: "Weak",
+            priority: 1,
+            estimatedMinutes: 15,
+          },
         ],
       };
     case "quiz_generation": {
@@ -40,7 +61,12 @@ export function validOutput(jobType: JobType, kpIds: string[], params: Record<st
     case "flashcard_generation": {
       const count = Number(params.count ?? 10);
       return {
-        flashcards: Array.from({ length: count }, (_, i) => ({ front: `Front ${i + 1}`, back: "Back", knowledgePointId: kp, tags: ["bio"] })),
+        flashcards: Array.from({ length: count }, (_, i) => ({
+          front: `Front ${i + 1}`,
+          back: "Back",
+          knowledgePointId: kp,
+          tags: ["bio"],
+        })),
       };
     }
   }

@@ -21,7 +21,14 @@ export async function jobIn(state: JobStatus, learner: Learner, rt: Rt) {
   expect((await rt.heartbeat(job.id, 1)).status).toBe(200);
   if (state === "running") return job;
   if (state === "succeeded") {
-    const res = await rt.result(job.id, 1, validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id)));
+    const res = await rt.result(
+      job.id,
+      1,
+      validOutput(
+        "weak_point_analysis",
+        learner.knowledgePoints.map((k) => k.id),
+      ),
+    );
     expect(res.status).toBe(200);
     return job;
   }

@@ -15,7 +15,11 @@ export async function trpcHttp(
     res = await GET(new Request(url, { headers }));
   } else {
     res = await POST(
-      new Request(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: input === undefined ? undefined : JSON.stringify(input) }),
+      new Request(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: input === undefined ? undefined : JSON.stringify(input),
+      }),
     );
   }
   const text = await res.text();

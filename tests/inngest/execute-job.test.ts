@@ -29,13 +29,28 @@ describe("execute-job (the in-app Inngest worker)", () => {
     const { result, ctx } = await t.execute();
     expect(result).toMatchObject({ outcome: "succeeded", attempts: 1 });
     const stepIds = (ctx.step.run as unknown as { mock: { calls: [string][] } }).mock.calls.map((c) => c[0]);
-    expect(stepIds).toEqual(["find-job", "lock-job", "prompt-builder", "model-inference", "quality-check", "format-adapter", "submit-result"]);
+    expect(stepIds).toEqual([
+      "find-job",
+      "lock-job",
+      "prompt-builder",
+      "model-inference",
+      "quality-check",
+      "format-adapter",
+      "submit-result",
+    ]);
     const row = await jobRow(job.id);
     expect(row.status).toBe("succeeded");
     expect(row.result?.modelProvider).toBe("local");
     // The local analyzer reports its own usage: zero tokens, its time.
     expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([
-      { attemptNo: 1, outcome: "succeeded", provider: "local", model: "local-analyzer-1", promptTokens: 0, completionTokens: 0 },
+      {
+        attemptNo: 1,
+        outcome: "succeeded",
+        provider: "local",
+        model: "local-analyzer-1",
+        promptTokens: 0,
+        completionTokens: 0,
+      },
     ]);
     expect(row.events.map((e) => [e.toStatus, e.actorId])).toEqual([
       ["pending", learner.user.id],
@@ -61,9 +76,22 @@ describe("execute-job (the in-app Inngest worker)", () => {
   it("the quality loop runs as steps: malformed model answers go back to prompt-builder, then the good one is submitted", async () => {
     const learner = await createLearner();
     const job = await createTestJob(learner, "weak_point_analysis");
-    const good = JSON.stringify(validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id)));
-    const fake = await startFakeOpenAI([{ content: "not json" }, { content: '{"weakPoints": "wrong"}' }, { content: good }]);
-    Object.assign(process.env, { INNGEST_WORKER_PROVIDER: "deepseek", DEEPSEEK_API_KEY: "sk-test", DEEPSEEK_BASE_URL: fake.url });
+    const good = JSON.stringify(
+      validOutput(
+        "weak_point_analysis",
+        learner.knowledgePoints.map((k) => k.id),
+      ),
+    );
+    const fake = await startFakeOpenAI([
+      { content: "not json" },
+      { content: '{"weakPoints": "wrong"}' },
+      { content: good },
+    ]);
+    Object.assign(process.env, {
+      INNGEST_WORKER_PROVIDER: "deepseek",
+      DEEPSEEK_API_KEY: "sk-test",
+      DEEPSEEK_BASE_URL: fake.url,
+    });
     try {
       const { result, ctx } = await new InngestTestEngine({ function: executeJobFn, events: created(job) }).execute();
       expect(result).toMatchObject({ outcome: "succeeded" });
@@ -82,9 +110,18 @@ describe("execute-job (the in-app Inngest worker)", () => {
   it("a retryable failure goes back to the queue with backoff; the worker sleeps until runAfter and finishes it", async () => {
     const learner = await createLearner();
     const job = await createTestJob(learner, "weak_point_analysis");
-    const good = JSON.stringify(validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id)));
+    const good = JSON.stringify(
+      validOutput(
+        "weak_point_analysis",
+        learner.knowledgePoints.map((k) => k.id),
+      ),
+    );
     const fake = await startFakeOpenAI([{ status: 429, error: { message: "slow down" } }, { content: good }]);
-    Object.assign(process.env, { INNGEST_WORKER_PROVIDER: "deepseek", DEEPSEEK_API_KEY: "sk-test", DEEPSEEK_BASE_URL: fake.url });
+    Object.assign(process.env, {
+      INNGEST_WORKER_PROVIDER: "deepseek",
+      DEEPSEEK_API_KEY: "sk-test",
+      DEEPSEEK_BASE_URL: fake.url,
+    });
     let slept: Date | null = null;
     try {
       const t = new InngestTestEngine({
@@ -105,7 +142,9 @@ describe("execute-job (the in-app Inngest worker)", () => {
       const row = await jobRow(job.id);
       expect(row.retryCount).toBe(1);
       expect(row.attemptNo).toBe(2);
-      expect(row.events.find((e) => e.toStatus === "pending" && e.fromStatus !== null)?.errorCode).toBe("MODEL_RATE_LIMIT");
+      expect(row.events.find((e) => e.toStatus === "pending" && e.fromStatus !== null)?.errorCode).toBe(
+        "MODEL_RATE_LIMIT",
+      );
     } finally {
       await fake.close();
     }
@@ -115,7 +154,11 @@ describe("execute-job (the in-app Inngest worker)", () => {
     const learner = await createLearner();
     const job = await createTestJob(learner, "weak_point_analysis");
     const fake = await startFakeOpenAI([{ status: 401, error: { message: "bad key" } }]);
-    Object.assign(process.env, { INNGEST_WORKER_PROVIDER: "deepseek", DEEPSEEK_API_KEY: "sk-wrong", DEEPSEEK_BASE_URL: fake.url });
+    Object.assign(process.env, {
+      INNGEST_WORKER_PROVIDER: "deepseek",
+      DEEPSEEK_API_KEY: "sk-wrong",
+      DEEPSEEK_BASE_URL: fake.url,
+    });
     try {
       const { result } = await new InngestTestEngine({ function: executeJobFn, events: created(job) }).execute();
       expect(result).toMatchObject({ outcome: "failed", errorCode: "INVALID_CREDENTIAL" });
@@ -139,7 +182,9 @@ describe("execute-job (the in-app Inngest worker)", () => {
   it("refuses an event for a job that does not exist with NonRetriableError", async () => {
     const { error } = await new InngestTestEngine({
       function: executeJobFn,
-      events: [{ name: "ai/job.created", data: { jobId: "job_missing", userId: "u", jobType: "quiz_generation" } }] as never,
+      events: [
+        { name: "ai/job.created", data: { jobId: "job_missing", userId: "u", jobType: "quiz_generation" } },
+      ] as never,
     }).execute();
     expect((error as Error).name).toBe("NonRetriableError");
   });

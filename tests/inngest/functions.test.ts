@@ -46,8 +46,14 @@ describe("prune-finished-jobs", () => {
     const pending = await createTestJob(learner);
     await cancelJob(old.id, { type: "admin", id: "a" });
     await cancelJob(recent.id, { type: "admin", id: "a" });
-    await getDb().aiRuntimeJob.update({ where: { id: old.id }, data: { finishedAt: new Date(Date.now() - 120 * DAY) } });
-    await getDb().aiRuntimeJob.update({ where: { id: pending.id }, data: { createdAt: new Date(Date.now() - 120 * DAY) } });
+    await getDb().aiRuntimeJob.update({
+      where: { id: old.id },
+      data: { finishedAt: new Date(Date.now() - 120 * DAY) },
+    });
+    await getDb().aiRuntimeJob.update({
+      where: { id: pending.id },
+      data: { createdAt: new Date(Date.now() - 120 * DAY) },
+    });
     const t = new InngestTestEngine({ function: pruneFinishedJobsFn });
     const { result } = await t.execute();
     expect((result as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
@@ -71,7 +77,8 @@ describe("weekly-learning-review", () => {
     const first = await t.execute();
     expect(first.ctx.step.run).toHaveBeenCalledWith("find-active-learners", expect.any(Function));
     const week = isoWeek(new Date());
-    const jobsOf = (userId: string) => getDb().aiRuntimeJob.findMany({ where: { userId, idempotencyKey: `weekly-review:${week}` } });
+    const jobsOf = (userId: string) =>
+      getDb().aiRuntimeJob.findMany({ where: { userId, idempotencyKey: `weekly-review:${week}` } });
     const created = await jobsOf(active.user.id);
     expect(created.map((j) => j.jobType).sort()).toEqual(["learning_state_analysis", "next_action_planning"]);
     expect(await jobsOf(noConsent.user.id)).toHaveLength(0);
@@ -114,7 +121,10 @@ describe("notify-job-finished", () => {
   it("a 5xx answer fails the step so Inngest retries it; a 4xx is not retried", async () => {
     const job = await finishedJob();
     process.env.JOB_WEBHOOK_SECRET = "whsec_test";
-    for (const [status, retriable] of [[503, true], [400, false]] as const) {
+    for (const [status, retriable] of [
+      [503, true],
+      [400, false],
+    ] as const) {
       const receiver = await startWebhookReceiver(() => status);
       process.env.JOB_WEBHOOK_URL = receiver.url;
       const t = new InngestTestEngine({ function: notifyJobFinished, events: eventFor(job.id, job.userId) as never });

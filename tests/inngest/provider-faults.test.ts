@@ -63,9 +63,15 @@ async function scene(script: (good: string) => Reply[], opts: Parameters<typeof 
   return { ...s, ...h, outcome, otherOutcomes };
 }
 
-const error = (status: number, message = "error", headers?: Record<string, string>): Reply => ({ status, error: { message }, ...(headers ? { headers } : {}) });
+const error = (status: number, message = "error", headers?: Record<string, string>): Reply => ({
+  status,
+  error: { message },
+  ...(headers ? { headers } : {}),
+});
 
-const MISSING_KP = JSON.stringify({ weakPoints: [{ knowledgePointId: "kp_nowhere", title: "X", severity: "high", evidence: ["e"], suggestedReview: "r" }] });
+const MISSING_KP = JSON.stringify({
+  weakPoints: [{ knowledgePointId: "kp_nowhere", title: "X", severity: "high", evidence: ["e"], suggestedReview: "r" }],
+});
 
 type Case = {
   name: string;
@@ -80,23 +86,139 @@ type Case = {
 };
 const CASES: Case[] = [
   { name: "401", script: () => [error(401)], status: "failed", codes: ["INVALID_CREDENTIAL"], calls: 1 },
-  { name: "400", script: () => [error(400, "context too long")], status: "failed", codes: ["INVALID_SCHEMA"], calls: 1 },
-  { name: "500 then 502, then an answer", script: (g) => [error(500), error(502), { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR", "TEMPORARY_PROVIDER_ERROR"], calls: 3, minSleeps: [100, 200], maxSleeps: [200, 400] },
-  { name: "a quality-rule break once", script: (g) => [{ content: MISSING_KP }, { content: g }], status: "succeeded", codes: [], calls: 2 },
-  { name: "a quality-rule break always", script: () => [{ content: MISSING_KP }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 4 },
-  { name: "odd usage", script: (g) => [{ content: g, usage: { prompt_tokens: "9", completion_tokens: "x" } }], status: "succeeded", codes: [], calls: 1 },
-  { name: "429 with Retry-After: 1", script: (g) => [error(429, "slow down", { "retry-after": "1" }), { content: g }], status: "succeeded", codes: ["MODEL_RATE_LIMIT"], calls: 2, minSleeps: [1000], maxSleeps: [1000] },
-  { name: "429 with Retry-After: 60 (capped at 2 s)", script: (g) => [error(429, "slow down", { "retry-after": "60" }), { content: g }], status: "succeeded", codes: ["MODEL_RATE_LIMIT"], calls: 2, minSleeps: [2000], maxSleeps: [2000] },
-  { name: "503 always", script: () => [error(503)], status: "failed", codes: Array(3).fill("TEMPORARY_PROVIDER_ERROR"), calls: 3, minSleeps: [100, 200], maxSleeps: [200, 400], maxRetryCount: 2 },
-  { name: "a hang before headers", script: (g) => [{ hang: true }, { content: g }], status: "succeeded", codes: ["MODEL_TIMEOUT"], calls: 2, minSleeps: [100], maxSleeps: [200] },
-  { name: "a stalled body", script: (g) => [{ stallBody: true }, { content: g }], status: "succeeded", codes: ["MODEL_TIMEOUT"], calls: 2, minSleeps: [100], maxSleeps: [200] },
-  { name: "a reset before headers", script: (g) => [{ reset: true }, { content: g }], status: "succeeded", codes: ["NETWORK_ERROR"], calls: 2 },
-  { name: "a reset mid-body", script: (g) => [{ resetMidBody: true }, { content: g }], status: "succeeded", codes: ["NETWORK_ERROR"], calls: 2 },
-  { name: "a 200 with HTML", script: (g) => [{ raw: "<html>oops</html>", contentType: "text/html" }, { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR"], calls: 2 },
-  { name: "truncated JSON", script: (g) => [{ raw: '{"choices":[{"mess' }, { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR"], calls: 2 },
-  { name: "choices: []", script: (g) => [{ raw: '{"choices":[]}' }, { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR"], calls: 2 },
-  { name: "schema-invalid always", script: () => [{ content: '{"weakPoints": 3}' }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 4 },
-  { name: "an oversized answer", script: (g) => [{ content: g, padBytes: 3 * 1024 * 1024 }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 1, env: { DEEPSEEK_MAX_RESPONSE_BYTES: "262144", DEEPSEEK_TIMEOUT_MS: "20000" } },
+  {
+    name: "400",
+    script: () => [error(400, "context too long")],
+    status: "failed",
+    codes: ["INVALID_SCHEMA"],
+    calls: 1,
+  },
+  {
+    name: "500 then 502, then an answer",
+    script: (g) => [error(500), error(502), { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR", "TEMPORARY_PROVIDER_ERROR"],
+    calls: 3,
+    minSleeps: [100, 200],
+    maxSleeps: [200, 400],
+  },
+  {
+    name: "a quality-rule break once",
+    script: (g) => [{ content: MISSING_KP }, { content: g }],
+    status: "succeeded",
+    codes: [],
+    calls: 2,
+  },
+  {
+    name: "a quality-rule break always",
+    script: () => [{ content: MISSING_KP }],
+    status: "failed",
+    codes: ["INVALID_SCHEMA"],
+    calls: 4,
+  },
+  {
+    name: "odd usage",
+    script: (g) => [{ content: g, usage: { prompt_tokens: "9", completion_tokens: "x" } }],
+    status: "succeeded",
+    codes: [],
+    calls: 1,
+  },
+  {
+    name: "429 with Retry-After: 1",
+    script: (g) => [error(429, "slow down", { "retry-after": "1" }), { content: g }],
+    status: "succeeded",
+    codes: ["MODEL_RATE_LIMIT"],
+    calls: 2,
+    minSleeps: [1000],
+    maxSleeps: [1000],
+  },
+  {
+    name: "429 with Retry-After: 60 (capped at 2 s)",
+    script: (g) => [error(429, "slow down", { "retry-after": "60" }), { content: g }],
+    status: "succeeded",
+    codes: ["MODEL_RATE_LIMIT"],
+    calls: 2,
+    minSleeps: [2000],
+    maxSleeps: [2000],
+  },
+  {
+    name: "503 always",
+    script: () => [error(503)],
+    status: "failed",
+    codes: Array(3).fill("TEMPORARY_PROVIDER_ERROR"),
+    calls: 3,
+    minSleeps: [100, 200],
+    maxSleeps: [200, 400],
+    maxRetryCount: 2,
+  },
+  {
+    name: "a hang before headers",
+    script: (g) => [{ hang: true }, { content: g }],
+    status: "succeeded",
+    codes: ["MODEL_TIMEOUT"],
+    calls: 2,
+    minSleeps: [100],
+    maxSleeps: [200],
+  },
+  {
+    name: "a stalled body",
+    script: (g) => [{ stallBody: true }, { content: g }],
+    status: "succeeded",
+    codes: ["MODEL_TIMEOUT"],
+    calls: 2,
+    minSleeps: [100],
+    maxSleeps: [200],
+  },
+  {
+    name: "a reset before headers",
+    script: (g) => [{ reset: true }, { content: g }],
+    status: "succeeded",
+    codes: ["NETWORK_ERROR"],
+    calls: 2,
+  },
+  {
+    name: "a reset mid-body",
+    script: (g) => [{ resetMidBody: true }, { content: g }],
+    status: "succeeded",
+    codes: ["NETWORK_ERROR"],
+    calls: 2,
+  },
+  {
+    name: "a 200 with HTML",
+    script: (g) => [{ raw: "<html>oops</html>", contentType: "text/html" }, { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+  },
+  {
+    name: "truncated JSON",
+    script: (g) => [{ raw: '{"choices":[{"mess' }, { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+  },
+  {
+    name: "choices: []",
+    script: (g) => [{ raw: '{"choices":[]}' }, { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+  },
+  {
+    name: "schema-invalid always",
+    script: () => [{ content: '{"weakPoints": 3}' }],
+    status: "failed",
+    codes: ["INVALID_SCHEMA"],
+    calls: 4,
+  },
+  {
+    name: "an oversized answer",
+    script: (g) => [{ content: g, padBytes: 3 * 1024 * 1024 }],
+    status: "failed",
+    codes: ["INVALID_SCHEMA"],
+    calls: 1,
+    env: { DEEPSEEK_MAX_RESPONSE_BYTES: "262144", DEEPSEEK_TIMEOUT_MS: "20000" },
+  },
 ];
 
 describe("the in-app Inngest worker against a misbehaving provider", () => {
@@ -148,7 +270,9 @@ describe("the worker's quality loop gives up: the failure carries what the model
     expect(rejections).toHaveLength(1);
     expect(rejections[0]).toMatchObject({ attemptNo: 1, truncated: false });
     expect(JSON.parse(rejections[0]!.output)).toEqual(JSON.parse(MISSING_KP));
-    expect(rejections[0]!.violations).toContainEqual(expect.objectContaining({ path: "weakPoints.0.knowledgePointId", rule: "knowledge_point_unknown" }));
+    expect(rejections[0]!.violations).toContainEqual(
+      expect.objectContaining({ path: "weakPoints.0.knowledgePointId", rule: "knowledge_point_unknown" }),
+    );
   });
 
   it("an invalid answer with a NUL, over 64 KB: kept cut and marked truncated, the NUL stored as a stand-in, never a bug path", async () => {

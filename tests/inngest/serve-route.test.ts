@@ -29,7 +29,10 @@ describe("/api/inngest", () => {
   });
 
   it("refuses unsigned calls when a signing key is configured", async () => {
-    const route = await loadRoute({ INNGEST_SIGNING_KEY: "signkey-prod-0123456789abcdef0123456789abcdef", INNGEST_EVENT_KEY: "evt" });
+    const route = await loadRoute({
+      INNGEST_SIGNING_KEY: "signkey-prod-0123456789abcdef0123456789abcdef",
+      INNGEST_EVENT_KEY: "evt",
+    });
     const res = await route.POST(
       new Request("http://localhost:3000/api/inngest?fnId=ai-job-runtime-sweep-leases&stepId=step", {
         method: "POST",

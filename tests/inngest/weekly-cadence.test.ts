@@ -3,7 +3,11 @@ import { advanceClock, now, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
 import { weeklyLearningReview } from "@/server/inngest/functions/weekly-learning-review";
 import {
-  isoWeek, lastReviewSlot, reviewSlotDue, WEEKLY_REVIEW_CRON, WEEKLY_REVIEW_SCHEDULE,
+  isoWeek,
+  lastReviewSlot,
+  reviewSlotDue,
+  WEEKLY_REVIEW_CRON,
+  WEEKLY_REVIEW_SCHEDULE,
 } from "@/server/jobs/weekly-review";
 import { InProcessScheduler } from "@/server/scheduler/in-process";
 import { defaultTasks, REVIEW_TICK_MS } from "@/server/scheduler/tasks";
@@ -62,7 +66,10 @@ describe("the in-process scheduler's weekly task", () => {
     const task = defaultTasks().find((t) => t.id === "weekly-learning-review")!;
     expect(task.everyMs).toBe(REVIEW_TICK_MS);
     const scheduler = new InProcessScheduler(process.env.DATABASE_URL!, [task]);
-    const reviews = () => getDb().aiRuntimeJob.count({ where: { userId: learner.user.id, idempotencyKey: { startsWith: "weekly-review:" } } });
+    const reviews = () =>
+      getDb().aiRuntimeJob.count({
+        where: { userId: learner.user.id, idempotencyKey: { startsWith: "weekly-review:" } },
+      });
     try {
       // The next Monday 06:05 UTC after now: the learner studied within the 7 days before it.
       const slot = new Date(lastReviewSlot(now()).getTime() + 7 * 24 * HOUR);

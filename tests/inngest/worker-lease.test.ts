@@ -51,7 +51,9 @@ describe("weekly-learning-review", () => {
     expect(week).not.toBe(isoWeek(new Date()));
     const t = new InngestTestEngine({
       function: weeklyLearningReview,
-      steps: [{ id: "find-active-learners", handler: () => ({ week, at: first.toISOString(), learners: [learner.user.id] }) }],
+      steps: [
+        { id: "find-active-learners", handler: () => ({ week, at: first.toISOString(), learners: [learner.user.id] }) },
+      ],
     });
     const { result } = await t.execute();
     expect(result).toMatchObject({ week, learners: 1, created: 2 });

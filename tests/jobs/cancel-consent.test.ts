@@ -17,7 +17,12 @@ describe("cancellation", () => {
     const rt = runtime(await runtimeKey(), uid("rt"));
     expect((await rt.lock(job.id)).body.error.code).toBe("JOB_NOT_LOCKABLE");
     const row = await jobRow(job.id);
-    expect(row.events.at(-1)).toMatchObject({ fromStatus: "pending", toStatus: "cancelled", actorType: "learner", actorId: learner.user.id });
+    expect(row.events.at(-1)).toMatchObject({
+      fromStatus: "pending",
+      toStatus: "cancelled",
+      actorType: "learner",
+      actorId: learner.user.id,
+    });
   });
 
   it("a running job learns cancelRequested on its next heartbeat and ends cancelled when it acknowledges", async () => {
@@ -42,7 +47,14 @@ describe("cancellation", () => {
     const rt = runtime(await runtimeKey(), uid("rt"));
     await rt.lock(job.id);
     await cancelJob(job.id, { type: "admin", id: "a1" });
-    const res = await rt.result(job.id, 1, validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id)));
+    const res = await rt.result(
+      job.id,
+      1,
+      validOutput(
+        "weak_point_analysis",
+        learner.knowledgePoints.map((k) => k.id),
+      ),
+    );
     expect([res.status, res.body.error.code]).toEqual([409, "JOB_CANCELLED"]);
     const row = await jobRow(job.id);
     expect(row.status).toBe("cancelled");
@@ -66,7 +78,9 @@ describe("cancellation", () => {
     const a = await createLearner();
     const b = await createLearner();
     const job = await createTestJob(a);
-    await expect(cancelJob(job.id, { type: "learner", id: b.user.id }, { ownerId: b.user.id })).rejects.toMatchObject({ code: "JOB_NOT_FOUND" });
+    await expect(cancelJob(job.id, { type: "learner", id: b.user.id }, { ownerId: b.user.id })).rejects.toMatchObject({
+      code: "JOB_NOT_FOUND",
+    });
     expect((await jobRow(job.id)).status).toBe("pending");
   });
 });
@@ -112,14 +126,31 @@ describe("consent", () => {
 describe("creation", () => {
   it("refuses user_deepseek_key without a stored key, and unknown targets, without writing anything", async () => {
     const learner = await createLearner();
-    const base = { userId: learner.user.id, jobType: "learning_state_analysis" as const, actor: { type: "learner" as const, id: learner.user.id } };
-    await expect(createJob({ ...base, target: { type: "user", id: learner.user.id }, apiKeyMode: "user_deepseek_key" })).rejects.toMatchObject({
+    const base = {
+      userId: learner.user.id,
+      jobType: "learning_state_analysis" as const,
+      actor: { type: "learner" as const, id: learner.user.id },
+    };
+    await expect(
+      createJob({ ...base, target: { type: "user", id: learner.user.id }, apiKeyMode: "user_deepseek_key" }),
+    ).rejects.toMatchObject({
       code: "CREDENTIAL_REQUIRED",
     });
     const stranger = await createLearner();
-    await expect(createJob({ ...base, target: { type: "material", id: stranger.material.id } })).rejects.toMatchObject({ code: "TARGET_NOT_FOUND" });
-    await expect(createJob({ ...base, target: { type: "user", id: stranger.user.id } })).rejects.toMatchObject({ code: "TARGET_NOT_FOUND" });
-    await expect(createJob({ ...base, jobType: "quiz_generation", target: { type: "user", id: learner.user.id }, params: { count: 99 } })).rejects.toMatchObject({
+    await expect(createJob({ ...base, target: { type: "material", id: stranger.material.id } })).rejects.toMatchObject({
+      code: "TARGET_NOT_FOUND",
+    });
+    await expect(createJob({ ...base, target: { type: "user", id: stranger.user.id } })).rejects.toMatchObject({
+      code: "TARGET_NOT_FOUND",
+    });
+    await expect(
+      createJob({
+        ...base,
+        jobType: "quiz_generation",
+        target: { type: "user", id: learner.user.id },
+        params: { count: 99 },
+      }),
+    ).rejects.toMatchObject({
       code: "INVALID_PARAMS",
     });
     expect(await getDb().aiRuntimeJob.count({ where: { userId: learner.user.id } })).toBe(0);
@@ -156,7 +187,12 @@ describe("creation", () => {
     };
     const first = await createJob(input);
     await getDb().quizAttempt.create({
-      data: { userId: learner.user.id, knowledgePointId: learner.knowledgePoints[1]!.id, question: "new", correct: true },
+      data: {
+        userId: learner.user.id,
+        knowledgePointId: learner.knowledgePoints[1]!.id,
+        question: "new",
+        correct: true,
+      },
     });
     const second = await createJob(input);
     expect(second.created).toBe(true);

@@ -19,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => releaseJobsOf([a, b, c]));
 
-const ids = (res: { body: { jobs: { id?: string; job?: { id: string } }[] } }) => res.body.jobs.map((j) => j.job?.id ?? j.id!);
+const ids = (res: { body: { jobs: { id?: string; job?: { id: string } }[] } }) =>
+  res.body.jobs.map((j) => j.job?.id ?? j.id!);
 
 describe("fair order across learners", () => {
   it("a learner's new job is claimed within two claims although another learner has 40 older jobs queued", async () => {
@@ -71,7 +72,9 @@ describe("fair order across learners", () => {
     const created: string[] = [];
     for (const l of learners) for (let i = 0; i < 5; i++) created.push((await createTestJob(l, TYPE)).id);
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => runtime(key, uid(`racer${i}`)).poll({ capabilities: [TYPE], limit: 2, claim: true })),
+      Array.from({ length: 8 }, (_, i) =>
+        runtime(key, uid(`racer${i}`)).poll({ capabilities: [TYPE], limit: 2, claim: true }),
+      ),
     );
     const got = answers.flatMap(ids);
     expect(new Set(got).size).toBe(got.length);

@@ -22,21 +22,34 @@ it("later heartbeats are HOT updates", async () => {
   await db.connect();
   try {
     const counts = async () =>
-      (await db.query(`SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname = 'AiRuntimeJob'`)).rows[0] as { upd: number; hot: number };
+      (
+        await db.query(
+          `SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname = 'AiRuntimeJob'`,
+        )
+      ).rows[0] as { upd: number; hot: number };
     // Statistics reach the shared counters when a backend has been idle a moment: wait until they settle.
     let before = await counts();
-    await eventually("statistics settled", async () => {
-      await new Promise((r) => setTimeout(r, 1200));
-      const now = await counts();
-      const same = now.upd === before.upd;
-      before = now;
-      return same;
-    }, 20_000);
-    for (let i = 1; i <= 5; i++) expect((await rt.heartbeat(job.id, attemptNo, { stage: "model_inference", progress: 20 + i })).status).toBe(200);
-    const after = await eventually("5 updates counted", async () => {
-      const now = await counts();
-      return now.upd >= before.upd + 5 ? now : null;
-    }, 20_000);
+    await eventually(
+      "statistics settled",
+      async () => {
+        await new Promise((r) => setTimeout(r, 1200));
+        const now = await counts();
+        const same = now.upd === before.upd;
+        before = now;
+        return same;
+      },
+      20_000,
+    );
+    for (let i = 1; i <= 5; i++)
+      expect((await rt.heartbeat(job.id, attemptNo, { stage: "model_inference", progress: 20 + i })).status).toBe(200);
+    const after = await eventually(
+      "5 updates counted",
+      async () => {
+        const now = await counts();
+        return now.upd >= before.upd + 5 ? now : null;
+      },
+      20_000,
+    );
     // (A straggling count from before the window may add one more update; ours are all HOT.)
     expect(after.hot - before.hot).toBeGreaterThanOrEqual(5);
   } finally {

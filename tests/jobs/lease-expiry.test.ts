@@ -46,9 +46,15 @@ describe("leases, expiry and the sweep", () => {
     const path = row.events.map((e) => `${e.fromStatus ?? "new"}>${e.toStatus}`);
     expect(path).toEqual([
       "new>pending",
-      "pending>locked", "locked>expired", "expired>pending",
-      "pending>locked", "locked>expired", "expired>pending",
-      "pending>locked", "locked>expired", "expired>failed",
+      "pending>locked",
+      "locked>expired",
+      "expired>pending",
+      "pending>locked",
+      "locked>expired",
+      "expired>pending",
+      "pending>locked",
+      "locked>expired",
+      "expired>failed",
     ]);
     expect(row.events.filter((e) => e.toStatus === "expired").map((e) => e.attemptNo)).toEqual([1, 2, 3]);
   });
@@ -69,7 +75,10 @@ describe("leases, expiry and the sweep", () => {
     const before = await fingerprint(job.id);
     const hb = await slow.heartbeat(job.id, 1, { progress: 90 });
     expect([hb.status, hb.body.error.code]).toEqual([409, "LOCK_LOST"]);
-    const output = validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id));
+    const output = validOutput(
+      "weak_point_analysis",
+      learner.knowledgePoints.map((k) => k.id),
+    );
     const res = await slow.result(job.id, 1, output);
     expect([res.status, res.body.error.code]).toEqual([409, "LOCK_LOST"]);
     const fail = await slow.fail(job.id, 1, "MODEL_TIMEOUT");
@@ -93,7 +102,10 @@ describe("leases, expiry and the sweep", () => {
 
     const before = await fingerprint(job.id);
     expect((await first.heartbeat(job.id, 1)).body.error.code).toBe("LOCK_LOST");
-    const output = validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id));
+    const output = validOutput(
+      "weak_point_analysis",
+      learner.knowledgePoints.map((k) => k.id),
+    );
     expect((await first.result(job.id, 1, output)).body.error.code).toBe("LOCK_LOST");
     expect(await fingerprint(job.id)).toEqual(before);
 

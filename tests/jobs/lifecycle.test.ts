@@ -32,7 +32,10 @@ describe("a job's happy path through the Runtime protocol", () => {
     expect(hb2.status).toBe(200);
 
     const kpIds = learner.knowledgePoints.map((k) => k.id);
-    const res = await rt.result(job.id, 1, validOutput("weak_point_analysis", kpIds), { modelProvider: "local", latencyMs: 12 });
+    const res = await rt.result(job.id, 1, validOutput("weak_point_analysis", kpIds), {
+      modelProvider: "local",
+      latencyMs: 12,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "succeeded", idempotent: false });
 

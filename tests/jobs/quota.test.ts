@@ -45,7 +45,11 @@ describe("job creation quotas", () => {
     expect(results.filter((r) => r === "QUOTA_EXCEEDED")).toHaveLength(15);
     expect(await jobCount(l)).toBe(5);
     const usage = await getJobQuotaUsage(l.user.id);
-    expect(usage.find((u) => u.metric === "jobs" && u.period === "hour")).toMatchObject({ used: 5, remaining: 0, allowed: 5 });
+    expect(usage.find((u) => u.metric === "jobs" && u.period === "hour")).toMatchObject({
+      used: 5,
+      remaining: 0,
+      allowed: 5,
+    });
   });
 
   it("one batched HTTP request of 12 creations: 5 created, the rest 429 QUOTA_EXCEEDED with the reset time", async () => {
@@ -54,7 +58,10 @@ describe("job creation quotas", () => {
     const cookie = await signedInCookie(l.user.email, "quota-password-123");
     const n = 12;
     const body = Object.fromEntries(
-      Array.from({ length: n }, (_, i) => [i, { jobType: "weak_point_analysis", target: { type: "user", id: l.user.id }, idempotencyKey: uid(`b${i}`) }]),
+      Array.from({ length: n }, (_, i) => [
+        i,
+        { jobType: "weak_point_analysis", target: { type: "user", id: l.user.id }, idempotencyKey: uid(`b${i}`) },
+      ]),
     );
     const res = await trpcPost(
       new Request(`${APP_URL}/api/trpc/${Array(n).fill("jobs.create").join(",")}?batch=1`, {
@@ -63,7 +70,10 @@ describe("job creation quotas", () => {
         body: JSON.stringify(body),
       }),
     );
-    const items = (await res.json()) as { result?: unknown; error?: { data: { httpStatus: number; appCode: string; details: { resetsAt: string } } } }[];
+    const items = (await res.json()) as {
+      result?: unknown;
+      error?: { data: { httpStatus: number; appCode: string; details: { resetsAt: string } } };
+    }[];
     expect(items).toHaveLength(n);
     const refused = items.filter((i) => i.error);
     expect(items.filter((i) => i.result)).toHaveLength(5);
@@ -126,8 +136,12 @@ describe("job creation quotas", () => {
     const [l, other] = await Promise.all([createLearner(), createLearner()]);
     for (let i = 0; i < 5; i++) await asLearner(l);
     expect(await outcome(asLearner(l))).toBe("QUOTA_EXCEEDED");
-    expect(await outcome(createTestJob(l, "weak_point_analysis", { actor: { type: "admin", id: "admin" } }))).toBe("created");
-    expect(await outcome(createTestJob(l, "weak_point_analysis", { actor: { type: "workflow", id: "weekly" } }))).toBe("created");
+    expect(await outcome(createTestJob(l, "weak_point_analysis", { actor: { type: "admin", id: "admin" } }))).toBe(
+      "created",
+    );
+    expect(await outcome(createTestJob(l, "weak_point_analysis", { actor: { type: "workflow", id: "weekly" } }))).toBe(
+      "created",
+    );
     expect(await outcome(asLearner(other))).toBe("created");
   });
 
@@ -137,7 +151,16 @@ describe("job creation quotas", () => {
     const before = await jobCount(l);
     const caller = callerAs({ ...l.user, role: "learner" });
     const err = await caller.analyses
-      .trigger({ target: { type: "user", id: l.user.id }, jobTypes: ["learning_state_analysis", "weak_point_analysis", "next_action_planning", "quiz_generation", "flashcard_generation"] })
+      .trigger({
+        target: { type: "user", id: l.user.id },
+        jobTypes: [
+          "learning_state_analysis",
+          "weak_point_analysis",
+          "next_action_planning",
+          "quiz_generation",
+          "flashcard_generation",
+        ],
+      })
       .catch((e) => e);
     expect(err.cause?.code).toBe("QUOTA_EXCEEDED");
     expect(await jobCount(l)).toBe(before);
@@ -150,27 +173,53 @@ describe("job creation quotas", () => {
     const adminCaller = callerAs({ ...admin.user, role: "admin" });
     const view = await adminCaller.admin.quotas.get({ user: l.user.email });
     expect(view.user.id).toBe(l.user.id);
-    expect(view.items.find((i) => i.metric === "jobs" && i.period === "hour")).toMatchObject({ used: 5, allowed: 5, overridden: false });
-    const set = await adminCaller.admin.quotas.setLimit({ userId: l.user.id, metric: "jobs", period: "hour", allowed: 7 });
+    expect(view.items.find((i) => i.metric === "jobs" && i.period === "hour")).toMatchObject({
+      used: 5,
+      allowed: 5,
+      overridden: false,
+    });
+    const set = await adminCaller.admin.quotas.setLimit({
+      userId: l.user.id,
+      metric: "jobs",
+      period: "hour",
+      allowed: 7,
+    });
     expect(set).toMatchObject({ allowed: 7, previous: null });
     expect(await outcome(asLearner(l))).toBe("created");
     expect(await outcome(asLearner(l))).toBe("created");
     expect(await outcome(asLearner(l))).toBe("QUOTA_EXCEEDED");
-    const audit = await getDb().adminAuditLog.findFirst({ where: { actorId: admin.user.id, action: "quota.set_limit" } });
-    expect(audit?.scope).toMatchObject({ userId: l.user.id, metric: "jobs", period: "hour", allowed: 7, previous: null });
+    const audit = await getDb().adminAuditLog.findFirst({
+      where: { actorId: admin.user.id, action: "quota.set_limit" },
+    });
+    expect(audit?.scope).toMatchObject({
+      userId: l.user.id,
+      metric: "jobs",
+      period: "hour",
+      allowed: 7,
+      previous: null,
+    });
     // The learner sees the same numbers on their page.
     const mine = await callerAs({ ...l.user, role: "learner" }).quota.get();
-    expect(mine.items.find((i) => i.metric === "jobs" && i.period === "hour")).toMatchObject({ used: 7, allowed: 7, remaining: 0, overridden: true });
+    expect(mine.items.find((i) => i.metric === "jobs" && i.period === "hour")).toMatchObject({
+      used: 7,
+      allowed: 7,
+      remaining: 0,
+      overridden: true,
+    });
     // Back to the default.
     await adminCaller.admin.quotas.setLimit({ userId: l.user.id, metric: "jobs", period: "hour", allowed: null });
-    expect((await getJobQuotaUsage(l.user.id)).find((i) => i.metric === "jobs" && i.period === "hour")!.allowed).toBe(5);
+    expect((await getJobQuotaUsage(l.user.id)).find((i) => i.metric === "jobs" && i.period === "hour")!.allowed).toBe(
+      5,
+    );
   });
 
   it("a learner cannot read another's usage or set limits", async () => {
     const [l, other] = await Promise.all([createLearner(), createLearner()]);
     const caller = callerAs({ ...other.user, role: "learner" });
     await expect(caller.admin.quotas.get({ user: l.user.email })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(caller.admin.quotas.setLimit({ userId: other.user.id, metric: "jobs", period: "day", allowed: 1000 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      caller.admin.quotas.setLimit({ userId: other.user.id, metric: "jobs", period: "day", allowed: 1000 }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(await getDb().quotaLimit.count({ where: { userId: other.user.id } })).toBe(0);
   });
 
@@ -179,7 +228,12 @@ describe("job creation quotas", () => {
     await setPassword(l.user.id, "quota-password-456");
     const cookie = await signedInCookie(l.user.email, "quota-password-456");
     for (let i = 0; i < 5; i++) await asLearner(l);
-    const res = await trpcHttp("mutation", "jobs.create", { jobType: "weak_point_analysis", target: { type: "user", id: l.user.id } }, { cookie, origin: APP_URL });
+    const res = await trpcHttp(
+      "mutation",
+      "jobs.create",
+      { jobType: "weak_point_analysis", target: { type: "user", id: l.user.id } },
+      { cookie, origin: APP_URL },
+    );
     expect(res.status).toBe(429);
     expect(res.body.error.data.appCode).toBe("QUOTA_EXCEEDED");
     expect(res.body.error.message).toMatch(/you can start more after/);
@@ -200,7 +254,9 @@ describe("job creation quotas", () => {
     const l = await createLearner();
     await asLearner(l);
     const old = new Date(windowOf("day", now()).start.getTime() - 3 * 86_400_000);
-    await getDb().quotaUsage.create({ data: { userId: l.user.id, metric: "jobs", period: "day", windowStart: old, used: 3, updatedAt: old } });
+    await getDb().quotaUsage.create({
+      data: { userId: l.user.id, metric: "jobs", period: "day", windowStart: old, used: 3, updatedAt: old },
+    });
     await pruneFinishedJobs();
     const left = await getDb().quotaUsage.findMany({ where: { userId: l.user.id } });
     expect(left.some((r) => r.windowStart.getTime() === old.getTime())).toBe(false);
@@ -211,8 +267,16 @@ describe("job creation quotas", () => {
     const l = await createLearner();
     for (let i = 0; i < 5; i++) await asLearner(l);
     // New learner data, so the refused request would have captured a new snapshot.
-    await getDb().material.update({ where: { id: l.material.id }, data: { content: "Changed after the limit was reached." } });
-    const count = () => Promise.all([getDb().snapshot.count({ where: { userId: l.user.id } }), jobCount(l), getDb().quotaUsage.findMany({ where: { userId: l.user.id }, orderBy: { metric: "asc" } })]);
+    await getDb().material.update({
+      where: { id: l.material.id },
+      data: { content: "Changed after the limit was reached." },
+    });
+    const count = () =>
+      Promise.all([
+        getDb().snapshot.count({ where: { userId: l.user.id } }),
+        jobCount(l),
+        getDb().quotaUsage.findMany({ where: { userId: l.user.id }, orderBy: { metric: "asc" } }),
+      ]);
     const before = await count();
     expect(await outcome(asLearner(l, { idempotencyKey: null }))).toBe("QUOTA_EXCEEDED");
     expect(await count()).toEqual(before);

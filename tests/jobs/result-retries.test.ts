@@ -32,7 +32,11 @@ it(`a result whose write keeps missing is tried ${STORE_TRIES} times, then 409 L
       END $$`);
     await db.query(`CREATE TRIGGER "${tag}" BEFORE UPDATE ON "AiRuntimeJob" FOR EACH ROW EXECUTE FUNCTION "${tag}"()`);
 
-    const output = validOutput("learning_state_analysis", learner.knowledgePoints.map((k) => k.id), {});
+    const output = validOutput(
+      "learning_state_analysis",
+      learner.knowledgePoints.map((k) => k.id),
+      {},
+    );
     const res = await rt.result(job.id, 1, output);
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ error: { code: "LOCK_LOST", details: { tries: STORE_TRIES } } });

@@ -21,7 +21,14 @@ describe("result submission", () => {
     const first = await rt.result(job.id, 1, output);
     expect(first.body).toMatchObject({ status: "succeeded", idempotent: false });
     // Same content, different key order: canonical JSON gives the same hash.
-    const reordered = { flashcards: output.flashcards!.map((c) => ({ tags: c.tags, knowledgePointId: c.knowledgePointId, back: c.back, front: c.front })) };
+    const reordered = {
+      flashcards: output.flashcards!.map((c) => ({
+        tags: c.tags,
+        knowledgePointId: c.knowledgePointId,
+        back: c.back,
+        front: c.front,
+      })),
+    };
     const again = await rt.result(job.id, 1, reordered);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ status: "succeeded", resultId: first.body.resultId, idempotent: true });
@@ -59,12 +66,48 @@ describe("result submission", () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each case edits a different output shape
   type Editable = any;
   const qualityCases: [string, JobType, Record<string, unknown>, (o: Editable) => void, RegExp][] = [
-    ["a knowledge point not in the snapshot", "weak_point_analysis", {}, (o) => (o.weakPoints[0].knowledgePointId = "kp_elsewhere"), /not in the snapshot/],
-    ["duplicate question stems", "quiz_generation", { count: 2 }, (o) => (o.questions[1].stem = o.questions[0].stem), /duplicate stem/],
-    ["two options equal to the answer", "quiz_generation", { count: 1 }, (o) => (o.questions[0].options = ["B", "b", "C"]), /options repeat|exactly one/],
-    ["a single choice with one option", "quiz_generation", { count: 1 }, (o) => (o.questions[0].options = ["B"]), /at least two/],
-    ["fewer questions than requested", "quiz_generation", { count: 3 }, (o) => o.questions.pop(), /2 generated, 3 requested/],
-    ["duplicate card fronts", "flashcard_generation", { count: 2 }, (o) => (o.flashcards[1].front = o.flashcards[0].front), /duplicate front/],
+    [
+      "a knowledge point not in the snapshot",
+      "weak_point_analysis",
+      {},
+      (o) => (o.weakPoints[0].knowledgePointId = "kp_elsewhere"),
+      /not in the snapshot/,
+    ],
+    [
+      "duplicate question stems",
+      "quiz_generation",
+      { count: 2 },
+      (o) => (o.questions[1].stem = o.questions[0].stem),
+      /duplicate stem/,
+    ],
+    [
+      "two options equal to the answer",
+      "quiz_generation",
+      { count: 1 },
+      (o) => (o.questions[0].options = ["B", "b", "C"]),
+      /options repeat|exactly one/,
+    ],
+    [
+      "a single choice with one option",
+      "quiz_generation",
+      { count: 1 },
+      (o) => (o.questions[0].options = ["B"]),
+      /at least two/,
+    ],
+    [
+      "fewer questions than requested",
+      "quiz_generation",
+      { count: 3 },
+      (o) => o.questions.pop(),
+      /2 generated, 3 requested/,
+    ],
+    [
+      "duplicate card fronts",
+      "flashcard_generation",
+      { count: 2 },
+      (o) => (o.flashcards[1].front = o.flashcards[0].front),
+      /duplicate front/,
+    ],
   ];
   for (const [name, jobType, params, mutate, finding] of qualityCases) {
     it(`quality rule: ${name} → 422 INVALID_SCHEMA`, async () => {
@@ -73,7 +116,9 @@ describe("result submission", () => {
       mutate(output);
       const res = await rt.result(job.id, 1, output);
       expect(res.status).toBe(422);
-      expect(res.body.error.details.map((v: { path: string; message: string }) => `${v.path}: ${v.message}`).join("\n")).toMatch(finding);
+      expect(
+        res.body.error.details.map((v: { path: string; message: string }) => `${v.path}: ${v.message}`).join("\n"),
+      ).toMatch(finding);
       expect((await jobRow(job.id)).status).toBe("failed");
     });
   }
@@ -83,10 +128,18 @@ describe("result submission", () => {
     const job = await createTestJob(learner, "next_action_planning");
     const rt = runtime(await runtimeKey(), uid("rt"));
     await rt.lock(job.id);
-    const res = await rt.result(job.id, 1, validOutput("next_action_planning", learner.knowledgePoints.map((k) => k.id)), {
-      degraded: true,
-      usage: { promptTokens: 10, completionTokens: 20 },
-    });
+    const res = await rt.result(
+      job.id,
+      1,
+      validOutput(
+        "next_action_planning",
+        learner.knowledgePoints.map((k) => k.id),
+      ),
+      {
+        degraded: true,
+        usage: { promptTokens: 10, completionTokens: 20 },
+      },
+    );
     expect(res.status).toBe(200);
     const row = await jobRow(job.id);
     expect(row.events.at(-1)).toMatchObject({ fromStatus: "locked", toStatus: "succeeded" });

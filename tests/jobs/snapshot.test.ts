@@ -8,8 +8,12 @@ describe("snapshots of the learner's records", () => {
   it("covers everything for the learner, only the material's records for a material, one point for a knowledge point", async () => {
     const learner = await createLearner();
     const db = getDb();
-    const other = await db.material.create({ data: { userId: learner.user.id, title: "Other", content: "Unrelated text" } });
-    await db.studySession.create({ data: { userId: learner.user.id, materialId: other.id, startedAt: new Date(), minutes: 5 } });
+    const other = await db.material.create({
+      data: { userId: learner.user.id, title: "Other", content: "Unrelated text" },
+    });
+    await db.studySession.create({
+      data: { userId: learner.user.id, materialId: other.id, startedAt: new Date(), minutes: 5 },
+    });
 
     const all = await readLearningState(db, learner.user.id, { type: "user", id: learner.user.id });
     expect(snapshotContentSchema.parse(all)).toEqual(all);
@@ -29,7 +33,9 @@ describe("snapshots of the learner's records", () => {
     expect(point.quizAttempts.every((a) => a.knowledgePointId === kp.id)).toBe(true);
     expect(point.quizAttempts).toHaveLength(3);
     // Newest attempts first.
-    expect(point.quizAttempts.map((a) => a.answeredAt)).toEqual([...point.quizAttempts.map((a) => a.answeredAt)].sort().reverse());
+    expect(point.quizAttempts.map((a) => a.answeredAt)).toEqual(
+      [...point.quizAttempts.map((a) => a.answeredAt)].sort().reverse(),
+    );
   });
 
   it("stores identical content once and gives changed content a new, immutable row", async () => {

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import {
-  CANCELLABLE_STATUSES, FAILED_ATTEMPT_STATUSES, HELD_STATUSES, IN_FLIGHT_STATUSES, isHeld, isTerminal, JOB_STATUSES, OUTCOME_STATUSES,
-  RERUNNABLE_STATUSES, SHOWN_STATUSES, TERMINAL_STATUSES,
+  CANCELLABLE_STATUSES,
+  FAILED_ATTEMPT_STATUSES,
+  HELD_STATUSES,
+  IN_FLIGHT_STATUSES,
+  isHeld,
+  isTerminal,
+  JOB_STATUSES,
+  OUTCOME_STATUSES,
+  RERUNNABLE_STATUSES,
+  SHOWN_STATUSES,
+  TERMINAL_STATUSES,
 } from "@/server/jobs/constants";
 import { statusList } from "@/server/jobs/status-sql";
 import type { JobStatus } from "@/server/generated/prisma/enums";

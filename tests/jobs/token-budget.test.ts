@@ -31,13 +31,26 @@ const tokensRow = async (l: Learner) => (await getJobQuotaUsage(l.user.id)).find
 const jobCount = (l: Learner) => getDb().aiRuntimeJob.count({ where: { userId: l.user.id } });
 
 /** Creates a job as the learner, runs it on a Runtime and reports `tokens` of usage with its result. */
-async function spend(l: Learner, promptTokens: number, completionTokens: number, extra: Parameters<typeof createTestJob>[2] = {}) {
+async function spend(
+  l: Learner,
+  promptTokens: number,
+  completionTokens: number,
+  extra: Parameters<typeof createTestJob>[2] = {},
+) {
   const job = await createTestJob(l, "weak_point_analysis", extra);
   const rt = runtime(await runtimeKey(), uid("rt"));
   expect((await rt.lock(job.id)).status).toBe(200);
-  const res = await rt.result(job.id, 1, validOutput("weak_point_analysis", l.knowledgePoints.map((k) => k.id)), {
-    usage: { provider: "deepseek", model: "deepseek-chat", promptTokens, completionTokens },
-  });
+  const res = await rt.result(
+    job.id,
+    1,
+    validOutput(
+      "weak_point_analysis",
+      l.knowledgePoints.map((k) => k.id),
+    ),
+    {
+      usage: { provider: "deepseek", model: "deepseek-chat", promptTokens, completionTokens },
+    },
+  );
   expect(res.status).toBe(200);
   return { job, rt };
 }
@@ -49,14 +62,33 @@ describe("daily token budget on the platform key", () => {
     expect(await tokensRow(l)).toMatchObject({ used: 500, allowed: 1000, remaining: 500, period: "day" });
     const { job, rt } = await spend(l, 400, 100);
     // A repeated result report of the same attempt is idempotent and adds nothing.
-    await rt.result(job.id, 1, validOutput("weak_point_analysis", l.knowledgePoints.map((k) => k.id)), { usage: { promptTokens: 400, completionTokens: 100 } });
+    await rt.result(
+      job.id,
+      1,
+      validOutput(
+        "weak_point_analysis",
+        l.knowledgePoints.map((k) => k.id),
+      ),
+      { usage: { promptTokens: 400, completionTokens: 100 } },
+    );
     expect((await tokensRow(l)).used).toBe(1000);
     const before = await jobCount(l);
     // New quiz history, so a snapshot stored for this attempt would be a new row.
-    await getDb().quizAttempt.create({ data: { userId: l.user.id, knowledgePointId: l.knowledgePoints[0]!.id, question: "New", correct: true, answeredAt: now() } });
+    await getDb().quizAttempt.create({
+      data: {
+        userId: l.user.id,
+        knowledgePointId: l.knowledgePoints[0]!.id,
+        question: "New",
+        correct: true,
+        answeredAt: now(),
+      },
+    });
     const snapshots = await getDb().snapshot.count({ where: { userId: l.user.id } });
     const err = await createTestJob(l, "weak_point_analysis").catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: "QUOTA_EXCEEDED", details: { metric: "tokens", period: "day", allowed: 1000, used: 1000 } });
+    expect(err).toMatchObject({
+      code: "QUOTA_EXCEEDED",
+      details: { metric: "tokens", period: "day", allowed: 1000, used: 1000 },
+    });
     expect((err as { details: { resetsAt: string } }).details.resetsAt).toBe(windowOf("day", now()).end.toISOString());
     expect((err as Error).message).toMatch(/today's AI budget/);
     expect(await jobCount(l)).toBe(before);
@@ -70,7 +102,18 @@ describe("daily token budget on the platform key", () => {
     const key = await runtimeKey();
     const rtId = uid("rt");
     expect((await runtime(key, rtId).lock(job.id)).status).toBe(200);
-    const res = await call("fail", job.id, { runtimeInstanceId: rtId, attemptNo: 1, errorCode: "MODEL_TIMEOUT", errorMessage: "slow", usage: { promptTokens: 1200, completionTokens: 0 } }, { key });
+    const res = await call(
+      "fail",
+      job.id,
+      {
+        runtimeInstanceId: rtId,
+        attemptNo: 1,
+        errorCode: "MODEL_TIMEOUT",
+        errorMessage: "slow",
+        usage: { promptTokens: 1200, completionTokens: 0 },
+      },
+      { key },
+    );
     expect(res.status).toBe(200);
     expect((await tokensRow(l)).used).toBe(1200);
     expect(await outcome(createTestJob(l))).toBe("QUOTA_EXCEEDED");
@@ -91,7 +134,9 @@ describe("daily token budget on the platform key", () => {
     const l = await createLearner();
     await spend(l, 1000, 500);
     expect(await outcome(createTestJob(l))).toBe("QUOTA_EXCEEDED");
-    expect(await outcome(createTestJob(l, "learning_state_analysis", { actor: { type: "admin", id: "admin" } }))).toBe("created");
+    expect(await outcome(createTestJob(l, "learning_state_analysis", { actor: { type: "admin", id: "admin" } }))).toBe(
+      "created",
+    );
     const admin = await createLearner({ role: "admin" });
     await setQuotaLimit({ actorId: admin.user.id, userId: l.user.id, metric: "tokens", period: "day", allowed: 2000 });
     expect(await tokensRow(l)).toMatchObject({ used: 1500, allowed: 2000, overridden: true });
@@ -122,7 +167,11 @@ describe("races at the edge of the budget", () => {
     await Promise.all(jobs.map((j, i) => rts[i]!.lock(j.id)));
     const kpIds = l.knowledgePoints.map((k) => k.id);
     const results = await Promise.all(
-      jobs.map((j, i) => rts[i]!.result(j.id, 1, validOutput("weak_point_analysis", kpIds), { usage: { promptTokens: 60, completionTokens: 40 } })),
+      jobs.map((j, i) =>
+        rts[i]!.result(j.id, 1, validOutput("weak_point_analysis", kpIds), {
+          usage: { promptTokens: 60, completionTokens: 40 },
+        }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect((await tokensRow(l)).used).toBe(2000);
@@ -135,15 +184,31 @@ describe("races at the edge of the budget", () => {
   it("one token under the budget, 10 concurrent creations are all admitted (the budget counts spent tokens), and the next one after their usage is refused", async () => {
     const l = await createLearner();
     await spend(l, 999, 0);
-    const creates = await Promise.all(Array.from({ length: 10 }, () => createJob({
-      userId: l.user.id, jobType: "learning_state_analysis", target: { type: "user", id: l.user.id }, idempotencyKey: uid("k"), actor: { type: "learner", id: l.user.id },
-    })));
+    const creates = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        createJob({
+          userId: l.user.id,
+          jobType: "learning_state_analysis",
+          target: { type: "user", id: l.user.id },
+          idempotencyKey: uid("k"),
+          actor: { type: "learner", id: l.user.id },
+        }),
+      ),
+    );
     expect(creates.every((c) => c.created)).toBe(true);
     const key = await runtimeKey();
     const rt = runtime(key, uid("rt"));
     const first = creates[0]!.job;
     expect((await rt.lock(first.id)).status).toBe(200);
-    await rt.result(first.id, 1, validOutput("learning_state_analysis", l.knowledgePoints.map((k) => k.id)), { usage: { promptTokens: 1, completionTokens: 0 } });
+    await rt.result(
+      first.id,
+      1,
+      validOutput(
+        "learning_state_analysis",
+        l.knowledgePoints.map((k) => k.id),
+      ),
+      { usage: { promptTokens: 1, completionTokens: 0 } },
+    );
     expect((await tokensRow(l)).used).toBe(1000);
     expect(await outcome(createTestJob(l))).toBe("QUOTA_EXCEEDED");
   });

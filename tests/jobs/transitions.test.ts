@@ -49,7 +49,10 @@ const ACTIONS: Record<string, (jobId: string, rt: Rt, learner: Learner) => Promi
     return res.status === 200 ? null : res.body.error.code;
   },
   result: async (id, rt, learner) => {
-    const output = validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id));
+    const output = validOutput(
+      "weak_point_analysis",
+      learner.knowledgePoints.map((k) => k.id),
+    );
     output.weakPoints![0]!.suggestedReview = "a different output";
     const res = await rt.result(id, 1, output);
     return res.status === 200 ? null : res.body.error.code;
@@ -77,13 +80,17 @@ const held = (s: JobStatus) => s === "locked" || s === "running";
 function expected(action: string, from: JobStatus): Outcome {
   switch (action) {
     case "lock":
-      return from === "pending" ? { to: "locked" } : { refused: held(from) ? "JOB_ALREADY_LOCKED" : "JOB_NOT_LOCKABLE" };
+      return from === "pending"
+        ? { to: "locked" }
+        : { refused: held(from) ? "JOB_ALREADY_LOCKED" : "JOB_NOT_LOCKABLE" };
     case "claim":
       return from === "pending" ? { to: "locked" } : { refused: "NOT_CLAIMED" };
     case "heartbeat":
       return held(from) ? { to: "running" } : { refused: "LOCK_LOST" };
     case "result":
-      return held(from) ? { to: "succeeded" } : { refused: from === "succeeded" ? "RESULT_ALREADY_EXISTS" : "LOCK_LOST" };
+      return held(from)
+        ? { to: "succeeded" }
+        : { refused: from === "succeeded" ? "RESULT_ALREADY_EXISTS" : "LOCK_LOST" };
     case "fail":
       return held(from) ? { to: "failed" } : { refused: "LOCK_LOST" };
     case "cancel":
@@ -108,7 +115,10 @@ describe("the state machine, every (state, action) pair", () => {
   for (const from of STATES) {
     for (const action of Object.keys(ACTIONS)) {
       const outcome = expected(action, from);
-      const title = "refused" in outcome ? `${action} from ${from} is refused (${outcome.refused}) and changes nothing` : `${action}: ${from} → ${outcome.to}`;
+      const title =
+        "refused" in outcome
+          ? `${action} from ${from} is refused (${outcome.refused}) and changes nothing`
+          : `${action}: ${from} → ${outcome.to}`;
       it(title, async () => {
         const rt = runtime(key, uid("rt"));
         const job = await jobIn(from, learner, rt);

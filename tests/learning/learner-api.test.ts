@@ -19,9 +19,33 @@ async function codeOf(promise: Promise<unknown>) {
 
 const quizOutput = (kp: string) => ({
   questions: [
-    { type: "single_choice", stem: "Where does the Calvin cycle run?", options: ["Stroma", "Thylakoid"], answer: "Stroma", explanation: "In the stroma.", knowledgePointId: kp, difficulty: "easy" },
-    { type: "true_false", stem: "Chlorophyll absorbs light.", options: ["True", "False"], answer: "True", explanation: "It does.", knowledgePointId: kp, difficulty: "easy" },
-    { type: "short_answer", stem: "Which gas is released?", options: [], answer: "oxygen", explanation: "Water is split.", knowledgePointId: kp, difficulty: "easy" },
+    {
+      type: "single_choice",
+      stem: "Where does the Calvin cycle run?",
+      options: ["Stroma", "Thylakoid"],
+      answer: "Stroma",
+      explanation: "In the stroma.",
+      knowledgePointId: kp,
+      difficulty: "easy",
+    },
+    {
+      type: "true_false",
+      stem: "Chlorophyll absorbs light.",
+      options: ["True", "False"],
+      answer: "True",
+      explanation: "It does.",
+      knowledgePointId: kp,
+      difficulty: "easy",
+    },
+    {
+      type: "short_answer",
+      stem: "Which gas is released?",
+      options: [],
+      answer: "oxygen",
+      explanation: "Water is split.",
+      knowledgePointId: kp,
+      difficulty: "easy",
+    },
   ],
 });
 
@@ -43,7 +67,10 @@ describe("analyses.trigger", () => {
     const input = {
       target: { type: "material" as const, id: a.material.id },
       jobTypes: ["weak_point_analysis", "quiz_generation", "flashcard_generation"] as const,
-      params: { quiz_generation: { count: 3, difficulty: "easy", questionTypes: ["true_false"] }, flashcard_generation: { count: 4 } },
+      params: {
+        quiz_generation: { count: 3, difficulty: "easy", questionTypes: ["true_false"] },
+        flashcard_generation: { count: 4 },
+      },
     };
     const first = await caller.analyses.trigger({ ...input, jobTypes: [...input.jobTypes] });
     expect(first.items.map((i) => [i.jobType, i.created, i.job.status])).toEqual([
@@ -62,16 +89,31 @@ describe("analyses.trigger", () => {
     const a = await createLearner();
     const caller = callerAs(a.user);
     const target = { type: "user" as const, id: a.user.id };
-    expect(await codeOf(caller.analyses.trigger({ target, jobTypes: ["quiz_generation"], params: { quiz_generation: { count: 99 } } }))).toBe("BAD_REQUEST");
-    expect(await codeOf(caller.analyses.trigger({ target, jobTypes: ["quiz_generation", "quiz_generation"] }))).toBe("BAD_REQUEST");
+    expect(
+      await codeOf(
+        caller.analyses.trigger({ target, jobTypes: ["quiz_generation"], params: { quiz_generation: { count: 99 } } }),
+      ),
+    ).toBe("BAD_REQUEST");
+    expect(await codeOf(caller.analyses.trigger({ target, jobTypes: ["quiz_generation", "quiz_generation"] }))).toBe(
+      "BAD_REQUEST",
+    );
     expect(await codeOf(caller.analyses.trigger({ target, jobTypes: [] }))).toBe("BAD_REQUEST");
-    expect(await codeOf(caller.analyses.trigger({ target: { type: "material", id: "nope" }, jobTypes: ["weak_point_analysis"] }))).toBe("NOT_FOUND");
+    expect(
+      await codeOf(
+        caller.analyses.trigger({ target: { type: "material", id: "nope" }, jobTypes: ["weak_point_analysis"] }),
+      ),
+    ).toBe("NOT_FOUND");
     expect(await getDb().aiRuntimeJob.count({ where: { userId: a.user.id } })).toBe(0);
   });
 
   it("is refused while AI consent is off", async () => {
     const a = await createLearner({ consent: false });
-    const code = await codeOf(callerAs(a.user).analyses.trigger({ target: { type: "user", id: a.user.id }, jobTypes: ["learning_state_analysis"] }));
+    const code = await codeOf(
+      callerAs(a.user).analyses.trigger({
+        target: { type: "user", id: a.user.id },
+        jobTypes: ["learning_state_analysis"],
+      }),
+    );
     expect(code).toBe("FORBIDDEN");
   });
 });
@@ -80,7 +122,12 @@ describe("quiz.submit", () => {
   it("grades on the server, saves attempts with sourceJobId, and the next snapshot contains them", async () => {
     const a = await createLearner();
     const kp = a.knowledgePoints[1]!.id;
-    const job = await succeededJob(a, "quiz_generation", { count: 3, questionTypes: ["single_choice", "true_false", "short_answer"] }, quizOutput(kp));
+    const job = await succeededJob(
+      a,
+      "quiz_generation",
+      { count: 3, questionTypes: ["single_choice", "true_false", "short_answer"] },
+      quizOutput(kp),
+    );
     const res = await callerAs(a.user).quiz.submit({
       jobId: job.id,
       answers: [
@@ -95,24 +142,51 @@ describe("quiz.submit", () => {
 
     const rows = await getDb().quizAttempt.findMany({ where: { sourceJobId: job.id } });
     expect(rows.map((r) => [r.userId, r.knowledgePointId, r.correct]).sort()).toEqual(
-      [[a.user.id, kp, false], [a.user.id, kp, true], [a.user.id, kp, true]].sort(),
+      [
+        [a.user.id, kp, false],
+        [a.user.id, kp, true],
+        [a.user.id, kp, true],
+      ].sort(),
     );
-    expect((await callerAs(a.user).quiz.plays({ jobId: job.id })).items).toEqual([expect.objectContaining({ score: 2, total: 3 })]);
+    expect((await callerAs(a.user).quiz.plays({ jobId: job.id })).items).toEqual([
+      expect.objectContaining({ score: 2, total: 3 }),
+    ]);
 
-    const next = await callerAs(a.user).analyses.trigger({ target: { type: "user", id: a.user.id }, jobTypes: ["learning_state_analysis"] });
+    const next = await callerAs(a.user).analyses.trigger({
+      target: { type: "user", id: a.user.id },
+      jobTypes: ["learning_state_analysis"],
+    });
     const snapshot = await getOwnSnapshot(next.items[0]!.job.snapshotId!, a.user.id);
-    expect(snapshot.content.quizAttempts.filter((q) => q.question === "Where does the Calvin cycle run?")).toHaveLength(1);
+    expect(snapshot.content.quizAttempts.filter((q) => q.question === "Where does the Calvin cycle run?")).toHaveLength(
+      1,
+    );
   });
 
   it("needs every question answered once, and a quiz that exists", async () => {
     const a = await createLearner();
     const job = await succeededJob(a, "quiz_generation", { count: 2 });
     const caller = callerAs(a.user);
-    expect(await codeOf(caller.quiz.submit({ jobId: job.id, answers: [{ index: 0, response: "B" }] }))).toBe("BAD_REQUEST");
-    expect(await codeOf(caller.quiz.submit({ jobId: job.id, answers: [{ index: 0, response: "B" }, { index: 0, response: "B" }] }))).toBe("BAD_REQUEST");
+    expect(await codeOf(caller.quiz.submit({ jobId: job.id, answers: [{ index: 0, response: "B" }] }))).toBe(
+      "BAD_REQUEST",
+    );
+    expect(
+      await codeOf(
+        caller.quiz.submit({
+          jobId: job.id,
+          answers: [
+            { index: 0, response: "B" },
+            { index: 0, response: "B" },
+          ],
+        }),
+      ),
+    ).toBe("BAD_REQUEST");
     const flash = await succeededJob(a, "flashcard_generation", { count: 1 });
-    expect(await codeOf(caller.quiz.submit({ jobId: flash.id, answers: [{ index: 0, response: "B" }] }))).toBe("BAD_REQUEST");
-    expect(await codeOf(caller.quiz.submit({ jobId: "missing", answers: [{ index: 0, response: "B" }] }))).toBe("NOT_FOUND");
+    expect(await codeOf(caller.quiz.submit({ jobId: flash.id, answers: [{ index: 0, response: "B" }] }))).toBe(
+      "BAD_REQUEST",
+    );
+    expect(await codeOf(caller.quiz.submit({ jobId: "missing", answers: [{ index: 0, response: "B" }] }))).toBe(
+      "NOT_FOUND",
+    );
     expect(await getDb().quizAttempt.count({ where: { sourceJobId: job.id } })).toBe(0);
   });
 });
@@ -145,8 +219,16 @@ describe("learner B cannot read or act on learner A's jobs, results and quizzes"
     expect(await codeOf(asB.quiz.plays({ jobId: quiz.id }))).toBe("NOT_FOUND");
     expect(await codeOf(asB.flashcards.marks({ jobId: deck.id }))).toBe("NOT_FOUND");
     expect(await codeOf(asB.flashcards.setMark({ jobId: deck.id, cardIndex: 0, known: true }))).toBe("NOT_FOUND");
-    expect(await codeOf(asB.analyses.trigger({ target: { type: "material", id: a.material.id }, jobTypes: ["quiz_generation"] }))).toBe("NOT_FOUND");
-    expect(await codeOf(asB.analyses.trigger({ target: { type: "user", id: a.user.id }, jobTypes: ["learning_state_analysis"] }))).toBe("NOT_FOUND");
+    expect(
+      await codeOf(
+        asB.analyses.trigger({ target: { type: "material", id: a.material.id }, jobTypes: ["quiz_generation"] }),
+      ),
+    ).toBe("NOT_FOUND");
+    expect(
+      await codeOf(
+        asB.analyses.trigger({ target: { type: "user", id: a.user.id }, jobTypes: ["learning_state_analysis"] }),
+      ),
+    ).toBe("NOT_FOUND");
     expect(await codeOf(asB.jobs.cancel({ jobId: quiz.id }))).toBe("NOT_FOUND");
 
     expect(await attempts()).toBe(before);

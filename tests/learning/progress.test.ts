@@ -62,7 +62,10 @@ describe("mastery over time", () => {
     const learner = await createLearner();
     const kpIds = learner.knowledgePoints.map((k) => k.id);
     const analysis = (m: number[]) => {
-      const out = validOutput("learning_state_analysis", kpIds) as { overallMastery: number; knowledgePoints: { mastery: number }[] };
+      const out = validOutput("learning_state_analysis", kpIds) as {
+        overallMastery: number;
+        knowledgePoints: { mastery: number }[];
+      };
       out.knowledgePoints.forEach((k, i) => (k.mastery = m[i]!));
       out.overallMastery = m.reduce((a, b) => a + b, 0) / m.length;
       return out;
@@ -101,16 +104,22 @@ describe("next-step ticks", () => {
 
   it("two tabs ticking the same step at once leave one tick", async () => {
     const job = await succeededJob(ada, "next_action_planning");
-    await Promise.all(Array.from({ length: 8 }, () => as(ada).progress.setTick({ jobId: job.id, actionIndex: 0, done: true })));
+    await Promise.all(
+      Array.from({ length: 8 }, () => as(ada).progress.setTick({ jobId: job.id, actionIndex: 0, done: true })),
+    );
     expect(await getDb().nextActionTick.count({ where: { jobId: job.id } })).toBe(1);
   });
 
   it("refuses a step the plan does not have, a job that is not a plan, and another learner's plan (not found)", async () => {
     const plan = await succeededJob(ada, "next_action_planning");
-    await expect(as(ada).progress.setTick({ jobId: plan.id, actionIndex: 5, done: true })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(as(ada).progress.setTick({ jobId: plan.id, actionIndex: 5, done: true })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
     const quiz = await succeededJob(ada, "quiz_generation", { count: 1 });
     await expect(as(ada).progress.ticks({ jobId: quiz.id })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(as(bob).progress.setTick({ jobId: plan.id, actionIndex: 0, done: true })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(as(bob).progress.setTick({ jobId: plan.id, actionIndex: 0, done: true })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     await expect(as(bob).progress.ticks({ jobId: plan.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     const pending = await createTestJob(ada, "next_action_planning");
     await expect(as(ada).progress.ticks({ jobId: pending.id })).rejects.toMatchObject({ code: "BAD_REQUEST" });

@@ -22,7 +22,8 @@ beforeEach(async () => {
   process.env.JOB_WEBHOOK_BACKOFF_MS = "0";
 });
 afterEach(async () => {
-  for (const k of ["JOB_WEBHOOK_URL", "JOB_WEBHOOK_SECRET", "JOB_WEBHOOK_BACKOFF_MS", "JOB_WEBHOOK_MAX_ATTEMPTS"]) delete process.env[k];
+  for (const k of ["JOB_WEBHOOK_URL", "JOB_WEBHOOK_SECRET", "JOB_WEBHOOK_BACKOFF_MS", "JOB_WEBHOOK_MAX_ATTEMPTS"])
+    delete process.env[k];
   await receiver.close();
 });
 
@@ -48,8 +49,10 @@ describe("zero-setup webhook deliveries", () => {
     const mine = receiver.received.filter((r) => ids.some((id) => r.body.includes(id)));
     expect(mine).toHaveLength(20);
     expect(new Set(mine.map((r) => r.headers["x-ajr-delivery"])).size).toBe(20);
-    for (const r of mine) expect(verifySignature("whsec_deliveries", r.body, String(r.headers["x-ajr-signature"]))).toBe(true);
-    for (const j of jobs) expect(await row(j.id)).toMatchObject({ status: "delivered", attempts: 1, lastStatusCode: 200 });
+    for (const r of mine)
+      expect(verifySignature("whsec_deliveries", r.body, String(r.headers["x-ajr-signature"]))).toBe(true);
+    for (const j of jobs)
+      expect(await row(j.id)).toMatchObject({ status: "delivered", attempts: 1, lastStatusCode: 200 });
   });
 
   it("retries 5xx answers with backoff until delivered, and records every attempt's outcome", async () => {
@@ -94,9 +97,14 @@ describe("zero-setup webhook deliveries", () => {
   it("a claim left by a crashed instance passes, and another instance delivers", async () => {
     const job = await finishedJob();
     await recordDelivery(job.id, "cancelled");
-    expect(await claimDueDeliveries(50, "crashed")).toEqual(expect.arrayContaining([expect.objectContaining({ jobId: job.id })]));
+    expect(await claimDueDeliveries(50, "crashed")).toEqual(
+      expect.arrayContaining([expect.objectContaining({ jobId: job.id })]),
+    );
     expect(await deliverDue({ claimer: "alive" })).toMatchObject({ delivered: 0 });
-    await getDb().webhookDelivery.update({ where: { id: `${job.id}:cancelled` }, data: { claimedUntil: new Date(Date.now() - 1000) } });
+    await getDb().webhookDelivery.update({
+      where: { id: `${job.id}:cancelled` },
+      data: { claimedUntil: new Date(Date.now() - 1000) },
+    });
     expect(await deliverDue({ claimer: "alive" })).toMatchObject({ delivered: 1 });
     expect(await row(job.id)).toMatchObject({ status: "delivered", attempts: 2 });
   });
@@ -115,9 +123,14 @@ describe("zero-setup webhook deliveries", () => {
     await deliverDue();
     const admin = await createLearner({ role: "admin" });
     const log = await callerAs(admin.user).admin.webhooks.list({ jobId: job.id });
-    expect(log).toMatchObject({ total: 1, items: [{ jobId: job.id, status: "delivered", attempts: 1, lastStatusCode: 200 }] });
+    expect(log).toMatchObject({
+      total: 1,
+      items: [{ jobId: job.id, status: "delivered", attempts: 1, lastStatusCode: 200 }],
+    });
     const learner = await createLearner();
     await expect(callerAs(learner.user).admin.webhooks.list({})).rejects.toMatchObject({ code: "FORBIDDEN" });
-    expect((await listDeliveries({ status: "delivered", limit: 200 })).items.every((d) => d.status === "delivered")).toBe(true);
+    expect(
+      (await listDeliveries({ status: "delivered", limit: 200 })).items.every((d) => d.status === "delivered"),
+    ).toBe(true);
   });
 });

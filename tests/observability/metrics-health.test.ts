@@ -12,13 +12,23 @@ const TOKEN = "metrics-test-token";
 
 async function scrape(token: string | null) {
   process.env.METRICS_TOKEN = TOKEN;
-  const res = await metricsRoute(new Request("http://localhost/api/metrics", { headers: token ? { authorization: `Bearer ${token}` } : {} }));
+  const res = await metricsRoute(
+    new Request("http://localhost/api/metrics", { headers: token ? { authorization: `Bearer ${token}` } : {} }),
+  );
   return { status: res.status, text: await res.text() };
 }
 
 function sample(text: string, name: string, labels: Record<string, string> = {}) {
   const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = text.split("\n").find((l) => l.startsWith(name) && !l.startsWith("#") && want.every((w) => l.includes(w)) && (want.length || /^\S+ /.test(l)));
+  const line = text
+    .split("\n")
+    .find(
+      (l) =>
+        l.startsWith(name) &&
+        !l.startsWith("#") &&
+        want.every((w) => l.includes(w)) &&
+        (want.length || /^\S+ /.test(l)),
+    );
   return line ? Number(line.split(" ").pop()) : null;
 }
 
@@ -32,7 +42,9 @@ describe("/api/metrics", () => {
     const learner = await createLearner();
     const before = await scrape(TOKEN);
     const pendingBefore = sample(before.text, "ajr_jobs", { state: "pending", job_type: "quiz_generation" }) ?? 0;
-    const jobs = await Promise.all([1, 2, 3].map(() => createTestJob(learner, "quiz_generation", { params: { count: 2 } })));
+    const jobs = await Promise.all(
+      [1, 2, 3].map(() => createTestJob(learner, "quiz_generation", { params: { count: 2 } })),
+    );
     const rt = runtime(await runtimeKey(), uid("rt"));
     await rt.lock(jobs[0]!.id);
     await rt.fail(jobs[0]!.id, 1, "INVALID_CREDENTIAL");
@@ -44,7 +56,9 @@ describe("/api/metrics", () => {
     expect(sample(text, "ajr_oldest_pending_age_seconds")).toBeGreaterThanOrEqual(0);
     expect(sample(text, "ajr_job_transitions_total", { from: "pending", to: "locked" })).toBeGreaterThanOrEqual(1);
     expect(sample(text, "ajr_job_failures_total", { code: "INVALID_CREDENTIAL" })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, "ajr_runtime_request_duration_seconds_count", { endpoint: "fail", status: "200" })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, "ajr_runtime_request_duration_seconds_count", { endpoint: "fail", status: "200" }),
+    ).toBeGreaterThanOrEqual(1);
     expect(text).toContain('ajr_runtime_request_duration_seconds_bucket{le="0.005",endpoint="lock",status="200"}');
   });
 });

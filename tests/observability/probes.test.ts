@@ -33,6 +33,9 @@ describe("probes and the drain", () => {
     await lifecycle().stop((m) => logged.push(m), 200);
     // Reverse order of registration; one failing or hung hook neither stops the others nor throws.
     expect(order).toEqual(["last", "first"]);
-    expect(logged).toEqual(["[shutdown] hung did not finish within 200 ms; going on", "[shutdown] broken failed: boom"]);
+    expect(logged).toEqual([
+      "[shutdown] hung did not finish within 200 ms; going on",
+      "[shutdown] broken failed: boom",
+    ]);
   });
 });

@@ -23,7 +23,12 @@ async function liveCounts() {
   return norm(rows);
 }
 const norm = (rows: { status: string; jobType: string; n: number }[]) =>
-  Object.fromEntries(rows.filter((r) => r.n).map((r): [string, number] => [`${r.status}/${r.jobType}`, r.n]).sort(([a], [b]) => a.localeCompare(b)));
+  Object.fromEntries(
+    rows
+      .filter((r) => r.n)
+      .map((r): [string, number] => [`${r.status}/${r.jobType}`, r.n])
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 
 /** Folds until every committed event is in the rollups (a fold waits for older transactions to end). */
 async function settle() {
@@ -56,7 +61,9 @@ beforeAll(async () => {
 describe("histogram", () => {
   it("puts a time in the bucket whose bounds hold it, in JS and SQL alike, and reads percentiles back within a bucket", async () => {
     for (const s of [0, 0.005, 0.01, 0.0125, 0.5, 3, 59.9, 3600, 1e9]) {
-      const [row] = await db().$queryRaw<{ idx: number }[]>`SELECT least(79, greatest(0, ceil(ln(greatest(${s}::float8, 1e-9) / 0.01) / ln(1.25))))::int AS idx`;
+      const [row] = await db().$queryRaw<
+        { idx: number }[]
+      >`SELECT least(79, greatest(0, ceil(ln(greatest(${s}::float8, 1e-9) / 0.01) / ln(1.25))))::int AS idx`;
       expect(row!.idx).toBe(histBucket(s));
     }
     const values = Array.from({ length: 1000 }, (_, i) => 0.05 + i * 0.01);
@@ -119,9 +126,11 @@ describe("rollups", () => {
 
   it("folds racing each other and job work racing the folds still add every event exactly once", async () => {
     const work = someWork(12);
-    const folds = Promise.all(Array.from({ length: 6 }, async () => {
-      for (let i = 0; i < 5; i++) await advanceRollups();
-    }));
+    const folds = Promise.all(
+      Array.from({ length: 6 }, async () => {
+        for (let i = 0; i < 5; i++) await advanceRollups();
+      }),
+    );
     const results = await Promise.all([work, folds]);
     expect(results).toHaveLength(2);
     await settle();

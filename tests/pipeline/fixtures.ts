@@ -24,10 +24,30 @@ export function smallSnapshot(): SnapshotContent {
       },
     ],
     knowledgePoints: [
-      { id: "kp_a", title: "Light reactions", description: "Chlorophyll absorbs light, splits water and releases oxygen.", materialId: "m1" },
-      { id: "kp_b", title: "Calvin cycle", description: "RuBisCO fixes carbon dioxide in the stroma to build glucose.", materialId: "m1" },
-      { id: "kp_c", title: "Limiting factors", description: "Light intensity, carbon dioxide and temperature limit the rate.", materialId: "m1" },
-      { id: "kp_d", title: "Chlorophyll", description: "The green pigment that captures light energy.", materialId: "m1" },
+      {
+        id: "kp_a",
+        title: "Light reactions",
+        description: "Chlorophyll absorbs light, splits water and releases oxygen.",
+        materialId: "m1",
+      },
+      {
+        id: "kp_b",
+        title: "Calvin cycle",
+        description: "RuBisCO fixes carbon dioxide in the stroma to build glucose.",
+        materialId: "m1",
+      },
+      {
+        id: "kp_c",
+        title: "Limiting factors",
+        description: "Light intensity, carbon dioxide and temperature limit the rate.",
+        materialId: "m1",
+      },
+      {
+        id: "kp_d",
+        title: "Chlorophyll",
+        description: "The green pigment that captures light energy.",
+        materialId: "m1",
+      },
     ],
     // Newest first, as snapshots store them.
     quizAttempts: [

@@ -4,7 +4,8 @@ import { paramsSchemas, type JobTypeName, type SnapshotContent } from "@/server/
 import { analyse } from "@/server/providers/local";
 import { AS_OF, smallSnapshot, tinySnapshot } from "./fixtures";
 
-const params = <T extends JobTypeName>(t: T, p: Record<string, unknown> = {}) => paramsSchemas[t].parse(p) as Record<string, unknown>;
+const params = <T extends JobTypeName>(t: T, p: Record<string, unknown> = {}) =>
+  paramsSchemas[t].parse(p) as Record<string, unknown>;
 const passes = (t: JobTypeName, snapshot: SnapshotContent, output: unknown, p: Record<string, unknown>) =>
   checkOutput(t, "v1", output, { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params: p });
 
@@ -26,15 +27,22 @@ describe("local analyzer: learning_state_analysis", () => {
     // 45 session minutes + 2 × 8 answers inside 14 days = 61 → medium; the 1 Nov session is outside the window.
     expect(out.engagementLevel).toBe("medium");
     expect(out.strengths).toEqual(["Light reactions: 100% mastery over 3 answers"]);
-    expect(out.risks).toEqual(["Calvin cycle: 22% mastery, 2 of the last 3 answers wrong", "Chlorophyll: not practised yet"]);
+    expect(out.risks).toEqual([
+      "Calvin cycle: 22% mastery, 2 of the last 3 answers wrong",
+      "Chlorophyll: not practised yet",
+    ]);
     expect(out.summary).toContain("3 of 4 knowledge points (8 answers)");
   });
 
   it("lets an older wrong answer weigh less than a newer one", () => {
     const snap = smallSnapshot();
     // Swap kp_c's answers in time: wrong is now the newest → 0.7 / 1.7 = 0.412.
-    snap.quizAttempts = snap.quizAttempts.map((a) => (a.knowledgePointId === "kp_c" ? { ...a, correct: !a.correct } : a));
-    const out = analyse("learning_state_analysis", snap, {}, AS_OF) as { knowledgePoints: { knowledgePointId: string; mastery: number }[] };
+    snap.quizAttempts = snap.quizAttempts.map((a) =>
+      a.knowledgePointId === "kp_c" ? { ...a, correct: !a.correct } : a,
+    );
+    const out = analyse("learning_state_analysis", snap, {}, AS_OF) as {
+      knowledgePoints: { knowledgePointId: string; mastery: number }[];
+    };
     expect(out.knowledgePoints.find((k) => k.knowledgePointId === "kp_c")?.mastery).toBe(0.412);
   });
 });
@@ -62,14 +70,24 @@ describe("local analyzer: weak_point_analysis", () => {
 });
 
 describe("local analyzer: next_action_planning", () => {
-  type Plan = { actions: { actionType: string; target: { id: string | null }; priority: number; estimatedMinutes: number; reason: string }[] };
+  type Plan = {
+    actions: {
+      actionType: string;
+      target: { id: string | null };
+      priority: number;
+      estimatedMinutes: number;
+      reason: string;
+    }[];
+  };
   const plan = (snap: SnapshotContent, budget: number, asOf = AS_OF) =>
     analyse("next_action_planning", snap, params("next_action_planning", { timeBudgetMinutes: budget }), asOf) as Plan;
 
   it("reviews weak points by severity, then learns untried points, within the time budget", () => {
     const snap = smallSnapshot();
     const out = plan(snap, 60);
-    expect(passes("next_action_planning", snap, out, params("next_action_planning", { timeBudgetMinutes: 60 }))).toMatchObject({ ok: true });
+    expect(
+      passes("next_action_planning", snap, out, params("next_action_planning", { timeBudgetMinutes: 60 })),
+    ).toMatchObject({ ok: true });
     expect(out.actions.map((a) => [a.actionType, a.target.id, a.priority, a.estimatedMinutes])).toEqual([
       ["review", "kp_b", 1, 20],
       ["review", "kp_c", 2, 15],
@@ -87,7 +105,12 @@ describe("local analyzer: next_action_planning", () => {
     const asOf = new Date(AS_OF.getTime() + 9 * 86_400_000); // 29 Nov: last study 19 Nov 10:00 → 10 days
     const out = plan(smallSnapshot(), 120, asOf);
     expect(out.actions[0]!.reason).toContain("You last studied 10 days ago");
-    expect(out.actions.at(-1)).toMatchObject({ actionType: "practice", target: { id: "kp_a" }, priority: 4, estimatedMinutes: 10 });
+    expect(out.actions.at(-1)).toMatchObject({
+      actionType: "practice",
+      target: { id: "kp_a" },
+      priority: 4,
+      estimatedMinutes: 10,
+    });
     expect(out.actions.at(-1)!.reason).toContain("last practised 10 days ago");
   });
 
@@ -99,10 +122,21 @@ describe("local analyzer: next_action_planning", () => {
 });
 
 describe("local analyzer: quiz_generation", () => {
-  type Q = { type: string; stem: string; options: string[]; answer: string; knowledgePointId: string; difficulty: string };
+  type Q = {
+    type: string;
+    stem: string;
+    options: string[];
+    answer: string;
+    knowledgePointId: string;
+    difficulty: string;
+  };
   it("asks the weakest points first, alternates the requested types, sets mixed difficulty from mastery", () => {
     const snap = smallSnapshot();
-    const p = params("quiz_generation", { count: 6, difficulty: "mixed", questionTypes: ["single_choice", "true_false"] });
+    const p = params("quiz_generation", {
+      count: 6,
+      difficulty: "mixed",
+      questionTypes: ["single_choice", "true_false"],
+    });
     const out = analyse("quiz_generation", snap, p, AS_OF) as { questions: Q[] };
     expect(passes("quiz_generation", snap, out, p)).toMatchObject({ ok: true });
     // Order by mastery: kp_b 0.224, kp_d untried (0.5), kp_c 0.588, kp_a 1.
@@ -126,13 +160,23 @@ describe("local analyzer: quiz_generation", () => {
     const p = params("quiz_generation", { count: 4, difficulty: "hard", questionTypes: ["short_answer"] });
     const out = analyse("quiz_generation", snap, p, AS_OF) as { questions: Q[] };
     expect(passes("quiz_generation", snap, out, p)).toMatchObject({ ok: true });
-    expect(out.questions.every((q) => q.difficulty === "hard" && q.type === "short_answer" && q.options.length === 0)).toBe(true);
-    expect(out.questions[0]).toMatchObject({ stem: 'Explain "Calvin cycle" in your own words.', answer: "RuBisCO fixes carbon dioxide in the stroma to build glucose." });
+    expect(
+      out.questions.every((q) => q.difficulty === "hard" && q.type === "short_answer" && q.options.length === 0),
+    ).toBe(true);
+    expect(out.questions[0]).toMatchObject({
+      stem: 'Explain "Calvin cycle" in your own words.',
+      answer: "RuBisCO fixes carbon dioxide in the stroma to build glucose.",
+    });
   });
 
   it("writes 20 distinct questions about a single point with a one-line material", () => {
     const snap = tinySnapshot();
-    for (const types of [["single_choice"], ["true_false"], ["short_answer"], ["single_choice", "true_false", "short_answer"]]) {
+    for (const types of [
+      ["single_choice"],
+      ["true_false"],
+      ["short_answer"],
+      ["single_choice", "true_false", "short_answer"],
+    ]) {
       const p = params("quiz_generation", { count: 20, difficulty: "easy", questionTypes: types });
       const out = analyse("quiz_generation", snap, p, AS_OF) as { questions: Q[] };
       expect(passes("quiz_generation", snap, out, p)).toMatchObject({ ok: true });
@@ -141,7 +185,9 @@ describe("local analyzer: quiz_generation", () => {
 
   it("fails INVALID_SNAPSHOT when there is no knowledge point to ask about", () => {
     const snap = { ...tinySnapshot(), knowledgePoints: [] };
-    expect(() => analyse("quiz_generation", snap, params("quiz_generation"), AS_OF)).toThrow(expect.objectContaining({ code: "INVALID_SNAPSHOT" }));
+    expect(() => analyse("quiz_generation", snap, params("quiz_generation"), AS_OF)).toThrow(
+      expect.objectContaining({ code: "INVALID_SNAPSHOT" }),
+    );
   });
 });
 
@@ -159,20 +205,31 @@ describe("local analyzer: flashcard_generation", () => {
       ["kp_a", 'What is "Light reactions"?'],
       ["kp_b", "Which idea is this? RuBisCO fixes carbon dioxide in the stroma to build glucose."],
     ]);
-    expect(out.flashcards[0]).toMatchObject({ back: "RuBisCO fixes carbon dioxide in the stroma to build glucose.", tags: ["photosynthesis", "needs-review"] });
+    expect(out.flashcards[0]).toMatchObject({
+      back: "RuBisCO fixes carbon dioxide in the stroma to build glucose.",
+      tags: ["photosynthesis", "needs-review"],
+    });
     expect(out.flashcards[3]!.tags).toEqual(["photosynthesis"]);
   });
 
   it("writes 50 distinct cards about a single point", () => {
     const snap = tinySnapshot();
     const p = params("flashcard_generation", { count: 50 });
-    expect(passes("flashcard_generation", snap, analyse("flashcard_generation", snap, p, AS_OF), p)).toMatchObject({ ok: true });
+    expect(passes("flashcard_generation", snap, analyse("flashcard_generation", snap, p, AS_OF), p)).toMatchObject({
+      ok: true,
+    });
   });
 });
 
 describe("local analyzer determinism", () => {
   it("gives the same output for the same input, for every job type", () => {
-    for (const t of ["learning_state_analysis", "weak_point_analysis", "next_action_planning", "quiz_generation", "flashcard_generation"] as const) {
+    for (const t of [
+      "learning_state_analysis",
+      "weak_point_analysis",
+      "next_action_planning",
+      "quiz_generation",
+      "flashcard_generation",
+    ] as const) {
       const a = analyse(t, smallSnapshot(), params(t), AS_OF);
       const b = analyse(t, structuredClone(smallSnapshot()), params(t), new Date(AS_OF));
       expect(JSON.stringify(b)).toBe(JSON.stringify(a));

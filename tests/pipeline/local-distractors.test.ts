@@ -19,7 +19,12 @@ function demoSnapshot(learnerId: string): SnapshotContent {
     materials: materials.map((m) => ({ id: m.id, title: m.title, content: m.content })),
     knowledgePoints: materials.flatMap((m) => m.kps.map((k) => ({ ...k, materialId: m.id }))),
     quizAttempts: Object.entries(learner.history).flatMap(([kpId, answers]) =>
-      answers.map((correct, i) => ({ knowledgePointId: kpId, question: `Q${i} ${kpId}`, correct, answeredAt: new Date(AS_OF.getTime() - (answers.length - i) * 86_400_000).toISOString() })),
+      answers.map((correct, i) => ({
+        knowledgePointId: kpId,
+        question: `Q${i} ${kpId}`,
+        correct,
+        answeredAt: new Date(AS_OF.getTime() - (answers.length - i) * 86_400_000).toISOString(),
+      })),
     ),
     studySessions: [],
   };
@@ -28,7 +33,9 @@ function demoSnapshot(learnerId: string): SnapshotContent {
 /** Every text a material contributes: its knowledge points' titles and descriptions and its sentences. */
 function textsOf(materialId: string) {
   const m = MATERIALS.find((x) => x.id === materialId)!;
-  return new Set([...m.kps.flatMap((k) => [k.title, k.description]), ...sentences(m.content)].map((s) => s.toLowerCase()));
+  return new Set(
+    [...m.kps.flatMap((k) => [k.title, k.description]), ...sentences(m.content)].map((s) => s.toLowerCase()),
+  );
 }
 
 describe("local analyzer: quiz distractors on the demo data", () => {
@@ -36,9 +43,18 @@ describe("local analyzer: quiz distractors on the demo data", () => {
     for (const difficulty of ["easy", "medium", "hard"] as const) {
       it(`${learnerId}, ${difficulty}: every wrong option comes from the question's own material, never another subject`, () => {
         const snap = demoSnapshot(learnerId);
-        const params = paramsSchemas.quiz_generation.parse({ count: 12, difficulty, questionTypes: ["single_choice", "true_false"] });
+        const params = paramsSchemas.quiz_generation.parse({
+          count: 12,
+          difficulty,
+          questionTypes: ["single_choice", "true_false"],
+        });
         const out = analyse("quiz_generation", snap, params, AS_OF) as { questions: Q[] };
-        expect(checkOutput("quiz_generation", "v1", out, { knowledgePointIds: new Set(snap.knowledgePoints.map((k) => k.id)), params })).toMatchObject({ ok: true });
+        expect(
+          checkOutput("quiz_generation", "v1", out, {
+            knowledgePointIds: new Set(snap.knowledgePoints.map((k) => k.id)),
+            params,
+          }),
+        ).toMatchObject({ ok: true });
 
         const materialOf = new Map(snap.knowledgePoints.map((k) => [k.id, k.materialId!]));
         let checked = 0;
@@ -62,7 +78,11 @@ describe("local analyzer: quiz distractors on the demo data", () => {
 
   it("medium and hard questions still offer four options, filled from the same material's sentences", () => {
     const snap = demoSnapshot("user_ada");
-    const params = paramsSchemas.quiz_generation.parse({ count: 6, difficulty: "medium", questionTypes: ["single_choice"] });
+    const params = paramsSchemas.quiz_generation.parse({
+      count: 6,
+      difficulty: "medium",
+      questionTypes: ["single_choice"],
+    });
     const out = analyse("quiz_generation", snap, params, AS_OF) as { questions: Q[] };
     const described = out.questions.filter((q) => q.stem.startsWith("Which statement describes"));
     expect(described.length).toBeGreaterThan(0);

@@ -6,26 +6,54 @@ import { localProvider } from "@/server/providers/local";
 import { AS_OF } from "./fixtures";
 
 const ids = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/), { minLength: 1, maxLength: 6 });
-const words = fc.array(fc.constantFrom("light", "water", "energy", "carbon", "enzyme", "membrane", "glucose", "the", "of", "Ätherisch", "光合作用"), {
-  minLength: 0,
-  maxLength: 30,
-});
+const words = fc.array(
+  fc.constantFrom(
+    "light",
+    "water",
+    "energy",
+    "carbon",
+    "enzyme",
+    "membrane",
+    "glucose",
+    "the",
+    "of",
+    "Ätherisch",
+    "光合作用",
+  ),
+  {
+    minLength: 0,
+    maxLength: 30,
+  },
+);
 
 /** Arbitrary but valid snapshots: odd titles, empty descriptions, shared descriptions, no history. */
 const snapshotArb: fc.Arbitrary<SnapshotContent> = ids.chain((kpIds) =>
   fc
     .record({
-      titles: fc.array(fc.oneof(fc.constant(""), fc.constant("Same"), fc.string({ maxLength: 40 })), { minLength: kpIds.length, maxLength: kpIds.length }),
-      descriptions: fc.array(fc.oneof(fc.constant(""), fc.constant("Shared description."), words.map((w) => w.join(" "))), {
+      titles: fc.array(fc.oneof(fc.constant(""), fc.constant("Same"), fc.string({ maxLength: 40 })), {
         minLength: kpIds.length,
         maxLength: kpIds.length,
       }),
+      descriptions: fc.array(
+        fc.oneof(
+          fc.constant(""),
+          fc.constant("Shared description."),
+          words.map((w) => w.join(" ")),
+        ),
+        {
+          minLength: kpIds.length,
+          maxLength: kpIds.length,
+        },
+      ),
       content: words.map((w) => w.join(" ") + ". " + w.reverse().join(" ") + "."),
       attempts: fc.array(
         fc.record({ kp: fc.nat(kpIds.length - 1), correct: fc.boolean(), day: fc.integer({ min: 1, max: 30 }) }),
         { maxLength: 20 },
       ),
-      sessions: fc.array(fc.record({ day: fc.integer({ min: 1, max: 30 }), minutes: fc.integer({ min: 0, max: 200 }) }), { maxLength: 5 }),
+      sessions: fc.array(
+        fc.record({ day: fc.integer({ min: 1, max: 30 }), minutes: fc.integer({ min: 0, max: 200 }) }),
+        { maxLength: 5 },
+      ),
     })
     .map(({ titles, descriptions, content, attempts, sessions }) =>
       snapshotContentSchema.parse({
@@ -33,14 +61,23 @@ const snapshotArb: fc.Arbitrary<SnapshotContent> = ids.chain((kpIds) =>
         learner: { id: "u", name: "" },
         target: { type: "user", id: "u", title: "" },
         materials: [{ id: "m", title: "Material", content }],
-        knowledgePoints: kpIds.map((id, i) => ({ id, title: titles[i]!, description: descriptions[i]!, materialId: i % 2 ? null : "m" })),
+        knowledgePoints: kpIds.map((id, i) => ({
+          id,
+          title: titles[i]!,
+          description: descriptions[i]!,
+          materialId: i % 2 ? null : "m",
+        })),
         quizAttempts: attempts.map((a) => ({
           knowledgePointId: kpIds[a.kp]!,
           question: `q${a.day}`,
           correct: a.correct,
           answeredAt: new Date(Date.UTC(2026, 10, a.day)).toISOString(),
         })),
-        studySessions: sessions.map((s) => ({ materialId: "m", startedAt: new Date(Date.UTC(2026, 10, s.day)).toISOString(), minutes: s.minutes })),
+        studySessions: sessions.map((s) => ({
+          materialId: "m",
+          startedAt: new Date(Date.UTC(2026, 10, s.day)).toISOString(),
+          minutes: s.minutes,
+        })),
       }),
     ),
 );
@@ -55,21 +92,27 @@ describe("the local analyzer on arbitrary snapshots", () => {
   it("passes the API's checks and the pipeline's own review for every job type, never degraded", async () => {
     const provider = localProvider();
     await fc.assert(
-      fc.asyncProperty(snapshotArb, quizParams, fc.integer({ min: 1, max: 50 }), fc.integer({ min: 10, max: 600 }), async (snapshot, quiz, cards, budget) => {
-        const cases = [
-          ["learning_state_analysis", {}],
-          ["weak_point_analysis", {}],
-          ["next_action_planning", { timeBudgetMinutes: budget }],
-          ["quiz_generation", quiz],
-          ["flashcard_generation", { count: cards }],
-        ] as const;
-        for (const [jobType, raw] of cases) {
-          const params = paramsSchemas[jobType].parse(raw);
-          const result = await runPipeline({ jobType, params, snapshot, asOf: AS_OF }, { provider });
-          expect(result.degraded, `${jobType}: ${result.findings.join("; ")}`).toBe(false);
-          expect(result.qualityLoops).toBe(0);
-        }
-      }),
+      fc.asyncProperty(
+        snapshotArb,
+        quizParams,
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 10, max: 600 }),
+        async (snapshot, quiz, cards, budget) => {
+          const cases = [
+            ["learning_state_analysis", {}],
+            ["weak_point_analysis", {}],
+            ["next_action_planning", { timeBudgetMinutes: budget }],
+            ["quiz_generation", quiz],
+            ["flashcard_generation", { count: cards }],
+          ] as const;
+          for (const [jobType, raw] of cases) {
+            const params = paramsSchemas[jobType].parse(raw);
+            const result = await runPipeline({ jobType, params, snapshot, asOf: AS_OF }, { provider });
+            expect(result.degraded, `${jobType}: ${result.findings.join("; ")}`).toBe(false);
+            expect(result.qualityLoops).toBe(0);
+          }
+        },
+      ),
       { numRuns: 60, seed: 20261130 },
     );
   });

@@ -15,7 +15,13 @@ function recording(answer?: (req: InferenceRequest) => unknown) {
     name: "recording",
     async infer(req) {
       calls.push(req);
-      if (answer) return { output: answer(req), provider: "recording", model: "fake-1", usage: { promptTokens: 4, completionTokens: 6 } };
+      if (answer)
+        return {
+          output: answer(req),
+          provider: "recording",
+          model: "fake-1",
+          usage: { promptTokens: 4, completionTokens: 6 },
+        };
       return { ...(await local.infer(req)), usage: { promptTokens: 4, completionTokens: 6 } };
     },
   };
@@ -35,13 +41,19 @@ describe("the pipeline's stages and quality loop", () => {
       ["quality_check", 60],
       ["format_adapter", 80],
     ]);
-    expect(result).toMatchObject({ degraded: false, qualityLoops: 0, promptVersion: PROMPT_VERSION, outputSchemaVersion: "v1" });
+    expect(result).toMatchObject({
+      degraded: false,
+      qualityLoops: 0,
+      promptVersion: PROMPT_VERSION,
+      outputSchemaVersion: "v1",
+    });
   });
 
   it("goes back to prompt_builder with the findings when the checker rejects twice, then accepts", async () => {
     const { provider, calls } = recording();
     let reviews = 0;
-    const reviewer: Reviewer = () => (++reviews <= 2 ? { ok: false, findings: [`evidence too thin (review ${reviews})`] } : { ok: true });
+    const reviewer: Reviewer = () =>
+      ++reviews <= 2 ? { ok: false, findings: [`evidence too thin (review ${reviews})`] } : { ok: true };
     const reports: ProgressReport[] = [];
     const result = await runPipeline(job, { provider, reviewer, onProgress: (r) => void reports.push(r) });
     expect(result).toMatchObject({ degraded: false, qualityLoops: 2, findings: [] });
@@ -72,9 +84,14 @@ describe("the pipeline's stages and quality loop", () => {
   it("the INVALID_SCHEMA failure carries the last rejected output and its violations, for the API to keep", async () => {
     const { provider } = recording((req) => ({ weakPoints: [{ knowledgePointId: `kp_nope_${req.attempt}` }] }));
     const failure = await runPipeline(job, { provider }).catch((e: unknown) => e);
-    expect(failure).toMatchObject({ code: "INVALID_SCHEMA", rejected: { output: { weakPoints: [{ knowledgePointId: "kp_nope_4" }] } } });
+    expect(failure).toMatchObject({
+      code: "INVALID_SCHEMA",
+      rejected: { output: { weakPoints: [{ knowledgePointId: "kp_nope_4" }] } },
+    });
     const { violations } = (failure as { rejected: { violations: { path: string; rule: string }[] } }).rejected;
-    expect(violations).toContainEqual(expect.objectContaining({ path: "weakPoints.0.title", rule: "schema.invalid_type" }));
+    expect(violations).toContainEqual(
+      expect.objectContaining({ path: "weakPoints.0.title", rule: "schema.invalid_type" }),
+    );
   });
 
   it("uses a later valid answer after an invalid one", async () => {
@@ -94,8 +111,12 @@ describe("the pipeline's stages and quality loop", () => {
 
   it("refuses a malformed snapshot as INVALID_SNAPSHOT before calling the model", async () => {
     const { provider, calls } = recording();
-    await expect(runPipeline({ ...job, snapshot: { version: 1 } }, { provider })).rejects.toMatchObject({ code: "INVALID_SNAPSHOT" });
-    await expect(runPipeline({ ...job, snapshot: null }, { provider })).rejects.toMatchObject({ code: "INVALID_SNAPSHOT" });
+    await expect(runPipeline({ ...job, snapshot: { version: 1 } }, { provider })).rejects.toMatchObject({
+      code: "INVALID_SNAPSHOT",
+    });
+    await expect(runPipeline({ ...job, snapshot: null }, { provider })).rejects.toMatchObject({
+      code: "INVALID_SNAPSHOT",
+    });
     expect(calls).toHaveLength(0);
   });
 

@@ -37,8 +37,15 @@ export async function checkInvariants(jobIds: string[], seenTerminal: Map<string
 
     expect(job.retryCount, `${where}: retryCount`).toBeLessThanOrEqual(job.maxRetryCount);
     // A terminal job says when it ended (a prototype-named failure code once ended a job without it).
-    expect(TERMINAL.includes(job.status) ? job.finishedAt !== null : true, `${where}: a terminal job has finishedAt`).toBe(true);
-    if (job.status === "failed") expect(Object.hasOwn(FAILURE_CODES, job.errorCode ?? ""), `${where}: errorCode ${job.errorCode} is a known code`).toBe(true);
+    expect(
+      TERMINAL.includes(job.status) ? job.finishedAt !== null : true,
+      `${where}: a terminal job has finishedAt`,
+    ).toBe(true);
+    if (job.status === "failed")
+      expect(
+        Object.hasOwn(FAILURE_CODES, job.errorCode ?? ""),
+        `${where}: errorCode ${job.errorCode} is a known code`,
+      ).toBe(true);
 
     const chain = events.filter((e) => e.jobId === job.id);
     expect(chain[0]?.fromStatus ?? null, `${where}: first event is the creation`).toBeNull();

@@ -31,17 +31,72 @@ export type Action =
 
 const idx = fc.nat({ max: 7 });
 export const action: fc.Arbitrary<Action> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("create" as const), user: fc.nat({ max: 1 }), jobType: fc.constantFrom(...JOB_TYPES), keyed: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("create" as const),
+      user: fc.nat({ max: 1 }),
+      jobType: fc.constantFrom(...JOB_TYPES),
+      keyed: fc.boolean(),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("lock" as const), rt: fc.nat({ max: 2 }), job: idx }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("claim" as const), rt: fc.nat({ max: 2 }), limit: fc.integer({ min: 1, max: 3 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("heartbeat" as const), rt: fc.nat({ max: 2 }), job: idx, stale: fc.boolean() }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("result" as const), rt: fc.nat({ max: 2 }), job: idx, stale: fc.boolean(), valid: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("fail" as const), rt: fc.nat({ max: 2 }), job: idx, stale: fc.boolean(), code: fc.constantFrom("MODEL_TIMEOUT", "NETWORK_ERROR", "INVALID_SCHEMA", "CANCELLED", "BOGUS", "toString", "__proto__") }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("claim" as const),
+      rt: fc.nat({ max: 2 }),
+      limit: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("heartbeat" as const),
+      rt: fc.nat({ max: 2 }),
+      job: idx,
+      stale: fc.boolean(),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("result" as const),
+      rt: fc.nat({ max: 2 }),
+      job: idx,
+      stale: fc.boolean(),
+      valid: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("fail" as const),
+      rt: fc.nat({ max: 2 }),
+      job: idx,
+      stale: fc.boolean(),
+      code: fc.constantFrom(
+        "MODEL_TIMEOUT",
+        "NETWORK_ERROR",
+        "INVALID_SCHEMA",
+        "CANCELLED",
+        "BOGUS",
+        "toString",
+        "__proto__",
+      ),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancel" as const), job: idx }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("consent" as const), user: fc.nat({ max: 1 }), granted: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("consent" as const), user: fc.nat({ max: 1 }), granted: fc.boolean() }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("rerun" as const), job: idx }) },
   { weight: 1, arbitrary: fc.constant({ kind: "sweep" as const }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("clock" as const), seconds: fc.integer({ min: 1, max: 150 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant("clock" as const), seconds: fc.integer({ min: 1, max: 150 }) }),
+  },
 );
 
 /** One run: executes the actions through the real services and routes, checking invariants after each. */
@@ -156,8 +211,14 @@ export async function run(actions: Action[]) {
 /** A valid output for the job's type, referring to its owner's knowledge points (default params). */
 async function outputFor(jobId: string, learners: Learner[]) {
   const { getDb } = await import("@/server/db");
-  const job = await getDb().aiRuntimeJob.findUniqueOrThrow({ where: { id: jobId }, select: { jobType: true, userId: true } });
+  const job = await getDb().aiRuntimeJob.findUniqueOrThrow({
+    where: { id: jobId },
+    select: { jobType: true, userId: true },
+  });
   const owner = learners.find((l) => l.user.id === job.userId)!;
-  return validOutput(job.jobType, owner.knowledgePoints.map((k) => k.id), {});
+  return validOutput(
+    job.jobType,
+    owner.knowledgePoints.map((k) => k.id),
+    {},
+  );
 }
-

@@ -37,7 +37,12 @@ describe("deepseek provider against a fake OpenAI-compatible server", () => {
     const result = await runPipeline(job, { provider });
     expect(result).toMatchObject({ degraded: false, qualityLoops: 0, provider: "deepseek", model: "deepseek-chat" });
     expect(result.output).toEqual(JSON.parse(good));
-    expect(result.usage).toMatchObject({ provider: "deepseek", model: "deepseek-chat", promptTokens: 100, completionTokens: 50 });
+    expect(result.usage).toMatchObject({
+      provider: "deepseek",
+      model: "deepseek-chat",
+      promptTokens: 100,
+      completionTokens: 50,
+    });
     expect(result.usage.durationMs).toBeGreaterThanOrEqual(0);
     expect(server.requests).toHaveLength(1);
     const [req] = server.requests;
@@ -60,7 +65,10 @@ describe("deepseek provider against a fake OpenAI-compatible server", () => {
   });
 
   it("fails INVALID_SCHEMA (not retried) when every answer stays unparseable or invalid", async () => {
-    const { error, server } = await failureOf([{ content: "Sure! Here is your analysis." }, { content: '{"weakPoints": "none"}' }]);
+    const { error, server } = await failureOf([
+      { content: "Sure! Here is your analysis." },
+      { content: '{"weakPoints": "none"}' },
+    ]);
     expect(error).toMatchObject({ code: "INVALID_SCHEMA" });
     expect(FAILURE_CODES.INVALID_SCHEMA.retryable).toBe(false);
     expect(server.requests).toHaveLength(4);
@@ -71,9 +79,19 @@ describe("deepseek provider against a fake OpenAI-compatible server", () => {
     ["429", [{ status: 429, error: { message: "Rate limit reached" } }], "MODEL_RATE_LIMIT", true],
     ["500", [{ status: 500, error: { message: "internal" } }], "TEMPORARY_PROVIDER_ERROR", true],
     ["503", [{ status: 503, error: { message: "overloaded" } }], "TEMPORARY_PROVIDER_ERROR", true],
-    ["401", [{ status: 401, error: { message: "Authentication Fails (no such user)", type: "authentication_error" } }], "INVALID_CREDENTIAL", false],
+    [
+      "401",
+      [{ status: 401, error: { message: "Authentication Fails (no such user)", type: "authentication_error" } }],
+      "INVALID_CREDENTIAL",
+      false,
+    ],
     ["403", [{ status: 403, error: { message: "forbidden" } }], "INVALID_CREDENTIAL", false],
-    ["402 (insufficient balance)", [{ status: 402, error: { message: "Insufficient Balance" } }], "INVALID_CREDENTIAL", false],
+    [
+      "402 (insufficient balance)",
+      [{ status: 402, error: { message: "Insufficient Balance" } }],
+      "INVALID_CREDENTIAL",
+      false,
+    ],
     ["a connection reset", [{ reset: true }], "NETWORK_ERROR", true],
   ];
   for (const [name, script, code, retryable, opts] of cases) {
@@ -87,13 +105,19 @@ describe("deepseek provider against a fake OpenAI-compatible server", () => {
   }
 
   it("maps connection refused to NETWORK_ERROR (retryable)", async () => {
-    const provider = deepseekProvider({ apiKey: "k", baseURL: `http://127.0.0.1:${await closedPort()}/v1`, timeoutMs: 5_000 });
+    const provider = deepseekProvider({
+      apiKey: "k",
+      baseURL: `http://127.0.0.1:${await closedPort()}/v1`,
+      timeoutMs: 5_000,
+    });
     await expect(runPipeline(job, { provider })).rejects.toMatchObject({ code: "NETWORK_ERROR" });
     expect(FAILURE_CODES.NETWORK_ERROR.retryable).toBe(true);
   });
 
   it("fails INVALID_CREDENTIAL without calling when there is no key", async () => {
-    await expect(runPipeline(job, { provider: deepseekProvider({ apiKey: undefined }) })).rejects.toMatchObject({ code: "INVALID_CREDENTIAL" });
+    await expect(runPipeline(job, { provider: deepseekProvider({ apiKey: undefined }) })).rejects.toMatchObject({
+      code: "INVALID_CREDENTIAL",
+    });
   });
 
   it("gives up the call with the caller's reason when the job is cancelled mid-call", async () => {

@@ -21,7 +21,13 @@ export type Reply =
   /** Sends headers (with the full Content-Length) and half of the body, then resets the connection. */
   | { resetMidBody: true };
 
-export type Recorded = { path: string; authorization: string | undefined; body: Record<string, unknown>; at: number; routed: boolean };
+export type Recorded = {
+  path: string;
+  authorization: string | undefined;
+  body: Record<string, unknown>;
+  at: number;
+  routed: boolean;
+};
 
 export function completion(content: string, o: { model?: string; usage?: unknown; n?: number } = {}) {
   return {
@@ -40,7 +46,10 @@ export function completion(content: string, o: { model?: string; usage?: unknown
  * between runs (`fake.script = [...]`); `requests` records every call with its arrival time;
  * `route` answers some requests itself (other jobs that must keep flowing) outside the script.
  */
-export async function startFakeOpenAI(initial: Reply[], opts: { route?: (body: Record<string, unknown>) => Reply | undefined } = {}) {
+export async function startFakeOpenAI(
+  initial: Reply[],
+  opts: { route?: (body: Record<string, unknown>) => Reply | undefined } = {},
+) {
   const state = { script: initial };
   const requests: Recorded[] = [];
   const sockets = new Set<import("node:net").Socket>();
@@ -51,7 +60,13 @@ export async function startFakeOpenAI(initial: Reply[], opts: { route?: (body: R
       const body = raw ? JSON.parse(raw) : {};
       // A routed request (say, another job's) gets its own answer and does not move the script on.
       const routed = opts.route?.(body);
-      requests.push({ path: req.url ?? "", authorization: req.headers.authorization, body, at: Date.now(), routed: !!routed });
+      requests.push({
+        path: req.url ?? "",
+        authorization: req.headers.authorization,
+        body,
+        at: Date.now(),
+        routed: !!routed,
+      });
       const n = requests.length;
       const scripted = requests.filter((r) => !r.routed).length;
       const reply = routed ?? state.script[Math.min(scripted - 1, state.script.length - 1)]!;
@@ -79,7 +94,9 @@ export async function startFakeOpenAI(initial: Reply[], opts: { route?: (body: R
         const model = reply.model ?? String(requests[n - 1]!.body.model ?? "deepseek-chat");
         const content = reply.padBytes ? reply.content + " ".repeat(reply.padBytes) : reply.content;
         res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
-        res.end(JSON.stringify(completion(content, "usage" in reply ? { model, usage: reply.usage, n } : { model, n })));
+        res.end(
+          JSON.stringify(completion(content, "usage" in reply ? { model, usage: reply.usage, n } : { model, n })),
+        );
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();

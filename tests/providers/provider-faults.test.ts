@@ -19,7 +19,12 @@ afterEach(async () => {
 async function run(script: Reply[], opts: { timeoutMs?: number; maxResponseBytes?: number } = {}) {
   const server = await startFakeOpenAI(script);
   close = server.close;
-  const provider = deepseekProvider({ apiKey: "k", baseURL: server.url, timeoutMs: opts.timeoutMs ?? 5_000, maxResponseBytes: opts.maxResponseBytes });
+  const provider = deepseekProvider({
+    apiKey: "k",
+    baseURL: server.url,
+    timeoutMs: opts.timeoutMs ?? 5_000,
+    maxResponseBytes: opts.maxResponseBytes,
+  });
   const started = Date.now();
   const outcome = await runPipeline(job, { provider }).then(
     (result) => ({ result, error: null }),
@@ -32,13 +37,47 @@ describe("deepseek provider: every misbehaviour of the provider classified, boun
   const cases: [string, Reply[], keyof typeof FAILURE_CODES, { timeoutMs?: number; maxResponseBytes?: number }?][] = [
     ["a stalled body (headers sent, then nothing)", [{ stallBody: true }], "MODEL_TIMEOUT", { timeoutMs: 400 }],
     ["a reset mid-body", [{ resetMidBody: true }], "NETWORK_ERROR"],
-    ["a 200 with an HTML page", [{ raw: "<!doctype html><html><body>Bad gateway</body></html>", contentType: "text/html" }], "TEMPORARY_PROVIDER_ERROR"],
-    ["a 200 with truncated JSON", [{ raw: '{"id":"chatcmpl-1","choices":[{"message":{"content":"{' }], "TEMPORARY_PROVIDER_ERROR"],
-    ["a 200 with choices: []", [{ raw: JSON.stringify({ id: "x", model: "deepseek-chat", choices: [], usage: { prompt_tokens: 7, completion_tokens: 0 } }) }], "TEMPORARY_PROVIDER_ERROR"],
+    [
+      "a 200 with an HTML page",
+      [{ raw: "<!doctype html><html><body>Bad gateway</body></html>", contentType: "text/html" }],
+      "TEMPORARY_PROVIDER_ERROR",
+    ],
+    [
+      "a 200 with truncated JSON",
+      [{ raw: '{"id":"chatcmpl-1","choices":[{"message":{"content":"{' }],
+      "TEMPORARY_PROVIDER_ERROR",
+    ],
+    [
+      "a 200 with choices: []",
+      [
+        {
+          raw: JSON.stringify({
+            id: "x",
+            model: "deepseek-chat",
+            choices: [],
+            usage: { prompt_tokens: 7, completion_tokens: 0 },
+          }),
+        },
+      ],
+      "TEMPORARY_PROVIDER_ERROR",
+    ],
     ["a 200 that is JSON but no object", [{ raw: "[1,2]" }], "TEMPORARY_PROVIDER_ERROR"],
-    ["a 502 with an HTML page", [{ status: 502, raw: "<html>502 Bad Gateway</html>", contentType: "text/html" }], "TEMPORARY_PROVIDER_ERROR"],
-    ["a 400", [{ status: 400, error: { message: "This model's maximum context length is 65536 tokens" } }], "INVALID_SCHEMA"],
-    ["an answer over the size cap", [{ content: good, padBytes: 200_000 }], "INVALID_SCHEMA", { maxResponseBytes: 64 * 1024 }],
+    [
+      "a 502 with an HTML page",
+      [{ status: 502, raw: "<html>502 Bad Gateway</html>", contentType: "text/html" }],
+      "TEMPORARY_PROVIDER_ERROR",
+    ],
+    [
+      "a 400",
+      [{ status: 400, error: { message: "This model's maximum context length is 65536 tokens" } }],
+      "INVALID_SCHEMA",
+    ],
+    [
+      "an answer over the size cap",
+      [{ content: good, padBytes: 200_000 }],
+      "INVALID_SCHEMA",
+      { maxResponseBytes: 64 * 1024 },
+    ],
   ];
   for (const [name, script, code, opts] of cases) {
     it(`maps ${name} to ${code} after one call, with the call's duration in its usage`, async () => {
@@ -86,7 +125,13 @@ describe("deepseek provider: every misbehaviour of the provider classified, boun
   });
 
   it("keeps odd usage out: string, negative and missing counts never reach the result, a long model name is clipped", async () => {
-    const { result } = await run([{ content: good, usage: { prompt_tokens: "12", completion_tokens: -5, total_tokens: "x" }, model: "m".repeat(300) }]);
+    const { result } = await run([
+      {
+        content: good,
+        usage: { prompt_tokens: "12", completion_tokens: -5, total_tokens: "x" },
+        model: "m".repeat(300),
+      },
+    ]);
     expect(result!.usage).toMatchObject({ provider: "deepseek", promptTokens: 12, completionTokens: 0 });
     expect(result!.model).toHaveLength(128);
     const { result: none } = await (async () => {

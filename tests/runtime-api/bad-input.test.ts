@@ -5,7 +5,16 @@ import { call, runtime, type Endpoint } from "../helpers/runtime-api";
 import { revokeRuntimeKey, createRuntimeKey } from "@/server/runtime-keys";
 import { getDb } from "@/server/db";
 
-type Case = { name: string; key?: "none" | "wrong" | "revoked"; body?: unknown; raw?: string; headers?: Record<string, string>; jobId?: string; status: number; code: string };
+type Case = {
+  name: string;
+  key?: "none" | "wrong" | "revoked";
+  body?: unknown;
+  raw?: string;
+  headers?: Record<string, string>;
+  jobId?: string;
+  status: number;
+  code: string;
+};
 
 const ENDPOINTS: Endpoint[] = ["poll", "lock", "heartbeat", "result", "fail"];
 
@@ -35,15 +44,46 @@ function cases(endpoint: Endpoint, rtId: string): Case[] {
     { name: "empty body", raw: "", status: 400, code: "MALFORMED_JSON" },
     { name: "a JSON array", body: [body], status: 400, code: "INVALID_REQUEST" },
     { name: "a JSON string", body: "hello", status: 400, code: "INVALID_REQUEST" },
-    { name: "wrong content type", raw: JSON.stringify(body), headers: { "content-type": "text/plain" }, status: 415, code: "UNSUPPORTED_MEDIA_TYPE" },
-    { name: "oversize body", body: { ...body, padding: "x".repeat(300 * 1024) }, status: 413, code: "PAYLOAD_TOO_LARGE" },
-    { name: "missing runtimeInstanceId", body: { ...body, runtimeInstanceId: undefined }, status: 400, code: "INVALID_REQUEST" },
-    { name: "runtimeInstanceId of the wrong type", body: { ...body, runtimeInstanceId: 42 }, status: 400, code: "INVALID_REQUEST" },
-    { name: "runtimeInstanceId with odd characters", body: { ...body, runtimeInstanceId: "rt'; DROP TABLE x;--" }, status: 400, code: "INVALID_REQUEST" },
+    {
+      name: "wrong content type",
+      raw: JSON.stringify(body),
+      headers: { "content-type": "text/plain" },
+      status: 415,
+      code: "UNSUPPORTED_MEDIA_TYPE",
+    },
+    {
+      name: "oversize body",
+      body: { ...body, padding: "x".repeat(300 * 1024) },
+      status: 413,
+      code: "PAYLOAD_TOO_LARGE",
+    },
+    {
+      name: "missing runtimeInstanceId",
+      body: { ...body, runtimeInstanceId: undefined },
+      status: 400,
+      code: "INVALID_REQUEST",
+    },
+    {
+      name: "runtimeInstanceId of the wrong type",
+      body: { ...body, runtimeInstanceId: 42 },
+      status: 400,
+      code: "INVALID_REQUEST",
+    },
+    {
+      name: "runtimeInstanceId with odd characters",
+      body: { ...body, runtimeInstanceId: "rt'; DROP TABLE x;--" },
+      status: 400,
+      code: "INVALID_REQUEST",
+    },
   ];
   if (endpoint === "poll") {
     list.push(
-      { name: "unknown job type", body: { ...body, capabilities: ["image_generation"] }, status: 400, code: "INVALID_REQUEST" },
+      {
+        name: "unknown job type",
+        body: { ...body, capabilities: ["image_generation"] },
+        status: 400,
+        code: "INVALID_REQUEST",
+      },
       { name: "limit 0", body: { ...body, limit: 0 }, status: 400, code: "INVALID_REQUEST" },
       { name: "limit 51", body: { ...body, limit: 51 }, status: 400, code: "INVALID_REQUEST" },
       { name: "limit as a string", body: { ...body, limit: "10" }, status: 400, code: "INVALID_REQUEST" },
@@ -102,7 +142,8 @@ describe("hostile and malformed input on every Runtime endpoint", () => {
         const before = await fingerprint(job.id);
         const jobsBefore = await getDb().aiRuntimeJob.count({ where: { status: { in: ["locked", "running"] } } });
         const body = JSON.parse(JSON.stringify(c.body ?? null)?.replaceAll("rt-fixed", rt.id) ?? "null");
-        const key = c.key === "none" ? null : c.key === "wrong" ? "ajr_wrong" : c.key === "revoked" ? revokedKey : goodKey;
+        const key =
+          c.key === "none" ? null : c.key === "wrong" ? "ajr_wrong" : c.key === "revoked" ? revokedKey : goodKey;
         const res = await call(endpoint, endpoint === "poll" ? null : (c.jobId ?? job.id), body, {
           key,
           rawBody: c.raw?.replaceAll("rt-fixed", rt.id),

@@ -42,7 +42,12 @@ it("serves claim → heartbeat → result with the /internal security headers", 
   const job = await createTestJob(learner);
   const key = await runtimeKey();
   const rt = uid("door");
-  const claimed = await post("/internal/runtime/jobs/poll", key, { runtimeInstanceId: rt, capabilities: [job.jobType], claim: true, limit: 50 });
+  const claimed = await post("/internal/runtime/jobs/poll", key, {
+    runtimeInstanceId: rt,
+    capabilities: [job.jobType],
+    claim: true,
+    limit: 50,
+  });
   expect(claimed.status).toBe(200);
   for (const [name, value] of [
     ["content-security-policy", "default-src 'none'; frame-ancestors 'none'"],
@@ -50,22 +55,54 @@ it("serves claim → heartbeat → result with the /internal security headers", 
     ["x-frame-options", "DENY"],
     ["referrer-policy", "strict-origin-when-cross-origin"],
     ["content-type", "application/json"],
-  ]) expect(claimed.headers.get(name!)).toBe(value);
-  const lease = (claimed.json.jobs as { job: { id: string; attemptNo: number; params: Record<string, unknown> } }[]).find((l) => l.job.id === job.id)!.job;
-  expect((await post(`/internal/runtime/jobs/${job.id}/heartbeat`, key, { runtimeInstanceId: rt, attemptNo: lease.attemptNo })).status).toBe(200);
-  const output = validOutput("learning_state_analysis", learner.knowledgePoints.map((k) => k.id), lease.params);
-  const done = await post(`/internal/runtime/jobs/${job.id}/result`, key, { runtimeInstanceId: rt, attemptNo: lease.attemptNo, output });
+  ])
+    expect(claimed.headers.get(name!)).toBe(value);
+  const lease = (
+    claimed.json.jobs as { job: { id: string; attemptNo: number; params: Record<string, unknown> } }[]
+  ).find((l) => l.job.id === job.id)!.job;
+  expect(
+    (
+      await post(`/internal/runtime/jobs/${job.id}/heartbeat`, key, {
+        runtimeInstanceId: rt,
+        attemptNo: lease.attemptNo,
+      })
+    ).status,
+  ).toBe(200);
+  const output = validOutput(
+    "learning_state_analysis",
+    learner.knowledgePoints.map((k) => k.id),
+    lease.params,
+  );
+  const done = await post(`/internal/runtime/jobs/${job.id}/result`, key, {
+    runtimeInstanceId: rt,
+    attemptNo: lease.attemptNo,
+    output,
+  });
   expect(done).toMatchObject({ status: 200, json: { status: "succeeded" } });
 });
 
 it("answers protocol errors as JSON, never 5xx, and leaves other paths to Next", async () => {
   const key = await runtimeKey();
-  expect(await post("/internal/runtime/jobs/poll", "wrong", {})).toMatchObject({ status: 401, json: { error: { code: "UNAUTHORIZED" } } });
-  expect(await post("/internal/runtime/jobs/poll", key, '{"__proto__":')).toMatchObject({ status: 400, json: { error: { code: "MALFORMED_JSON" } } });
-  expect(await post("/internal/runtime/jobs/x/explode", key, {})).toMatchObject({ status: 404, json: { error: { code: "NOT_FOUND" } } });
+  expect(await post("/internal/runtime/jobs/poll", "wrong", {})).toMatchObject({
+    status: 401,
+    json: { error: { code: "UNAUTHORIZED" } },
+  });
+  expect(await post("/internal/runtime/jobs/poll", key, '{"__proto__":')).toMatchObject({
+    status: 400,
+    json: { error: { code: "MALFORMED_JSON" } },
+  });
+  expect(await post("/internal/runtime/jobs/x/explode", key, {})).toMatchObject({
+    status: 404,
+    json: { error: { code: "NOT_FOUND" } },
+  });
   const before = leftToNext.length;
   for (const path of ["/internal/runtime/openapi.json", "/api/health", "/internal/runtime/jobs", "/"]) {
     expect((await fetch(`${url}${path}`)).status).toBe(299);
   }
-  expect(leftToNext.slice(before)).toEqual(["/internal/runtime/openapi.json", "/api/health", "/internal/runtime/jobs", "/"]);
+  expect(leftToNext.slice(before)).toEqual([
+    "/internal/runtime/openapi.json",
+    "/api/health",
+    "/internal/runtime/jobs",
+    "/",
+  ]);
 });

@@ -22,8 +22,18 @@ beforeAll(async () => {
 });
 afterEach(() => resetClock());
 
-const MODEL_SENT = { weakPoints: [{ knowledgePointId: "kp_nowhere", title: "Fractions", severity: "high", evidence: ["e"], suggestedReview: "r" }] };
-const BROKEN = [{ path: "weakPoints.0.knowledgePointId", rule: "knowledge_point_unknown", message: "knowledgePointId kp_nowhere is not in the snapshot" }];
+const MODEL_SENT = {
+  weakPoints: [
+    { knowledgePointId: "kp_nowhere", title: "Fractions", severity: "high", evidence: ["e"], suggestedReview: "r" },
+  ],
+};
+const BROKEN = [
+  {
+    path: "weakPoints.0.knowledgePointId",
+    rule: "knowledge_point_unknown",
+    message: "knowledgePointId kp_nowhere is not in the snapshot",
+  },
+];
 
 async function held() {
   const key = await runtimeKey();
@@ -31,10 +41,22 @@ async function held() {
   const job = await createTestJob(learner, "weak_point_analysis");
   expect((await rt.lock(job.id)).status).toBe(200);
   const fail = (body: Record<string, unknown>, attemptNo = 1) =>
-    call("fail", job.id, { runtimeInstanceId: rt.id, attemptNo, errorCode: "INVALID_SCHEMA", errorMessage: "still invalid after 3 quality loops", ...body }, { key });
+    call(
+      "fail",
+      job.id,
+      {
+        runtimeInstanceId: rt.id,
+        attemptNo,
+        errorCode: "INVALID_SCHEMA",
+        errorMessage: "still invalid after 3 quality loops",
+        ...body,
+      },
+      { key },
+    );
   return { job, rt, key, fail };
 }
-const rejections = (jobId: string) => getDb().jobRejection.findMany({ where: { jobId }, orderBy: { attemptNo: "asc" } });
+const rejections = (jobId: string) =>
+  getDb().jobRejection.findMany({ where: { jobId }, orderBy: { attemptNo: "asc" } });
 
 describe("fail with a rejected output", () => {
   it("keeps it at that attempt with its violations: the admin job page and the explorer's rule filter see it", async () => {
@@ -43,7 +65,12 @@ describe("fail with a rejected output", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "failed" });
     const [row] = await rejections(job.id);
-    expect(row).toMatchObject({ attemptNo: 1, truncated: false, violations: BROKEN, rules: ["knowledge_point_unknown"] });
+    expect(row).toMatchObject({
+      attemptNo: 1,
+      truncated: false,
+      violations: BROKEN,
+      rules: ["knowledge_point_unknown"],
+    });
     expect(JSON.parse(row!.output)).toEqual(MODEL_SENT);
     expect(row!.outputBytes).toBe(Buffer.byteLength(JSON.stringify(MODEL_SENT)));
     // The rejection commits with the failure and the attempt's usage, in one statement.
@@ -51,16 +78,31 @@ describe("fail with a rejected output", () => {
 
     const detail = await callerAs(admin.user).admin.explorer.detail({ jobId: job.id });
     expect(detail.rejections).toMatchObject([{ attemptNo: 1, truncated: false, violations: BROKEN }]);
-    const byRule = await callerAs(admin.user).admin.explorer.list({ filter: { rule: "knowledge_point_unknown", user: learner.user.id }, limit: 200 });
+    const byRule = await callerAs(admin.user).admin.explorer.list({
+      filter: { rule: "knowledge_point_unknown", user: learner.user.id },
+      limit: 200,
+    });
     expect(byRule.items.map((i) => i.id)).toContain(job.id);
   });
 
   it("is kept at the attempt that reported it (attempt 2 after a retryable attempt 1 without one)", async () => {
     const { job, rt, fail } = await held();
-    expect((await fail({ errorCode: "MODEL_TIMEOUT", errorMessage: "slow" })).body).toMatchObject({ status: "pending" });
+    expect((await fail({ errorCode: "MODEL_TIMEOUT", errorMessage: "slow" })).body).toMatchObject({
+      status: "pending",
+    });
     advanceClock(3_600_000);
     expect((await rt.lock(job.id)).status).toBe(200);
-    expect((await fail({ rejectedOutput: "Sorry, I cannot answer in JSON.", violations: [{ path: "", rule: "not_json", message: "not JSON" }] }, 2)).status).toBe(200);
+    expect(
+      (
+        await fail(
+          {
+            rejectedOutput: "Sorry, I cannot answer in JSON.",
+            violations: [{ path: "", rule: "not_json", message: "not JSON" }],
+          },
+          2,
+        )
+      ).status,
+    ).toBe(200);
     const rows = await rejections(job.id);
     expect(rows.map((r) => r.attemptNo)).toEqual([2]);
     expect(rows[0]!.output).toBe('"Sorry, I cannot answer in JSON."');
@@ -82,7 +124,16 @@ describe("fail with a rejected output", () => {
   it("an output the Runtime cut itself (the start of its JSON text) is stored as text with the size it reported", async () => {
     const { job, fail } = await held();
     const text = JSON.stringify(MODEL_SENT).slice(0, 40);
-    expect((await fail({ rejectedOutput: text, rejectedOutputTruncated: true, rejectedOutputBytes: 900_000, violations: BROKEN })).status).toBe(200);
+    expect(
+      (
+        await fail({
+          rejectedOutput: text,
+          rejectedOutputTruncated: true,
+          rejectedOutputBytes: 900_000,
+          violations: BROKEN,
+        })
+      ).status,
+    ).toBe(200);
     const [row] = await rejections(job.id);
     expect(row).toMatchObject({ output: text, truncated: true, outputBytes: 900_000 });
   });
@@ -96,7 +147,9 @@ describe("fail with a rejected output", () => {
     expect(res.status).toBe(200);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const [row] = await rejections(job.id);
-    expect(JSON.parse(row!.output)).toEqual(JSON.parse('{"__proto__":{"polluted":true},"toString":"x","constructor":{"prototype":1}}'));
+    expect(JSON.parse(row!.output)).toEqual(
+      JSON.parse('{"__proto__":{"polluted":true},"toString":"x","constructor":{"prototype":1}}'),
+    );
     expect(row!.violations).toEqual([{ path: "__proto__", rule: "constructor", message: "toString" }]);
   });
 
@@ -131,18 +184,54 @@ describe("hostile rejections: 400 INVALID_REQUEST naming the field, nothing writ
   const deep = (n: number) => JSON.parse("[".repeat(n) + "]".repeat(n)) as unknown;
   const v = BROKEN[0]!;
   const cases: [string, Record<string, unknown>, string][] = [
-    ["a NUL deep inside the output", { rejectedOutput: { weakPoints: [{ title: "a\u0000b" }] } }, "rejectedOutput.weakPoints.0.title"],
+    [
+      "a NUL deep inside the output",
+      { rejectedOutput: { weakPoints: [{ title: "a\u0000b" }] } },
+      "rejectedOutput.weakPoints.0.title",
+    ],
     ["a lone surrogate in an output key", { rejectedOutput: { ["k\ud800"]: 1 } }, "rejectedOutput"],
-    ["a NUL in a violation's message", { rejectedOutput: {}, violations: [{ ...v, message: "x\u0000" }] }, "violations.0.message"],
-    ["a lone surrogate in a violation's path", { rejectedOutput: {}, violations: [{ ...v, path: "a\udc00" }] }, "violations.0.path"],
-    ["too many violations", { rejectedOutput: {}, violations: Array(REJECTION_LIMITS.violations + 1).fill(v) }, "violations"],
-    ["a path over 256 characters", { rejectedOutput: {}, violations: [{ ...v, path: "p".repeat(257) }] }, "violations.0.path"],
-    ["a message over 500 characters", { rejectedOutput: {}, violations: [{ ...v, message: "m".repeat(501) }] }, "violations.0.message"],
-    ["a rule that is not a rule name", { rejectedOutput: {}, violations: [{ ...v, rule: "x'; DROP TABLE" }] }, "violations.0.rule"],
-    ["a violation that is not an object", { rejectedOutput: {}, violations: ["knowledge_point_unknown"] }, "violations.0"],
+    [
+      "a NUL in a violation's message",
+      { rejectedOutput: {}, violations: [{ ...v, message: "x\u0000" }] },
+      "violations.0.message",
+    ],
+    [
+      "a lone surrogate in a violation's path",
+      { rejectedOutput: {}, violations: [{ ...v, path: "a\udc00" }] },
+      "violations.0.path",
+    ],
+    [
+      "too many violations",
+      { rejectedOutput: {}, violations: Array(REJECTION_LIMITS.violations + 1).fill(v) },
+      "violations",
+    ],
+    [
+      "a path over 256 characters",
+      { rejectedOutput: {}, violations: [{ ...v, path: "p".repeat(257) }] },
+      "violations.0.path",
+    ],
+    [
+      "a message over 500 characters",
+      { rejectedOutput: {}, violations: [{ ...v, message: "m".repeat(501) }] },
+      "violations.0.message",
+    ],
+    [
+      "a rule that is not a rule name",
+      { rejectedOutput: {}, violations: [{ ...v, rule: "x'; DROP TABLE" }] },
+      "violations.0.rule",
+    ],
+    [
+      "a violation that is not an object",
+      { rejectedOutput: {}, violations: ["knowledge_point_unknown"] },
+      "violations.0",
+    ],
     ["an output nested 65 levels", { rejectedOutput: deep(65) }, "rejectedOutput"],
     ["violations without the output", { violations: BROKEN }, "rejectedOutput"],
-    ["a truncated output that is not text", { rejectedOutput: { a: 1 }, rejectedOutputTruncated: true }, "rejectedOutput"],
+    [
+      "a truncated output that is not text",
+      { rejectedOutput: { a: 1 }, rejectedOutputTruncated: true },
+      "rejectedOutput",
+    ],
   ];
   for (const [name, body, field] of cases) {
     it(name, async () => {
@@ -151,7 +240,11 @@ describe("hostile rejections: 400 INVALID_REQUEST naming the field, nothing writ
       const res = await fail(body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("INVALID_REQUEST");
-      expect(res.body.error.details.map((d: { path: string }) => d.path).some((p: string) => p === field || p.startsWith(`${field}.`))).toBe(true);
+      expect(
+        res.body.error.details
+          .map((d: { path: string }) => d.path)
+          .some((p: string) => p === field || p.startsWith(`${field}.`)),
+      ).toBe(true);
       expect(await fingerprint(job.id)).toEqual(before);
       expect(await rejections(job.id)).toEqual([]);
       expect(await getDb().jobUsage.count({ where: { jobId: job.id } })).toBe(0);
@@ -174,7 +267,10 @@ describe("the contract", () => {
     expect(fail.properties).toHaveProperty("rejectedOutput");
     expect(fail.properties.violations).toMatchObject({ type: "array", maxItems: REJECTION_LIMITS.violations });
     expect(fail.properties.violations.items.properties.path).toMatchObject({ maxLength: REJECTION_LIMITS.path });
-    expect(doc["x-runtime-limits"]).toMatchObject({ rejectedOutputBytes: REJECTED_OUTPUT_CAP_BYTES, violations: REJECTION_LIMITS.violations });
+    expect(doc["x-runtime-limits"]).toMatchObject({
+      rejectedOutputBytes: REJECTED_OUTPUT_CAP_BYTES,
+      violations: REJECTION_LIMITS.violations,
+    });
     expect(doc.paths["/internal/runtime/jobs/{jobId}/fail"].post.summary).toMatch(/rejectedOutput/);
   });
 });

@@ -31,7 +31,10 @@ describe("a lease is bound to the key that took it", () => {
     const { jobId, instance, attemptNo } = await heldJob();
     const before = await jobRow(jobId);
     const thief = runtime(otherKey, instance);
-    const output = validOutput("learning_state_analysis", a.knowledgePoints.map((k) => k.id));
+    const output = validOutput(
+      "learning_state_analysis",
+      a.knowledgePoints.map((k) => k.id),
+    );
     const answers = [
       await thief.heartbeat(jobId, attemptNo, { stage: "prompt_builder", progress: 5 }),
       await thief.result(jobId, attemptNo, output),
@@ -61,7 +64,11 @@ describe("a lease is bound to the key that took it", () => {
     // Claim only this learner's type of job under a fresh instance until ours comes back.
     let attemptNo = 0;
     for (let i = 0; i < 20 && !attemptNo; i++) {
-      const res = await runtime(holderKey, instance).poll({ capabilities: ["flashcard_generation"], limit: 50, claim: true });
+      const res = await runtime(holderKey, instance).poll({
+        capabilities: ["flashcard_generation"],
+        limit: 50,
+        claim: true,
+      });
       expect(res.status).toBe(200);
       for (const j of res.body.jobs) if (j.job.id === job.id) attemptNo = j.job.attemptNo;
     }

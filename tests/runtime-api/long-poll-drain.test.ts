@@ -25,7 +25,12 @@ const poll = () =>
   fetch(`${api.url}/internal/runtime/jobs/poll`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ runtimeInstanceId: uid("drain"), capabilities: ["weak_point_analysis"], claim: true, waitMs: 15_000 }),
+    body: JSON.stringify({
+      runtimeInstanceId: uid("drain"),
+      capabilities: ["weak_point_analysis"],
+      claim: true,
+      waitMs: 15_000,
+    }),
   }).then(async (res) => ({ status: res.status, body: await res.json(), at: Date.now() }));
 
 it("beginning the drain answers every held long poll with no jobs, and holds no new one", async () => {

@@ -38,7 +38,8 @@ function poll(body: Record<string, unknown>, signal?: AbortSignal) {
   }).then(async (res) => ({ status: res.status, body: await res.json(), at: Date.now() }));
 }
 
-const waitersAtLeast = (n: number) => eventually(`${n} waiter(s) parked`, async () => getJobWaiters().size >= n, 10_000);
+const waitersAtLeast = (n: number) =>
+  eventually(`${n} waiter(s) parked`, async () => getJobWaiters().size >= n, 10_000);
 
 describe("long poll", () => {
   it("a waiting claim returns the job created after it, well before waitMs", async () => {
@@ -88,7 +89,9 @@ describe("long poll", () => {
   it("a client that disconnects frees its waiter, and the next job goes to a Runtime still waiting", async () => {
     const before = getJobWaiters().size;
     const gone = new AbortController();
-    const abandoned = poll({ capabilities: ["flashcard_generation"], claim: true, waitMs: 15_000 }, gone.signal).catch((e) => e);
+    const abandoned = poll({ capabilities: ["flashcard_generation"], claim: true, waitMs: 15_000 }, gone.signal).catch(
+      (e) => e,
+    );
     await waitersAtLeast(before + 1);
     gone.abort();
     expect(await abandoned).toBeInstanceOf(Error);
@@ -102,12 +105,22 @@ describe("long poll", () => {
 
   it("a retried job is picked up when its runAfter is reached", async () => {
     const job = await createTestJob(a, "learning_state_analysis");
-    const first = await poll({ runtimeInstanceId: "retry-holder", capabilities: ["learning_state_analysis"], claim: true, limit: 1 });
+    const first = await poll({
+      runtimeInstanceId: "retry-holder",
+      capabilities: ["learning_state_analysis"],
+      claim: true,
+      limit: 1,
+    });
     expect(first.body.jobs[0].job.id).toBe(job.id);
     const failed = await fetch(`${api.url}/internal/runtime/jobs/${job.id}/fail`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ runtimeInstanceId: "retry-holder", attemptNo: 1, errorCode: "NETWORK_ERROR", errorMessage: "x" }),
+      body: JSON.stringify({
+        runtimeInstanceId: "retry-holder",
+        attemptNo: 1,
+        errorCode: "NETWORK_ERROR",
+        errorMessage: "x",
+      }),
     });
     expect(failed.status).toBe(200);
     const row = await jobRow(job.id);
@@ -121,7 +134,9 @@ describe("long poll", () => {
 
   it("one new job wakes one claiming Runtime; the others keep waiting", async () => {
     const before = getJobWaiters().size;
-    const answers = Array.from({ length: 3 }, () => poll({ capabilities: ["quiz_generation"], claim: true, limit: 1, waitMs: 2_000 }));
+    const answers = Array.from({ length: 3 }, () =>
+      poll({ capabilities: ["quiz_generation"], claim: true, limit: 1, waitMs: 2_000 }),
+    );
     await waitersAtLeast(before + 3);
     const job = await createTestJob(a, "quiz_generation");
     await eventually("the job is claimed", async () => (await jobRow(job.id)).status === "locked", 5_000);
@@ -151,7 +166,9 @@ describe("long poll", () => {
 
   it("a draining server answers every waiter at once with no jobs, and holds no new ones", async () => {
     const before = getJobWaiters().size;
-    const answers = Array.from({ length: 3 }, () => poll({ capabilities: ["next_action_planning"], claim: true, waitMs: 15_000 }));
+    const answers = Array.from({ length: 3 }, () =>
+      poll({ capabilities: ["next_action_planning"], claim: true, waitMs: 15_000 }),
+    );
     await waitersAtLeast(before + 3);
     const drainedAt = Date.now();
     drainWaiters();

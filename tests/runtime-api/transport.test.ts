@@ -17,29 +17,41 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-function send(path: string, opts: { method?: string; chunks?: string[]; headers?: Record<string, string>; agent?: http.Agent }) {
-  return new Promise<{ status: number; json: { error?: { code: string } } & Record<string, unknown> }>((resolve, reject) => {
-    const req = http.request(`${api.url}${path}`, {
-      method: opts.method ?? "POST",
-      agent: opts.agent,
-      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...opts.headers },
-    });
-    req.on("response", (res) => {
-      let text = "";
-      res.on("data", (c) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
-    });
-    req.on("error", reject);
-    for (const c of opts.chunks ?? []) req.write(c);
-    req.end();
-  });
+function send(
+  path: string,
+  opts: { method?: string; chunks?: string[]; headers?: Record<string, string>; agent?: http.Agent },
+) {
+  return new Promise<{ status: number; json: { error?: { code: string } } & Record<string, unknown> }>(
+    (resolve, reject) => {
+      const req = http.request(`${api.url}${path}`, {
+        method: opts.method ?? "POST",
+        agent: opts.agent,
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...opts.headers },
+      });
+      req.on("response", (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
+      });
+      req.on("error", reject);
+      for (const c of opts.chunks ?? []) req.write(c);
+      req.end();
+    },
+  );
 }
 
 describe("Runtime API transport", () => {
   it("refuses a chunked body that grows past the limit (no content-length), and changes nothing", async () => {
     const learner = await createLearner();
     const job = await createTestJob(learner);
-    const chunks = [`{"runtimeInstanceId":"${uid("rt")}","padding":"`, ..."x".repeat(300).split("").map(() => "y".repeat(1024)), `"}`];
+    const chunks = [
+      `{"runtimeInstanceId":"${uid("rt")}","padding":"`,
+      ..."x"
+        .repeat(300)
+        .split("")
+        .map(() => "y".repeat(1024)),
+      `"}`,
+    ];
     const res = await send(`/internal/runtime/jobs/${job.id}/lock`, { chunks });
     expect(res.status).toBe(413);
     expect(res.json.error?.code).toBe("PAYLOAD_TOO_LARGE");
@@ -47,8 +59,15 @@ describe("Runtime API transport", () => {
   });
 
   it("refuses a body whose declared length is over the limit", async () => {
-    const body = JSON.stringify({ runtimeInstanceId: uid("rt"), capabilities: ["quiz_generation"], padding: "z".repeat(300 * 1024) });
-    const res = await send("/internal/runtime/jobs/poll", { headers: { "content-length": String(Buffer.byteLength(body)) }, chunks: [body] });
+    const body = JSON.stringify({
+      runtimeInstanceId: uid("rt"),
+      capabilities: ["quiz_generation"],
+      padding: "z".repeat(300 * 1024),
+    });
+    const res = await send("/internal/runtime/jobs/poll", {
+      headers: { "content-length": String(Buffer.byteLength(body)) },
+      chunks: [body],
+    });
     expect(res.status).toBe(413);
     expect(res.json.error?.code).toBe("PAYLOAD_TOO_LARGE");
   });
@@ -62,7 +81,10 @@ describe("Runtime API transport", () => {
     expect(get.status).toBe(405);
     expect(get.json.error?.code).toBe("METHOD_NOT_ALLOWED");
     // The same kept-alive connection still serves a good request afterwards.
-    const ok = await send("/internal/runtime/jobs/poll", { chunks: [JSON.stringify({ runtimeInstanceId: uid("rt"), capabilities: ["quiz_generation"] })], agent });
+    const ok = await send("/internal/runtime/jobs/poll", {
+      chunks: [JSON.stringify({ runtimeInstanceId: uid("rt"), capabilities: ["quiz_generation"] })],
+      agent,
+    });
     expect(ok.status).toBe(200);
     expect(Array.isArray(ok.json.jobs)).toBe(true);
     agent.destroy();

@@ -7,7 +7,13 @@ import { loadConfig } from "@/runtime/config";
 describe("reference Runtime configuration from the environment", () => {
   it("has working defaults: all job types, 4 at once, auto provider, 15 s heartbeats", () => {
     const c = loadConfig({ RUNTIME_API_KEY: "ajr_x" });
-    expect(c).toMatchObject({ apiUrl: "http://localhost:3000", concurrency: 4, provider: "auto", heartbeatMs: 15_000, pollIntervalMs: undefined });
+    expect(c).toMatchObject({
+      apiUrl: "http://localhost:3000",
+      concurrency: 4,
+      provider: "auto",
+      heartbeatMs: 15_000,
+      pollIntervalMs: undefined,
+    });
     expect(c.capabilities).toHaveLength(5);
     expect(c.instanceId).toMatch(/^[A-Za-z0-9._:@-]+$/);
     expect(c.deepseek).toMatchObject({ baseURL: "https://api.deepseek.com", apiKey: undefined, timeoutMs: 60_000 });
@@ -22,12 +28,19 @@ describe("reference Runtime configuration from the environment", () => {
       RUNTIME_CAPABILITIES: "quiz_generation, flashcard_generation",
       RUNTIME_CONCURRENCY: "12",
     });
-    expect(c).toMatchObject({ apiKey: "ajr_from_file", apiUrl: "http://api.test:8080", concurrency: 12, capabilities: ["quiz_generation", "flashcard_generation"] });
+    expect(c).toMatchObject({
+      apiKey: "ajr_from_file",
+      apiUrl: "http://api.test:8080",
+      concurrency: 12,
+      capabilities: ["quiz_generation", "flashcard_generation"],
+    });
   });
 
   it("refuses a configuration it cannot run with, saying what is wrong", () => {
     expect(() => loadConfig({})).toThrow(/RUNTIME_API_KEY/);
-    expect(() => loadConfig({ RUNTIME_API_KEY: "k", RUNTIME_CAPABILITIES: "quiz_generation,essay_grading" })).toThrow(/essay_grading|Invalid option/);
+    expect(() => loadConfig({ RUNTIME_API_KEY: "k", RUNTIME_CAPABILITIES: "quiz_generation,essay_grading" })).toThrow(
+      /essay_grading|Invalid option/,
+    );
     expect(() => loadConfig({ RUNTIME_API_KEY: "k", RUNTIME_CONCURRENCY: "0" })).toThrow();
     expect(() => loadConfig({ RUNTIME_API_KEY: "k", RUNTIME_PROVIDER: "deepseek" })).toThrow(/DEEPSEEK_API_KEY/);
     expect(() => loadConfig({ RUNTIME_API_KEY: "k", RUNTIME_INSTANCE_ID: "has space" })).toThrow();

@@ -10,18 +10,30 @@ import { eventually } from "../helpers/eventually";
  * other jobs (flashcard_generation, answered well by the fake's route) that must keep flowing
  * through the same executor while the first one meets a misbehaving provider.
  */
-export async function faultScene(script: (good: string) => Reply[], opts: { maxRetryCount?: number; others?: number; userKey?: string } = {}) {
+export async function faultScene(
+  script: (good: string) => Reply[],
+  opts: { maxRetryCount?: number; others?: number; userKey?: string } = {},
+) {
   const learner: Learner = await createLearner();
   if (opts.userKey) {
-    await getDb().userCredential.create({ data: { userId: learner.user.id, ciphertext: encryptSecret(opts.userKey), last4: opts.userKey.slice(-4) } });
+    await getDb().userCredential.create({
+      data: { userId: learner.user.id, ciphertext: encryptSecret(opts.userKey), last4: opts.userKey.slice(-4) },
+    });
   }
-  const job = await createTestJob(learner, "weak_point_analysis", { maxRetryCount: opts.maxRetryCount ?? 3, ...(opts.userKey ? { apiKeyMode: "user_deepseek_key" as const } : {}) });
-  const others = await Promise.all(Array.from({ length: opts.others ?? 3 }, () => createTestJob(learner, "flashcard_generation")));
+  const job = await createTestJob(learner, "weak_point_analysis", {
+    maxRetryCount: opts.maxRetryCount ?? 3,
+    ...(opts.userKey ? { apiKeyMode: "user_deepseek_key" as const } : {}),
+  });
+  const others = await Promise.all(
+    Array.from({ length: opts.others ?? 3 }, () => createTestJob(learner, "flashcard_generation")),
+  );
   const row = await jobRow(job.id);
   const snapshot = await getDb().snapshot.findUniqueOrThrow({ where: { id: row.snapshotId! } });
   const good = JSON.stringify(analyse("weak_point_analysis", snapshot.content as never, {}, snapshot.createdAt));
   const cardParams = others[0] ? (await jobRow(others[0].id)).params : { count: 10 };
-  const cards = JSON.stringify(analyse("flashcard_generation", snapshot.content as never, cardParams as never, snapshot.createdAt));
+  const cards = JSON.stringify(
+    analyse("flashcard_generation", snapshot.content as never, cardParams as never, snapshot.createdAt),
+  );
   const fake = await startFakeOpenAI(script(good), {
     route: (body) => (JSON.stringify(body.messages).includes("Write flashcards") ? { content: cards } : undefined),
   });
@@ -39,16 +51,24 @@ export async function faultScene(script: (good: string) => Reply[], opts: { maxR
       return r.events.filter((e) => e.errorCode && e.actorType === "runtime").map((e) => e.errorCode);
     },
     async finished() {
-      return eventually(`job ${job.id} finished`, async () => {
-        const r = await jobRow(job.id);
-        return ["succeeded", "failed", "cancelled"].includes(r.status) ? r : null;
-      }, 60_000);
+      return eventually(
+        `job ${job.id} finished`,
+        async () => {
+          const r = await jobRow(job.id);
+          return ["succeeded", "failed", "cancelled"].includes(r.status) ? r : null;
+        },
+        60_000,
+      );
     },
     async othersSucceeded() {
-      return eventually("the other jobs succeeded", async () => {
-        const rows = await Promise.all(others.map((o) => jobRow(o.id)));
-        return rows.every((r) => r.status === "succeeded") ? rows : null;
-      }, 60_000);
+      return eventually(
+        "the other jobs succeeded",
+        async () => {
+          const rows = await Promise.all(others.map((o) => jobRow(o.id)));
+          return rows.every((r) => r.status === "succeeded") ? rows : null;
+        },
+        60_000,
+      );
     },
     usage: () => getDb().jobUsage.findMany({ where: { jobId: job.id }, orderBy: { attemptNo: "asc" } }),
   };

@@ -23,5 +23,10 @@ export function startTestRuntime(apiUrl: string, key: string, env: Record<string
   const events: LogEvent[] = [];
   const log = createLogger({ runtimeInstanceId: config.instanceId }, (line) => events.push(JSON.parse(line)));
   const runtime = createRuntime(config, { log });
-  return { runtime, events, config, has: (event: string, jobId?: string) => events.find((e) => e.event === event && (!jobId || e.jobId === jobId)) };
+  return {
+    runtime,
+    events,
+    config,
+    has: (event: string, jobId?: string) => events.find((e) => e.event === event && (!jobId || e.jobId === jobId)),
+  };
 }

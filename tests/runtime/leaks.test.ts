@@ -17,8 +17,16 @@ describe("reference Runtime under a full slot table", () => {
     const learner = await createLearner();
     // 40 jobs through 2 slots: the poll loop waits for a free slot about 20 times.
     const jobs: { id: string }[] = [];
-    for (let i = 0; i < 4; i++) jobs.push(...(await Promise.all(Array.from({ length: 10 }, () => createTestJob(learner, "quiz_generation", { params: { count: 1 } })))));
-    const rt = startTestRuntime(api.url, await runtimeKey(), { RUNTIME_CONCURRENCY: "2", RUNTIME_LOCAL_DELAY_MS: "15" });
+    for (let i = 0; i < 4; i++)
+      jobs.push(
+        ...(await Promise.all(
+          Array.from({ length: 10 }, () => createTestJob(learner, "quiz_generation", { params: { count: 1 } })),
+        )),
+      );
+    const rt = startTestRuntime(api.url, await runtimeKey(), {
+      RUNTIME_CONCURRENCY: "2",
+      RUNTIME_LOCAL_DELAY_MS: "15",
+    });
     let most = 0;
     const sampler = setInterval(() => (most = Math.max(most, rt.runtime.stopListeners)), 5);
     try {

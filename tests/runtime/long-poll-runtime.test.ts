@@ -45,7 +45,11 @@ afterAll(async () => {
 });
 
 it("an idle Runtime makes one request per waitMs and picks a new job up at once", async () => {
-  const rt = startTestRuntime(proxyUrl, key, { RUNTIME_WAIT_MS: "1500", RUNTIME_CAPABILITIES: "quiz_generation", RUNTIME_CONCURRENCY: "1" });
+  const rt = startTestRuntime(proxyUrl, key, {
+    RUNTIME_WAIT_MS: "1500",
+    RUNTIME_CAPABILITIES: "quiz_generation",
+    RUNTIME_CONCURRENCY: "1",
+  });
   try {
     await eventually("first poll", async () => polls.length >= 1, 10_000);
     const idleFrom = Date.now();

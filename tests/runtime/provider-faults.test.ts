@@ -25,7 +25,11 @@ afterAll(async () => {
   for (const k of Object.keys(ENV)) delete process.env[k];
 });
 
-async function scene(script: (good: string) => Reply[], opts: Parameters<typeof faultScene>[1] = {}, env: Record<string, string> = {}) {
+async function scene(
+  script: (good: string) => Reply[],
+  opts: Parameters<typeof faultScene>[1] = {},
+  env: Record<string, string> = {},
+) {
   const s = await faultScene(script, opts);
   cleanups.push(() => s.fake.close());
   const rt = startTestRuntime(api.url, key, {
@@ -41,8 +45,14 @@ async function scene(script: (good: string) => Reply[], opts: Parameters<typeof 
   return { ...s, rt };
 }
 
-const MISSING_KP = JSON.stringify({ weakPoints: [{ knowledgePointId: "kp_nowhere", title: "X", severity: "high", evidence: ["e"], suggestedReview: "r" }] });
-const error = (status: number, message = "error", headers?: Record<string, string>): Reply => ({ status, error: { message }, ...(headers ? { headers } : {}) });
+const MISSING_KP = JSON.stringify({
+  weakPoints: [{ knowledgePointId: "kp_nowhere", title: "X", severity: "high", evidence: ["e"], suggestedReview: "r" }],
+});
+const error = (status: number, message = "error", headers?: Record<string, string>): Reply => ({
+  status,
+  error: { message },
+  ...(headers ? { headers } : {}),
+});
 
 type Case = {
   name: string;
@@ -61,25 +71,154 @@ type Case = {
 // Backoff lower bounds: half of 200 · 2^retry (equal jitter).
 const B = [100, 200, 400];
 const CASES: Case[] = [
-  { name: "401", script: () => [error(401, "Authentication Fails")], status: "failed", codes: ["INVALID_CREDENTIAL"], calls: 1 },
-  { name: "400", script: () => [error(400, "maximum context length exceeded")], status: "failed", codes: ["INVALID_SCHEMA"], calls: 1 },
-  { name: "429 with Retry-After: 1, then an answer", script: (g) => [error(429, "rate limited", { "retry-after": "1" }), { content: g }], status: "succeeded", codes: ["MODEL_RATE_LIMIT"], calls: 2, minGaps: [1000] },
-  { name: "503 with Retry-After: 1, then an answer", script: (g) => [error(503, "overloaded", { "retry-after": "1" }), { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR"], calls: 2, minGaps: [1000] },
-  { name: "429 with Retry-After: 60 (beyond the 2 s cap), then an answer", script: (g) => [error(429, "rate limited", { "retry-after": "60" }), { content: g }], status: "succeeded", codes: ["MODEL_RATE_LIMIT"], calls: 2, minGaps: [2000], maxGaps: [4000] },
-  { name: "500 always", script: () => [error(500)], status: "failed", codes: Array(3).fill("TEMPORARY_PROVIDER_ERROR"), calls: 3, minGaps: B.slice(0, 2), maxRetryCount: 2 },
-  { name: "502 then 503 then an answer", script: (g) => [error(502), error(503), { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR", "TEMPORARY_PROVIDER_ERROR"], calls: 3, minGaps: B.slice(0, 2) },
-  { name: "a hang before headers, then an answer", script: (g) => [{ hang: true }, { content: g }], status: "succeeded", codes: ["MODEL_TIMEOUT"], calls: 2, minGaps: [B[0]!] },
-  { name: "a stalled body, then an answer", script: (g) => [{ stallBody: true }, { content: g }], status: "succeeded", codes: ["MODEL_TIMEOUT"], calls: 2, minGaps: [B[0]!] },
-  { name: "a reset before headers, then an answer", script: (g) => [{ reset: true }, { content: g }], status: "succeeded", codes: ["NETWORK_ERROR"], calls: 2, minGaps: [B[0]!] },
-  { name: "a reset mid-body, then an answer", script: (g) => [{ resetMidBody: true }, { content: g }], status: "succeeded", codes: ["NETWORK_ERROR"], calls: 2, minGaps: [B[0]!] },
-  { name: "a 200 with HTML, then an answer", script: (g) => [{ raw: "<html><body>Gateway</body></html>", contentType: "text/html" }, { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR"], calls: 2, minGaps: [B[0]!] },
-  { name: "truncated JSON, then an answer", script: (g) => [{ raw: '{"id":"x","choices":[{"message":' }, { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR"], calls: 2, minGaps: [B[0]!] },
-  { name: "choices: [], then an answer", script: (g) => [{ raw: '{"id":"x","model":"deepseek-chat","choices":[]}' }, { content: g }], status: "succeeded", codes: ["TEMPORARY_PROVIDER_ERROR"], calls: 2, minGaps: [B[0]!] },
-  { name: "schema-invalid always (the quality loop, then INVALID_SCHEMA)", script: () => [{ content: '{"weakPoints": "none"}' }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 4 },
-  { name: "a quality-rule break once", script: (g) => [{ content: MISSING_KP }, { content: g }], status: "succeeded", codes: [], calls: 2 },
-  { name: "a quality-rule break always", script: () => [{ content: MISSING_KP }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 4 },
-  { name: "an oversized answer", script: (g) => [{ content: g, padBytes: 3 * 1024 * 1024 }], status: "failed", codes: ["INVALID_SCHEMA"], calls: 1, env: { DEEPSEEK_MAX_RESPONSE_BYTES: "262144", DEEPSEEK_TIMEOUT_MS: "20000" } },
-  { name: "odd usage (string and negative counts)", script: (g) => [{ content: g, usage: { prompt_tokens: "7", completion_tokens: -1 } }], status: "succeeded", codes: [], calls: 1 },
+  {
+    name: "401",
+    script: () => [error(401, "Authentication Fails")],
+    status: "failed",
+    codes: ["INVALID_CREDENTIAL"],
+    calls: 1,
+  },
+  {
+    name: "400",
+    script: () => [error(400, "maximum context length exceeded")],
+    status: "failed",
+    codes: ["INVALID_SCHEMA"],
+    calls: 1,
+  },
+  {
+    name: "429 with Retry-After: 1, then an answer",
+    script: (g) => [error(429, "rate limited", { "retry-after": "1" }), { content: g }],
+    status: "succeeded",
+    codes: ["MODEL_RATE_LIMIT"],
+    calls: 2,
+    minGaps: [1000],
+  },
+  {
+    name: "503 with Retry-After: 1, then an answer",
+    script: (g) => [error(503, "overloaded", { "retry-after": "1" }), { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+    minGaps: [1000],
+  },
+  {
+    name: "429 with Retry-After: 60 (beyond the 2 s cap), then an answer",
+    script: (g) => [error(429, "rate limited", { "retry-after": "60" }), { content: g }],
+    status: "succeeded",
+    codes: ["MODEL_RATE_LIMIT"],
+    calls: 2,
+    minGaps: [2000],
+    maxGaps: [4000],
+  },
+  {
+    name: "500 always",
+    script: () => [error(500)],
+    status: "failed",
+    codes: Array(3).fill("TEMPORARY_PROVIDER_ERROR"),
+    calls: 3,
+    minGaps: B.slice(0, 2),
+    maxRetryCount: 2,
+  },
+  {
+    name: "502 then 503 then an answer",
+    script: (g) => [error(502), error(503), { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR", "TEMPORARY_PROVIDER_ERROR"],
+    calls: 3,
+    minGaps: B.slice(0, 2),
+  },
+  {
+    name: "a hang before headers, then an answer",
+    script: (g) => [{ hang: true }, { content: g }],
+    status: "succeeded",
+    codes: ["MODEL_TIMEOUT"],
+    calls: 2,
+    minGaps: [B[0]!],
+  },
+  {
+    name: "a stalled body, then an answer",
+    script: (g) => [{ stallBody: true }, { content: g }],
+    status: "succeeded",
+    codes: ["MODEL_TIMEOUT"],
+    calls: 2,
+    minGaps: [B[0]!],
+  },
+  {
+    name: "a reset before headers, then an answer",
+    script: (g) => [{ reset: true }, { content: g }],
+    status: "succeeded",
+    codes: ["NETWORK_ERROR"],
+    calls: 2,
+    minGaps: [B[0]!],
+  },
+  {
+    name: "a reset mid-body, then an answer",
+    script: (g) => [{ resetMidBody: true }, { content: g }],
+    status: "succeeded",
+    codes: ["NETWORK_ERROR"],
+    calls: 2,
+    minGaps: [B[0]!],
+  },
+  {
+    name: "a 200 with HTML, then an answer",
+    script: (g) => [{ raw: "<html><body>Gateway</body></html>", contentType: "text/html" }, { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+    minGaps: [B[0]!],
+  },
+  {
+    name: "truncated JSON, then an answer",
+    script: (g) => [{ raw: '{"id":"x","choices":[{"message":' }, { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+    minGaps: [B[0]!],
+  },
+  {
+    name: "choices: [], then an answer",
+    script: (g) => [{ raw: '{"id":"x","model":"deepseek-chat","choices":[]}' }, { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+    minGaps: [B[0]!],
+  },
+  {
+    name: "schema-invalid always (the quality loop, then INVALID_SCHEMA)",
+    script: () => [{ content: '{"weakPoints": "none"}' }],
+    status: "failed",
+    codes: ["INVALID_SCHEMA"],
+    calls: 4,
+  },
+  {
+    name: "a quality-rule break once",
+    script: (g) => [{ content: MISSING_KP }, { content: g }],
+    status: "succeeded",
+    codes: [],
+    calls: 2,
+  },
+  {
+    name: "a quality-rule break always",
+    script: () => [{ content: MISSING_KP }],
+    status: "failed",
+    codes: ["INVALID_SCHEMA"],
+    calls: 4,
+  },
+  {
+    name: "an oversized answer",
+    script: (g) => [{ content: g, padBytes: 3 * 1024 * 1024 }],
+    status: "failed",
+    codes: ["INVALID_SCHEMA"],
+    calls: 1,
+    env: { DEEPSEEK_MAX_RESPONSE_BYTES: "262144", DEEPSEEK_TIMEOUT_MS: "20000" },
+  },
+  {
+    name: "odd usage (string and negative counts)",
+    script: (g) => [{ content: g, usage: { prompt_tokens: "7", completion_tokens: -1 } }],
+    status: "succeeded",
+    codes: [],
+    calls: 1,
+  },
 ];
 
 describe("reference Runtime against a misbehaving provider (fake OpenAI-compatible server over HTTP)", () => {
@@ -109,11 +248,20 @@ describe("reference Runtime against a misbehaving provider (fake OpenAI-compatib
     const s = await scene(() => [{ content: MISSING_KP }]);
     await s.finished();
     const [usage] = await s.usage();
-    expect(usage).toMatchObject({ outcome: "INVALID_SCHEMA", promptTokens: 400, completionTokens: 200, apiKeyMode: "platform_key", jobType: "weak_point_analysis", userId: s.learner.user.id });
+    expect(usage).toMatchObject({
+      outcome: "INVALID_SCHEMA",
+      promptTokens: 400,
+      completionTokens: 200,
+      apiKeyMode: "platform_key",
+      jobType: "weak_point_analysis",
+      userId: s.learner.user.id,
+    });
   });
 
   it("odd usage is cleaned, never refused: the result is stored with sane counts", async () => {
-    const s = await scene((g) => [{ content: g, usage: { prompt_tokens: "7", completion_tokens: -1 }, model: "m".repeat(300) }]);
+    const s = await scene((g) => [
+      { content: g, usage: { prompt_tokens: "7", completion_tokens: -1 }, model: "m".repeat(300) },
+    ]);
     const row = await s.finished();
     expect(row.status).toBe("succeeded");
     expect(row.result!.modelName).toHaveLength(128);
@@ -131,7 +279,11 @@ function hugeAnswer(good: string) {
 
 describe("a result the API would refuse becomes an explicit failure at once", () => {
   it("checks the published body limit before submitting: INVALID_SCHEMA with the reason, no lease wait", async () => {
-    const s = await scene((g) => [{ content: hugeAnswer(g) }], { others: 1 }, { RUNTIME_CAPABILITIES: "weak_point_analysis,flashcard_generation" });
+    const s = await scene(
+      (g) => [{ content: hugeAnswer(g) }],
+      { others: 1 },
+      { RUNTIME_CAPABILITIES: "weak_point_analysis,flashcard_generation" },
+    );
     const row = await s.finished();
     expect(row).toMatchObject({ status: "failed", errorCode: "INVALID_SCHEMA", attemptNo: 1 });
     expect(row.errorMessage).toMatch(/over the API's 262144-byte limit/);
@@ -166,7 +318,9 @@ describe("the quality loop gives up: the failure carries what the model last sen
     expect(more).toEqual([]);
     expect(rej).toMatchObject({ attemptNo: 1, truncated: false });
     expect(JSON.parse(rej!.output)).toEqual(JSON.parse(MISSING_KP));
-    expect(rej!.violations).toContainEqual(expect.objectContaining({ path: "weakPoints.0.knowledgePointId", rule: "knowledge_point_unknown" }));
+    expect(rej!.violations).toContainEqual(
+      expect.objectContaining({ path: "weakPoints.0.knowledgePointId", rule: "knowledge_point_unknown" }),
+    );
     await s.othersSucceeded();
   });
 
@@ -188,7 +342,6 @@ describe("the quality loop gives up: the failure carries what the model last sen
   });
 
   it("an invalid answer over 64 KB is reported cut at 64 KB and marked truncated, with its real size", async () => {
-
     const big = JSON.stringify({ weakPoints: "none", pad: "é".repeat(50_000) });
     const t = await scene(() => [{ content: big }]);
     const row = await t.finished();

@@ -20,10 +20,17 @@ describe("rejectionFields", () => {
   });
 
   it("an output with a NUL, or nested past the limit, goes as its JSON text (storable escapes), not truncated", () => {
-    for (const output of [{ note: "a\u0000b" }, JSON.parse("[".repeat(REJECTION_LIMITS.outputDepth + 1) + "]".repeat(REJECTION_LIMITS.outputDepth + 1))]) {
+    for (const output of [
+      { note: "a\u0000b" },
+      JSON.parse("[".repeat(REJECTION_LIMITS.outputDepth + 1) + "]".repeat(REJECTION_LIMITS.outputDepth + 1)),
+    ]) {
       const f = rejectionFields({ output, violations: [v] }, base, 262_144);
       const text = JSON.stringify(output);
-      expect(f).toMatchObject({ rejectedOutput: text, rejectedOutputTruncated: true, rejectedOutputBytes: Buffer.byteLength(text) });
+      expect(f).toMatchObject({
+        rejectedOutput: text,
+        rejectedOutputTruncated: true,
+        rejectedOutputBytes: Buffer.byteLength(text),
+      });
       expect(accepted(f)).toBe(true);
     }
   });
@@ -40,7 +47,11 @@ describe("rejectionFields", () => {
   });
 
   it("clips long violations, drops ones the contract refuses, keeps at most 50", () => {
-    const many = [{ ...v, message: "m".repeat(900), path: "p".repeat(400) }, { ...v, rule: "Not A Rule" }, ...Array(60).fill(v)];
+    const many = [
+      { ...v, message: "m".repeat(900), path: "p".repeat(400) },
+      { ...v, rule: "Not A Rule" },
+      ...Array(60).fill(v),
+    ];
     const f = rejectionFields({ output: {}, violations: many }, base, 262_144);
     expect(f.violations!.length).toBeLessThanOrEqual(REJECTION_LIMITS.violations);
     expect(f.violations![0]!.message).toHaveLength(REJECTION_LIMITS.message);

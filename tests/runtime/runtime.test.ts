@@ -48,24 +48,53 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
   it("runs a job of every type to a stored, valid result, heartbeating at each stage", async () => {
     const learner = await createLearner();
     const jobs = await Promise.all(
-      (["learning_state_analysis", "weak_point_analysis", "next_action_planning", "quiz_generation", "flashcard_generation"] as const).map((t) =>
-        createTestJob(learner, t),
-      ),
+      (
+        [
+          "learning_state_analysis",
+          "weak_point_analysis",
+          "next_action_planning",
+          "quiz_generation",
+          "flashcard_generation",
+        ] as const
+      ).map((t) => createTestJob(learner, t)),
     );
     // auto without a DeepSeek key: the local analyzer.
     const rt = runtime({ RUNTIME_PROVIDER: "auto" });
     for (const job of jobs) {
       const row = await eventually(`${job.jobType} succeeded`, status(job.id, "succeeded"));
-      expect(row.result).toMatchObject({ modelProvider: "local", modelName: "local-analyzer-1", promptVersion: PROMPT_VERSION, degraded: false, attemptNo: 1 });
+      expect(row.result).toMatchObject({
+        modelProvider: "local",
+        modelName: "local-analyzer-1",
+        promptVersion: PROMPT_VERSION,
+        degraded: false,
+        attemptNo: 1,
+      });
       const snapshot = await getDb().snapshot.findUniqueOrThrow({ where: { id: row.snapshotId! } });
       const content = snapshot.content as Parameters<typeof analyse>[1];
       // The stored result is exactly the local analysis of the job's snapshot at its capture time.
-      expect(row.result!.output).toEqual(analyse(job.jobType, content, row.params as Record<string, unknown>, snapshot.createdAt));
-      expect(checkOutput(job.jobType, "v1", row.result!.output, { knowledgePointIds: new Set(content.knowledgePoints.map((k) => k.id)), params: row.params })).toMatchObject({ ok: true });
+      expect(row.result!.output).toEqual(
+        analyse(job.jobType, content, row.params as Record<string, unknown>, snapshot.createdAt),
+      );
+      expect(
+        checkOutput(job.jobType, "v1", row.result!.output, {
+          knowledgePointIds: new Set(content.knowledgePoints.map((k) => k.id)),
+          params: row.params,
+        }),
+      ).toMatchObject({ ok: true });
       expect(row.events.map((e) => e.toStatus)).toEqual(["pending", "locked", "running", "succeeded"]);
       expect(row.progress).toBe(100);
-      expect(row.result!.usage).toMatchObject({ provider: "local", model: "local-analyzer-1", promptTokens: 0, completionTokens: 0, durationMs: expect.any(Number) });
-      expect(await getDb().jobUsage.count({ where: { jobId: job.id, attemptNo: 1, provider: "local", outcome: "succeeded" } })).toBe(1);
+      expect(row.result!.usage).toMatchObject({
+        provider: "local",
+        model: "local-analyzer-1",
+        promptTokens: 0,
+        completionTokens: 0,
+        durationMs: expect.any(Number),
+      });
+      expect(
+        await getDb().jobUsage.count({
+          where: { jobId: job.id, attemptNo: 1, provider: "local", outcome: "succeeded" },
+        }),
+      ).toBe(1);
       const stages = rt.events.filter((e) => e.event === "job.stage" && e.jobId === job.id).map((e) => e.stage);
       expect(stages).toEqual(["prompt_builder", "model_inference", "quality_check", "format_adapter"]);
       // The Runtime logs after the API's answer, which follows the commit the test saw.
@@ -82,11 +111,18 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
     const row = await eventually("job cancelled", status(job.id, "cancelled"));
     expect(row.errorCode).toBe("CANCELLED");
     expect(row.result).toBeNull();
-    expect(row.events.at(-1)).toMatchObject({ fromStatus: "running", toStatus: "cancelled", actorType: "runtime", actorId: rt.config.instanceId });
+    expect(row.events.at(-1)).toMatchObject({
+      fromStatus: "running",
+      toStatus: "cancelled",
+      actorType: "runtime",
+      actorId: rt.config.instanceId,
+    });
     const logged = await eventually("cancel logged", async () => rt.has("job.cancelled", job.id));
     expect(logged).toMatchObject({ code: "CANCELLED", status: "cancelled" });
     // A cancelled attempt still reports what it spent.
-    expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([{ attemptNo: 1, outcome: "CANCELLED", provider: "local" }]);
+    expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([
+      { attemptNo: 1, outcome: "CANCELLED", provider: "local" },
+    ]);
   });
 
   it("on shutdown claims nothing more and hands unfinished jobs back as RUNTIME_SHUTDOWN (retryable)", async () => {
@@ -100,7 +136,10 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
     expect(rt.has("runtime.stopped")?.handedBack).toBeGreaterThanOrEqual(1);
     const later = await createTestJob(learner, "weak_point_analysis");
     // Leave no pending jobs behind for other test files' queue assertions.
-    cleanups.push(() => cancelJob(job.id, { type: "admin", id: "cleanup" }), () => cancelJob(later.id, { type: "admin", id: "cleanup" }));
+    cleanups.push(
+      () => cancelJob(job.id, { type: "admin", id: "cleanup" }),
+      () => cancelJob(later.id, { type: "admin", id: "cleanup" }),
+    );
     const polls = rt.events.filter((e) => e.event === "job.started").length;
     expect((await jobRow(later.id)).status).toBe("pending");
     expect(rt.events.filter((e) => e.event === "job.started").length).toBe(polls);
@@ -121,7 +160,10 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
     const learner = await createLearner();
     const job = await createTestJob(learner, "next_action_planning");
     const rt = runtime({}, `http://127.0.0.1:${port}`);
-    await eventually("five failed polls", async () => rt.events.filter((e) => e.event === "api.poll_failed").length >= 5);
+    await eventually(
+      "five failed polls",
+      async () => rt.events.filter((e) => e.event === "api.poll_failed").length >= 5,
+    );
     const failed = rt.events.filter((e) => e.event === "api.poll_failed");
     failed.slice(0, 5).forEach((e, i) => {
       const d = Math.min(160, 20 * 2 ** i); // base 20 ms doubling, capped at 160 ms, equal jitter
@@ -185,7 +227,10 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
     const bogus = await startFakeOpenAI([{ content: "{}" }]); // any HTTP server that is not the Runtime API
     cleanups.push(() => bogus.close());
     const rt = runtime({}, bogus.url.replace(/\/v1$/, ""));
-    await eventually("three failed polls", async () => rt.events.filter((e) => e.event === "api.poll_failed").length >= 3);
+    await eventually(
+      "three failed polls",
+      async () => rt.events.filter((e) => e.event === "api.poll_failed").length >= 3,
+    );
     expect(String(rt.has("api.poll_failed")?.message)).toMatch(/does not match the contract|outside the contract/);
     expect(rt.runtime.runningJobs).toEqual([]);
   });
@@ -194,7 +239,9 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
 describe("reference Runtime with DeepSeek (fake server)", () => {
   async function learnerWithKey(apiKey: string) {
     const learner = await createLearner();
-    await getDb().userCredential.create({ data: { userId: learner.user.id, ciphertext: encryptSecret(apiKey), last4: apiKey.slice(-4) } });
+    await getDb().userCredential.create({
+      data: { userId: learner.user.id, ciphertext: encryptSecret(apiKey), last4: apiKey.slice(-4) },
+    });
     return learner;
   }
 
@@ -210,7 +257,10 @@ describe("reference Runtime with DeepSeek (fake server)", () => {
     const row = await eventually("job succeeded", status(job.id, "succeeded"));
     expect(fake.requests.map((r) => r.authorization)).toEqual(["Bearer sk-learner-1234", "Bearer sk-learner-1234"]);
     expect(row).toMatchObject({ retryCount: 1, attemptNo: 2 });
-    expect(row.events.find((e) => e.errorCode === "MODEL_RATE_LIMIT")).toMatchObject({ fromStatus: "running", toStatus: "pending" });
+    expect(row.events.find((e) => e.errorCode === "MODEL_RATE_LIMIT")).toMatchObject({
+      fromStatus: "running",
+      toStatus: "pending",
+    });
     expect(row.result).toMatchObject({ modelProvider: "deepseek", modelName: "deepseek-chat" });
   });
 

@@ -19,7 +19,12 @@ const result = (over: Partial<PipelineResult> = {}): PipelineResult => ({
 
 describe("the reference Runtime's checks before it submits a result", () => {
   it("clips metadata to the published lengths instead of losing a good answer", () => {
-    const out = resultBody(1, result({ model: "m".repeat(300), provider: "p".repeat(100), usage: { model: "m".repeat(300), durationMs: 1.7 } }), "rt-1", 262_144);
+    const out = resultBody(
+      1,
+      result({ model: "m".repeat(300), provider: "p".repeat(100), usage: { model: "m".repeat(300), durationMs: 1.7 } }),
+      "rt-1",
+      262_144,
+    );
     expect(out.ok).toBe(true);
     if (!out.ok) return;
     expect(out.body.modelName).toHaveLength(128);
@@ -37,7 +42,12 @@ describe("the reference Runtime's checks before it submits a result", () => {
     expect(cleanUsage({ promptTokens: -1 })).toBeUndefined();
     expect(cleanUsage({ promptTokens: 1.5 })).toBeUndefined();
     expect(cleanUsage(undefined)).toBeUndefined();
-    expect(cleanUsage({ provider: "local", promptTokens: 0, completionTokens: 0, durationMs: 5 })).toEqual({ provider: "local", promptTokens: 0, completionTokens: 0, durationMs: 5 });
+    expect(cleanUsage({ provider: "local", promptTokens: 0, completionTokens: 0, durationMs: 5 })).toEqual({
+      provider: "local",
+      promptTokens: 0,
+      completionTokens: 0,
+      durationMs: 5,
+    });
   });
 
   it("ends the attempt itself only when the API left it open", () => {
@@ -47,7 +57,14 @@ describe("the reference Runtime's checks before it submits a result", () => {
     expect(refusalNeedsFail(e(400, "MALFORMED_JSON"))).toBe(true);
     expect(refusalNeedsFail(e(415, "UNSUPPORTED_MEDIA_TYPE"))).toBe(true);
     // Already ended by the API, or not ours any more.
-    for (const [s, c] of [[422, "INVALID_SCHEMA"], [409, "JOB_CANCELLED"], [409, "LOCK_LOST"], [409, "RESULT_ALREADY_EXISTS"], [404, "JOB_NOT_FOUND"], [401, "UNAUTHORIZED"]] as const)
+    for (const [s, c] of [
+      [422, "INVALID_SCHEMA"],
+      [409, "JOB_CANCELLED"],
+      [409, "LOCK_LOST"],
+      [409, "RESULT_ALREADY_EXISTS"],
+      [404, "JOB_NOT_FOUND"],
+      [401, "UNAUTHORIZED"],
+    ] as const)
       expect(refusalNeedsFail(e(s, c)), c).toBe(false);
     // Transient: the delivery loop keeps trying; the lease decides.
     expect(refusalNeedsFail(e(503, "UNAVAILABLE"))).toBe(false);

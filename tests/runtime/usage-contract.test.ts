@@ -22,20 +22,36 @@ async function lockedJob() {
   const key = await runtimeKey();
   const rt = runtime(key, uid("rt"));
   expect((await rt.lock(job.id)).status).toBe(200);
-  const fail = (body: Record<string, unknown>) => call("fail", job.id, { runtimeInstanceId: rt.id, attemptNo: 1, errorCode: "MODEL_RATE_LIMIT", errorMessage: "429", ...body }, { key });
+  const fail = (body: Record<string, unknown>) =>
+    call(
+      "fail",
+      job.id,
+      { runtimeInstanceId: rt.id, attemptNo: 1, errorCode: "MODEL_RATE_LIMIT", errorMessage: "429", ...body },
+      { key },
+    );
   return { learner, job, rt, key, fail };
 }
 
 const tokens = async (labels: Record<string, string>) =>
-  (await metrics().tokens.get()).values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((a, v) => a + v.value, 0);
+  (await metrics().tokens.get()).values
+    .filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))
+    .reduce((a, v) => a + v.value, 0);
 
 describe("usage and Retry-After on the Runtime protocol", () => {
   it("publishes the result limits in the OpenAPI document, and the reference Runtime checks against the same numbers", () => {
     const doc = buildOpenApiDocument() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(doc["x-runtime-limits"]).toMatchObject({ maxBodyBytes: 262144, modelName: 128, modelProvider: 64 });
     const result = doc.components.schemas.SubmitResultRequest;
-    expect(result.properties.modelName.anyOf?.[0]?.maxLength ?? result.properties.modelName.maxLength).toBe(RESULT_LIMITS.modelName);
-    expect(Object.keys(result.properties.usage.anyOf[0].properties).sort()).toEqual(["completionTokens", "durationMs", "model", "promptTokens", "provider"]);
+    expect(result.properties.modelName.anyOf?.[0]?.maxLength ?? result.properties.modelName.maxLength).toBe(
+      RESULT_LIMITS.modelName,
+    );
+    expect(Object.keys(result.properties.usage.anyOf[0].properties).sort()).toEqual([
+      "completionTokens",
+      "durationMs",
+      "model",
+      "promptTokens",
+      "provider",
+    ]);
     const fail = doc.components.schemas.FailJobRequest;
     expect(fail.properties).toHaveProperty("usage");
     expect(fail.properties.retryAfterMs).toMatchObject({ type: "integer", minimum: 0 });
@@ -47,7 +63,13 @@ describe("usage and Retry-After on the Runtime protocol", () => {
     process.env.JOB_BACKOFF_CAP_MS = "60000";
     const { job, fail } = await lockedJob();
     const before = await tokens({ job_type: "weak_point_analysis", kind: "prompt", api_key_mode: "platform_key" });
-    const usage = { provider: "deepseek", model: "deepseek-chat", promptTokens: 120, completionTokens: 0, durationMs: 850 };
+    const usage = {
+      provider: "deepseek",
+      model: "deepseek-chat",
+      promptTokens: 120,
+      completionTokens: 0,
+      durationMs: 850,
+    };
     const res = await fail({ usage, retryAfterMs: 20_000 });
     expect(res.status).toBe(200);
     const wait = new Date(res.body.runAfter).getTime() - now().getTime();
@@ -55,8 +77,16 @@ describe("usage and Retry-After on the Runtime protocol", () => {
     expect(wait).toBeLessThanOrEqual(20_000);
     const rows = await getDb().jobUsage.findMany({ where: { jobId: job.id } });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ ...usage, attemptNo: 1, outcome: "MODEL_RATE_LIMIT", jobType: "weak_point_analysis", apiKeyMode: "platform_key" });
-    expect((await tokens({ job_type: "weak_point_analysis", kind: "prompt", api_key_mode: "platform_key" })) - before).toBe(120);
+    expect(rows[0]).toMatchObject({
+      ...usage,
+      attemptNo: 1,
+      outcome: "MODEL_RATE_LIMIT",
+      jobType: "weak_point_analysis",
+      apiKeyMode: "platform_key",
+    });
+    expect(
+      (await tokens({ job_type: "weak_point_analysis", kind: "prompt", api_key_mode: "platform_key" })) - before,
+    ).toBe(120);
   });
 
   it("usage commits with the outcome or not at all: a refused fail (lease lost) stores nothing", async () => {
@@ -65,9 +95,16 @@ describe("usage and Retry-After on the Runtime protocol", () => {
     // The attempt is over: the same report again, or one from a stranger, is LOCK_LOST and adds no usage.
     expect((await fail({ usage: { promptTokens: 999 } })).status).toBe(409);
     const stranger = runtime(await runtimeKey(), uid("rt"));
-    const res = await call("fail", job.id, { runtimeInstanceId: stranger.id, attemptNo: 2, errorCode: "NETWORK_ERROR", usage: { promptTokens: 5 } }, { key: await runtimeKey() });
+    const res = await call(
+      "fail",
+      job.id,
+      { runtimeInstanceId: stranger.id, attemptNo: 2, errorCode: "NETWORK_ERROR", usage: { promptTokens: 5 } },
+      { key: await runtimeKey() },
+    );
     expect(res.status).toBe(409);
-    expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([{ attemptNo: 1, promptTokens: 1 }]);
+    expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([
+      { attemptNo: 1, promptTokens: 1 },
+    ]);
   });
 
   it("Retry-After never pushes runAfter past the backoff cap", async () => {
@@ -82,11 +119,18 @@ describe("usage and Retry-After on the Runtime protocol", () => {
 
   it("a result's usage is stored once however often the same result is repeated", async () => {
     const { learner, job, rt } = await lockedJob();
-    const output = validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id));
-    const extra = { usage: { provider: "deepseek", model: "deepseek-chat", promptTokens: 10, completionTokens: 5, durationMs: 12 } };
+    const output = validOutput(
+      "weak_point_analysis",
+      learner.knowledgePoints.map((k) => k.id),
+    );
+    const extra = {
+      usage: { provider: "deepseek", model: "deepseek-chat", promptTokens: 10, completionTokens: 5, durationMs: 12 },
+    };
     expect((await rt.result(job.id, 1, output, extra)).body).toMatchObject({ idempotent: false });
     expect((await rt.result(job.id, 1, output, extra)).body).toMatchObject({ idempotent: true });
-    expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([{ outcome: "succeeded", promptTokens: 10, completionTokens: 5 }]);
+    expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([
+      { outcome: "succeeded", promptTokens: 10, completionTokens: 5 },
+    ]);
     expect((await jobRow(job.id)).result!.usage).toEqual(extra.usage);
   });
 

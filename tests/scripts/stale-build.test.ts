@@ -23,8 +23,20 @@ function write(rel: string, when = past) {
 
 function builtTree() {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "stale-build-"));
-  for (const f of ["app/page.tsx", "server/jobs/cancel.ts", "server/generated/prisma/client.ts", "prisma/schema.prisma", "proxy.ts",
-    "package.json", "tests/jobs/x.test.ts", "docs/a.md", "README.md", "runtime/main.ts", "node_modules/x/index.js"]) write(f);
+  for (const f of [
+    "app/page.tsx",
+    "server/jobs/cancel.ts",
+    "server/generated/prisma/client.ts",
+    "prisma/schema.prisma",
+    "proxy.ts",
+    "package.json",
+    "tests/jobs/x.test.ts",
+    "docs/a.md",
+    "README.md",
+    "runtime/main.ts",
+    "node_modules/x/index.js",
+  ])
+    write(f);
   write(".next/BUILD_ID", new Date(Date.now() - 60_000));
   write(".next/app-config.mjs", new Date(Date.now() - 60_000));
 }
@@ -34,26 +46,41 @@ describe("the stale-build check", () => {
     builtTree();
     fs.mkdirSync(path.join(root, "pages"));
     expect(buildInputs(root)).toEqual(["app", "package.json", "pages", "prisma", "proxy.ts", "server"]);
-    expect(buildInputs()).toEqual(expect.arrayContaining(["app", "components", "server", "prisma", "proxy.ts", "next.config.js", "package-lock.json"]));
+    expect(buildInputs()).toEqual(
+      expect.arrayContaining([
+        "app",
+        "components",
+        "server",
+        "prisma",
+        "proxy.ts",
+        "next.config.js",
+        "package-lock.json",
+      ]),
+    );
     expect(buildInputs()).not.toEqual(expect.arrayContaining(["tests"]));
   });
 
   it("a fresh build is reused; a change to tests, docs, the Runtime or node_modules keeps it", () => {
     builtTree();
     expect(staleInput(root)).toBeNull();
-    for (const f of ["tests/jobs/y.test.ts", "docs/b.md", "README.md", "runtime/main.ts", "server/node_modules/x.js"]) write(f, new Date());
+    for (const f of ["tests/jobs/y.test.ts", "docs/b.md", "README.md", "runtime/main.ts", "server/node_modules/x.js"])
+      write(f, new Date());
     fs.utimesSync(path.join(root, "server"), past, past);
     expect(staleInput(root)).toBeNull();
   });
 
-  it.each(["pages/index.tsx", "prisma/schema.prisma", "server/generated/prisma/client.ts", "proxy.ts", "app/page.tsx", ".env.production"])(
-    "a newer %s makes it stale",
-    (file) => {
-      builtTree();
-      write(file, new Date());
-      expect(staleInput(root)).not.toBeNull();
-    },
-  );
+  it.each([
+    "pages/index.tsx",
+    "prisma/schema.prisma",
+    "server/generated/prisma/client.ts",
+    "proxy.ts",
+    "app/page.tsx",
+    ".env.production",
+  ])("a newer %s makes it stale", (file) => {
+    builtTree();
+    write(file, new Date());
+    expect(staleInput(root)).not.toBeNull();
+  });
 
   it("a deleted input makes it stale (its folder changed), and so does a missing build", () => {
     builtTree();

@@ -21,7 +21,9 @@ describe("AES-GCM tag length is pinned (item 12)", () => {
     const parts = encryptSecret("sk-truncate-me-0123456789").split(".");
     for (const bytes of [4, 8, 12, 15]) {
       const tag = Buffer.from(parts[2]!, "base64url").subarray(0, bytes).toString("base64url");
-      expect(() => decryptSecret([parts[0], parts[1], tag, parts[3]].join(".")), `${bytes}-byte tag`).toThrow(/tag length/);
+      expect(() => decryptSecret([parts[0], parts[1], tag, parts[3]].join(".")), `${bytes}-byte tag`).toThrow(
+        /tag length/,
+      );
     }
     expect(decryptSecret(parts.join("."))).toBe("sk-truncate-me-0123456789");
   });
@@ -128,7 +130,10 @@ describe("learner text is bounded and reaches the model as delimited data (item 
     const db = getDb();
     // Rows written before the limits existed, straight into the database.
     await db.user.update({ where: { id: learner.user.id }, data: { name: "N".repeat(5000) } });
-    await db.material.update({ where: { id: learner.material.id }, data: { title: "T".repeat(1000), content: "line one\n\u0007" + "x".repeat(10_000) } });
+    await db.material.update({
+      where: { id: learner.material.id },
+      data: { title: "T".repeat(1000), content: "line one\n\u0007" + "x".repeat(10_000) },
+    });
     const snap = await readLearningState(db, learner.user.id, { type: "user", id: learner.user.id });
     expect(snap.learner.name).toHaveLength(100);
     expect(snap.materials[0]!.title).toHaveLength(200);
@@ -160,6 +165,8 @@ describe("learner text is bounded and reaches the model as delimited data (item 
     }
     const block = b.user.slice(b.user.indexOf(DATA_OPEN) + DATA_OPEN.length, b.user.indexOf(DATA_CLOSE));
     expect(JSON.parse(block)).toEqual(hostile);
-    expect(b.user.replace(block, "")).toBe(a.user.replace(a.user.slice(a.user.indexOf(DATA_OPEN) + DATA_OPEN.length, a.user.indexOf(DATA_CLOSE)), ""));
+    expect(b.user.replace(block, "")).toBe(
+      a.user.replace(a.user.slice(a.user.indexOf(DATA_OPEN) + DATA_OPEN.length, a.user.indexOf(DATA_CLOSE)), ""),
+    );
   });
 });

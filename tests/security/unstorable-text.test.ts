@@ -29,7 +29,10 @@ async function lockedJob() {
   return { rt, job };
 }
 
-function expectRefused(res: { status: number; body: { error: { code: string; details?: { path: string }[] } } }, field: string) {
+function expectRefused(
+  res: { status: number; body: { error: { code: string; details?: { path: string }[] } } },
+  field: string,
+) {
   expect(res.status, JSON.stringify(res.body)).toBe(400);
   expect(res.body.error.code).toBe("INVALID_REQUEST");
   expect(res.body.error.details?.map((d) => d.path)).toContain(field);
@@ -39,28 +42,51 @@ describe("Runtime routes refuse NUL and lone surrogates, naming the field, chang
   const cases: [string, string, (rt: ReturnType<typeof runtime>, id: string, kps: string[]) => Promise<unknown>][] = [
     ["heartbeat stage", "stage", (rt, id) => rt.heartbeat(id, 1, { stage: NUL })],
     ["heartbeat message", "message", (rt, id) => rt.heartbeat(id, 1, { message: LONE })],
-    ["result output (NUL)", "output.weakPoints.0.title", (rt, id, kps) => {
-      const out = validOutput("weak_point_analysis", kps) as { weakPoints: { title: string }[] };
-      out.weakPoints[0]!.title = NUL;
-      return rt.result(id, 1, out);
-    }],
-    ["result output (lone surrogate)", "output.weakPoints.0.suggestedReview", (rt, id, kps) => {
-      const out = validOutput("weak_point_analysis", kps) as { weakPoints: { suggestedReview: string }[] };
-      out.weakPoints[0]!.suggestedReview = LONE;
-      return rt.result(id, 1, out);
-    }],
-    ["result modelName", "modelName", (rt, id, kps) => rt.result(id, 1, validOutput("weak_point_analysis", kps), { modelName: NUL })],
+    [
+      "result output (NUL)",
+      "output.weakPoints.0.title",
+      (rt, id, kps) => {
+        const out = validOutput("weak_point_analysis", kps) as { weakPoints: { title: string }[] };
+        out.weakPoints[0]!.title = NUL;
+        return rt.result(id, 1, out);
+      },
+    ],
+    [
+      "result output (lone surrogate)",
+      "output.weakPoints.0.suggestedReview",
+      (rt, id, kps) => {
+        const out = validOutput("weak_point_analysis", kps) as { weakPoints: { suggestedReview: string }[] };
+        out.weakPoints[0]!.suggestedReview = LONE;
+        return rt.result(id, 1, out);
+      },
+    ],
+    [
+      "result modelName",
+      "modelName",
+      (rt, id, kps) => rt.result(id, 1, validOutput("weak_point_analysis", kps), { modelName: NUL }),
+    ],
     ["fail errorMessage", "errorMessage", (rt, id) => rt.fail(id, 1, "NETWORK_ERROR", NUL)],
   ];
   for (const [name, field, act] of cases) {
     it(name, async () => {
       const { rt, job } = await lockedJob();
       const before = await fingerprint(job.id);
-      const res = (await act(rt, job.id, learner.knowledgePoints.map((k) => k.id))) as Parameters<typeof expectRefused>[0];
+      const res = (await act(
+        rt,
+        job.id,
+        learner.knowledgePoints.map((k) => k.id),
+      )) as Parameters<typeof expectRefused>[0];
       expectRefused(res, field);
       expect(await fingerprint(job.id)).toEqual(before);
       // The job is not left locked up: the holder can still finish it normally.
-      const ok = await rt.result(job.id, 1, validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id)));
+      const ok = await rt.result(
+        job.id,
+        1,
+        validOutput(
+          "weak_point_analysis",
+          learner.knowledgePoints.map((k) => k.id),
+        ),
+      );
       expect(ok.status).toBe(200);
     });
   }
@@ -88,7 +114,15 @@ describe("fail with a prototype-named errorCode (item 5)", () => {
 
   it('outputSchemaVersion "toString" fails the output cleanly (422), never a 500', async () => {
     const { rt, job } = await lockedJob();
-    const res = await rt.result(job.id, 1, validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id)), { outputSchemaVersion: "toString" });
+    const res = await rt.result(
+      job.id,
+      1,
+      validOutput(
+        "weak_point_analysis",
+        learner.knowledgePoints.map((k) => k.id),
+      ),
+      { outputSchemaVersion: "toString" },
+    );
     expect(res.status).toBe(422);
     const row = await jobRow(job.id);
     expect(row.status).toBe("failed");
@@ -109,8 +143,14 @@ describe("tRPC refuses NUL and lone surrogates before any procedure runs", () =>
     const before = await count();
     for (const [input, field] of [
       [{ jobType: "weak_point_analysis", target: { type: "user", id: `${learner.user.id}\u0000` } }, "target.id"],
-      [{ jobType: "weak_point_analysis", target: { type: "user", id: learner.user.id }, idempotencyKey: NUL }, "idempotencyKey"],
-      [{ jobType: "weak_point_analysis", target: { type: "user", id: learner.user.id }, idempotencyKey: LONE }, "idempotencyKey"],
+      [
+        { jobType: "weak_point_analysis", target: { type: "user", id: learner.user.id }, idempotencyKey: NUL },
+        "idempotencyKey",
+      ],
+      [
+        { jobType: "weak_point_analysis", target: { type: "user", id: learner.user.id }, idempotencyKey: LONE },
+        "idempotencyKey",
+      ],
     ] as const) {
       const res = await trpcHttp("mutation", "jobs.create", input, { cookie, origin: APP_URL });
       expect(res.status, res.text).toBe(400);
@@ -164,11 +204,26 @@ describe("over a real socket (the Node transport the app serves the protocol wit
       // The bytes on the wire are plain ASCII JSON escapes, exactly what a Runtime's JSON encoder sends.
       const hb = await post("heartbeat", `{"runtimeInstanceId":"${holder}","attemptNo":1,"message":"a\\u0000b"}`);
       expectRefused(hb, "message");
-      const out = JSON.stringify(validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id))).replace('"Calvin cycle"', '"Calvin\\ud800cycle"');
+      const out = JSON.stringify(
+        validOutput(
+          "weak_point_analysis",
+          learner.knowledgePoints.map((k) => k.id),
+        ),
+      ).replace('"Calvin cycle"', '"Calvin\\ud800cycle"');
       const result = await post("result", `{"runtimeInstanceId":"${holder}","attemptNo":1,"output":${out}}`);
       expectRefused(result, "output.weakPoints.0.title");
       expect(await fingerprint(job.id)).toEqual(before);
-      const ok = await post("result", JSON.stringify({ runtimeInstanceId: holder, attemptNo: 1, output: validOutput("weak_point_analysis", learner.knowledgePoints.map((k) => k.id)) }));
+      const ok = await post(
+        "result",
+        JSON.stringify({
+          runtimeInstanceId: holder,
+          attemptNo: 1,
+          output: validOutput(
+            "weak_point_analysis",
+            learner.knowledgePoints.map((k) => k.id),
+          ),
+        }),
+      );
       expect(ok.status).toBe(200);
     } finally {
       await api.close();

@@ -14,7 +14,10 @@ let app: AppServer;
 let cookie = "";
 
 beforeAll(async () => {
-  app = await startAppServer({ databaseUrl: process.env.DATABASE_URL!, env: { BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET! } });
+  app = await startAppServer({
+    databaseUrl: process.env.DATABASE_URL!,
+    env: { BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET! },
+  });
   const learner = await createLearner();
   const password = `pw-${uid()}`;
   await setPassword(learner.user.id, password);
@@ -45,7 +48,11 @@ function serverRssMb(): number {
  * POSTs `totalBytes` over a real socket, produced only as fast as the server takes them. Resolves
  * with the status and how many bytes the server had accepted when it answered.
  */
-async function oversizedPost(path: string, totalBytes: number, declareLength: boolean): Promise<{ status: number; sentMb: number }> {
+async function oversizedPost(
+  path: string,
+  totalBytes: number,
+  declareLength: boolean,
+): Promise<{ status: number; sentMb: number }> {
   // The server answers 413 and closes without reading the rest; a client still writing may see the
   // close (EPIPE / ECONNRESET) before it has parsed the answer. That race is the client's, so it asks
   // again (at most three times) rather than count a refusal it could not read.
@@ -59,14 +66,23 @@ async function oversizedPost(path: string, totalBytes: number, declareLength: bo
   }
 }
 
-function postOnce(path: string, totalBytes: number, declareLength: boolean): Promise<{ status: number; sentMb: number }> {
+function postOnce(
+  path: string,
+  totalBytes: number,
+  declareLength: boolean,
+): Promise<{ status: number; sentMb: number }> {
   return new Promise((resolve, reject) => {
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     let sent = 0;
     let answered = false;
     const req = http.request(`${app.url}${path}`, {
       method: "POST",
-      headers: { "content-type": "application/json", cookie, origin: app.url, ...(declareLength ? { "content-length": String(totalBytes) } : {}) },
+      headers: {
+        "content-type": "application/json",
+        cookie,
+        origin: app.url,
+        ...(declareLength ? { "content-length": String(totalBytes) } : {}),
+      },
     });
     const timer = setTimeout(() => {
       req.destroy();
@@ -100,7 +116,9 @@ describe("body limit over real HTTP (production server)", { timeout: 300_000 }, 
       seen.push(await oversizedPost("/api/auth/sign-in/email", 150 * MB, i % 2 === 1));
     }
     const after = serverRssMb();
-    console.log(`[body-limit/http] statuses ${seen.map((s) => s.status).join(",")}; MB sent before the answer: ${seen.map((s) => s.sentMb.toFixed(1)).join(", ")}; server RSS ${before.toFixed(0)} → ${after.toFixed(0)} MB`);
+    console.log(
+      `[body-limit/http] statuses ${seen.map((s) => s.status).join(",")}; MB sent before the answer: ${seen.map((s) => s.sentMb.toFixed(1)).join(", ")}; server RSS ${before.toFixed(0)} → ${after.toFixed(0)} MB`,
+    );
     expect(seen.every((s) => s.status === 413)).toBe(true);
     // The answer came while most of each body was still unsent (socket buffers hold a few MB).
     expect(Math.max(...seen.map((s) => s.sentMb))).toBeLessThan(32);

@@ -25,9 +25,20 @@ let output = "";
 beforeAll(async () => {
   port = process.env.PORT ? Number(process.env.PORT) : await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "ajr-dev-hosts-"));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), APP_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "development" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    APP_DATA_DIR: dataDir,
+    NEXT_TELEMETRY_DISABLED: "1",
+    NODE_ENV: "development",
+  };
   delete env.BETTER_AUTH_URL;
-  const child = spawn(path.join(ROOT, "node_modules", ".bin", "next"), ["dev", "-p", String(port)], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(path.join(ROOT, "node_modules", ".bin", "next"), ["dev", "-p", String(port)], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   dev = child;
   const keep = (b: Buffer) => (output = (output + b.toString()).slice(-20_000));
   child.stdout!.on("data", keep);

@@ -24,7 +24,8 @@ describe("[SYSTEM] three Runtime processes drain the queue through the real app"
     const key = await runtimeKey();
 
     const started = Date.now();
-    for (let i = 0; i < 3; i++) runtimes.push(spawnRuntime({ apiUrl: app.url, apiKey: key, env: { RUNTIME_HEARTBEAT_MS: "5000" } }));
+    for (let i = 0; i < 3; i++)
+      runtimes.push(spawnRuntime({ apiUrl: app.url, apiKey: key, env: { RUNTIME_HEARTBEAT_MS: "5000" } }));
     await eventually("300 jobs succeeded", async () => (await countStatus(ids, "succeeded")) === 300 || null, 240_000);
     const drainMs = Date.now() - started;
     console.log(`[drain] 300 jobs, 3 Runtimes × 4 slots: ${drainMs} ms (${(300_000 / drainMs).toFixed(1)} jobs/s)`);
@@ -36,7 +37,8 @@ describe("[SYSTEM] three Runtime processes drain the queue through the real app"
 
     // All three took part, and the work they report matches the database.
     const idSet = new Set(ids);
-    const byRuntime = () => runtimes.map((r) => r.events.filter((e) => e.event === "job.succeeded" && idSet.has(e.jobId!)).length);
+    const byRuntime = () =>
+      runtimes.map((r) => r.events.filter((e) => e.event === "job.succeeded" && idSet.has(e.jobId!)).length);
     // Each Runtime logs a success after the API's answer, so the last lines may trail the database.
     await eventually("300 successes logged", async () => byRuntime().reduce((a, b) => a + b, 0) >= 300);
     expect(byRuntime().every((n) => n > 0)).toBe(true);

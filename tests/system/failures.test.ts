@@ -15,7 +15,13 @@ beforeAll(async () => {
   // A 3 s lease and a sweep every 0.5 s, so lost Runtimes' jobs come back in seconds, not minutes.
   app = await startAppServer({
     databaseUrl: process.env.DATABASE_URL!,
-    env: { JOB_LEASE_SECONDS: "3", SWEEP_INTERVAL_MS: "500", JOB_BACKOFF_BASE_MS: "200", JOB_BACKOFF_CAP_MS: "1000", RUNTIME_POLL_INTERVAL_MS: "200" },
+    env: {
+      JOB_LEASE_SECONDS: "3",
+      SWEEP_INTERVAL_MS: "500",
+      JOB_BACKOFF_BASE_MS: "200",
+      JOB_BACKOFF_CAP_MS: "1000",
+      RUNTIME_POLL_INTERVAL_MS: "200",
+    },
   });
   key = await runtimeKey();
 });
@@ -40,7 +46,9 @@ describe("[SYSTEM] Runtime failures on the real app", () => {
     // Stuck in model inference until killed.
     const doomed = runtime({ RUNTIME_LOCAL_DELAY_MS: "600000" });
     await eventually("all 4 running on the doomed Runtime", async () => {
-      const rows = await getDb().aiRuntimeJob.findMany({ where: { id: { in: ids }, status: "running", lockedBy: doomed.instanceId } });
+      const rows = await getDb().aiRuntimeJob.findMany({
+        where: { id: { in: ids }, status: "running", lockedBy: doomed.instanceId },
+      });
       return rows.length === 4;
     });
     const exit = await doomed.kill("SIGKILL");
@@ -80,8 +88,16 @@ describe("[SYSTEM] Runtime failures on the real app", () => {
       return r.status === "cancelled" ? r : null;
     });
     expect(row.result).toBeNull();
-    expect(row.events.at(-1)).toMatchObject({ fromStatus: "running", toStatus: "cancelled", actorType: "runtime", actorId: rt.instanceId, errorCode: "CANCELLED" });
-    await eventually("Runtime logged the cancel", async () => rt.events.find((e) => e.event === "job.cancelled" && e.jobId === job.id));
+    expect(row.events.at(-1)).toMatchObject({
+      fromStatus: "running",
+      toStatus: "cancelled",
+      actorType: "runtime",
+      actorId: rt.instanceId,
+      errorCode: "CANCELLED",
+    });
+    await eventually("Runtime logged the cancel", async () =>
+      rt.events.find((e) => e.event === "job.cancelled" && e.jobId === job.id),
+    );
 
     // It stopped that job only: the process lives on and takes the next one.
     expect(rt.alive()).toBe(true);
@@ -97,7 +113,12 @@ describe("[SYSTEM] Runtime failures on the real app", () => {
     const exit = await leaving.kill("SIGTERM");
     expect(exit.code).toBe(0);
     const handedBack = await jobRow(job.id);
-    expect(handedBack.events.at(-1)).toMatchObject({ fromStatus: "running", toStatus: "pending", errorCode: "RUNTIME_SHUTDOWN", actorId: leaving.instanceId });
+    expect(handedBack.events.at(-1)).toMatchObject({
+      fromStatus: "running",
+      toStatus: "pending",
+      errorCode: "RUNTIME_SHUTDOWN",
+      actorId: leaving.instanceId,
+    });
     expect(leaving.events.find((e) => e.event === "runtime.stopped")).toMatchObject({ handedBack: 1 });
 
     const next = runtime();

@@ -4,12 +4,20 @@ import type { SnapshotContent } from "@/server/jobs/schemas";
 import type { JobType } from "@/server/generated/prisma/enums";
 import { createTestJob, type Learner } from "../helpers/factories";
 
-export const TYPES: JobType[] = ["learning_state_analysis", "weak_point_analysis", "next_action_planning", "quiz_generation", "flashcard_generation"];
+export const TYPES: JobType[] = [
+  "learning_state_analysis",
+  "weak_point_analysis",
+  "next_action_planning",
+  "quiz_generation",
+  "flashcard_generation",
+];
 
 /** Params that vary with `i`, so a batch covers counts, difficulties, question types and budgets. */
 export function paramsFor(type: JobType, i: number): Record<string, unknown> {
   if (type === "quiz_generation") {
-    const types = [["single_choice"], ["true_false", "short_answer"], ["single_choice", "true_false", "short_answer"]][i % 3];
+    const types = [["single_choice"], ["true_false", "short_answer"], ["single_choice", "true_false", "short_answer"]][
+      i % 3
+    ];
     return { count: 1 + (i % 8), difficulty: ["easy", "medium", "hard", "mixed"][i % 4], questionTypes: types };
   }
   if (type === "flashcard_generation") return { count: 1 + (i % 12) };
@@ -38,8 +46,15 @@ export const countStatus = (ids: string[], status: "succeeded" | "running" | "ca
 /** Every job succeeded exactly once: one succeeded event, one stored result that passes the v1 checks. */
 export async function expectSucceededOnce(ids: string[]) {
   const db = getDb();
-  const jobs = await db.aiRuntimeJob.findMany({ where: { id: { in: ids } }, include: { result: true, snapshot: true } });
-  const succeededEvents = await db.jobEvent.groupBy({ by: ["jobId"], where: { jobId: { in: ids }, toStatus: "succeeded" }, _count: true });
+  const jobs = await db.aiRuntimeJob.findMany({
+    where: { id: { in: ids } },
+    include: { result: true, snapshot: true },
+  });
+  const succeededEvents = await db.jobEvent.groupBy({
+    by: ["jobId"],
+    where: { jobId: { in: ids }, toStatus: "succeeded" },
+    _count: true,
+  });
   const problems: string[] = [];
   const eventsByJob = new Map(succeededEvents.map((e) => [e.jobId, e._count]));
   for (const job of jobs) {

@@ -34,21 +34,37 @@ const PATHS = {
 type Op = keyof typeof PATHS;
 
 function validator(pointer: string) {
-  return ajv.getSchema(`https://doc.test/openapi.json#${pointer}`) ?? ajv.compile({ $ref: `https://doc.test/openapi.json#${pointer}` });
+  return (
+    ajv.getSchema(`https://doc.test/openapi.json#${pointer}`) ??
+    ajv.compile({ $ref: `https://doc.test/openapi.json#${pointer}` })
+  );
 }
 const requestSchema = (op: Op) => `/paths/${escape(PATHS[op])}/post/requestBody/content/application~1json/schema`;
 
 /** Calls the live route and checks the answer against what the document says for that status. */
-async function call(op: Op, jobId: string | null, body: unknown, opts: { key?: string | null; contentType?: string; raw?: string } = {}) {
+async function call(
+  op: Op,
+  jobId: string | null,
+  body: unknown,
+  opts: { key?: string | null; contentType?: string; raw?: string } = {},
+) {
   const url = `${app.url}${PATHS[op].replace("{jobId}", jobId ?? "")}`;
   const headers: Record<string, string> = { "content-type": opts.contentType ?? "application/json" };
   if (opts.key !== null) headers.authorization = `Bearer ${opts.key ?? key}`;
   const res = await fetch(url, { method: "POST", headers, body: opts.raw ?? JSON.stringify(body) });
   const json = await res.json();
   const documented = doc.paths[PATHS[op]].post.responses[String(res.status)];
-  expect(documented, `${op} answered ${res.status}, which the document does not list: ${JSON.stringify(json)}`).toBeDefined();
-  const validate = validator(`/paths/${escape(PATHS[op])}/post/responses/${res.status}/content/application~1json/schema`);
-  expect(validate(json), `${op} ${res.status} body does not match the document: ${JSON.stringify(validate.errors)} ${JSON.stringify(json)}`).toBe(true);
+  expect(
+    documented,
+    `${op} answered ${res.status}, which the document does not list: ${JSON.stringify(json)}`,
+  ).toBeDefined();
+  const validate = validator(
+    `/paths/${escape(PATHS[op])}/post/responses/${res.status}/content/application~1json/schema`,
+  );
+  expect(
+    validate(json),
+    `${op} ${res.status} body does not match the document: ${JSON.stringify(validate.errors)} ${JSON.stringify(json)}`,
+  ).toBe(true);
   return { status: res.status, body: json };
 }
 
@@ -58,7 +74,10 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
     expect(Object.keys(doc.paths).sort()).toEqual(Object.values(PATHS).sort());
     expect(doc.components.securitySchemes.runtimeKey).toEqual({ type: "http", scheme: "bearer" });
     for (const [name, schema] of Object.entries(doc.components.schemas)) {
-      expect(() => new Ajv2020({ strict: false, validateFormats: false }).compile(schema as object), name).not.toThrow();
+      expect(
+        () => new Ajv2020({ strict: false, validateFormats: false }).compile(schema as object),
+        name,
+      ).not.toThrow();
     }
   });
 
@@ -71,7 +90,9 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
 
     expect((await call("poll", null, { runtimeInstanceId: a, capabilities: ALL_TYPES, limit: 50 })).status).toBe(200);
     expect((await call("poll", null, { runtimeInstanceId: a })).body.error.code).toBe("INVALID_REQUEST");
-    expect((await call("poll", null, { runtimeInstanceId: a, capabilities: ALL_TYPES }, { key: null })).status).toBe(401);
+    expect((await call("poll", null, { runtimeInstanceId: a, capabilities: ALL_TYPES }, { key: null })).status).toBe(
+      401,
+    );
     expect((await call("poll", null, {}, { raw: "{nope" })).body.error.code).toBe("MALFORMED_JSON");
     expect((await call("poll", null, {}, { contentType: "text/plain", raw: "x" })).status).toBe(415);
 
@@ -82,22 +103,69 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
     await cancelJob(jobs[3]!.id, { type: "admin", id: "admin" });
     expect((await call("lock", jobs[3]!.id, { runtimeInstanceId: a })).body.error.code).toBe("JOB_NOT_LOCKABLE");
 
-    expect((await call("heartbeat", jobs[0]!.id, { runtimeInstanceId: a, attemptNo: 1, stage: "model_inference", progress: 30 })).status).toBe(200);
-    expect((await call("heartbeat", jobs[0]!.id, { runtimeInstanceId: b, attemptNo: 1 })).body.error.code).toBe("LOCK_LOST");
+    expect(
+      (
+        await call("heartbeat", jobs[0]!.id, {
+          runtimeInstanceId: a,
+          attemptNo: 1,
+          stage: "model_inference",
+          progress: 30,
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call("heartbeat", jobs[0]!.id, { runtimeInstanceId: b, attemptNo: 1 })).body.error.code).toBe(
+      "LOCK_LOST",
+    );
 
     const output = validOutput("weak_point_analysis", kpIds);
-    expect((await call("result", jobs[0]!.id, { runtimeInstanceId: a, attemptNo: 1, output })).body).toMatchObject({ idempotent: false });
-    expect((await call("result", jobs[0]!.id, { runtimeInstanceId: a, attemptNo: 1, output })).body).toMatchObject({ idempotent: true });
+    expect((await call("result", jobs[0]!.id, { runtimeInstanceId: a, attemptNo: 1, output })).body).toMatchObject({
+      idempotent: false,
+    });
+    expect((await call("result", jobs[0]!.id, { runtimeInstanceId: a, attemptNo: 1, output })).body).toMatchObject({
+      idempotent: true,
+    });
     const other = { weakPoints: [] };
-    expect((await call("result", jobs[0]!.id, { runtimeInstanceId: a, attemptNo: 1, output: other })).body.error.code).toBe("RESULT_ALREADY_EXISTS");
+    expect(
+      (await call("result", jobs[0]!.id, { runtimeInstanceId: a, attemptNo: 1, output: other })).body.error.code,
+    ).toBe("RESULT_ALREADY_EXISTS");
 
-    const claimed = await call("poll", null, { runtimeInstanceId: a, capabilities: ["weak_point_analysis"], limit: 50, claim: true });
-    const mine = claimed.body.jobs.filter((j: { job?: { id: string } }) => j.job && [jobs[1]!.id, jobs[2]!.id].includes(j.job.id));
+    const claimed = await call("poll", null, {
+      runtimeInstanceId: a,
+      capabilities: ["weak_point_analysis"],
+      limit: 50,
+      claim: true,
+    });
+    const mine = claimed.body.jobs.filter(
+      (j: { job?: { id: string } }) => j.job && [jobs[1]!.id, jobs[2]!.id].includes(j.job.id),
+    );
     expect(mine).toHaveLength(2);
-    expect((await call("result", jobs[1]!.id, { runtimeInstanceId: a, attemptNo: 1, output: { weakPoints: [{ knowledgePointId: "nope" }] } })).status).toBe(422);
-    expect((await call("fail", jobs[2]!.id, { runtimeInstanceId: a, attemptNo: 1, errorCode: "NOT_A_CODE" })).body.error.code).toBe("UNKNOWN_ERROR_CODE");
-    expect((await call("fail", jobs[2]!.id, { runtimeInstanceId: b, attemptNo: 1, errorCode: "MODEL_TIMEOUT" })).body.error.code).toBe("LOCK_LOST");
-    expect((await call("fail", jobs[2]!.id, { runtimeInstanceId: a, attemptNo: 1, errorCode: "MODEL_TIMEOUT", errorMessage: "slow" })).body).toMatchObject({
+    expect(
+      (
+        await call("result", jobs[1]!.id, {
+          runtimeInstanceId: a,
+          attemptNo: 1,
+          output: { weakPoints: [{ knowledgePointId: "nope" }] },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (await call("fail", jobs[2]!.id, { runtimeInstanceId: a, attemptNo: 1, errorCode: "NOT_A_CODE" })).body.error
+        .code,
+    ).toBe("UNKNOWN_ERROR_CODE");
+    expect(
+      (await call("fail", jobs[2]!.id, { runtimeInstanceId: b, attemptNo: 1, errorCode: "MODEL_TIMEOUT" })).body.error
+        .code,
+    ).toBe("LOCK_LOST");
+    expect(
+      (
+        await call("fail", jobs[2]!.id, {
+          runtimeInstanceId: a,
+          attemptNo: 1,
+          errorCode: "MODEL_TIMEOUT",
+          errorMessage: "slow",
+        })
+      ).body,
+    ).toMatchObject({
       status: "pending",
       retryCount: 1,
     });
@@ -107,7 +175,11 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
     const get = await fetch(`${app.url}/internal/runtime/jobs/poll`, { headers: { authorization: `Bearer ${key}` } });
     expect(get.status).toBe(405);
     expect((await get.json()).error.code).toBe("METHOD_NOT_ALLOWED");
-    const unknown = await fetch(`${app.url}/internal/runtime/jobs/x/explode`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: "{}" });
+    const unknown = await fetch(`${app.url}/internal/runtime/jobs/x/explode`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: "{}",
+    });
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).error.code).toBe("NOT_FOUND");
   });
@@ -144,7 +216,10 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
 /** Follows a JSON pointer (and one $ref) inside the document. */
 function resolve(pointer: string): { required: string[] } {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  let node: any = pointer.split("/").slice(1).reduce((n, part) => n[part.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+  let node: any = pointer
+    .split("/")
+    .slice(1)
+    .reduce((n, part) => n[part.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
   if (node.$ref) node = resolve(String(node.$ref).slice(1));
   return node;
 }

@@ -28,7 +28,11 @@ const PRODUCTION = {
 /** The production settings, with the public origin of the port the instance will listen on. */
 async function productionApp(env: Record<string, string> = {}, databaseUrl = process.env.DATABASE_URL!) {
   const port = await freePort();
-  const app = await startAppServer({ databaseUrl, port, env: { ...PRODUCTION, BETTER_AUTH_URL: `http://127.0.0.1:${port}`, ...env } });
+  const app = await startAppServer({
+    databaseUrl,
+    port,
+    env: { ...PRODUCTION, BETTER_AUTH_URL: `http://127.0.0.1:${port}`, ...env },
+  });
   apps.push(app);
   return app;
 }
@@ -53,9 +57,18 @@ const listening = (port: number) =>
 
 /** One request on its own connection: a response, or the socket error (ECONNREFUSED: listener closed; ECONNRESET: reset — by the kernel for a connection the app never accepted, or a cut). */
 function post(url: string, key: string, body: unknown) {
-  return new Promise<{ status: number; json: any } | { error: string }>((resolve) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return new Promise<{ status: number; json: any } | { error: string }>((resolve) => {
     const text = JSON.stringify(body);
-    const req = http.request(url, { method: "POST", agent: false, headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "content-length": Buffer.byteLength(text) } });
+    const req = http.request(url, {
+      method: "POST",
+      agent: false,
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${key}`,
+        "content-length": Buffer.byteLength(text),
+      },
+    });
     req.on("response", (res) => {
       let data = "";
       res.on("data", (c) => (data += c));
@@ -72,7 +85,12 @@ describe("[SYSTEM] production start", () => {
     const port = await freePort();
     const child = spawn(process.execPath, ["server/production-server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, NEXT_TELEMETRY_DISABLED: "1", DB_POOL_MAX: "many", APP_ENCRYPTION_KEY: "not-32-bytes" } as unknown as NodeJS.ProcessEnv,
+      env: {
+        PATH: process.env.PATH,
+        NEXT_TELEMETRY_DISABLED: "1",
+        DB_POOL_MAX: "many",
+        APP_ENCRYPTION_KEY: "not-32-bytes",
+      } as unknown as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -89,7 +107,8 @@ describe("[SYSTEM] production start", () => {
     expect(await exited).toBe(78);
     await watcher;
     expect(opened).toBe(false);
-    for (const name of ["DATABASE_URL", "BETTER_AUTH_SECRET", "BETTER_AUTH_URL", "METRICS_TOKEN"]) expect(out).toContain(`${name}: required in production`);
+    for (const name of ["DATABASE_URL", "BETTER_AUTH_SECRET", "BETTER_AUTH_URL", "METRICS_TOKEN"])
+      expect(out).toContain(`${name}: required in production`);
     expect(out).toMatch(/DB_POOL_MAX: a number, got "many"/);
     expect(out).toMatch(/APP_ENCRYPTION_KEY: 32 bytes.*value hidden/);
     expect(out).not.toContain("not-32-bytes");
@@ -101,7 +120,9 @@ describe("[SYSTEM] production start", () => {
     const ready = await fetch(`${app.url}/api/health/ready`);
     expect([ready.status, (await ready.json()).draining]).toEqual([200, false]);
     expect((await fetch(`${app.url}/api/metrics`)).status).toBe(401);
-    const metrics = await fetch(`${app.url}/api/metrics`, { headers: { authorization: `Bearer ${PRODUCTION.METRICS_TOKEN}` } });
+    const metrics = await fetch(`${app.url}/api/metrics`, {
+      headers: { authorization: `Bearer ${PRODUCTION.METRICS_TOKEN}` },
+    });
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toContain("# TYPE");
     const demo = await fetch(`${app.url}/api/auth/sign-in/email`, {
@@ -114,13 +135,33 @@ describe("[SYSTEM] production start", () => {
     const key = await runtimeKey();
     const learner = await createLearner();
     const [jobId] = await plainJobs([learner], 1);
-    const claimed = await post(`${app.url}/internal/runtime/jobs/poll`, key, { runtimeInstanceId: "prod-rt", capabilities: TYPES, claim: true, limit: 50 });
+    const claimed = await post(`${app.url}/internal/runtime/jobs/poll`, key, {
+      runtimeInstanceId: "prod-rt",
+      capabilities: TYPES,
+      claim: true,
+      limit: 50,
+    });
     expect("status" in claimed && claimed.status).toBe(200);
-    const lease = (claimed as { json: { jobs: { job: { id: string; jobType: string; attemptNo: number; params: Record<string, unknown> } }[] } }).json.jobs.find((l) => l.job.id === jobId)!.job;
-    const output = validOutput(lease.jobType as (typeof TYPES)[number], learner.knowledgePoints.map((k) => k.id), lease.params);
-    const done = await post(`${app.url}/internal/runtime/jobs/${jobId}/result`, key, { runtimeInstanceId: "prod-rt", attemptNo: lease.attemptNo, output });
+    const lease = (
+      claimed as {
+        json: { jobs: { job: { id: string; jobType: string; attemptNo: number; params: Record<string, unknown> } }[] };
+      }
+    ).json.jobs.find((l) => l.job.id === jobId)!.job;
+    const output = validOutput(
+      lease.jobType as (typeof TYPES)[number],
+      learner.knowledgePoints.map((k) => k.id),
+      lease.params,
+    );
+    const done = await post(`${app.url}/internal/runtime/jobs/${jobId}/result`, key, {
+      runtimeInstanceId: "prod-rt",
+      attemptNo: lease.attemptNo,
+      output,
+    });
     expect(done).toMatchObject({ status: 200, json: { status: "succeeded" } });
-    expect(await post(`${app.url}/internal/runtime/jobs/${jobId}/explode`, key, {})).toMatchObject({ status: 404, json: { error: { code: "NOT_FOUND" } } });
+    expect(await post(`${app.url}/internal/runtime/jobs/${jobId}/explode`, key, {})).toMatchObject({
+      status: 404,
+      json: { error: { code: "NOT_FOUND" } },
+    });
   });
 
   it("readiness fails while the database is unreachable; liveness does not", async () => {
@@ -145,7 +186,11 @@ describe("[SYSTEM] production start", () => {
     let termAt = 0;
     let finishedAfterTerm = 0;
     const { getDb } = await import("@/server/db");
-    const owner = new Map((await getDb().aiRuntimeJob.findMany({ where: { id: { in: ids } }, select: { id: true, userId: true } })).map((j) => [j.id, j.userId]));
+    const owner = new Map(
+      (await getDb().aiRuntimeJob.findMany({ where: { id: { in: ids } }, select: { id: true, userId: true } })).map(
+        (j) => [j.id, j.userId],
+      ),
+    );
 
     /** Sends until answered; a refused connection (instance down or restarting) is retried. */
     async function until(urlPath: string, body: unknown) {
@@ -157,7 +202,8 @@ describe("[SYSTEM] production start", () => {
           // Refused (listener closed) or reset before any answer byte: a connection the kernel had
           // queued but the app never accepted when the listener closed (the server counts every
           // request it did accept, below). Either way the Runtime retries, as the reference one does.
-          if (res.error !== "ECONNREFUSED" && res.error !== "ECONNRESET") cut.push(`${res.error} on ${urlPath.split("/").pop()} at SIGTERM+${started - termAt} ms`);
+          if (res.error !== "ECONNREFUSED" && res.error !== "ECONNRESET")
+            cut.push(`${res.error} on ${urlPath.split("/").pop()} at SIGTERM+${started - termAt} ms`);
           await new Promise((r) => setTimeout(r, 100));
           continue;
         }
@@ -169,26 +215,58 @@ describe("[SYSTEM] production start", () => {
     async function loop(n: number) {
       const rt = `drain-rt-${n}`;
       for (;;) {
-        const polled = await until("/internal/runtime/jobs/poll", { runtimeInstanceId: rt, capabilities: TYPES, claim: true, limit: 2 });
-        const leases = (polled.json.jobs as { job: { id: string; jobType: string; attemptNo: number; params: Record<string, unknown> } }[]).map((l) => l.job).filter((j) => idSet.has(j.id));
+        const polled = await until("/internal/runtime/jobs/poll", {
+          runtimeInstanceId: rt,
+          capabilities: TYPES,
+          claim: true,
+          limit: 2,
+        });
+        const leases = (
+          polled.json.jobs as {
+            job: { id: string; jobType: string; attemptNo: number; params: Record<string, unknown> };
+          }[]
+        )
+          .map((l) => l.job)
+          .filter((j) => idSet.has(j.id));
         if (!leases.length) {
-          if (polled.json.jobs.length === 0 && (await getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status: { not: "succeeded" } } })) === 0) return;
+          if (
+            polled.json.jobs.length === 0 &&
+            (await getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status: { not: "succeeded" } } })) === 0
+          )
+            return;
           await new Promise((r) => setTimeout(r, 50));
           continue;
         }
         for (const job of leases) {
-          await until(`/internal/runtime/jobs/${job.id}/heartbeat`, { runtimeInstanceId: rt, attemptNo: job.attemptNo, stage: "model_inference", progress: 50 });
+          await until(`/internal/runtime/jobs/${job.id}/heartbeat`, {
+            runtimeInstanceId: rt,
+            attemptNo: job.attemptNo,
+            stage: "model_inference",
+            progress: 50,
+          });
           const output = validOutput(job.jobType as (typeof TYPES)[number], kpIds.get(owner.get(job.id)!)!, job.params);
-          const res = await until(`/internal/runtime/jobs/${job.id}/result`, { runtimeInstanceId: rt, attemptNo: job.attemptNo, output });
+          const res = await until(`/internal/runtime/jobs/${job.id}/result`, {
+            runtimeInstanceId: rt,
+            attemptNo: job.attemptNo,
+            output,
+          });
           expect(res.status, JSON.stringify(res.json)).toBe(200);
         }
       }
     }
     const loops = Promise.all(Array.from({ length: 8 }, (_, i) => loop(i)));
-    await eventually("some jobs done before SIGTERM", async () => (await getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status: "succeeded" } })) >= 20 || null, 60_000);
+    await eventually(
+      "some jobs done before SIGTERM",
+      async () => (await getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status: "succeeded" } })) >= 20 || null,
+      60_000,
+    );
     termAt = Date.now();
     await app.stop("SIGTERM"); // returns once the server has drained and exited (or been killed after 60 s)
-    await eventually("the server drained and stopped", async () => app.output().includes("[server] stopped") || null, 30_000);
+    await eventually(
+      "the server drained and stopped",
+      async () => app.output().includes("[server] stopped") || null,
+      30_000,
+    );
     const stoppedOutput = app.output();
     expect(stoppedOutput).toMatch(/\[server\] SIGTERM: draining \d+ in-flight request/);
     // Every request the server accepted was answered in full; none was cut by the shutdown.
@@ -212,19 +290,43 @@ describe("[SYSTEM] production start", () => {
 describe("[SYSTEM] plain next start", () => {
   it("serves the Runtime protocol through the App Router route handler", async () => {
     const port = await freePort();
-    const child = spawn("flock", ["-s", BUILD_LOCK, path.join(ROOT, "node_modules", ".bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-      cwd: ROOT,
-      detached: true,
-      stdio: "ignore",
-      env: { ...process.env, NODE_ENV: "production", ALLOW_GENERATED_SECRETS: "1", NEXT_TELEMETRY_DISABLED: "1" },
-    });
+    const child = spawn(
+      "flock",
+      [
+        "-s",
+        BUILD_LOCK,
+        path.join(ROOT, "node_modules", ".bin", "next"),
+        "start",
+        "-p",
+        String(port),
+        "-H",
+        "127.0.0.1",
+      ],
+      {
+        cwd: ROOT,
+        detached: true,
+        stdio: "ignore",
+        env: { ...process.env, NODE_ENV: "production", ALLOW_GENERATED_SECRETS: "1", NEXT_TELEMETRY_DISABLED: "1" },
+      },
+    );
     try {
       const url = `http://127.0.0.1:${port}`;
       await waitForHttp(`${url}/api/health/live`, 240_000);
       const key = await runtimeKey();
-      const polled = await post(`${url}/internal/runtime/jobs/poll`, key, { runtimeInstanceId: "next-start-rt", capabilities: ["quiz_generation"] });
-      expect(polled).toMatchObject({ status: 200, json: { jobs: expect.any(Array), pollIntervalMs: expect.any(Number) } });
-      expect(await post(`${url}/internal/runtime/jobs/poll`, "wrong-key", { runtimeInstanceId: "x", capabilities: ["quiz_generation"] })).toMatchObject({ status: 401, json: { error: { code: "UNAUTHORIZED" } } });
+      const polled = await post(`${url}/internal/runtime/jobs/poll`, key, {
+        runtimeInstanceId: "next-start-rt",
+        capabilities: ["quiz_generation"],
+      });
+      expect(polled).toMatchObject({
+        status: 200,
+        json: { jobs: expect.any(Array), pollIntervalMs: expect.any(Number) },
+      });
+      expect(
+        await post(`${url}/internal/runtime/jobs/poll`, "wrong-key", {
+          runtimeInstanceId: "x",
+          capabilities: ["quiz_generation"],
+        }),
+      ).toMatchObject({ status: 401, json: { error: { code: "UNAUTHORIZED" } } });
     } finally {
       await stopGroup(child);
     }

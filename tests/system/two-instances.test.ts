@@ -66,21 +66,28 @@ describe("[SYSTEM] two app instances on one database", () => {
 
     const key = await runtimeKey();
     for (const [i, app] of [apps[0]!, apps[1]!, apps[0]!, apps[1]!].entries())
-      runtimes.push(spawnRuntime({ apiUrl: app.url, apiKey: key, env: { RUNTIME_LOCAL_DELAY_MS: String(20 + i * 10) } }));
+      runtimes.push(
+        spawnRuntime({ apiUrl: app.url, apiKey: key, env: { RUNTIME_LOCAL_DELAY_MS: String(20 + i * 10) } }),
+      );
     const ids = await createJobs([learner], 40);
 
     for (const [i, s] of streams.entries()) {
-      await eventually(`instance ${i + 1} pushed every job's success`, async () => {
-        const done = new Set(s.changes.filter((c) => c.status === "succeeded").map((c) => c.id));
-        return ids.every((id) => done.has(id)) || null;
-      }, 120_000);
+      await eventually(
+        `instance ${i + 1} pushed every job's success`,
+        async () => {
+          const done = new Set(s.changes.filter((c) => c.status === "succeeded").map((c) => c.id));
+          return ids.every((id) => done.has(id)) || null;
+        },
+        120_000,
+      );
     }
     await Promise.all(streams.map((s) => s.stop()));
 
     const { problems } = await expectSucceededOnce(ids);
     expect(problems).toEqual([]);
     // Both instances carried Runtime traffic: each pair of Runtimes finished some of the jobs.
-    const count = () => runtimes.map((r) => r.events.filter((e) => e.event === "job.succeeded" && ids.includes(e.jobId!)).length);
+    const count = () =>
+      runtimes.map((r) => r.events.filter((e) => e.event === "job.succeeded" && ids.includes(e.jobId!)).length);
     // A Runtime logs a success after the API's answer, so its last lines may trail the database.
     await eventually("40 successes logged", async () => count().reduce((a, b) => a + b, 0) >= 40 || null, 30_000);
     const perRuntime = count();

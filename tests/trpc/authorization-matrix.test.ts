@@ -64,7 +64,9 @@ describe("every procedure has a matrix entry", () => {
   });
 
   it.each(PATHS)("%s declares input and output schemas", (path) => {
-    const def = (appRouter._def.procedures as unknown as Record<string, { _def: { inputs: unknown[]; output?: unknown } }>)[path]!._def;
+    const def = (
+      appRouter._def.procedures as unknown as Record<string, { _def: { inputs: unknown[]; output?: unknown } }>
+    )[path]!._def;
     expect(def.inputs.length).toBeGreaterThan(0);
     expect(def.output).toBeDefined();
   });

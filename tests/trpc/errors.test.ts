@@ -12,11 +12,19 @@ describe("the AppError mapping", () => {
   it.each(Object.keys(ERROR_CODES) as ErrorCode[])("%s keeps its tRPC code and HTTP status", (code) => {
     const err = toTRPCError(new AppError(code, `about ${code}`, { hint: 1 }));
     expect(err.code).toBe(ERROR_CODES[code].trpc);
-    expect(describeError(err)).toEqual({ appCode: code, httpStatus: ERROR_CODES[code].status, message: `about ${code}`, details: { hint: 1 } });
+    expect(describeError(err)).toEqual({
+      appCode: code,
+      httpStatus: ERROR_CODES[code].status,
+      message: `about ${code}`,
+      details: { hint: 1 },
+    });
   });
 
   it("an unknown error leaves as a generic 500 without its message or stack", () => {
-    const err = new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: new Error("connection string postgres://secret@db") });
+    const err = new TRPCError({
+      code: "INTERNAL_SERVER_ERROR",
+      cause: new Error("connection string postgres://secret@db"),
+    });
     const described = describeError(err);
     expect(described).toEqual({ appCode: "INTERNAL", httpStatus: 500, message: "internal error" });
   });
@@ -36,7 +44,9 @@ describe("errors over HTTP", () => {
     [a, b] = await Promise.all([createLearner(), createLearner()]);
     const password = `pw-${uid()}`;
     await Promise.all([a, b, admin].map((l) => setPassword(l.user.id, password)));
-    [cookieA, cookieB, cookieAdmin] = (await Promise.all([a, b, admin].map((l) => signedInCookie(l.user.email, password)))) as [string, string, string];
+    [cookieA, cookieB, cookieAdmin] = (await Promise.all(
+      [a, b, admin].map((l) => signedInCookie(l.user.email, password)),
+    )) as [string, string, string];
   });
 
   function expectError(res: Awaited<ReturnType<typeof trpcHttp>>, status: number, appCode: string) {
@@ -56,9 +66,16 @@ describe("errors over HTTP", () => {
   });
 
   it("bad input is 400 INVALID_REQUEST with the failing paths, and nothing is written", async () => {
-    const res = await trpcHttp("mutation", "jobs.create", { jobType: "no_such_type", target: { type: "user" } }, { cookie: cookieA });
+    const res = await trpcHttp(
+      "mutation",
+      "jobs.create",
+      { jobType: "no_such_type", target: { type: "user" } },
+      { cookie: cookieA },
+    );
     expectError(res, 400, "INVALID_REQUEST");
-    expect(res.body.error.data.details.map((d: { path: string }) => d.path)).toEqual(expect.arrayContaining(["jobType", "target.id"]));
+    expect(res.body.error.data.details.map((d: { path: string }) => d.path)).toEqual(
+      expect.arrayContaining(["jobType", "target.id"]),
+    );
   });
 
   it("bad job params are 400 INVALID_PARAMS from the domain", async () => {
@@ -79,11 +96,19 @@ describe("errors over HTTP", () => {
 
   it("domain conflicts keep their codes: a pending job is not re-runnable (409)", async () => {
     const job = await createTestJob(a);
-    expectError(await trpcHttp("mutation", "admin.jobs.rerun", { jobId: job.id }, { cookie: cookieAdmin }), 409, "JOB_NOT_RERUNNABLE");
+    expectError(
+      await trpcHttp("mutation", "admin.jobs.rerun", { jobId: job.id }, { cookie: cookieAdmin }),
+      409,
+      "JOB_NOT_RERUNNABLE",
+    );
   });
 
   it("choosing the own-key mode without a key is 400 CREDENTIAL_REQUIRED", async () => {
-    expectError(await trpcHttp("mutation", "consent.setApiKeyMode", { apiKeyMode: "user_deepseek_key" }, { cookie: cookieB }), 400, "CREDENTIAL_REQUIRED");
+    expectError(
+      await trpcHttp("mutation", "consent.setApiKeyMode", { apiKeyMode: "user_deepseek_key" }, { cookie: cookieB }),
+      400,
+      "CREDENTIAL_REQUIRED",
+    );
   });
 
   it("an unknown procedure is 404; a mutation sent as a query is refused and runs nothing", async () => {
@@ -92,6 +117,8 @@ describe("errors over HTTP", () => {
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(res.body.error.data.httpStatus).toBe(res.status);
-    expect((await trpcHttp("query", "consent.get", undefined, { cookie: cookieA })).body.result.data.granted).toBe(true);
+    expect((await trpcHttp("query", "consent.get", undefined, { cookie: cookieA })).body.result.data.granted).toBe(
+      true,
+    );
   });
 });

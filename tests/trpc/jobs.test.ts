@@ -25,15 +25,26 @@ describe("a learner's jobs", () => {
   it("create → a Runtime runs it → get shows the result and the timeline, without who did what", async () => {
     const me = callerAs(a.user);
     const key = uid("k");
-    const created = await me.jobs.create({ jobType: "learning_state_analysis", target: { type: "user", id: a.user.id }, idempotencyKey: key });
+    const created = await me.jobs.create({
+      jobType: "learning_state_analysis",
+      target: { type: "user", id: a.user.id },
+      idempotencyKey: key,
+    });
     expect(created).toMatchObject({ created: true, job: { status: "pending", apiKeyMode: "platform_key" } });
     expect(typeof created.job.createdAt).toBe("string");
-    const again = await me.jobs.create({ jobType: "learning_state_analysis", target: { type: "user", id: a.user.id }, idempotencyKey: key });
+    const again = await me.jobs.create({
+      jobType: "learning_state_analysis",
+      target: { type: "user", id: a.user.id },
+      idempotencyKey: key,
+    });
     expect(again).toMatchObject({ created: false, job: { id: created.job.id } });
 
     const rt = runtime(await runtimeKey(), uid("rt"));
     const lock = await rt.lock(created.job.id);
-    const output = validOutput("learning_state_analysis", a.knowledgePoints.map((k) => k.id));
+    const output = validOutput(
+      "learning_state_analysis",
+      a.knowledgePoints.map((k) => k.id),
+    );
     expect((await rt.result(created.job.id, lock.body.job.attemptNo, output)).status).toBe(200);
 
     const detail = await me.jobs.get({ jobId: created.job.id });
@@ -57,7 +68,9 @@ describe("a learner's jobs", () => {
     const me = callerAs(l.user);
     const ids: string[] = [];
     for (const jobType of ["learning_state_analysis", "weak_point_analysis", "learning_state_analysis"] as const) {
-      ids.push((await me.jobs.create({ jobType, target: { type: "user", id: l.user.id }, idempotencyKey: uid("k") })).job.id);
+      ids.push(
+        (await me.jobs.create({ jobType, target: { type: "user", id: l.user.id }, idempotencyKey: uid("k") })).job.id,
+      );
     }
     const page1 = await me.jobs.list({ pageSize: 2 });
     expect(page1).toMatchObject({ total: 3, page: 1, pageSize: 2 });
@@ -68,7 +81,11 @@ describe("a learner's jobs", () => {
 
   it("cancel ends a pending job; a second cancel is a 409 conflict", async () => {
     const me = callerAs(a.user);
-    const { job } = await me.jobs.create({ jobType: "weak_point_analysis", target: { type: "user", id: a.user.id }, idempotencyKey: uid("k") });
+    const { job } = await me.jobs.create({
+      jobType: "weak_point_analysis",
+      target: { type: "user", id: a.user.id },
+      idempotencyKey: uid("k"),
+    });
     expect(await me.jobs.cancel({ jobId: job.id })).toEqual({ status: "cancelled", cancelRequested: false });
     const err = await me.jobs.cancel({ jobId: job.id }).catch((e) => e);
     expect(err.code).toBe("CONFLICT");
@@ -81,7 +98,9 @@ describe("a learner's jobs", () => {
     const { job } = await me.jobs.create({ jobType: "weak_point_analysis", target: { type: "user", id: l.user.id } });
     expect(await me.consent.set({ granted: false })).toEqual({ granted: false, cancelled: 1, cancelRequested: 0 });
     expect((await me.jobs.get({ jobId: job.id })).job.status).toBe("cancelled");
-    const refused = await me.jobs.create({ jobType: "weak_point_analysis", target: { type: "user", id: l.user.id } }).catch((e) => e);
+    const refused = await me.jobs
+      .create({ jobType: "weak_point_analysis", target: { type: "user", id: l.user.id } })
+      .catch((e) => e);
     expect(refused.code).toBe("FORBIDDEN");
     expect(refused.cause.code).toBe("CONSENT_REQUIRED");
     await me.consent.set({ granted: true });
@@ -92,11 +111,21 @@ describe("a learner's jobs", () => {
 describe("admin jobs", () => {
   it("re-run makes a new job linked to the failed or cancelled one; admin cancel works on anyone's job", async () => {
     const me = callerAs(a.user);
-    const { job } = await me.jobs.create({ jobType: "flashcard_generation", target: { type: "user", id: a.user.id }, params: { count: 3 }, idempotencyKey: uid("k") });
+    const { job } = await me.jobs.create({
+      jobType: "flashcard_generation",
+      target: { type: "user", id: a.user.id },
+      params: { count: 3 },
+      idempotencyKey: uid("k"),
+    });
     const boss = callerAs(admin.user);
     expect(await boss.admin.jobs.cancel({ jobId: job.id })).toEqual({ status: "cancelled", cancelRequested: false });
     const rerun = await boss.admin.jobs.rerun({ jobId: job.id });
-    expect(rerun.job).toMatchObject({ retriedFromJobId: job.id, userId: a.user.id, status: "pending", params: { count: 3 } });
+    expect(rerun.job).toMatchObject({
+      retriedFromJobId: job.id,
+      userId: a.user.id,
+      status: "pending",
+      params: { count: 3 },
+    });
     expect(rerun.job.id).not.toBe(job.id);
     expect((await me.jobs.get({ jobId: job.id })).job.status).toBe("cancelled");
     const filtered = await boss.admin.explorer.list({ filter: { user: a.user.id, status: ["pending"] }, limit: 200 });

@@ -41,7 +41,9 @@ beforeAll(async () => {
   const lock = await rt.lock(job.id);
   expect(lock.body.job.model.apiKey).toBe(DEEPSEEK_KEY);
   const kpIds = w.a.knowledgePoints.map((k) => k.id);
-  expect((await rt.result(job.id, lock.body.job.attemptNo, validOutput("learning_state_analysis", kpIds))).status).toBe(200);
+  expect((await rt.result(job.id, lock.body.job.attemptNo, validOutput("learning_state_analysis", kpIds))).status).toBe(
+    200,
+  );
 
   // Through the real HTTP route, with the real session cookie (before account.changePassword below ends that session).
   for (const path of ["me.get", "credentials.get", "jobs.list", "consent.get"]) {
@@ -53,10 +55,15 @@ beforeAll(async () => {
   for (const path of PATHS) {
     const entry = PROCEDURES[path];
     if (!entry) continue; // the matrix test fails for it
-    const callers = entry.access === "admin" ? [["admin", w.admin]] : [["learnerA", w.a], ["admin", w.admin]];
+    const callers =
+      entry.access === "admin"
+        ? [["admin", w.admin]]
+        : [
+            ["learnerA", w.a],
+            ["admin", w.admin],
+          ];
     for (const [as, me] of callers as [string, typeof w.a][]) {
-      const input =
-        path === "jobs.get" && as === "learnerA" ? { jobId: job.id } : await entry.input(w, me);
+      const input = path === "jobs.get" && as === "learnerA" ? { jobId: job.id } : await entry.input(w, me);
       if (path === "credentials.set") plaintextKeys.push((input as { apiKey: string }).apiKey);
       const value = await procedureAt(callerAs(me.user), path)(input);
       responses.push({ path, as, text: JSON.stringify(value) });
@@ -108,7 +115,8 @@ describe("no procedure answer carries a secret", () => {
     const f = await forbidden();
     for (const r of responses.filter((x) => x.path === path)) {
       for (const [kind, values] of Object.entries(f)) {
-        for (const secret of values) expect(r.text.includes(secret), `${path} as ${r.as} contains a ${kind}`).toBe(false);
+        for (const secret of values)
+          expect(r.text.includes(secret), `${path} as ${r.as} contains a ${kind}`).toBe(false);
       }
     }
   });

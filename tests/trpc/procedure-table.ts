@@ -36,14 +36,22 @@ export const PROCEDURES: Record<string, Entry> = {
       const current = uid("current-password");
       const password = await hashPassword(current);
       const where = { providerId_accountId: { providerId: "credential", accountId: me.user.id } };
-      await getDb().account.upsert({ where, create: { id: uid("acct"), providerId: "credential", accountId: me.user.id, userId: me.user.id, password }, update: { password } });
+      await getDb().account.upsert({
+        where,
+        create: { id: uid("acct"), providerId: "credential", accountId: me.user.id, userId: me.user.id, password },
+        update: { password },
+      });
       return { currentPassword: current, newPassword: uid("new-password") };
     },
   },
 
   "jobs.create": {
     access: "user",
-    input: (_w, me) => ({ jobType: "learning_state_analysis", target: { type: "user", id: me.user.id }, idempotencyKey: uid("k") }),
+    input: (_w, me) => ({
+      jobType: "learning_state_analysis",
+      target: { type: "user", id: me.user.id },
+      idempotencyKey: uid("k"),
+    }),
     // B names A's material as the target: no snapshot of A's data may be taken for B.
     foreign: async (w) => ({ jobType: "weak_point_analysis", target: { type: "material", id: w.a.material.id } }),
   },
@@ -73,17 +81,34 @@ export const PROCEDURES: Record<string, Entry> = {
   "targets.list": { access: "user", input: () => undefined },
   "analyses.trigger": {
     access: "user",
-    input: (_w, me) => ({ target: { type: "material", id: me.material.id }, jobTypes: ["flashcard_generation"], params: { flashcard_generation: { count: 3 } } }),
+    input: (_w, me) => ({
+      target: { type: "material", id: me.material.id },
+      jobTypes: ["flashcard_generation"],
+      params: { flashcard_generation: { count: 3 } },
+    }),
   },
   "quiz.submit": {
     access: "user",
-    input: async (_w, me) => ({ jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id, answers: [{ index: 0, response: "B" }] }),
+    input: async (_w, me) => ({
+      jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id,
+      answers: [{ index: 0, response: "B" }],
+    }),
   },
-  "quiz.plays": { access: "user", input: async (_w, me) => ({ jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id }) },
-  "flashcards.marks": { access: "user", input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id }) },
+  "quiz.plays": {
+    access: "user",
+    input: async (_w, me) => ({ jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id }),
+  },
+  "flashcards.marks": {
+    access: "user",
+    input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id }),
+  },
   "flashcards.setMark": {
     access: "user",
-    input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id, cardIndex: 1, known: true }),
+    input: async (_w, me) => ({
+      jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id,
+      cardIndex: 1,
+      known: true,
+    }),
   },
   // Learner progress (issue 15); cross-learner cases are in tests/learning/progress.test.ts.
   "progress.history": { access: "user", input: () => ({ limit: 5 }) },
@@ -94,7 +119,11 @@ export const PROCEDURES: Record<string, Entry> = {
   },
   "progress.setTick": {
     access: "user",
-    input: async (_w, me) => ({ jobId: (await succeededJob(me, "next_action_planning")).id, actionIndex: 0, done: true }),
+    input: async (_w, me) => ({
+      jobId: (await succeededJob(me, "next_action_planning")).id,
+      actionIndex: 0,
+      done: true,
+    }),
   },
 
   "admin.jobs.cancel": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
@@ -108,30 +137,52 @@ export const PROCEDURES: Record<string, Entry> = {
   },
   "admin.runtimeKeys.create": { access: "admin", input: () => ({ name: uid("runtime") }) },
   "admin.runtimeKeys.list": { access: "admin", input: () => undefined },
-  "admin.runtimeKeys.revoke": { access: "admin", input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }) },
+  "admin.runtimeKeys.revoke": {
+    access: "admin",
+    input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }),
+  },
   "admin.webhooks.list": { access: "admin", input: () => ({}) },
   // Admin console (issue 6).
   "admin.explorer.list": { access: "admin", input: () => ({}) },
   "admin.explorer.count": { access: "admin", input: (w) => ({ filter: { user: w.a.user.id } }) },
   "admin.explorer.detail": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
   "admin.actions.setPriority": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id, priority: 5 }) },
-  "admin.actions.bulkPreview": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] } }) },
+  "admin.actions.bulkPreview": {
+    access: "admin",
+    input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.a)).id] } }),
+  },
   // Bulk runs act on learner B's job: a run finishes in the background (or is resumed by another test file's
   // scheduler tick), and learner A's rows are the fingerprint a refused call must leave unchanged.
-  "admin.actions.bulkRun": { access: "admin", input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.b)).id] }, expectedCount: 1 }) },
+  "admin.actions.bulkRun": {
+    access: "admin",
+    input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.b)).id] }, expectedCount: 1 }),
+  },
   "admin.monitor.overview": { access: "admin", input: () => ({ window: "1h" }) },
   // Issue 15: alerts and background bulk runs.
   "admin.monitor.alerts": { access: "admin", input: () => undefined },
   "admin.monitor.costs": { access: "admin", input: () => undefined },
-  "admin.actions.bulkStatus": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id)).id }) },
+  "admin.actions.bulkStatus": {
+    access: "admin",
+    input: async (w) => ({
+      id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id)).id,
+    }),
+  },
   "admin.actions.bulkRuns": { access: "admin", input: () => ({}) },
-  "admin.actions.bulkCancel": { access: "admin", input: async (w) => ({ id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id)).id }) },
+  "admin.actions.bulkCancel": {
+    access: "admin",
+    input: async (w) => ({
+      id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id)).id,
+    }),
+  },
   "admin.monitor.runtimes": { access: "admin", input: () => undefined },
   "admin.monitor.audit": { access: "admin", input: () => ({}) },
   // Quotas (issue 13).
   "quota.get": { access: "user", input: () => undefined },
   "admin.quotas.get": { access: "admin", input: (w) => ({ user: w.a.user.email }) },
-  "admin.quotas.setLimit": { access: "admin", input: (w) => ({ userId: w.a.user.id, metric: "jobs", period: "hour", allowed: null }) },
+  "admin.quotas.setLimit": {
+    access: "admin",
+    input: (w) => ({ userId: w.a.user.id, metric: "jobs", period: "hour", allowed: null }),
+  },
 };
 
 export async function createWorld(): Promise<World> {
@@ -144,8 +195,16 @@ export async function fingerprint(w: World) {
   const db = getDb();
   const userId = w.a.user.id;
   const [jobs, credentials, consent, keys, snapshots] = await Promise.all([
-    db.aiRuntimeJob.findMany({ where: { userId }, select: { id: true, status: true, cancelRequested: true, updatedAt: true }, orderBy: { id: "asc" } }),
-    db.userCredential.findMany({ where: { userId }, select: { id: true, ciphertext: true, deletedAt: true }, orderBy: { id: "asc" } }),
+    db.aiRuntimeJob.findMany({
+      where: { userId },
+      select: { id: true, status: true, cancelRequested: true, updatedAt: true },
+      orderBy: { id: "asc" },
+    }),
+    db.userCredential.findMany({
+      where: { userId },
+      select: { id: true, ciphertext: true, deletedAt: true },
+      orderBy: { id: "asc" },
+    }),
     db.aiConsent.findUnique({ where: { userId }, select: { granted: true, apiKeyMode: true, updatedAt: true } }),
     db.runtimeApiKey.findMany({ select: { id: true, revokedAt: true }, orderBy: { id: "asc" } }),
     db.snapshot.count({ where: { userId } }),

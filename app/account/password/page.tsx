@@ -7,7 +7,11 @@ import { getSession } from "@/server/auth/session";
 export const dynamic = "force-dynamic";
 
 /** Where a one-time password (npm run admin:create) must be replaced before anything else opens. */
-export default async function ChangePasswordPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ChangePasswordPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const returnTo = safeReturnPath((await searchParams).next);
   const session = await getSession(await headers());
   if (!session) redirect(`/sign-in?next=${encodeURIComponent("/account/password")}`);

@@ -11,7 +11,12 @@ export async function GET(req: Request) {
   const a = crypto.createHash("sha256").update(given).digest();
   const b = crypto.createHash("sha256").update(token).digest();
   if (!given || !crypto.timingSafeEqual(a, b)) {
-    return Response.json({ error: { code: "UNAUTHORIZED", message: "metrics need the bearer token" } }, { status: 401 });
+    return Response.json(
+      { error: { code: "UNAUTHORIZED", message: "metrics need the bearer token" } },
+      { status: 401 },
+    );
   }
-  return new Response(await prometheusText(), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
+  return new Response(await prometheusText(), {
+    headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+  });
 }

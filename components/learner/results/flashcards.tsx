@@ -17,8 +17,15 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
     trpc.flashcards.setMark.mutationOptions({
       onMutate: ({ cardIndex, known: mark }) => {
         const before = queryClient.getQueryData(key);
-        queryClient.setQueryData(key, (old) =>
-          old && { ...old, known: mark ? [...new Set([...old.known, cardIndex])].sort((a, b) => a - b) : old.known.filter((i) => i !== cardIndex) },
+        queryClient.setQueryData(
+          key,
+          (old) =>
+            old && {
+              ...old,
+              known: mark
+                ? [...new Set([...old.known, cardIndex])].sort((a, b) => a - b)
+                : old.known.filter((i) => i !== cardIndex),
+            },
         );
         return { before };
       },
@@ -27,7 +34,8 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
     }),
   );
   const known = new Set(marks.data?.known ?? []);
-  const toggle = (i: number) => setFlipped((f) => (f.has(i) ? new Set([...f].filter((x) => x !== i)) : new Set([...f, i])));
+  const toggle = (i: number) =>
+    setFlipped((f) => (f.has(i) ? new Set([...f].filter((x) => x !== i)) : new Set([...f, i])));
 
   return (
     <div>
@@ -39,7 +47,11 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
           const isFlipped = flipped.has(i);
           const isKnown = known.has(i);
           return (
-            <li key={i} className={`flex flex-col rounded-xl p-3 ring-1 ${isKnown ? "bg-emerald-50 ring-emerald-200" : "bg-white ring-slate-200"}`} data-testid="flashcard">
+            <li
+              key={i}
+              className={`flex flex-col rounded-xl p-3 ring-1 ${isKnown ? "bg-emerald-50 ring-emerald-200" : "bg-white ring-slate-200"}`}
+              data-testid="flashcard"
+            >
               <button
                 type="button"
                 onClick={() => toggle(i)}
@@ -48,8 +60,12 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
               >
                 {/* The card's name is its visible text (WCAG 2.5.3) plus which card and what pressing does. */}
                 <span className="sr-only">Card {i + 1}, </span>
-                <span className="block text-xs uppercase tracking-wide text-slate-600">{isFlipped ? "Answer" : "Question"}</span>
-                <span className={`mt-1 block ${isFlipped ? "text-slate-700" : "font-medium"}`}>{isFlipped ? card.back : card.front}</span>
+                <span className="block text-xs uppercase tracking-wide text-slate-600">
+                  {isFlipped ? "Answer" : "Question"}
+                </span>
+                <span className={`mt-1 block ${isFlipped ? "text-slate-700" : "font-medium"}`}>
+                  {isFlipped ? card.back : card.front}
+                </span>
                 {!isFlipped && <span className="sr-only">. Flip to see the answer</span>}
               </button>
               <div className="mt-2 flex items-center justify-between gap-2">

@@ -24,11 +24,21 @@ export function LearningStateResult({ output }: { output: LearningAnalysis }) {
               <div className="flex justify-between gap-2 text-sm">
                 <span className="truncate">{k.title}</span>
                 <span className="shrink-0 tabular-nums text-slate-600">
-                  {pct(k.mastery)} <span className="text-xs text-slate-600">· {k.attempts} answers · confidence {pct(k.confidence)}</span>
+                  {pct(k.mastery)}{" "}
+                  <span className="text-xs text-slate-600">
+                    · {k.attempts} answers · confidence {pct(k.confidence)}
+                  </span>
                 </span>
               </div>
-              <div className="mt-1 h-3 overflow-hidden rounded-full bg-slate-100" role="img" aria-label={`${k.title}: ${pct(k.mastery)} mastery`}>
-                <div className={`h-full rounded-full ${barColor(k.mastery)}`} style={{ width: `${Math.max(2, k.mastery * 100)}%`, opacity: 0.45 + 0.55 * k.confidence }} />
+              <div
+                className="mt-1 h-3 overflow-hidden rounded-full bg-slate-100"
+                role="img"
+                aria-label={`${k.title}: ${pct(k.mastery)} mastery`}
+              >
+                <div
+                  className={`h-full rounded-full ${barColor(k.mastery)}`}
+                  style={{ width: `${Math.max(2, k.mastery * 100)}%`, opacity: 0.45 + 0.55 * k.confidence }}
+                />
               </div>
             </li>
           ))}

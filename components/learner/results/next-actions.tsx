@@ -55,13 +55,16 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
     );
   };
   // Shown by priority, ticked by the index each step has in the stored plan.
-  const actions = output.actions.map((a, index) => ({ ...a, index })).sort((a, b) => a.priority - b.priority || a.index - b.index);
+  const actions = output.actions
+    .map((a, index) => ({ ...a, index }))
+    .sort((a, b) => a.priority - b.priority || a.index - b.index);
   const total = actions.reduce((n, a) => n + a.estimatedMinutes, 0);
   const left = actions.reduce((n, a) => n + (done.has(a.index) ? 0 : a.estimatedMinutes), 0);
   return (
     <div>
       <p className="text-sm text-slate-600" data-testid="plan-summary">
-        {actions.length} steps, about {total} minutes in all{done.size ? ` — ${done.size} done, ${left} minutes left` : ""}.
+        {actions.length} steps, about {total} minutes in all
+        {done.size ? ` — ${done.size} done, ${left} minutes left` : ""}.
       </p>
       {setTick.error && (
         <p role="alert" className="mt-2 text-sm text-rose-700">
@@ -70,7 +73,12 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
       )}
       <ul className="mt-3 space-y-2">
         {actions.map((a) => (
-          <li key={a.index} className="rounded-lg p-3 ring-1 ring-slate-200" data-testid="next-action" data-done={done.has(a.index)}>
+          <li
+            key={a.index}
+            className="rounded-lg p-3 ring-1 ring-slate-200"
+            data-testid="next-action"
+            data-done={done.has(a.index)}
+          >
             <label className="flex cursor-pointer items-start gap-3">
               <input
                 type="checkbox"
@@ -80,11 +88,15 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
                 className="mt-1 h-4 w-4 accent-indigo-600"
               />
               <span className="min-w-0 flex-1">
-                <span className={`block font-medium ${done.has(a.index) ? "text-slate-600 line-through" : ""}`}>{a.title}</span>
+                <span className={`block font-medium ${done.has(a.index) ? "text-slate-600 line-through" : ""}`}>
+                  {a.title}
+                </span>
                 <span className="block text-sm text-slate-600">{a.reason}</span>
               </span>
               <span className="shrink-0 text-right text-xs">
-                <span className="block rounded-full bg-indigo-50 px-2 py-0.5 font-medium text-indigo-800">{KIND[a.actionType]}</span>
+                <span className="block rounded-full bg-indigo-50 px-2 py-0.5 font-medium text-indigo-800">
+                  {KIND[a.actionType]}
+                </span>
                 <span className="mt-1 block tabular-nums text-slate-600">~{a.estimatedMinutes} min</span>
               </span>
             </label>

@@ -14,7 +14,9 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
   const [answers, setAnswers] = useState<Record<number, string>>({});
   const plays = useQuery(trpc.quiz.plays.queryOptions({ jobId }));
   const submit = useMutation(
-    trpc.quiz.submit.mutationOptions({ onSuccess: () => queryClient.invalidateQueries(trpc.quiz.plays.queryFilter({ jobId })) }),
+    trpc.quiz.submit.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.quiz.plays.queryFilter({ jobId })),
+    }),
   );
   const graded = submit.data;
   // The submit button is replaced by the score: focus moves to the score (a screen reader reads
@@ -39,11 +41,19 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
   return (
     <form ref={formRef} onSubmit={onSubmit} aria-label="quiz">
       {graded && (
-        <div ref={scoreRef} tabIndex={-1} role="status" className="mb-4 rounded-lg bg-indigo-50 p-4 ring-1 ring-indigo-200 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500" data-testid="quiz-score">
+        <div
+          ref={scoreRef}
+          tabIndex={-1}
+          role="status"
+          className="mb-4 rounded-lg bg-indigo-50 p-4 ring-1 ring-indigo-200 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+          data-testid="quiz-score"
+        >
           <p className="text-xl font-semibold">
             You scored {graded.score} / {graded.total}
           </p>
-          <p className="text-sm text-indigo-900">Saved to your quiz history — your next analysis will take these answers into account.</p>
+          <p className="text-sm text-indigo-900">
+            Saved to your quiz history — your next analysis will take these answers into account.
+          </p>
         </div>
       )}
       <ol className="space-y-4">
@@ -59,8 +69,18 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
                 {options.length > 0 ? (
                   <div className="mt-2 space-y-1">
                     {options.map((o) => (
-                      <label key={o} className="flex cursor-pointer items-center gap-2 rounded-md px-2 py-1 hover:bg-slate-50">
-                        <input type="radio" name={`q${i}`} value={o} checked={answers[i] === o} onChange={() => setAnswers({ ...answers, [i]: o })} className="accent-indigo-600" />
+                      <label
+                        key={o}
+                        className="flex cursor-pointer items-center gap-2 rounded-md px-2 py-1 hover:bg-slate-50"
+                      >
+                        <input
+                          type="radio"
+                          name={`q${i}`}
+                          value={o}
+                          checked={answers[i] === o}
+                          onChange={() => setAnswers({ ...answers, [i]: o })}
+                          className="accent-indigo-600"
+                        />
                         <span className="text-sm">{o}</span>
                       </label>
                     ))}
@@ -76,8 +96,12 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
                 )}
               </fieldset>
               {result && (
-                <div className={`mt-2 rounded-md p-2 text-sm ${result.correct ? "bg-emerald-50 text-emerald-900" : "bg-rose-50 text-rose-900"}`}>
-                  <p className="font-medium">{result.correct ? "✓ Correct" : `✗ Not quite — the answer is “${result.answer}”`}</p>
+                <div
+                  className={`mt-2 rounded-md p-2 text-sm ${result.correct ? "bg-emerald-50 text-emerald-900" : "bg-rose-50 text-rose-900"}`}
+                >
+                  <p className="font-medium">
+                    {result.correct ? "✓ Correct" : `✗ Not quite — the answer is “${result.answer}”`}
+                  </p>
                   <p className="mt-1">{result.explanation}</p>
                 </div>
               )}
@@ -92,7 +116,15 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
       )}
       <div className="mt-4 flex flex-wrap items-center gap-3">
         {graded ? (
-          <button type="button" onClick={() => { submit.reset(); setAnswers({}); setReplay((n) => n + 1); }} className="rounded-lg bg-slate-900 px-4 py-2 text-sm font-medium text-white">
+          <button
+            type="button"
+            onClick={() => {
+              submit.reset();
+              setAnswers({});
+              setReplay((n) => n + 1);
+            }}
+            className="rounded-lg bg-slate-900 px-4 py-2 text-sm font-medium text-white"
+          >
             Play again
           </button>
         ) : (
@@ -111,7 +143,10 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
         <p className="mt-3 text-xs text-slate-600">
           Earlier plays:{" "}
           {plays.data.items.map((p, i) => (
-            <span key={i}>{i > 0 && ", "}{p.score}/{p.total} (<Time value={p.answeredAt} relative />)</span>
+            <span key={i}>
+              {i > 0 && ", "}
+              {p.score}/{p.total} (<Time value={p.answeredAt} relative />)
+            </span>
           ))}
         </p>
       )}

@@ -1,7 +1,11 @@
 import type { WeakPoints } from "@/server/jobs/schemas";
 
 const RANK = { high: 0, medium: 1, low: 2 } as const;
-const TONE = { high: "bg-rose-100 text-rose-800", medium: "bg-amber-100 text-amber-800", low: "bg-slate-100 text-slate-700" } as const;
+const TONE = {
+  high: "bg-rose-100 text-rose-800",
+  medium: "bg-amber-100 text-amber-800",
+  low: "bg-slate-100 text-slate-700",
+} as const;
 
 /** Weak points, most severe first, with their evidence and what to review. */
 export function WeakPointsResult({ output }: { output: WeakPoints }) {
@@ -10,12 +14,18 @@ export function WeakPointsResult({ output }: { output: WeakPoints }) {
   return (
     <ol className="space-y-3">
       {items.map((w, i) => (
-        <li key={`${w.knowledgePointId}-${i}`} className="rounded-lg p-3 ring-1 ring-slate-200" data-testid="weak-point">
+        <li
+          key={`${w.knowledgePointId}-${i}`}
+          className="rounded-lg p-3 ring-1 ring-slate-200"
+          data-testid="weak-point"
+        >
           <div className="flex items-center justify-between gap-2">
             <h4 className="font-semibold">
               {i + 1}. {w.title}
             </h4>
-            <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${TONE[w.severity]}`}>{w.severity} severity</span>
+            <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${TONE[w.severity]}`}>
+              {w.severity} severity
+            </span>
           </div>
           <ul className="mt-2 list-disc space-y-0.5 pl-5 text-sm text-slate-600" aria-label="evidence">
             {w.evidence.map((e) => (

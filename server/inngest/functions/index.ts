@@ -5,4 +5,11 @@ import { pruneFinishedJobsFn } from "./prune-finished-jobs";
 import { sweepLeases } from "./sweep-leases";
 import { weeklyLearningReview } from "./weekly-learning-review";
 
-export const functions = [executeJobFn, sweepLeases, pruneFinishedJobsFn, weeklyLearningReview, notifyJobFinished, processBulkRunsFn];
+export const functions = [
+  executeJobFn,
+  sweepLeases,
+  pruneFinishedJobsFn,
+  weeklyLearningReview,
+  notifyJobFinished,
+  processBulkRunsFn,
+];

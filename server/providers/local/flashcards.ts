@@ -2,7 +2,18 @@ import type { Flashcards, JobParams, SnapshotContent } from "../../jobs/schemas"
 import { JobFailure } from "../../pipeline/errors";
 import { isWeak, knowledgeStats } from "./statistics";
 import { quizOrder } from "./quiz";
-import { clip, cloze, keyword, materialTitleOf, norm, slug, sourceSentences, statementOf, titleOf, type Kp } from "./text";
+import {
+  clip,
+  cloze,
+  keyword,
+  materialTitleOf,
+  norm,
+  slug,
+  sourceSentences,
+  statementOf,
+  titleOf,
+  type Kp,
+} from "./text";
 
 type Card = Flashcards["flashcards"][number];
 
@@ -14,7 +25,10 @@ function make(snapshot: SnapshotContent, kp: Kp, variant: number): Omit<Card, "k
   const s = sourceSentences(snapshot, kp)[variant - 2];
   const word = s && keyword(s.sentence);
   if (!s || !word) return null;
-  return { front: clip(`Fill in the blank: ${cloze(s.sentence, word)}`, 500), back: clip(`${word} — ${s.sentence}`, 2000) };
+  return {
+    front: clip(`Fill in the blank: ${cloze(s.sentence, word)}`, 500),
+    back: clip(`${word} — ${s.sentence}`, 2000),
+  };
 }
 
 /**
@@ -24,7 +38,8 @@ function make(snapshot: SnapshotContent, kp: Kp, variant: number): Omit<Card, "k
  */
 export function generateFlashcards(snapshot: SnapshotContent, params: JobParams<"flashcard_generation">): Flashcards {
   const order = quizOrder(knowledgeStats(snapshot));
-  if (!order.length) throw new JobFailure("INVALID_SNAPSHOT", "the snapshot has no knowledge points to write cards about");
+  if (!order.length)
+    throw new JobFailure("INVALID_SNAPSHOT", "the snapshot has no knowledge points to write cards about");
   const fronts = new Set<string>();
   const nextVariant = new Map<string, number>();
   const flashcards: Card[] = [];

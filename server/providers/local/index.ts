@@ -34,7 +34,11 @@ export function localProvider(opts: { delayMs?: number } = {}): Provider {
     async infer(req: InferenceRequest): Promise<InferenceResult> {
       if (opts.delayMs) await sleep(opts.delayMs, req.signal);
       req.signal?.throwIfAborted();
-      return { output: analyse(req.jobType, req.snapshot, req.params, req.asOf), provider: "local", model: LOCAL_MODEL };
+      return {
+        output: analyse(req.jobType, req.snapshot, req.params, req.asOf),
+        provider: "local",
+        model: LOCAL_MODEL,
+      };
     },
   };
 }
@@ -53,4 +57,3 @@ function sleep(ms: number, signal?: AbortSignal) {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
-

@@ -17,7 +17,10 @@ export function analyseLearningState(snapshot: SnapshotContent, asOf: Date): Lea
     ...practised
       .filter((s) => s.mastery < 0.5)
       .map((s) =>
-        clip(`${titleOf(s.kp)}: ${pct(s.mastery)} mastery, ${s.recentErrors} of the last ${s.recentCount} answers wrong`, 300),
+        clip(
+          `${titleOf(s.kp)}: ${pct(s.mastery)} mastery, ${s.recentErrors} of the last ${s.recentCount} answers wrong`,
+          300,
+        ),
       ),
     ...stats.filter((s) => !s.attempts.length).map((s) => clip(`${titleOf(s.kp)}: not practised yet`, 300)),
     ...(activity.engagement === "low" ? [`Little study in the last 14 days (${activity.recentMinutes} minutes)`] : []),

@@ -18,7 +18,11 @@ export const REST_AFTER_MINUTES = 120;
  * practise the rest), then points never tried, then spaced practice of points not seen for a
  * week; taken in that order while they fit in the time budget (the last one shortened to fit).
  */
-export function planNextActions(snapshot: SnapshotContent, params: { timeBudgetMinutes: number }, asOf: Date): NextActions {
+export function planNextActions(
+  snapshot: SnapshotContent,
+  params: { timeBudgetMinutes: number },
+  asOf: Date,
+): NextActions {
   const stats = knowledgeStats(snapshot);
   const activity = activityOf(snapshot, asOf);
   const away = activity.daysSinceLastStudy;
@@ -47,7 +51,12 @@ export function planNextActions(snapshot: SnapshotContent, params: { timeBudgetM
         1000,
       ),
       priority: severity === "high" ? 1 : severity === "medium" ? 2 : 3,
-      estimatedMinutes: severity === "high" ? ACTION_MINUTES.reviewHigh : review ? ACTION_MINUTES.reviewMedium : ACTION_MINUTES.practice,
+      estimatedMinutes:
+        severity === "high"
+          ? ACTION_MINUTES.reviewHigh
+          : review
+            ? ACTION_MINUTES.reviewMedium
+            : ACTION_MINUTES.practice,
     });
   });
   stats

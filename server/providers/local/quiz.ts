@@ -58,7 +58,13 @@ function materialStatements(snapshot: SnapshotContent, kp: Kp, statement: string
     .reverse(); // least related to this point first: plausible, yet wrong for it
 }
 
-function make(snapshot: SnapshotContent, kp: Kp, type: QuestionType, variant: number, difficulty: Difficulty): Omit<Question, "knowledgePointId" | "difficulty"> | null {
+function make(
+  snapshot: SnapshotContent,
+  kp: Kp,
+  type: QuestionType,
+  variant: number,
+  difficulty: Difficulty,
+): Omit<Question, "knowledgePointId" | "difficulty"> | null {
   const others = peersOf(snapshot, kp);
   const statement = statementOf(snapshot, kp);
   const title = titleOf(kp);
@@ -73,16 +79,34 @@ function make(snapshot: SnapshotContent, kp: Kp, type: QuestionType, variant: nu
 
   if (type === "single_choice") {
     if (variant === 0) {
-      const distractors = [...others.map((k) => statementOf(snapshot, k)), ...materialStatements(snapshot, kp, statement)];
-      return { type, stem: clip(`Which statement describes "${title}"?`, 1000), ...choice(statement, distractors, n), explanation };
+      const distractors = [
+        ...others.map((k) => statementOf(snapshot, k)),
+        ...materialStatements(snapshot, kp, statement),
+      ];
+      return {
+        type,
+        stem: clip(`Which statement describes "${title}"?`, 1000),
+        ...choice(statement, distractors, n),
+        explanation,
+      };
     }
     if (variant === 1) {
-      return { type, stem: clip(`Which knowledge point does this describe: "${statement}"?`, 1000), ...choice(title, others.map(titleOf), n), explanation };
+      return {
+        type,
+        stem: clip(`Which knowledge point does this describe: "${statement}"?`, 1000),
+        ...choice(title, others.map(titleOf), n),
+        explanation,
+      };
     }
     const s = source(variant - 2);
     if (!s) return null;
     const words = sources.map((x) => keyword(x.sentence)).filter((w): w is string => !!w && w !== s.word);
-    return { type, stem: clip(`Fill in the blank (${s.materialTitle}): "${s.text}"`, 1000), ...choice(s.word, words, n), explanation: clip(s.sentence, 2000) };
+    return {
+      type,
+      stem: clip(`Fill in the blank (${s.materialTitle}): "${s.text}"`, 1000),
+      ...choice(s.word, words, n),
+      explanation: clip(s.sentence, 2000),
+    };
   }
   if (type === "true_false") {
     const tf = (stem: string, truth: boolean, why: string) => ({
@@ -95,14 +119,37 @@ function make(snapshot: SnapshotContent, kp: Kp, type: QuestionType, variant: nu
     if (variant === 0) return tf(`True or false: "${title}" — ${statement}`, true, explanation);
     if (variant === 1) {
       const other = others.find((k) => norm(statementOf(snapshot, k)) !== norm(statement));
-      return other ? tf(`True or false: "${title}" — ${statementOf(snapshot, other)}`, false, `That describes "${titleOf(other)}". ${explanation}`) : null;
+      return other
+        ? tf(
+            `True or false: "${title}" — ${statementOf(snapshot, other)}`,
+            false,
+            `That describes "${titleOf(other)}". ${explanation}`,
+          )
+        : null;
     }
     const s = sources[variant - 2];
-    return s ? tf(`True or false (${s.materialTitle}): ${s.sentence}`, true, `The material says so: ${s.sentence}`) : null;
+    return s
+      ? tf(`True or false (${s.materialTitle}): ${s.sentence}`, true, `The material says so: ${s.sentence}`)
+      : null;
   }
-  if (variant === 0) return { type, stem: clip(`Explain "${title}" in your own words.`, 1000), options: [], answer: clip(statement, 1000), explanation };
+  if (variant === 0)
+    return {
+      type,
+      stem: clip(`Explain "${title}" in your own words.`, 1000),
+      options: [],
+      answer: clip(statement, 1000),
+      explanation,
+    };
   const s = source(variant - 1);
-  return s ? { type, stem: clip(`Fill in the blank (${s.materialTitle}): "${s.text}"`, 1000), options: [], answer: clip(s.word, 1000), explanation: clip(s.sentence, 2000) } : null;
+  return s
+    ? {
+        type,
+        stem: clip(`Fill in the blank (${s.materialTitle}): "${s.text}"`, 1000),
+        options: [],
+        answer: clip(s.word, 1000),
+        explanation: clip(s.sentence, 2000),
+      }
+    : null;
 }
 
 /**
@@ -112,7 +159,8 @@ function make(snapshot: SnapshotContent, kp: Kp, type: QuestionType, variant: nu
  */
 export function generateQuiz(snapshot: SnapshotContent, params: JobParams<"quiz_generation">): Quiz {
   const order = quizOrder(knowledgeStats(snapshot));
-  if (!order.length) throw new JobFailure("INVALID_SNAPSHOT", "the snapshot has no knowledge points to write questions about");
+  if (!order.length)
+    throw new JobFailure("INVALID_SNAPSHOT", "the snapshot has no knowledge points to write questions about");
   const types = params.questionTypes;
   const stems = new Set<string>();
   const nextVariant = new Map<string, number>();

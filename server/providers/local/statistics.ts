@@ -83,9 +83,13 @@ export function activityOf(snapshot: SnapshotContent, asOf: Date): Activity {
     return x <= t && x > t - days * DAY_MS;
   };
   const recentMinutes =
-    snapshot.studySessions.filter((s) => within(s.startedAt, ENGAGEMENT_WINDOW_DAYS)).reduce((m, s) => m + s.minutes, 0) +
+    snapshot.studySessions
+      .filter((s) => within(s.startedAt, ENGAGEMENT_WINDOW_DAYS))
+      .reduce((m, s) => m + s.minutes, 0) +
     MINUTES_PER_ANSWER * snapshot.quizAttempts.filter((a) => within(a.answeredAt, ENGAGEMENT_WINDOW_DAYS)).length;
-  const minutesLast24h = snapshot.studySessions.filter((s) => within(s.startedAt, 1)).reduce((m, s) => m + s.minutes, 0);
+  const minutesLast24h = snapshot.studySessions
+    .filter((s) => within(s.startedAt, 1))
+    .reduce((m, s) => m + s.minutes, 0);
   return {
     lastStudyAt: last === null ? null : new Date(last),
     daysSinceLastStudy: last === null ? null : Math.floor((t - last) / DAY_MS),

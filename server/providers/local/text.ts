@@ -16,7 +16,24 @@ export function sentences(text: string): string[] {
     .filter((s) => s.length >= 20);
 }
 
-const STOP = new Set(["which", "where", "there", "their", "these", "those", "about", "other", "using", "while", "would", "could", "should", "after", "before", "being"]);
+const STOP = new Set([
+  "which",
+  "where",
+  "there",
+  "their",
+  "these",
+  "those",
+  "about",
+  "other",
+  "using",
+  "while",
+  "would",
+  "could",
+  "should",
+  "after",
+  "before",
+  "being",
+]);
 
 function words(s: string) {
   return s.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? [];
@@ -41,8 +58,12 @@ export type Kp = SnapshotContent["knowledgePoints"][number];
 /** Sentences of the knowledge point's material (all materials if it has none), most related first. */
 export function sourceSentences(snapshot: SnapshotContent, kp: Kp): { sentence: string; materialTitle: string }[] {
   const materials = snapshot.materials.filter((m) => (kp.materialId ? m.id === kp.materialId : true));
-  const titleWords = words(kp.title).filter((w) => w.length >= 4).map((w) => w.toLowerCase());
-  const all = materials.flatMap((m) => sentences(m.content).map((sentence, i) => ({ sentence, materialTitle: m.title, i })));
+  const titleWords = words(kp.title)
+    .filter((w) => w.length >= 4)
+    .map((w) => w.toLowerCase());
+  const all = materials.flatMap((m) =>
+    sentences(m.content).map((sentence, i) => ({ sentence, materialTitle: m.title, i })),
+  );
   const score = (s: string) => titleWords.filter((w) => s.toLowerCase().includes(w)).length;
   return all
     .map((x, order) => ({ ...x, order, score: score(x.sentence) }))

@@ -8,5 +8,7 @@ export const accountRouter = router({
   changePassword: sessionProcedure
     .input(z.object({ currentPassword: z.string().min(1).max(128), newPassword: z.string().min(1).max(128) }))
     .output(z.object({ changed: z.literal(true) }))
-    .mutation(({ ctx, input }) => changePassword(ctx.user.id, ctx.session.id, input.currentPassword, input.newPassword)),
+    .mutation(({ ctx, input }) =>
+      changePassword(ctx.user.id, ctx.session.id, input.currentPassword, input.newPassword),
+    ),
 });

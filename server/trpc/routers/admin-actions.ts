@@ -10,10 +10,20 @@ const bulkInput = { action: z.enum(BULK_ACTIONS), scope: bulkScopeSchema };
 const runIdInput = z.object({ id: z.string().min(1).max(64) });
 
 const bulkRunSchema = z.object({
-  id: z.string(), actorId: z.string(), action: z.enum(BULK_ACTIONS), scope: z.unknown(),
-  status: z.enum(["running", "done", "cancelled"]), total: z.number().int(), processed: z.number().int(),
-  affected: z.number().int(), errors: z.number().int(), cancelRequested: z.boolean(), message: z.string().nullable(),
-  createdAt: isoDate, updatedAt: isoDate, finishedAt: isoDate.nullable(),
+  id: z.string(),
+  actorId: z.string(),
+  action: z.enum(BULK_ACTIONS),
+  scope: z.unknown(),
+  status: z.enum(["running", "done", "cancelled"]),
+  total: z.number().int(),
+  processed: z.number().int(),
+  affected: z.number().int(),
+  errors: z.number().int(),
+  cancelRequested: z.boolean(),
+  message: z.string().nullable(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+  finishedAt: isoDate.nullable(),
 });
 
 /** Console actions beyond single re-run/cancel (admin.jobs): priority and bulk, all audited. */
@@ -26,10 +36,15 @@ export const adminActionsRouter = router({
   /** What a bulk action would do now, counted exactly: shown in the confirmation dialog. */
   bulkPreview: adminProcedure
     .input(z.object(bulkInput))
-    .output(z.object({
-      action: z.enum(BULK_ACTIONS), matched: z.number().int(), byStatus: z.array(z.object({ status: z.string(), n: z.number().int() })),
-      count: z.number().int(), sampleIds: z.array(z.string()),
-    }))
+    .output(
+      z.object({
+        action: z.enum(BULK_ACTIONS),
+        matched: z.number().int(),
+        byStatus: z.array(z.object({ status: z.string(), n: z.number().int() })),
+        count: z.number().int(),
+        sampleIds: z.array(z.string()),
+      }),
+    )
     .query(({ input }) => previewBulk(input.action, input.scope)),
 
   /**
@@ -41,7 +56,10 @@ export const adminActionsRouter = router({
     .output(bulkRunSchema)
     .mutation(({ ctx, input }) => launchBulkRun(input.action, input.scope, input.expectedCount, ctx.user.id)),
 
-  bulkStatus: adminProcedure.input(runIdInput).output(bulkRunSchema).query(({ input }) => getBulkRun(input.id)),
+  bulkStatus: adminProcedure
+    .input(runIdInput)
+    .output(bulkRunSchema)
+    .query(({ input }) => getBulkRun(input.id)),
 
   bulkRuns: adminProcedure
     .input(z.object({ limit: z.number().int().min(1).max(100).default(10) }))

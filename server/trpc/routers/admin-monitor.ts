@@ -18,12 +18,26 @@ const overviewSchema = z.object({
   queueDepth: z.number().int(),
   oldestPendingAgeSeconds: z.number(),
   totals: z.object({
-    succeeded: z.number().int(), failed: z.number().int(), failureRate: z.number(), perMinute: z.number(),
-    runP50: ms, runP95: ms, waitP50: ms, waitP95: ms,
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    failureRate: z.number(),
+    perMinute: z.number(),
+    runP50: ms,
+    runP95: ms,
+    waitP50: ms,
+    waitP95: ms,
   }),
-  buckets: z.array(z.object({
-    start: isoDate, succeeded: z.number().int(), failed: z.number().int(), runP50: ms, runP95: ms, waitP50: ms, waitP95: ms,
-  })),
+  buckets: z.array(
+    z.object({
+      start: isoDate,
+      succeeded: z.number().int(),
+      failed: z.number().int(),
+      runP50: ms,
+      runP95: ms,
+      waitP50: ms,
+      waitP95: ms,
+    }),
+  ),
   lastRuntimeSeenAt: isoDate.nullable(),
   alert: z.object({ code: z.literal("NO_RUNTIME"), message: z.string() }).nullable(),
 });
@@ -41,11 +55,22 @@ const runtimeSchema = z.object({
 });
 
 const auditSchema = z.object({
-  id: z.string(), actorId: z.string(), actorEmail: z.string().nullable(), action: z.string(),
-  scope: z.unknown(), count: z.number().int(), createdAt: isoDate,
+  id: z.string(),
+  actorId: z.string(),
+  actorEmail: z.string().nullable(),
+  action: z.string(),
+  scope: z.unknown(),
+  count: z.number().int(),
+  createdAt: isoDate,
 });
 
-const sums = { promptTokens: z.number(), completionTokens: z.number(), tokens: z.number(), attempts: z.number().int(), cost: z.number() };
+const sums = {
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  tokens: z.number(),
+  attempts: z.number().int(),
+  cost: z.number(),
+};
 const costsSchema = z.object({
   at: isoDate,
   from: isoDate,
@@ -55,7 +80,9 @@ const costsSchema = z.object({
   byDay: z.array(z.object({ day: isoDate, ...sums })),
   byType: z.array(z.object({ jobType: z.string(), ...sums })),
   byKeyMode: z.array(z.object({ apiKeyMode: z.string(), ...sums })),
-  topLearners: z.array(z.object({ userId: z.string(), email: z.string().nullable(), name: z.string().nullable(), ...sums })),
+  topLearners: z.array(
+    z.object({ userId: z.string(), email: z.string().nullable(), name: z.string().nullable(), ...sums }),
+  ),
 });
 
 /** Read-only views of the console: overview stats, Runtime instances, the audit trail. */
@@ -68,15 +95,28 @@ export const adminMonitorRouter = router({
   /** The console's alert banner: what needs an operator now (thresholds from config). */
   alerts: adminProcedure
     .input(z.void())
-    .output(z.object({
-      at: isoDate,
-      alerts: z.array(z.object({ code: z.enum(["NO_RUNTIME_FOR_TYPE", "OLDEST_PENDING", "FAILURE_RATE"]), message: z.string(), jobTypes: z.array(z.string()).optional() })),
-      pendingWithoutRuntime: z.array(z.object({ jobType: z.string(), pending: z.number().int() })),
-      oldestPendingAgeSeconds: z.number(),
-      failureRate: z.number(),
-      finishedInWindow: z.number().int(),
-      thresholds: z.object({ runtimeSilentSeconds: z.number(), oldestPendingSeconds: z.number(), failureRate: z.number(), failureMinJobs: z.number() }),
-    }))
+    .output(
+      z.object({
+        at: isoDate,
+        alerts: z.array(
+          z.object({
+            code: z.enum(["NO_RUNTIME_FOR_TYPE", "OLDEST_PENDING", "FAILURE_RATE"]),
+            message: z.string(),
+            jobTypes: z.array(z.string()).optional(),
+          }),
+        ),
+        pendingWithoutRuntime: z.array(z.object({ jobType: z.string(), pending: z.number().int() })),
+        oldestPendingAgeSeconds: z.number(),
+        failureRate: z.number(),
+        finishedInWindow: z.number().int(),
+        thresholds: z.object({
+          runtimeSilentSeconds: z.number(),
+          oldestPendingSeconds: z.number(),
+          failureRate: z.number(),
+          failureMinJobs: z.number(),
+        }),
+      }),
+    )
     .query(() => getAlerts()),
 
   /** Tokens and estimated cost (prices from config), per day, job type and key mode; top learners. */

@@ -23,6 +23,14 @@ export const adminQuotasRouter = router({
         allowed: z.number().int().min(0).max(2_000_000_000).nullable(),
       }),
     )
-    .output(z.object({ userId: z.string(), metric: z.string(), period: z.enum(PERIODS), allowed: z.number().int().nullable(), previous: z.number().int().nullable() }))
+    .output(
+      z.object({
+        userId: z.string(),
+        metric: z.string(),
+        period: z.enum(PERIODS),
+        allowed: z.number().int().nullable(),
+        previous: z.number().int().nullable(),
+      }),
+    )
     .mutation(({ ctx, input }) => setQuotaLimit({ ...input, actorId: ctx.user.id })),
 });

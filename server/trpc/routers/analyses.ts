@@ -21,12 +21,18 @@ export const analysesRouter = router({
           .refine((a) => new Set(a).size === a.length, "job types must be distinct"),
         /** Checked per type by the job's parameter schema (INVALID_PARAMS, 400). */
         params: z
-          .object({ quiz_generation: paramsInput, flashcard_generation: paramsInput, next_action_planning: paramsInput })
+          .object({
+            quiz_generation: paramsInput,
+            flashcard_generation: paramsInput,
+            next_action_planning: paramsInput,
+          })
           .strict()
           .optional(),
       }),
     )
-    .output(z.object({ items: z.array(z.object({ jobType: jobTypeSchema, job: learnerJobSchema, created: z.boolean() })) }))
+    .output(
+      z.object({ items: z.array(z.object({ jobType: jobTypeSchema, job: learnerJobSchema, created: z.boolean() })) }),
+    )
     .mutation(({ ctx, input }) =>
       triggerAnalyses({
         userId: ctx.user.id,

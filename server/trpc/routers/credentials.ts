@@ -4,7 +4,9 @@ import { userProcedure, router } from "../init";
 import { apiKeyModeSchema, maskedCredentialSchema } from "../schemas";
 
 /** Printable characters, no spaces: a pasted key with a stray newline or space is refused, not stored. */
-const apiKeyInput = z.string().regex(/^[\x21-\x7E]{16,256}$/, "a DeepSeek API key is 16 to 256 printable characters without spaces");
+const apiKeyInput = z
+  .string()
+  .regex(/^[\x21-\x7E]{16,256}$/, "a DeepSeek API key is 16 to 256 printable characters without spaces");
 
 /** The learner's own DeepSeek key: write-only; reads show the last four characters. */
 export const credentialsRouter = router({

@@ -6,7 +6,15 @@ import { jobTypeSchema } from "../../jobs/schemas";
 import { TARGET_TYPES } from "../../jobs/constants";
 import { userProcedure, router } from "../init";
 import {
-  apiKeyModeSchema, jobFilterInput, jobIdInput, jobStatusSchema, learnerEventSchema, learnerJobSchema, pageInput, pageOf, resultSchema,
+  apiKeyModeSchema,
+  jobFilterInput,
+  jobIdInput,
+  jobStatusSchema,
+  learnerEventSchema,
+  learnerJobSchema,
+  pageInput,
+  pageOf,
+  resultSchema,
 } from "../schemas";
 
 /** A learner's own jobs. Every query is scoped to ctx.user.id; another learner's job is "not found". */
@@ -24,7 +32,11 @@ export const jobsRouter = router({
     )
     .output(z.object({ job: learnerJobSchema, created: z.boolean() }))
     .mutation(({ ctx, input }) =>
-      createJob({ ...input, userId: ctx.user.id, actor: { type: ctx.user.role === "admin" ? "admin" : "learner", id: ctx.user.id } }),
+      createJob({
+        ...input,
+        userId: ctx.user.id,
+        actor: { type: ctx.user.role === "admin" ? "admin" : "learner", id: ctx.user.id },
+      }),
     ),
 
   list: userProcedure
@@ -40,5 +52,7 @@ export const jobsRouter = router({
   cancel: userProcedure
     .input(jobIdInput)
     .output(z.object({ status: jobStatusSchema, cancelRequested: z.boolean() }))
-    .mutation(({ ctx, input }) => cancelJob(input.jobId, { type: "learner", id: ctx.user.id }, { ownerId: ctx.user.id })),
+    .mutation(({ ctx, input }) =>
+      cancelJob(input.jobId, { type: "learner", id: ctx.user.id }, { ownerId: ctx.user.id }),
+    ),
 });

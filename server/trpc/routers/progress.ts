@@ -18,11 +18,13 @@ export const progressRouter = router({
 
   mastery: userProcedure
     .input(z.void())
-    .output(z.object({
-      analyses: z.number().int(),
-      overall: z.array(point),
-      topics: z.array(z.object({ knowledgePointId: z.string(), title: z.string(), points: z.array(point) })),
-    }))
+    .output(
+      z.object({
+        analyses: z.number().int(),
+        overall: z.array(point),
+        topics: z.array(z.object({ knowledgePointId: z.string(), title: z.string(), points: z.array(point) })),
+      }),
+    )
     .query(({ ctx }) => getMasteryHistory(ctx.user.id)),
 
   ticks: userProcedure

@@ -8,7 +8,10 @@ export const quizRouter = router({
   submit: userProcedure
     .input(
       jobIdInput.extend({
-        answers: z.array(z.object({ index: z.number().int().min(0).max(19), response: z.string().max(2000) })).min(1).max(20),
+        answers: z
+          .array(z.object({ index: z.number().int().min(0).max(19), response: z.string().max(2000) }))
+          .min(1)
+          .max(20),
       }),
     )
     .output(
@@ -18,7 +21,13 @@ export const quizRouter = router({
         saved: z.number().int(),
         answeredAt: isoDate,
         results: z.array(
-          z.object({ index: z.number().int(), response: z.string(), correct: z.boolean(), answer: z.string(), explanation: z.string() }),
+          z.object({
+            index: z.number().int(),
+            response: z.string(),
+            correct: z.boolean(),
+            answer: z.string(),
+            explanation: z.string(),
+          }),
         ),
       }),
     )
@@ -27,6 +36,8 @@ export const quizRouter = router({
   /** Earlier plays of this quiz, newest first. */
   plays: userProcedure
     .input(jobIdInput)
-    .output(z.object({ items: z.array(z.object({ answeredAt: isoDate, score: z.number().int(), total: z.number().int() })) }))
+    .output(
+      z.object({ items: z.array(z.object({ answeredAt: isoDate, score: z.number().int(), total: z.number().int() })) }),
+    )
     .query(({ ctx, input }) => listQuizPlays(ctx.user.id, input.jobId)),
 });

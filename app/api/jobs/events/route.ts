@@ -20,6 +20,11 @@ export async function GET(req: Request) {
     AbortSignal.any([req.signal, drainSignal()]),
   );
   return new Response(stream, {
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" },
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
   });
 }

@@ -9,7 +9,13 @@ export const dynamic = "force-dynamic";
 async function handler(request: Request) {
   if (request.method !== "GET" && isCrossSiteRequest(request)) {
     return Response.json(
-      { error: { message: "cross-site request refused", code: -32003, data: { code: "FORBIDDEN", httpStatus: 403, appCode: "FORBIDDEN" } } },
+      {
+        error: {
+          message: "cross-site request refused",
+          code: -32003,
+          data: { code: "FORBIDDEN", httpStatus: 403, appCode: "FORBIDDEN" },
+        },
+      },
       { status: 403 },
     );
   }
