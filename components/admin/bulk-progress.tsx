@@ -1,6 +1,8 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/trpc/root";
 import { useTRPC } from "@/components/trpc/client";
 import { Time } from "@/components/time";
 import { buttonClass, ErrorBox, Panel } from "./ui";
@@ -8,19 +10,8 @@ import { buttonClass, ErrorBox, Panel } from "./ui";
 /** Progress of a running bulk action is polled: it moves every batch, independent of job events. */
 const PROGRESS_POLL_MS = 1_000;
 
-type Run = {
-  id: string;
-  action: "rerun" | "cancel";
-  status: "running" | "done" | "cancelled";
-  total: number;
-  processed: number;
-  affected: number;
-  errors: number;
-  cancelRequested: boolean;
-  message: string | null;
-  createdAt: string;
-  finishedAt: string | null;
-};
+/** A bulk run as bulkStatus answers it (dates as ISO strings). */
+type Run = inferRouterOutputs<AppRouter>["admin"]["actions"]["bulkStatus"];
 
 const VERB = { rerun: { run: "Re-run", done: "re-run" }, cancel: { run: "Cancel", done: "cancelled" } } as const;
 

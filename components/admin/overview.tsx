@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useState, type ComponentProps } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Legend, LatencyChart, ThroughputChart } from "./charts";
 import { CostsPanel } from "./costs-panel";
@@ -135,44 +135,22 @@ export function Overview() {
             />
           </Panel>
           <div className="grid gap-3 md:grid-cols-2">
-            <Panel
+            <LatencyPanel
               title="Wait time (created → first lock)"
-              actions={
-                <Legend
-                  items={[
-                    ["p50", "bg-indigo-600"],
-                    ["p95", "bg-amber-500"],
-                  ]}
-                />
-              }
-            >
-              <LatencyChart
-                points={o.buckets}
-                p50="waitP50"
-                p95="waitP95"
-                bucketMinutes={o.bucketMinutes}
-                label="Wait time p50 and p95"
-              />
-            </Panel>
-            <Panel
+              name="Wait time"
+              p50="waitP50"
+              p95="waitP95"
+              points={o.buckets}
+              bucketMinutes={o.bucketMinutes}
+            />
+            <LatencyPanel
               title="Run time (locked → finished)"
-              actions={
-                <Legend
-                  items={[
-                    ["p50", "bg-indigo-600"],
-                    ["p95", "bg-amber-500"],
-                  ]}
-                />
-              }
-            >
-              <LatencyChart
-                points={o.buckets}
-                p50="runP50"
-                p95="runP95"
-                bucketMinutes={o.bucketMinutes}
-                label="Run time p50 and p95"
-              />
-            </Panel>
+              name="Run time"
+              p50="runP50"
+              p95="runP95"
+              points={o.buckets}
+              bucketMinutes={o.bucketMinutes}
+            />
           </div>
           <CostsPanel />
           <p className="text-xs text-slate-600">
@@ -182,6 +160,29 @@ export function Overview() {
         </>
       )}
     </div>
+  );
+}
+
+/** A latency chart (p50 and p95 per time bucket) in its panel, with the legend. */
+function LatencyPanel({
+  title,
+  name,
+  ...chart
+}: { title: string; name: string } & Omit<ComponentProps<typeof LatencyChart>, "label">) {
+  return (
+    <Panel
+      title={title}
+      actions={
+        <Legend
+          items={[
+            ["p50", "bg-indigo-600"],
+            ["p95", "bg-amber-500"],
+          ]}
+        />
+      }
+    >
+      <LatencyChart {...chart} label={`${name} p50 and p95`} />
+    </Panel>
   );
 }
 

@@ -1,5 +1,6 @@
 import path from "node:path";
 import pg from "pg";
+import { output, usage } from "./payload";
 import { startEmbeddedDb, dropDatabase } from "../lib/embedded-db";
 import { deployMigrations } from "../lib/migrator";
 import { DATA_DIR } from "../lib/database-url";
@@ -21,22 +22,6 @@ const database = `ajr_wal_${process.pid}`;
 const dir = path.join(DATA_DIR, `pg-wal-${port}`);
 const server = await startEmbeddedDb({ dir, port, database, fast: true });
 const db = new pg.Client({ connectionString: server.url });
-const output = {
-  summary: "ok",
-  overallMastery: 0.5,
-  engagementLevel: "medium",
-  strengths: [],
-  risks: [],
-  knowledgePoints: [],
-};
-// As a real Runtime reports it (SPEC §4 result.usage).
-const usage = {
-  provider: "deepseek",
-  model: "deepseek-chat",
-  promptTokens: 1200,
-  completionTokens: 300,
-  durationMs: 800,
-};
 
 type Wal = { records: number; bytes: number };
 /**

@@ -1,5 +1,6 @@
 import http from "node:http";
 import { postJson } from "./http";
+import { output, usage } from "./payload";
 
 /**
  * A bench Runtime: speaks the real protocol over HTTP with trivial work, `concurrency` loops in
@@ -12,22 +13,6 @@ const base = process.env.BENCH_URL!;
 const key = process.env.BENCH_KEY!;
 const id = process.env.BENCH_ID ?? `bench-${process.pid}`;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const output = {
-  summary: "ok",
-  overallMastery: 0.5,
-  engagementLevel: "medium",
-  strengths: [],
-  risks: [],
-  knowledgePoints: [],
-};
-// Sent with every result, as real Runtimes do, so the usage row and the token budget are part of the measured cycle.
-const usage = {
-  provider: "deepseek",
-  model: "deepseek-chat",
-  promptTokens: 1200,
-  completionTokens: 300,
-  durationMs: 800,
-};
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency * 2 });
 const latencies: Record<string, number[]> = { claim: [], poll: [], lock: [], heartbeat: [], result: [], longpoll: [] };
 const waitMs = Number(process.env.BENCH_WAIT_MS ?? 20_000);

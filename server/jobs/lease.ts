@@ -157,6 +157,15 @@ export function holds(jobId: string, holder: Holder, attemptNo: number, at: Date
     AND j."lockUntil" > ${at}::timestamp(3)`;
 }
 
+/** The columns holdsRow() reads: select them to check a lease from a row read back. */
+export const HOLDER_COLUMNS = {
+  status: true,
+  lockedBy: true,
+  lockedByKeyId: true,
+  attemptNo: true,
+  lockUntil: true,
+} as const;
+
 /** The same fence as holds(), on a row already read: for diagnosing a refused write. */
 export function holdsRow(
   job: {

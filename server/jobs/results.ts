@@ -5,7 +5,7 @@ import { now } from "../clock";
 import { AppError } from "../errors";
 import { FAILURE_CODES, isFailureCode } from "./constants";
 import { hashJson } from "./hashing";
-import { holds, holdsRow, lockLost, type Holder } from "./lease";
+import { HOLDER_COLUMNS, holds, holdsRow, lockLost, type Holder } from "./lease";
 import { checkOutput } from "./quality";
 import { insertRejectionSql, keptViolations, reportedRejectionSql, storable, type RejectionReport } from "./rejection";
 import { getJobContext } from "./job-context";
@@ -73,15 +73,7 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
   // Otherwise read the row and say exactly why.
   const job = await db.aiRuntimeJob.findUnique({
     where: { id: jobId },
-    select: {
-      status: true,
-      lockedBy: true,
-      lockedByKeyId: true,
-      attemptNo: true,
-      lockUntil: true,
-      cancelRequested: true,
-      result: { select: { id: true, resultIdempotencyKey: true } },
-    },
+    select: { ...HOLDER_COLUMNS, cancelRequested: true, result: { select: { id: true, resultIdempotencyKey: true } } },
   });
   if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
   if (job.status === "succeeded" && job.result) {
@@ -212,14 +204,7 @@ export async function failJob(jobId: string, input: FailInput) {
   if (!row) {
     const job = await getDb().aiRuntimeJob.findUnique({
       where: { id: jobId },
-      select: {
-        status: true,
-        lockedBy: true,
-        lockedByKeyId: true,
-        attemptNo: true,
-        lockUntil: true,
-        cancelRequested: true,
-      },
+      select: { ...HOLDER_COLUMNS, cancelRequested: true },
     });
     if (code === "CANCELLED" && job && !job.cancelRequested && holdsRow(job, input, input.attemptNo, at))
       throw new AppError("CANCEL_NOT_REQUESTED", "CANCELLED acknowledges a cancel request, and none was made");

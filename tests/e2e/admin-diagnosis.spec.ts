@@ -29,6 +29,31 @@ test.afterAll(async () => {
   await adminApi?.dispose();
 });
 
+type Run = { id: string; status: string; total: number; processed: number; affected: number };
+
+/**
+ * Starts a bulk cancel of `scope` with the count its preview gives. The reference Runtime keeps
+ * taking jobs, so the count may change in between (409 SCOPE_CHANGED): preview again, up to 5 times.
+ */
+async function startBulkCancel(scope: unknown): Promise<Run | undefined> {
+  for (let i = 0; i < 5; i++) {
+    const preview = await trpc<{ count: number }>(
+      adminApi,
+      "admin.actions.bulkPreview",
+      { action: "cancel", scope },
+      "query",
+    );
+    const started = await trpc<Run>(
+      adminApi,
+      "admin.actions.bulkRun",
+      { action: "cancel", scope, expectedCount: preview.data.count },
+      "mutation",
+    );
+    if (started.status === 200) return started.data;
+  }
+  return undefined;
+}
+
 test("[ADMIN] sees which field broke which rule on the failed attempt, and finds such jobs by rule", async ({
   page,
 }) => {
@@ -190,24 +215,7 @@ test("[ADMIN] the Jobs page lists bulk runs with their progress and final counts
   const scope = {
     filter: { user: ADA.email, jobType: ["flashcard_generation"], status: ["pending", "locked", "running"] },
   };
-  type Run = { id: string; status: string; total: number; affected: number };
-  // The reference Runtime keeps taking jobs: confirm the count the preview gives at that moment.
-  let run: Run | undefined;
-  for (let i = 0; i < 5 && !run; i++) {
-    const preview = await trpc<{ count: number }>(
-      adminApi,
-      "admin.actions.bulkPreview",
-      { action: "cancel", scope },
-      "query",
-    );
-    const started = await trpc<Run>(
-      adminApi,
-      "admin.actions.bulkRun",
-      { action: "cancel", scope, expectedCount: preview.data.count },
-      "mutation",
-    );
-    if (started.status === 200) run = started.data;
-  }
+  const run = await startBulkCancel(scope);
   expect(run).toBeDefined();
   // Asked to stop at once: it ends cancelled, or done if its single batch was already through.
   const stop = await trpc<Run>(adminApi, "admin.actions.bulkCancel", { id: run!.id }, "mutation");
@@ -249,24 +257,7 @@ test("[ADMIN] a large bulk run shows its progress while it runs (done < total), 
   const scope = {
     filter: { user: ADA.email, jobType: ["next_action_planning"], status: ["pending", "locked", "running"] },
   };
-  type Run = { id: string; status: string; total: number; processed: number; affected: number };
-  let run: Run | undefined;
-  // The reference Runtime keeps finishing jobs: confirm the count the preview gives at that moment.
-  for (let i = 0; i < 5 && !run; i++) {
-    const preview = await trpc<{ count: number }>(
-      adminApi,
-      "admin.actions.bulkPreview",
-      { action: "cancel", scope },
-      "query",
-    );
-    const started = await trpc<Run>(
-      adminApi,
-      "admin.actions.bulkRun",
-      { action: "cancel", scope, expectedCount: preview.data.count },
-      "mutation",
-    );
-    if (started.status === 200) run = started.data;
-  }
+  const run = await startBulkCancel(scope);
   expect(run).toBeDefined();
   expect(run!.total).toBeGreaterThan(20);
 

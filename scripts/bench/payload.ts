@@ -1,0 +1,18 @@
+/** What a bench Runtime hands back: a minimal valid learning-state output. */
+export const output = {
+  summary: "ok",
+  overallMastery: 0.5,
+  engagementLevel: "medium",
+  strengths: [],
+  risks: [],
+  knowledgePoints: [],
+};
+
+/** Sent with every result, as real Runtimes do (SPEC §4 result.usage), so the usage row and the token budget are part of the measured cycle. */
+export const usage = {
+  provider: "deepseek",
+  model: "deepseek-chat",
+  promptTokens: 1200,
+  completionTokens: 300,
+  durationMs: 800,
+};
