@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { API_CONTENT_SECURITY_POLICY, COMMON_SECURITY_HEADERS } from "../security/headers";
 import { errorAnswer } from "./dispatch";
 import { runtimePath, serveRuntimeApi } from "./node-http";
 
@@ -16,10 +17,8 @@ const KEY = Symbol.for("ai-job-runtime.runtime-door");
 
 /** The headers next.config.js gives every /internal answer (tests/e2e/security.spec.ts checks both doors' answers). */
 const HEADERS: Record<string, string> = {
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "strict-origin-when-cross-origin",
-  "X-Frame-Options": "DENY",
-  "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+  ...COMMON_SECURITY_HEADERS,
+  "content-security-policy": API_CONTENT_SECURITY_POLICY,
 };
 
 /** Answers the request if it is a Runtime protocol call and returns true; false leaves it to Next. */

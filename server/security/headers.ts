@@ -2,8 +2,8 @@
  * Security headers (docs/security.md). Pages get a per-request CSP with a nonce from proxy.ts;
  * API answers, which are never rendered as documents, get a policy that allows nothing at all.
  * The headers common to both are set for every path in next.config.js (the Runtime protocol's
- * App Router routes included); tests/e2e/security.spec.ts checks
- * all three kinds of answer.
+ * App Router routes included) and by the production server's short door
+ * (server/runtime-api/door.ts); tests/e2e/security.spec.ts checks all three kinds of answer.
  */
 
 /**
