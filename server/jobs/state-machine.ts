@@ -4,6 +4,7 @@ import { jobChangeSql } from "../events/job-change";
 import type { DbOrTx } from "../db";
 import { countTransitions } from "../observability/metrics";
 import { runSql } from "../sql";
+import { statusList } from "./status-sql";
 
 /**
  * The one state machine. Each action names the statuses it may start from; the SQL below is
@@ -125,11 +126,6 @@ export function attemptEndSet(at: Date, retryAt: Prisma.Sql, endRunAfter: Prisma
       "runAfter" = CASE WHEN t."toStatus" = 'pending' THEN ${retryAt} ELSE ${endRunAfter} END,
       "finishedAt" = CASE WHEN t."toStatus" = 'pending' THEN NULL ELSE ${at}::timestamp(3) END,
       "lockedBy" = NULL, "lockUntil" = NULL`;
-}
-
-/** Inlined (they come from ACTIONS, never from input) so that a generic plan can still prove a partial index's predicate. */
-function statusList(list: readonly JobStatus[]) {
-  return Prisma.raw(list.map((s) => `'${s}'::"JobStatus"`).join(", "));
 }
 
 /**
