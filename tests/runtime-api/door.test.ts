@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { publishRuntimeDoor } from "@/server/runtime-api/door";
-import { createLearner, createTestJob, runtimeKey, uid } from "../helpers/factories";
+import { createLearner, createTestJob, jobRow, runtimeKey, uid } from "../helpers/factories";
 import { validOutput } from "../helpers/outputs";
 
 /**
@@ -105,4 +105,40 @@ it("answers protocol errors as JSON, never 5xx, and leaves other paths to Next",
     "/internal/runtime/jobs",
     "/",
   ]);
+});
+
+it("refuses hostile bodies with a 4xx before any change: NUL, lone surrogates, prototype names, deep nesting, oversize", async () => {
+  const learner = await createLearner();
+  const job = await createTestJob(learner);
+  const key = await runtimeKey();
+  const rt = uid("door");
+  const claimed = await post("/internal/runtime/jobs/poll", key, {
+    runtimeInstanceId: rt,
+    capabilities: [job.jobType],
+    claim: true,
+    limit: 50,
+  });
+  const attemptNo = (claimed.json.jobs as { job: { id: string; attemptNo: number } }[]).find(
+    (l) => l.job.id === job.id,
+  )!.job.attemptNo;
+  const before = await jobRow(job.id);
+  const path = `/internal/runtime/jobs/${job.id}`;
+  const hostile: [string, unknown, number][] = [
+    [`${path}/heartbeat`, { runtimeInstanceId: `${rt}\u0000`, attemptNo }, 400],
+    [`${path}/heartbeat`, { runtimeInstanceId: rt, attemptNo, stage: "model_\ud800inference" }, 400],
+    [`${path}/fail`, { runtimeInstanceId: rt, attemptNo, errorCode: "toString", errorMessage: "x" }, 400],
+    [`${path}/fail`, { runtimeInstanceId: rt, attemptNo, errorCode: "__proto__", errorMessage: "x" }, 400],
+    [
+      `${path}/result`,
+      `{"runtimeInstanceId":"${rt}","attemptNo":${attemptNo},"output":${"[".repeat(10_000)}${"]".repeat(10_000)}}`,
+      400,
+    ],
+    [`${path}/result`, { runtimeInstanceId: rt, attemptNo, output: { summary: "x".repeat(2 * 1024 * 1024) } }, 413],
+  ];
+  for (const [where, body, status] of hostile) {
+    const answer = await post(where, key, body);
+    expect(answer.status, `${where} ${String(JSON.stringify(body)).slice(0, 80)}`).toBe(status);
+    expect(answer.json.error.code).toMatch(/^[A-Z_]+$/);
+  }
+  expect(await jobRow(job.id)).toEqual(before);
 });
