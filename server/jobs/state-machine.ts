@@ -24,6 +24,8 @@ export const ACTIONS = {
   requestCancel: { from: ["locked", "running"], to: [] },
   /** Lease passed or execution timeout: expired, then pending / failed (or cancelled if asked to stop). */
   expire: { from: ["locked", "running", "expired"], to: ["pending", "failed", "cancelled"] },
+  /** Erasure (server/learners/erase.ts): every job still in flight ends cancelled at once, held or not. */
+  eraseCancel: { from: ["pending", "locked", "running", "expired"], to: ["cancelled"] },
 } as const satisfies Record<string, { from: readonly JobStatus[]; to: readonly JobStatus[] }>;
 
 export type Action = keyof typeof ACTIONS;

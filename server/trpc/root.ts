@@ -18,6 +18,8 @@ import { flashcardsRouter } from "./routers/flashcards";
 import { progressRouter } from "./routers/progress";
 import { quotaRouter } from "./routers/quota";
 import { adminQuotasRouter } from "./routers/admin-quotas";
+import { materialsRouter } from "./routers/materials";
+import { adminLearnerDataRouter } from "./routers/admin-learner-data";
 
 export const appRouter = router({
   me: meRouter,
@@ -32,6 +34,7 @@ export const appRouter = router({
   flashcards: flashcardsRouter,
   progress: progressRouter,
   quota: quotaRouter,
+  materials: materialsRouter,
   admin: router({
     jobs: adminJobsRouter,
     runtimeKeys: adminRuntimeKeysRouter,
@@ -40,6 +43,7 @@ export const appRouter = router({
     monitor: adminMonitorRouter,
     quotas: adminQuotasRouter,
     webhooks: adminWebhooksRouter,
+    learnerData: adminLearnerDataRouter,
   }),
 });
 
