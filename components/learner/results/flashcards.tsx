@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Flashcards } from "@/server/jobs/schemas";
 
@@ -33,9 +33,18 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
       onSuccess: (data) => queryClient.setQueryData(key, data),
     }),
   );
+  // Reviewing the deck is study time: a flip tells the server at most once a minute (it opens or
+  // stretches the deck's study session, which the next analysis reads).
+  const review = useMutation(trpc.flashcards.review.mutationOptions());
+  const lastReview = useRef(0);
   const known = new Set(marks.data?.known ?? []);
-  const toggle = (i: number) =>
+  const toggle = (i: number) => {
+    if (Date.now() - lastReview.current > 60_000) {
+      lastReview.current = Date.now();
+      review.mutate({ jobId });
+    }
     setFlipped((f) => (f.has(i) ? new Set([...f].filter((x) => x !== i)) : new Set([...f, i])));
+  };
 
   return (
     <div>
