@@ -56,7 +56,9 @@ export function FirstRun({
                 {step.title}
                 {done[i] && <span className="ml-2 text-sm font-normal text-emerald-700">{TEXT.done}</span>}
               </p>
-              <p className="text-sm text-slate-600">{i < 2 ? step.body : consent ? TEXT.runReady : TEXT.runNeedsConsent}</p>
+              <p className="text-sm text-slate-600">
+                {i < 2 ? step.body : consent ? TEXT.runReady : TEXT.runNeedsConsent}
+              </p>
             </div>
           </li>
         ))}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useId, useState } from "react";
 
 /** Every learner-facing sentence of this component, in one place (for the translation catalogues). */
 const TEXT = {
@@ -43,6 +43,7 @@ export function MaterialForm({
   onSave: (draft: MaterialDraft) => void;
   onCancel: () => void;
 }) {
+  const id = useId();
   const [title, setTitle] = useState(initial?.title ?? "");
   const [text, setText] = useState(initial?.text ?? "");
   const [points, setPoints] = useState("");
@@ -78,29 +79,31 @@ export function MaterialForm({
         });
       }}
     >
-      <label className="block text-sm font-medium text-slate-700">
+      <label htmlFor={`${id}-title`} className="block text-sm font-medium text-slate-700">
         {TEXT.title}
-        <input
-          value={title}
-          onChange={(e) => setTitle(e.target.value)}
-          required
-          maxLength={200}
-          className="mt-1 w-full rounded-lg border border-slate-300 px-3 py-2 text-base"
-        />
       </label>
+      <input
+        id={`${id}-title`}
+        value={title}
+        onChange={(e) => setTitle(e.target.value)}
+        required
+        maxLength={200}
+        className="mt-1 w-full rounded-lg border border-slate-300 px-3 py-2 text-base"
+      />
       <div>
-        <label className="block text-sm font-medium text-slate-700">
+        <label htmlFor={`${id}-text`} className="block text-sm font-medium text-slate-700">
           {TEXT.text}
-          <textarea
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            required
-            rows={8}
-            aria-describedby="material-text-hint"
-            className="mt-1 w-full rounded-lg border border-slate-300 px-3 py-2 font-mono text-sm"
-          />
         </label>
-        <p id="material-text-hint" className="mt-1 flex flex-wrap justify-between gap-2 text-xs text-slate-600">
+        <textarea
+          id={`${id}-text`}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          required
+          rows={8}
+          aria-describedby={`${id}-text-hint`}
+          className="mt-1 w-full rounded-lg border border-slate-300 px-3 py-2 font-mono text-sm"
+        />
+        <p id={`${id}-text-hint`} className="mt-1 flex flex-wrap justify-between gap-2 text-xs text-slate-600">
           <span>{TEXT.textHint}</span>
           <span className={bytes > MAX_BYTES ? "font-semibold text-rose-700" : ""}>
             {TEXT.size((bytes / 1024).toFixed(1))}
@@ -126,19 +129,22 @@ export function MaterialForm({
         )}
       </div>
       {withPoints && (
-        <label className="block text-sm font-medium text-slate-700">
-          {TEXT.points}
+        <div>
+          <label htmlFor={`${id}-points`} className="block text-sm font-medium text-slate-700">
+            {TEXT.points}
+          </label>
           <textarea
+            id={`${id}-points`}
             value={points}
             onChange={(e) => setPoints(e.target.value)}
             rows={3}
-            aria-describedby="material-points-hint"
+            aria-describedby={`${id}-points-hint`}
             className="mt-1 w-full rounded-lg border border-slate-300 px-3 py-2 text-base"
           />
-          <span id="material-points-hint" className="mt-1 block text-xs font-normal text-slate-600">
+          <span id={`${id}-points-hint`} className="mt-1 block text-xs font-normal text-slate-600">
             {TEXT.pointsHint}
           </span>
-        </label>
+        </div>
       )}
       {error && (
         <p role="alert" className="text-sm text-rose-700">
@@ -153,7 +159,11 @@ export function MaterialForm({
         >
           {busy ? TEXT.saving : TEXT.save}
         </button>
-        <button type="button" onClick={onCancel} className="rounded-lg px-3 py-2 text-sm text-slate-700 ring-1 ring-slate-300">
+        <button
+          type="button"
+          onClick={onCancel}
+          className="rounded-lg px-3 py-2 text-sm text-slate-700 ring-1 ring-slate-300"
+        >
           {TEXT.cancel}
         </button>
       </div>

@@ -164,7 +164,11 @@ function MaterialCard({ material }: { material: Material }) {
         </div>
       </div>
       {confirming && (
-        <div role="alertdialog" aria-label={TEXT.delete} className="mt-3 rounded-lg bg-rose-50 p-3 text-sm text-rose-900">
+        <div
+          role="alertdialog"
+          aria-label={TEXT.delete}
+          className="mt-3 rounded-lg bg-rose-50 p-3 text-sm text-rose-900"
+        >
           <p>{TEXT.confirmDelete(material.knowledgePoints.length)}</p>
           <div className="mt-2 flex gap-2">
             <button
@@ -174,7 +178,11 @@ function MaterialCard({ material }: { material: Material }) {
             >
               {TEXT.yesDelete}
             </button>
-            <button type="button" onClick={() => setConfirming(false)} className="rounded px-3 py-1 ring-1 ring-rose-300">
+            <button
+              type="button"
+              onClick={() => setConfirming(false)}
+              className="rounded px-3 py-1 ring-1 ring-rose-300"
+            >
               {TEXT.keep}
             </button>
           </div>
@@ -276,13 +284,22 @@ function PointChip({ point }: { point: { id: string; title: string } }) {
             {TEXT.cancel}
           </button>
         </form>
-        {rename.error && <p role="alert" className="text-xs text-rose-700">{rename.error.message}</p>}
+        {rename.error && (
+          <p role="alert" className="text-xs text-rose-700">
+            {rename.error.message}
+          </p>
+        )}
       </li>
     );
   return (
-    <li className="inline-flex items-center gap-1 rounded-full bg-indigo-50 py-0.5 pr-1 pl-3 text-sm text-indigo-900 ring-1 ring-indigo-200" data-testid="knowledge-point">
-      <span>{point.title}</span>
-      <button type="button" onClick={() => setEditing(true)} aria-label={TEXT.renamePoint(point.title)} className="rounded-full px-1 text-xs">
+    <li className="inline-flex items-center gap-1 rounded-full bg-indigo-50 py-0.5 pr-1 pl-3 text-sm text-indigo-900 ring-1 ring-indigo-200">
+      <span data-testid="knowledge-point">{point.title}</span>
+      <button
+        type="button"
+        onClick={() => setEditing(true)}
+        aria-label={TEXT.renamePoint(point.title)}
+        className="rounded-full px-1 text-xs"
+      >
         ✎
       </button>
       <button

@@ -5,7 +5,8 @@ import type { DataRightsActor } from "./actor";
 export async function exportDownload(userId: string, actor: DataRightsActor): Promise<Response> {
   const data = await exportLearnerData(userId, actor);
   const day = data.exportedAt.toISOString().slice(0, 10);
-  const name = actor.type === "learner" ? `my-data-${day}.json` : `learner-${userId.replace(/[^\w-]/g, "_")}-${day}.json`;
+  const name =
+    actor.type === "learner" ? `my-data-${day}.json` : `learner-${userId.replace(/[^\w-]/g, "_")}-${day}.json`;
   return new Response(JSON.stringify(data, null, 2), {
     headers: {
       "content-type": "application/json; charset=utf-8",

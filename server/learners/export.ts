@@ -88,7 +88,14 @@ export async function exportLearnerData(userId: string, actor: DataRightsActor) 
         }),
         await tx.quizAttempt.findMany({
           where,
-          select: { id: true, knowledgePointId: true, question: true, correct: true, answeredAt: true, sourceJobId: true },
+          select: {
+            id: true,
+            knowledgePointId: true,
+            question: true,
+            correct: true,
+            answeredAt: true,
+            sourceJobId: true,
+          },
           orderBy: { answeredAt: "asc" },
         }),
         await tx.studySession.findMany({

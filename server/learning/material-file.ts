@@ -28,10 +28,12 @@ export function readMaterialFile(file: { name: string; type: string; bytes: Uint
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(file.bytes);
   } catch {
-    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "the file is not UTF-8 text; save it as plain text (UTF-8) and try again");
+    throw new AppError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      "the file is not UTF-8 text; save it as plain text (UTF-8) and try again",
+    );
   }
-  if (text.includes("\u0000"))
-    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "the file contains binary data, not text");
+  if (text.includes("\u0000")) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "the file contains binary data, not text");
   const base = plainLine(file.name.slice(0, file.name.length - ext.length)).slice(0, LIMITS.materialTitle);
   return { title: base || "Untitled material", text: cleanMaterialText(text.replace(/^\uFEFF/, "")) };
 }

@@ -49,7 +49,10 @@ const kpTitle = (s: string) => cleanTitle(s, "the knowledge point's title", LIMI
 function kpDescription(s: string | undefined): string {
   const d = (s ?? "").replace(CONTROLS_BUT_LINES, "").trim();
   if (d.length > LIMITS.knowledgePointDescription)
-    throw new AppError("INVALID_REQUEST", `a description is longer than ${LIMITS.knowledgePointDescription} characters`);
+    throw new AppError(
+      "INVALID_REQUEST",
+      `a description is longer than ${LIMITS.knowledgePointDescription} characters`,
+    );
   return d;
 }
 
@@ -107,7 +110,10 @@ export async function createMaterial(
 ) {
   const title = materialTitle(input.title);
   const content = cleanMaterialText(input.text);
-  const kps = (input.knowledgePoints ?? []).map((k) => ({ title: kpTitle(k.title), description: kpDescription(k.description) }));
+  const kps = (input.knowledgePoints ?? []).map((k) => ({
+    title: kpTitle(k.title),
+    description: kpDescription(k.description),
+  }));
   if (kps.length > KNOWLEDGE_POINTS_PER_MATERIAL)
     throw new AppError("INVALID_REQUEST", `at most ${KNOWLEDGE_POINTS_PER_MATERIAL} knowledge points per material`);
   const id = await getDb().$transaction(async (tx) => {

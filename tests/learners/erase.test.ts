@@ -75,7 +75,12 @@ async function learnerWithEverything(admin: { id: string }) {
   await signedInCookie(learner.user.email, "erase-me-password-1");
   expect((await signIn(learner.user.email, "wrong-password-000")).status).toBeGreaterThanOrEqual(400);
   await getDb().verification.create({
-    data: { id: uid("ver"), identifier: `reset-password:${learner.user.email}`, value: me, expiresAt: new Date(Date.now() + 3_600_000) },
+    data: {
+      id: uid("ver"),
+      identifier: `reset-password:${learner.user.email}`,
+      value: me,
+      expiresAt: new Date(Date.now() + 3_600_000),
+    },
   });
   const caller = callerAs(learner.user);
   await caller.credentials.set({ apiKey: "sk-erase-0123456789abcdef" });
@@ -88,7 +93,14 @@ async function learnerWithEverything(admin: { id: string }) {
   const fail = await rt.fail(rejected.id, 1, "INVALID_SCHEMA");
   expect(fail.status).toBe(200);
   await getDb().jobRejection.create({
-    data: { jobId: rejected.id, attemptNo: 1, output: "{}", outputBytes: 2, violations: [], rules: ["schema.invalid_type"] },
+    data: {
+      jobId: rejected.id,
+      attemptNo: 1,
+      output: "{}",
+      outputBytes: 2,
+      violations: [],
+      rules: ["schema.invalid_type"],
+    },
   });
   const withUsage = await createTestJob(learner, "learning_state_analysis");
   const lock = await rt.lock(withUsage.id);
@@ -103,7 +115,10 @@ async function learnerWithEverything(admin: { id: string }) {
   await setFlashcardMark(me, deck.id, 0, true);
   const plan = await succeededJob(learner, "next_action_planning");
   await setNextActionTick(me, plan.id, 0, true);
-  await caller.analyses.trigger({ target: { type: "material", id: learner.material.id }, jobTypes: ["quiz_generation"] });
+  await caller.analyses.trigger({
+    target: { type: "material", id: learner.material.id },
+    jobTypes: ["quiz_generation"],
+  });
   await recordDelivery(jobs.succeeded!, "succeeded");
   // An admin's override (audited with the learner's id), export (audited), and a bulk run scoped to them.
   await setQuotaLimit({ actorId: admin.id, userId: me, metric: "jobs", period: "day", allowed: 500 });
@@ -188,13 +203,18 @@ describe("erasure", () => {
     const learner = await createLearner();
     await createTestJob(learner);
     const actor = { type: "service" as const, id: "key_test" };
-    const outcomes = await Promise.allSettled([eraseLearner(learner.user.id, actor), eraseLearner(learner.user.id, actor)]);
+    const outcomes = await Promise.allSettled([
+      eraseLearner(learner.user.id, actor),
+      eraseLearner(learner.user.id, actor),
+    ]);
     expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
     const refused = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
     expect(refused.reason.code).toBe("NOT_FOUND");
     await expect(exportLearnerData(learner.user.id, actor)).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(eraseLearner(learner.user.id, actor)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    expect(await getDb().adminAuditLog.count({ where: { action: "learner.erase", actorId: "service:key_test" } })).toBe(1);
+    expect(await getDb().adminAuditLog.count({ where: { action: "learner.erase", actorId: "service:key_test" } })).toBe(
+      1,
+    );
   });
 
   it("hostile ids are NOT_FOUND, admins are not erased, and nothing is written", async () => {
@@ -209,4 +229,3 @@ describe("erasure", () => {
     expect(await getDb().adminAuditLog.count()).toBe(before);
   });
 });
-

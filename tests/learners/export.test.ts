@@ -26,8 +26,12 @@ async function signedIn(role: "learner" | "admin" = "learner") {
   return { ...learner, cookie: await signedInCookie(learner.user.email, password) };
 }
 
-const get = (handler: (r: Request, c: never) => Promise<Response>, path: string, cookie: string | null, ctx?: unknown) =>
-  handler(new Request(`${APP_URL}${path}`, { headers: cookie ? { cookie } : {} }), ctx as never);
+const get = (
+  handler: (r: Request, c: never) => Promise<Response>,
+  path: string,
+  cookie: string | null,
+  ctx?: unknown,
+) => handler(new Request(`${APP_URL}${path}`, { headers: cookie ? { cookie } : {} }), ctx as never);
 
 describe("export", () => {
   it("'Download my data' is a JSON file of everything stored about the learner, with no secrets, and is audited", async () => {
@@ -50,7 +54,9 @@ describe("export", () => {
     expect(data.sessions).toHaveLength(1);
     expect(data.consent.granted).toBe(true);
     expect(data.credentials).toEqual([expect.objectContaining({ provider: "deepseek", last4: "cdef" })]);
-    expect(data.materials).toEqual([expect.objectContaining({ id: me.material.id, title: "Photosynthesis", text: expect.any(String) })]);
+    expect(data.materials).toEqual([
+      expect.objectContaining({ id: me.material.id, title: "Photosynthesis", text: expect.any(String) }),
+    ]);
     expect(data.knowledgePoints).toHaveLength(3);
     expect(data.quizAttempts).toHaveLength(9);
     expect(data.studySessions.length).toBeGreaterThanOrEqual(2); // the factory's and the deck review's
@@ -116,8 +122,8 @@ describe("'Delete my account' and the console's erasure", () => {
     );
     await adminCaller.admin.learnerData.erase({ userId: other.user.id, confirmEmail: other.user.email });
     expect(await getDb().user.count({ where: { id: other.user.id } })).toBe(0);
-    expect(await codeOf(adminCaller.admin.learnerData.erase({ userId: other.user.id, confirmEmail: other.user.email }))).toBe(
-      "NOT_FOUND",
-    );
+    expect(
+      await codeOf(adminCaller.admin.learnerData.erase({ userId: other.user.id, confirmEmail: other.user.email })),
+    ).toBe("NOT_FOUND");
   });
 });

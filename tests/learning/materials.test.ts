@@ -43,7 +43,11 @@ describe("My materials", () => {
     expect(m.knowledgePoints.map((k) => k.title)).toEqual(["Mitochondria", "Cell membrane"]);
     let targets = await caller.targets.list();
     expect(targets.materials).toEqual([
-      { id: m.id, title: "Cell biology", knowledgePoints: expect.arrayContaining([expect.objectContaining({ title: "Mitochondria" })]) },
+      {
+        id: m.id,
+        title: "Cell biology",
+        knowledgePoints: expect.arrayContaining([expect.objectContaining({ title: "Mitochondria" })]),
+      },
     ]);
 
     await caller.materials.update({ materialId: m.id, title: "Cells", text: "Updated text." });
@@ -60,7 +64,10 @@ describe("My materials", () => {
     expect(list.items[0]).toMatchObject({ id: m.id, preview: "Updated text.", textBytes: 13 });
 
     // The snapshot of an analysis sees the material as it is now.
-    const snap = await caller.analyses.trigger({ target: { type: "material", id: m.id }, jobTypes: ["weak_point_analysis"] });
+    const snap = await caller.analyses.trigger({
+      target: { type: "material", id: m.id },
+      jobTypes: ["weak_point_analysis"],
+    });
     expect(snap.items[0]!.created).toBe(true);
 
     const gone = await caller.materials.delete({ materialId: m.id });
@@ -109,7 +116,12 @@ describe("My materials", () => {
     await setPassword(me.id, "materials-password-1");
     const cookie = await signedInCookie(me.email, "materials-password-1");
     const headers = { cookie, origin: APP_URL };
-    const over = await trpcHttp("mutation", "materials.create", { title: "Big", text: "é".repeat(100 * KB + 1) }, headers);
+    const over = await trpcHttp(
+      "mutation",
+      "materials.create",
+      { title: "Big", text: "é".repeat(100 * KB + 1) },
+      headers,
+    );
     expect(over.status).toBe(413);
     expect(over.body.error.data.appCode).toBe("PAYLOAD_TOO_LARGE");
     expect(over.body.error.message).toMatch(/200 KB/);
@@ -122,7 +134,12 @@ describe("My materials", () => {
       expect(res.status, JSON.stringify(bad).slice(0, 50)).toBe(400);
     }
     expect(await getDb().material.count({ where: { userId: me.id } })).toBe(0);
-    const exact = await trpcHttp("mutation", "materials.create", { title: "Exact", text: "a".repeat(200 * KB) }, headers);
+    const exact = await trpcHttp(
+      "mutation",
+      "materials.create",
+      { title: "Exact", text: "a".repeat(200 * KB) },
+      headers,
+    );
     expect(exact.status).toBe(200);
     const upd = await trpcHttp(
       "mutation",
@@ -141,7 +158,9 @@ describe("My materials", () => {
     const send = async (name: string, body: BlobPart, type = "", headers: Record<string, string> = { cookie }) => {
       const form = new FormData();
       form.append("file", new Blob([body], { type }), name);
-      const res = await uploadFile(new Request(`${APP_URL}/api/materials/file`, { method: "POST", body: form, headers }));
+      const res = await uploadFile(
+        new Request(`${APP_URL}/api/materials/file`, { method: "POST", body: form, headers }),
+      );
       return { status: res.status, body: await res.json() };
     };
     const md = await send("Kinematics notes.md", "\uFEFF# Kinematics\n\nv = u + at\n", "text/markdown");
@@ -171,7 +190,9 @@ describe("My materials", () => {
     const me = await newLearner();
     const caller = callerAs(me);
     const m = await caller.materials.create({ title: "Race", text: "text" });
-    const adds = Array.from({ length: 5 }, (_, i) => caller.materials.addKnowledgePoint({ materialId: m.id, title: `k${i}` }));
+    const adds = Array.from({ length: 5 }, (_, i) =>
+      caller.materials.addKnowledgePoint({ materialId: m.id, title: `k${i}` }),
+    );
     const results = await Promise.allSettled([...adds, caller.materials.delete({ materialId: m.id })]);
     expect(results.at(-1)!.status).toBe("fulfilled");
     expect(await getDb().knowledgePoint.count({ where: { userId: me.id } })).toBe(0);
@@ -186,7 +207,10 @@ describe("flashcard and quiz use are study activity", () => {
     const caller = callerAs({ ...learner.user, role: "learner" });
     const deck = await succeededJob(learner, "flashcard_generation", { count: 4 });
     // The factory's job targets the learner; point the deck at the material as a material deck would.
-    await getDb().aiRuntimeJob.update({ where: { id: deck.id }, data: { targetType: "material", targetId: learner.material.id } });
+    await getDb().aiRuntimeJob.update({
+      where: { id: deck.id },
+      data: { targetType: "material", targetId: learner.material.id },
+    });
     const before = await getDb().studySession.count({ where: { userId: learner.user.id } });
     const first = await caller.flashcards.review({ jobId: deck.id });
     await caller.flashcards.setMark({ jobId: deck.id, cardIndex: 1, known: true });
@@ -195,7 +219,10 @@ describe("flashcard and quiz use are study activity", () => {
     expect(sessions).toHaveLength(1);
     expect(sessions[0]).toMatchObject({ id: first.sessionId, materialId: learner.material.id, minutes: 1 });
     expect(await getDb().studySession.count({ where: { userId: learner.user.id } })).toBe(before + 1);
-    const trig = await caller.analyses.trigger({ target: { type: "material", id: learner.material.id }, jobTypes: ["weak_point_analysis"] });
+    const trig = await caller.analyses.trigger({
+      target: { type: "material", id: learner.material.id },
+      jobTypes: ["weak_point_analysis"],
+    });
     const snap = await caller.snapshots.get({ snapshotId: trig.items[0]!.job.snapshotId! });
     expect(snap.content.studySessions).toHaveLength(before + 1);
     // Someone else's deck is not found, and records nothing.

@@ -5,6 +5,14 @@ import { useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Flashcards } from "@/server/jobs/schemas";
 
+/** True at most once a minute per deck (called from a click, never while rendering). */
+function reviewDue(last: { current: number }): boolean {
+  const t = Date.now();
+  if (t - last.current < 60_000) return false;
+  last.current = t;
+  return true;
+}
+
 /** Cards to flip (click or Enter/Space) and mark as known; marks are saved per deck. */
 export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashcards }) {
   const trpc = useTRPC();
@@ -39,10 +47,7 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
   const lastReview = useRef(0);
   const known = new Set(marks.data?.known ?? []);
   const toggle = (i: number) => {
-    if (Date.now() - lastReview.current > 60_000) {
-      lastReview.current = Date.now();
-      review.mutate({ jobId });
-    }
+    if (reviewDue(lastReview)) review.mutate({ jobId });
     setFlipped((f) => (f.has(i) ? new Set([...f].filter((x) => x !== i)) : new Set([...f, i])));
   };
 

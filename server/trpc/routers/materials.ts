@@ -18,7 +18,12 @@ const title = z.string().max(1000);
 const text = z.string().max(1_000_000);
 const description = z.string().max(5000).optional();
 const kpSchema = z.object({ id: z.string(), title: z.string(), description: z.string(), createdAt: isoDate });
-const materialBase = z.object({ id: z.string(), title: z.string(), createdAt: isoDate, knowledgePoints: z.array(kpSchema) });
+const materialBase = z.object({
+  id: z.string(),
+  title: z.string(),
+  createdAt: isoDate,
+  knowledgePoints: z.array(kpSchema),
+});
 const fullMaterial = materialBase.extend({ text: z.string() });
 
 /** "My materials": the signed-in learner's own materials and knowledge points, nobody else's. */

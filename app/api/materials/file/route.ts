@@ -23,9 +23,9 @@ export async function POST(request: Request) {
     try {
       file = (await req.formData()).get("file");
     } catch {
-      throw new AppError("INVALID_REQUEST", "send the file as multipart/form-data in the field \"file\"");
+      throw new AppError("INVALID_REQUEST", 'send the file as multipart/form-data in the field "file"');
     }
-    if (!file || typeof file === "string") throw new AppError("INVALID_REQUEST", "no file in the field \"file\"");
+    if (!file || typeof file === "string") throw new AppError("INVALID_REQUEST", 'no file in the field "file"');
     const bytes = new Uint8Array(await file.arrayBuffer());
     return Response.json(readMaterialFile({ name: file.name, type: file.type, bytes }), {
       headers: { "cache-control": "no-store" },
