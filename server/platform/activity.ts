@@ -50,9 +50,11 @@ export async function recordActivity(userId: string, input: ActivityInput): Prom
           SELECT gen_random_uuid()::text, ${userId}, x.ext, kp.id, x.question, x.correct, x.at::timestamptz AT TIME ZONE 'UTC'
           FROM unnest(${qa.map((a) => a.externalId)}::text[], ${qa.map((a) => kpIds.get(a.knowledgePointExternalId)!)}::text[],
                       ${qa.map((a) => a.question ?? "")}::text[], ${qa.map((a) => a.correct)}::boolean[],
-                      ${qa.map((a) => a.answeredAt)}::text[]) AS x(ext, kp, question, correct, at)
+                      ${qa.map((a) => a.answeredAt)}::text[]) WITH ORDINALITY AS x(ext, kp, question, correct, at, n)
           -- Joined, not trusted: an attempt at a knowledge point deleted meanwhile goes with it, as its cascade would take it.
           JOIN "KnowledgePoint" kp ON kp.id = x.kp
+          -- In the batch's order, so of an item sent twice in one call the first is kept.
+          ORDER BY x.n
           ON CONFLICT ("userId", "externalId") DO NOTHING`
       : 0,
     ss.length
@@ -62,7 +64,8 @@ export async function recordActivity(userId: string, input: ActivityInput): Prom
           FROM unnest(${ss.map((s) => s.externalId)}::text[],
                       ${ss.map((s) => (s.materialExternalId ? materialIds.get(s.materialExternalId)! : null))}::text[],
                       ${ss.map((s) => s.startedAt)}::text[], ${ss.map((s) => s.minutes)}::int[])
-               AS x(ext, material, at, minutes)
+               WITH ORDINALITY AS x(ext, material, at, minutes, n)
+          ORDER BY x.n
           ON CONFLICT ("userId", "externalId") DO NOTHING`
       : 0,
   ]);

@@ -5,6 +5,7 @@ import { takeCall } from "./rate-limit";
 import { ROUTES, type Route } from "./routes";
 import { EXTERNAL_ID } from "./schemas";
 import { requireScope, verifyServiceKey } from "./service-keys";
+import { unstorableDetails } from "../security/storable-text";
 
 export const maxBodyBytes = () => setting("PLATFORM_API_MAX_BODY_BYTES");
 const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -50,7 +51,7 @@ function match(method: string, path: string[]): { route: Route; params: Record<s
     if (pattern.length !== path.length) continue;
     const params: Record<string, string> = Object.create(null);
     const fits = pattern.every((p, i) => {
-      if (p.startsWith("{")) return (params[p.slice(1, -1)] = path[i]!), path[i] !== "";
+      if (p.startsWith("{")) return ((params[p.slice(1, -1)] = path[i]!), path[i] !== "");
       return p === path[i];
     });
     if (!fits) continue;
@@ -87,6 +88,10 @@ function parseBody(route: Route, req: PlatformRequest): unknown {
     // Includes a body nested too deep for the parser (a RangeError).
     throw new AppError("MALFORMED_JSON", "request body is not valid JSON");
   }
+  // Before the schema, whose clean-ups (control characters out of names) would hide a NUL: such text is refused, never mended.
+  const unstorable = unstorableDetails(json);
+  if (unstorable.length)
+    throw new AppError("INVALID_REQUEST", `${unstorable[0]!.path} ${unstorable[0]!.message}`, unstorable);
   const parsed = route.body!.safeParse(json);
   if (!parsed.success) {
     throw new AppError(

@@ -16,7 +16,11 @@ type JobAnswer = z.infer<typeof jobAnswer>;
  * platform spends the learner's), de-duplication of an identical analysis in flight, and the
  * idempotency key. The target is named by the platform's ids.
  */
-export async function startJob(learner: { id: string; externalId: string }, input: z.infer<typeof jobBody>, actor: Actor) {
+export async function startJob(
+  learner: { id: string; externalId: string },
+  input: z.infer<typeof jobBody>,
+  actor: Actor,
+) {
   const target = await resolveTarget(learner, input.target);
   const { job, created } = await createJob({
     userId: learner.id,
@@ -40,7 +44,8 @@ async function resolveTarget(
   }
   if (!target.externalId) throw new AppError("INVALID_REQUEST", `a ${target.type} target needs its externalId`);
   const id = (await internalIds(learner.id, target.type, [target.externalId])).get(target.externalId);
-  if (!id) throw new AppError("TARGET_NOT_FOUND", `this learner has no ${target.type} with externalId ${target.externalId}`);
+  if (!id)
+    throw new AppError("TARGET_NOT_FOUND", `this learner has no ${target.type} with externalId ${target.externalId}`);
   return { type: target.type, id };
 }
 
@@ -63,7 +68,10 @@ export async function readJob(jobId: string): Promise<JobAnswer> {
     jobType: job.jobType,
     status: job.status,
     learnerExternalId: job.user.externalId,
-    target: { type: job.targetType, externalId: await targetExternalId(job.targetType, job.targetId, job.user.externalId) },
+    target: {
+      type: job.targetType,
+      externalId: await targetExternalId(job.targetType, job.targetId, job.user.externalId),
+    },
     idempotencyKey: job.idempotencyKey,
     stage: job.stage,
     progress: job.progress,

@@ -45,7 +45,8 @@ export async function upsertLearner(externalId: string, input: LearnerInput, act
     try {
       const { user, created } = await writeLearner(externalId, input);
       const consent = input.aiConsent;
-      if (consent !== undefined && consent !== (user.consent?.granted ?? false)) await setConsent(user.id, consent, actor);
+      if (consent !== undefined && consent !== (user.consent?.granted ?? false))
+        await setConsent(user.id, consent, actor);
       return answer(user, created, consent ?? user.consent?.granted ?? false);
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
@@ -62,7 +63,11 @@ async function writeLearner(externalId: string, input: LearnerInput) {
   const existing = await db.user.findUnique({ where: { externalId }, select: { id: true } });
   if (existing) {
     if (email) await assertEmailFree(email, existing.id);
-    const user = await db.user.update({ where: { id: existing.id }, data: { ...fields, ...(email ? { email } : {}) }, select });
+    const user = await db.user.update({
+      where: { id: existing.id },
+      data: { ...fields, ...(email ? { email } : {}) },
+      select,
+    });
     return { user, created: false };
   }
   if (email) {
@@ -70,7 +75,10 @@ async function writeLearner(externalId: string, input: LearnerInput) {
     if (owner) {
       if (owner.externalId !== null || owner.role !== "learner") throw emailInUse();
       // Link: only while it still has no external id (a concurrent link of another id loses).
-      const { count } = await db.user.updateMany({ where: { id: owner.id, externalId: null }, data: { ...fields, externalId } });
+      const { count } = await db.user.updateMany({
+        where: { id: owner.id, externalId: null },
+        data: { ...fields, externalId },
+      });
       if (!count) throw emailInUse();
       return { user: await db.user.findUniqueOrThrow({ where: { id: owner.id }, select }), created: false };
     }

@@ -75,7 +75,10 @@ export const materialBody = z
     knowledgePoints: z
       .array(knowledgePointInput)
       .max(MAX_KNOWLEDGE_POINTS)
-      .refine((a) => new Set(a.map((k) => k.externalId)).size === a.length, "knowledge point externalIds must be distinct"),
+      .refine(
+        (a) => new Set(a.map((k) => k.externalId)).size === a.length,
+        "knowledge point externalIds must be distinct",
+      ),
   })
   .superRefine(refuseUnstorable);
 
@@ -98,7 +101,11 @@ const studySessionInput = z.strictObject({
   externalId,
   materialExternalId: externalId.optional(),
   startedAt: instant,
-  minutes: z.number().int().min(0).max(24 * 60),
+  minutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 60),
 });
 
 export const activityBody = z
@@ -158,4 +165,3 @@ export const startJobAnswer = z.object({
   created: z.boolean(),
   job: jobAnswer,
 });
-

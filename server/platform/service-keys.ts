@@ -3,6 +3,9 @@ import { getDb } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { bearerToken, hashKey, newKey, sameHash } from "../key-hash";
+import { isScope, type Scope } from "./scopes";
+
+export { DEFAULT_SCOPES, SCOPES, isScope, type Scope } from "./scopes";
 
 /**
  * Service keys: what a learning platform's servers call the platform API (/api/v1) with. Made
@@ -10,25 +13,8 @@ import { bearerToken, hashKey, newKey, sameHash } from "../key-hash";
  * are not cached: every call reads its key row by its unique hash (one index lookup), so a revoked
  * key answers 401 on its very next call, on every instance.
  */
-export const SCOPES = [
-  "learners:write",
-  "activity:write",
-  "jobs:write",
-  "jobs:read",
-  "data:export",
-  "data:erase",
-] as const;
-export type Scope = (typeof SCOPES)[number];
-
-/** What a key gets when no scopes are named: everything but erasure, which must be asked for. */
-export const DEFAULT_SCOPES: Scope[] = SCOPES.filter((s) => s !== "data:erase");
-
 const PREFIX = "ajs_";
 export const CLI_ACTOR = "cli:service-key";
-
-export function isScope(s: string): s is Scope {
-  return (SCOPES as readonly string[]).includes(s);
-}
 
 /** Creates a key and its audit row in one transaction; the key itself is in this answer only. */
 export async function createServiceKey(name: string, scopes: readonly Scope[], actorId: string) {
