@@ -72,6 +72,10 @@ async function writeLearner(externalId: string, input: LearnerInput) {
   }
   if (email) {
     const owner = await db.user.findUnique({ where: { email }, select: { id: true, externalId: true, role: true } });
+    // Made by a concurrent call of this same PUT after the lookup above: this call is its update.
+    if (owner?.externalId === externalId) {
+      return { user: await db.user.update({ where: { id: owner.id }, data: fields, select }), created: false };
+    }
     if (owner) {
       if (owner.externalId !== null || owner.role !== "learner") throw emailInUse();
       // Link: only while it still has no external id (a concurrent link of another id loses).
