@@ -316,6 +316,21 @@ describe("jobs", () => {
     expect(over.body.error.code).toBe("QUOTA_EXCEEDED");
   });
 
+  it("a failed job reads with its error and no output", async () => {
+    const ext = uid("ext");
+    await api.putLearner(ext, { name: "F", aiConsent: true });
+    const started = await api.startJob(ext, { jobType: "learning_state_analysis", target: { type: "user" } });
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    expect((await rt.lock(started.body.job.id)).status).toBe(200);
+    expect((await rt.fail(started.body.job.id, 1, "INVALID_SNAPSHOT", "the snapshot is unusable")).status).toBe(200);
+    const res = await api.getJob(started.body.job.id);
+    expect(res.body).toMatchObject({
+      status: "failed",
+      output: null,
+      error: { code: "INVALID_SNAPSHOT", message: "the snapshot is unusable" },
+    });
+  });
+
   it("a job of a learner the platform does not know, or an unknown id, is a 404", async () => {
     const learner = await createLearner();
     const { createTestJob } = await import("../helpers/factories");
