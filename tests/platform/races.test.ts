@@ -72,4 +72,18 @@ describe("races", () => {
     expect(answers.reduce((n, a) => n + a.body.new, 0)).toBe(50);
     expect(await getDb().quizAttempt.count({ where: { user: { externalId: ext } } })).toBe(50);
   });
+
+  it("concurrent job starts with one idempotency key, or for one analysis, make one job", async () => {
+    const api = platform(await serviceKey());
+    const ext = uid("race");
+    await api.putLearner(ext, { name: "Racer", aiConsent: true });
+    const keyed = { jobType: "learning_state_analysis", target: { type: "user" }, idempotencyKey: "same" };
+    const a = await Promise.all(Array.from({ length: 6 }, () => api.startJob(ext, keyed)));
+    expect(a.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    expect(new Set(a.map((r) => r.body.job.id)).size).toBe(1);
+    const plain = { jobType: "weak_point_analysis", target: { type: "user" } };
+    const b = await Promise.all(Array.from({ length: 6 }, () => api.startJob(ext, plain)));
+    expect(new Set(b.map((r) => r.body.job.id)).size).toBe(1);
+    expect(await getDb().aiRuntimeJob.count({ where: { user: { externalId: ext } } })).toBe(2);
+  });
 });
