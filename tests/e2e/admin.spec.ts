@@ -187,6 +187,10 @@ test("[ADMIN] creates a service key with chosen scopes (shown once), which calls
       headers: { authorization: `Bearer ${key}` },
     });
   expect((await put(`e2e-${name}`)).status()).toBe(201);
+  // The document sits beside the catch-all route and is public.
+  const doc = await page.request.get("/api/v1/openapi.json");
+  expect(doc.status()).toBe(200);
+  expect((await doc.json()).openapi).toBe("3.1.0");
   const job = await page.request.post(`/api/v1/learners/e2e-${name}/jobs`, {
     data: { jobType: "learning_state_analysis", target: { type: "user" } },
     headers: { authorization: `Bearer ${key}` },
