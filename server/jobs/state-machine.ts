@@ -32,6 +32,9 @@ export type Action = keyof typeof ACTIONS;
 
 export type Actor = { type: ActorType; id: string | null };
 
+/** Who spends a learner's quota and token budget: the learner, and the platform API acting for them (SPEC §10). */
+export const spendsQuota = (actor: Actor) => actor.type === "learner" || actor.type === "platform";
+
 /**
  * The job columns a transition reads back: one list, checked against the Prisma model, gives both
  * the RETURNING clause and the JobRow type. Enum columns leave as text (their values are the

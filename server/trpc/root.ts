@@ -1,6 +1,7 @@
 import { createCallerFactory, router } from "./init";
 import { adminJobsRouter } from "./routers/admin-jobs";
 import { adminRuntimeKeysRouter } from "./routers/admin-runtime-keys";
+import { adminServiceKeysRouter } from "./routers/admin-service-keys";
 import { adminActionsRouter } from "./routers/admin-actions";
 import { adminExplorerRouter } from "./routers/admin-explorer";
 import { adminMonitorRouter } from "./routers/admin-monitor";
@@ -38,6 +39,7 @@ export const appRouter = router({
   admin: router({
     jobs: adminJobsRouter,
     runtimeKeys: adminRuntimeKeysRouter,
+    serviceKeys: adminServiceKeysRouter,
     explorer: adminExplorerRouter,
     actions: adminActionsRouter,
     monitor: adminMonitorRouter,
