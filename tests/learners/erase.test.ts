@@ -7,6 +7,8 @@ import { cancelJob } from "@/server/jobs/cancel";
 import { recordDelivery } from "@/server/notifications/deliveries";
 import { signInCounterKeysOf } from "@/server/auth/sign-in-throttle";
 import { eraseLearner } from "@/server/learners/erase";
+import { createServiceKey } from "@/server/platform/service-keys";
+import { recordActivity } from "@/server/platform/activity";
 import { exportLearnerData } from "@/server/learners/export";
 import { setFlashcardMark } from "@/server/learning/flashcard-marks";
 import { setNextActionTick } from "@/server/learning/next-action-ticks";
@@ -81,6 +83,28 @@ async function learnerWithEverything(admin: { id: string }) {
       value: me,
       expiresAt: new Date(Date.now() + 3_600_000),
     },
+  });
+  // The platform API: the platform's ids on the learner, a material and a knowledge point, and
+  // activity it sent (quiz attempts and study sessions carrying its ids), under a service key;
+  // the ids contain the learner's own, so the scan for it below finds them too.
+  await createServiceKey(uid("platform"), ["activity:write"], admin.id);
+  await getDb().user.update({ where: { id: me }, data: { externalId: `ext-${me}` } });
+  await getDb().material.update({
+    where: { id: learner.material.id },
+    data: { externalId: `ext-${learner.material.id}` },
+  });
+  const kpExt = `ext-kp-${me}`;
+  await getDb().knowledgePoint.update({ where: { id: learner.knowledgePoints[0]!.id }, data: { externalId: kpExt } });
+  await recordActivity(me, {
+    quizAttempts: [
+      {
+        externalId: uid("ext-qa"),
+        knowledgePointExternalId: kpExt,
+        correct: true,
+        answeredAt: new Date().toISOString(),
+      },
+    ],
+    studySessions: [{ externalId: `ext-ss-${me}`, startedAt: new Date().toISOString(), minutes: 12 }],
   });
   const caller = callerAs(learner.user);
   await caller.credentials.set({ apiKey: "sk-erase-0123456789abcdef" });
