@@ -18,6 +18,7 @@ import { flashcardsRouter } from "./routers/flashcards";
 import { progressRouter } from "./routers/progress";
 import { quotaRouter } from "./routers/quota";
 import { adminQuotasRouter } from "./routers/admin-quotas";
+import { adminLearnersRouter } from "./routers/admin-learners";
 
 export const appRouter = router({
   me: meRouter,
@@ -40,6 +41,7 @@ export const appRouter = router({
     monitor: adminMonitorRouter,
     quotas: adminQuotasRouter,
     webhooks: adminWebhooksRouter,
+    learners: adminLearnersRouter,
   }),
 });
 
