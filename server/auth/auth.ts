@@ -96,6 +96,8 @@ function createAuth() {
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
         refuseUnstorableBody(ctx.body);
+        // The SSO callback's parameters come in the query: the same rule before any lookup.
+        refuseUnstorableBody(ctx.query);
         // Before the password is hashed: a refused sign-up costs nothing.
         if (ctx.path === SIGN_UP_PATH) await admitNewUser({ email: normalizeEmail(ctx.body?.email) }, ctx.path);
         if (ctx.path !== SIGN_IN_PATH) return;
