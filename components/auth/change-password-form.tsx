@@ -36,7 +36,13 @@ export function ChangePasswordForm({ returnTo }: { returnTo: string }) {
         autoComplete="new-password"
         minLength={MIN_PASSWORD_LENGTH}
       />
-      <Field label="New password again" name="repeat" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} />
+      <Field
+        label="New password again"
+        name="repeat"
+        type="password"
+        autoComplete="new-password"
+        minLength={MIN_PASSWORD_LENGTH}
+      />
       <FormEnd error={error} pending={pending} idle="Save and continue" busy="Saving…" />
     </form>
   );

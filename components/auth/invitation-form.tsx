@@ -11,11 +11,26 @@ export const INVITATION_TEXT = {
   submit: "Create my account",
   signIn: "Go to sign-in",
   states: {
-    not_found: { title: "This invitation link is not valid", body: "Check that you opened the whole link, or ask for a new one." },
-    expired: { title: "This invitation has expired", body: "Invitation links work for 7 days. Ask an administrator to send a new one." },
-    used: { title: "This invitation was already used", body: "The account is set up. Sign in with your email and password." },
-    revoked: { title: "This invitation was withdrawn", body: "Ask an administrator for a new invitation if you still need an account." },
-    closed: { title: "Sign-up is closed", body: "New accounts are not being created right now. Existing accounts can still sign in." },
+    not_found: {
+      title: "This invitation link is not valid",
+      body: "Check that you opened the whole link, or ask for a new one.",
+    },
+    expired: {
+      title: "This invitation has expired",
+      body: "Invitation links work for 7 days. Ask an administrator to send a new one.",
+    },
+    used: {
+      title: "This invitation was already used",
+      body: "The account is set up. Sign in with your email and password.",
+    },
+    revoked: {
+      title: "This invitation was withdrawn",
+      body: "Ask an administrator for a new invitation if you still need an account.",
+    },
+    closed: {
+      title: "Sign-up is closed",
+      body: "New accounts are not being created right now. Existing accounts can still sign in.",
+    },
   },
   errors: {
     WEAK_PASSWORD: `Choose a password of ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters, typed the same twice.`,
@@ -60,7 +75,14 @@ export function InvitationForm({ token, email, error }: { token: string; email: 
       <form method="post" action="/api/invitations/accept" className="mt-6 space-y-4" aria-label="accept invitation">
         <input type="hidden" name="token" value={token} />
         <input type="hidden" name="email" value={email} autoComplete="username" />
-        <Field label={INVITATION_TEXT.name} name="name" type="text" autoComplete="name" required={false} maxLength={100} />
+        <Field
+          label={INVITATION_TEXT.name}
+          name="name"
+          type="text"
+          autoComplete="name"
+          required={false}
+          maxLength={100}
+        />
         <Field
           label={INVITATION_TEXT.password}
           name="password"
