@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import crypto from "node:crypto";
 import http from "node:http";
 import path from "node:path";
@@ -21,6 +22,9 @@ const pg = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-e2e-${pgPort}`),
 const adminUrl = pg.url.replace(/\/[^/]+$/, "/postgres");
 await deployMigrations(pg.url);
 process.env.DATABASE_URL = pg.url;
+// For browser tests that run a command against this database (npm run learner:invite).
+fs.mkdirSync(path.join(DATA_DIR, `e2e-${port}`), { recursive: true });
+fs.writeFileSync(path.join(DATA_DIR, `e2e-${port}`, "database-url"), pg.url);
 const { seed } = await import("../prisma/seed");
 await seed();
 const { createRuntimeKey } = await import("../server/runtime-keys");

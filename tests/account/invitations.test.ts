@@ -55,7 +55,10 @@ describe("invitations", () => {
     const res = await accept({ token, password: PASSWORD, name: "Ada\u0007 Lovelace" });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ accepted: true, signedIn: true, redirect: "/" });
-    const cookie = res.headers.getSetCookie().find((c) => c.includes("session_token="))!.split(";")[0]!;
+    const cookie = res.headers
+      .getSetCookie()
+      .find((c) => c.includes("session_token="))!
+      .split(";")[0]!;
     const session = await getSession(new Headers({ cookie }));
     expect(session?.user).toMatchObject({ email: address, role: "learner", name: "Ada Lovelace" });
     const user = await getDb().user.findUniqueOrThrow({ where: { email: address } });
@@ -226,7 +229,11 @@ describe("invitations", () => {
   it("npm run learner:invite prints the link on its last line; a bad email exits non-zero", () => {
     const address = email();
     const run = (args: string[]) =>
-      spawnSync("npx", ["tsx", "scripts/learner-invite.ts", ...args], { encoding: "utf8", env: process.env, timeout: 60_000 });
+      spawnSync("npx", ["tsx", "scripts/learner-invite.ts", ...args], {
+        encoding: "utf8",
+        env: process.env,
+        timeout: 60_000,
+      });
     const ok = run([address]);
     expect(ok.status).toBe(0);
     const link = ok.stdout.trim().split("\n").at(-1)!;

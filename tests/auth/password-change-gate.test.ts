@@ -45,9 +45,12 @@ describe("the password-change gate covers every door", () => {
   });
 
   it("every route handler that reads a session goes through requireRequestSession", () => {
-    const readers = files("app", "route.ts").filter((f) => /getSession|requireRequestSession/.test(fs.readFileSync(f, "utf8")));
+    const readers = files("app", "route.ts").filter((f) =>
+      /getSession|requireRequestSession/.test(fs.readFileSync(f, "utf8")),
+    );
     expect(readers.length).toBeGreaterThan(0);
-    for (const file of readers) expect([file, fs.readFileSync(file, "utf8")]).toEqual([file, expect.stringContaining("requireRequestSession")]);
+    for (const file of readers)
+      expect([file, fs.readFileSync(file, "utf8")]).toEqual([file, expect.stringContaining("requireRequestSession")]);
   });
 
   it("every page is guarded by requirePageSession / requireAdminPage (or is one of the doors before a session)", () => {
@@ -56,7 +59,10 @@ describe("the password-change gate covers every door", () => {
     expect(adminLayout).toContain("requireAdminPage");
     for (const page of files("app", "page.tsx")) {
       if (open.has(page) || page.startsWith("app/admin/")) continue;
-      expect([page, fs.readFileSync(page, "utf8")]).toEqual([page, expect.stringMatching(/requirePageSession|requireAdminPage/)]);
+      expect([page, fs.readFileSync(page, "utf8")]).toEqual([
+        page,
+        expect.stringMatching(/requirePageSession|requireAdminPage/),
+      ]);
     }
   });
 });

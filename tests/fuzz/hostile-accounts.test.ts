@@ -24,7 +24,9 @@ const hostile: fc.Arbitrary<Hostile> = fc.oneof(
     kind: "surrogate" as const,
     text: JSON.stringify(`${a}${String.fromCharCode(c)}${b}`),
   })),
-  fc.integer({ min: 300_000, max: 400_000 }).map((n) => ({ kind: "oversized" as const, text: JSON.stringify("x".repeat(n)) })),
+  fc
+    .integer({ min: 300_000, max: 400_000 })
+    .map((n) => ({ kind: "oversized" as const, text: JSON.stringify("x".repeat(n)) })),
   fc
     .integer({ min: 100, max: 5_000 })
     .map((d) => ({ kind: "deep" as const, text: '{"a":['.repeat(d) + '"\\u0000"' + "]}".repeat(d) })),
@@ -143,7 +145,9 @@ describe("hostile input at the account doors", () => {
       { numRuns: RUNS },
     );
     for (const email of ["__proto__", "toString", "constructor@", "__proto__@example.test\u0000"]) {
-      const res = await authRequest("/sign-up/email", { body: { email, password: "a-long-enough-password", name: "x" } });
+      const res = await authRequest("/sign-up/email", {
+        body: { email, password: "a-long-enough-password", name: "x" },
+      });
       expect([email, res.status]).toEqual([email, 400]);
     }
     expect(await fingerprint()).toBe(before);
