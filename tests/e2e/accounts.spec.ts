@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { expectAccessible } from "./a11y";
 import { ADMIN, signIn } from "./admin-helpers";
-import { acceptInvitation, inviteByCli, newEmail, newLearnerPage } from "./invitation-helpers";
+import { acceptInvitation, inviteByCli, inviteByConsole, newEmail, newLearnerPage } from "./invitation-helpers";
 
 /** Learner accounts in production (issue 22, SPEC §10): invitations from the console and the shell. */
 test("[ADMIN] invites a learner in the console; the link sets a password and lands on the learner page", async ({
@@ -87,4 +87,37 @@ test("[LEARNER] a too-short password is refused on the page with the rule, and t
   await expect(page.getByRole("alert")).toContainText("Choose a password of 12 to 128 characters");
   await acceptInvitation(page, link);
   await page.close();
+});
+
+test("[LEARNER] single sign-on: the button, the provider's own login and consent pages, back signed in", async ({
+  browser,
+}) => {
+  // SIGNUP_MODE is the default (invite): the provider's user needs an invitation, which SSO uses up.
+  const email = newEmail("sso");
+  await inviteByConsole(email);
+  const page = await browser.newPage({ baseURL: test.info().project.use.baseURL });
+  await page.goto("/sign-in");
+  await page.getByRole("button", { name: "Sign in with Test IdP" }).click();
+  // The provider (oidc-provider on its own port): a different origin, its own forms.
+  await page.locator('input[name="login"]').fill(email);
+  await page.locator('input[name="password"]').fill("whatever-the-idp-checks");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
+  const origin = new URL(test.info().project.use.baseURL!).origin;
+  await page.waitForURL((url) => url.origin === origin && url.pathname === "/");
+  const me = await page.request.get("/api/auth/get-session");
+  expect((await me.json()).user.email).toBe(email);
+  await page.close();
+
+  // Someone the provider knows but nobody invited gets a plain refusal on the sign-in page.
+  const stranger = await browser.newPage({ baseURL: test.info().project.use.baseURL });
+  await stranger.goto("/sign-in");
+  await stranger.getByRole("button", { name: "Sign in with Test IdP" }).click();
+  await stranger.locator('input[name="login"]').fill(newEmail("stranger"));
+  await stranger.locator('input[name="password"]').fill("whatever-the-idp-checks");
+  await stranger.getByRole("button", { name: "Sign-in" }).click();
+  await stranger.getByRole("button", { name: "Continue" }).click();
+  await stranger.waitForURL((url) => url.origin === origin && url.pathname === "/sign-in");
+  await expect(stranger.getByRole("alert")).toContainText("Ask an administrator for an invitation");
+  await stranger.close();
 });

@@ -14,7 +14,8 @@ export async function startOidcProvider(opts: {
   clientId: string;
   clientSecret: string;
   redirectUri: string;
-  accounts: Record<string, OidcAccount>;
+  /** By login name; or a function of it (the browser tests' provider: any email is a login). */
+  accounts: Record<string, OidcAccount> | ((login: string) => OidcAccount | undefined);
 }) {
   // The issuer must be known before the server listens: take a free port first.
   const probe = await new Promise<Server>((resolve) => {
@@ -39,7 +40,9 @@ export async function startOidcProvider(opts: {
     cookies: { keys: ["oidc-provider-test-cookie-key"] },
     features: { devInteractions: { enabled: true } },
     async findAccount(_ctx, sub) {
-      const account = Object.hasOwn(opts.accounts, sub) ? opts.accounts[sub] : undefined;
+      const { accounts } = opts;
+      const account =
+        typeof accounts === "function" ? accounts(sub) : Object.hasOwn(accounts, sub) ? accounts[sub] : undefined;
       if (!account) return undefined;
       return {
         accountId: sub,
@@ -58,7 +61,11 @@ export async function startOidcProvider(opts: {
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   return {
     issuer,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
