@@ -242,5 +242,5 @@ describe("invitations", () => {
     const bad = run(["nope"]);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain("not an email address");
-  });
+  }, 180_000);
 });

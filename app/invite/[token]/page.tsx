@@ -3,7 +3,9 @@ import { lookupInvitation } from "@/server/account/invitations";
 import { signupConfig } from "@/server/config";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Invitation", referrer: "no-referrer" };
+// The site-wide Referrer-Policy (strict-origin-when-cross-origin) sends no path, so no token, to other sites.
+// Not "no-referrer": browsers then post the form with `Origin: null`, which the CSRF check refuses.
+export const metadata = { title: "Invitation" };
 
 /** The link of an invitation (npm run learner:invite, or the console's Learners page). */
 export default async function InvitationPage({
