@@ -97,7 +97,10 @@ export const SETTINGS = {
     emailDomains.prefault(""),
     "comma-separated email domains allowed to sign up or be created by single sign-on (blank: any); admin invitations are not limited",
   ),
-  OIDC_ISSUER: def(url.optional(), "OpenID Connect issuer URL for single sign-on (with OIDC_CLIENT_ID and OIDC_CLIENT_SECRET)"),
+  OIDC_ISSUER: def(
+    url.optional(),
+    "OpenID Connect issuer URL for single sign-on (with OIDC_CLIENT_ID and OIDC_CLIENT_SECRET)",
+  ),
   OIDC_CLIENT_ID: def(text.optional(), "this app's client id at the OpenID Connect provider"),
   OIDC_CLIENT_SECRET: def(text.optional(), "this app's client secret at the OpenID Connect provider", { secret: true }),
   OIDC_PROVIDER_NAME: def(
@@ -255,7 +258,8 @@ export function configProblems(env: Env = process.env): string[] {
   if (!!blank(env.INNGEST_SIGNING_KEY) !== !!blank(env.INNGEST_EVENT_KEY))
     problems.push("INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY: set both or neither");
   const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter((v) => !!blank(v)).length;
-  if (oidc !== 0 && oidc !== 3) problems.push("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three or none");
+  if (oidc !== 0 && oidc !== 3)
+    problems.push("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three or none");
   return problems;
 }
 

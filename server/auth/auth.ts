@@ -128,7 +128,10 @@ function createAuth() {
         }
         // better-auth's own change-password ends a one-time password as account.changePassword does.
         if (ctx.path === CHANGE_PASSWORD_PATH && !isAPIError(returned) && ctx.context.session?.user.id)
-          await getDb().user.update({ where: { id: ctx.context.session.user.id }, data: { mustChangePassword: false } });
+          await getDb().user.update({
+            where: { id: ctx.context.session.user.id },
+            data: { mustChangePassword: false },
+          });
         // The session token lives in the http-only cookie only: answers that would hand it to
         // page scripts (sign-in, get-session, list-sessions) go out without it.
         const withoutToken = stripSessionTokens(returned);

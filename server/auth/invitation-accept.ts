@@ -86,7 +86,10 @@ export async function acceptInvitationRequest(req: Request): Promise<Response> {
     // The account exists either way; without a session (a refused sign-in) the learner signs in by hand.
     const to = signIn.ok ? "/" : "/sign-in";
     if (isForm) return seeOther(to, cookies);
-    const res = Response.json({ accepted: true, signedIn: signIn.ok, redirect: to }, { headers: { "cache-control": "no-store" } });
+    const res = Response.json(
+      { accepted: true, signedIn: signIn.ok, redirect: to },
+      { headers: { "cache-control": "no-store" } },
+    );
     for (const cookie of cookies) res.headers.append("set-cookie", cookie);
     return res;
   } catch (e) {

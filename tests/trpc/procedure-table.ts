@@ -148,11 +148,15 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.learners.invite": { access: "admin", input: () => ({ email: `${uid("invitee")}@example.test` }) },
   "admin.learners.resend": {
     access: "admin",
-    input: async () => ({ invitationId: (await createInvitation(`${uid("invitee")}@example.test`, null)).invitationId }),
+    input: async () => ({
+      invitationId: (await createInvitation(`${uid("invitee")}@example.test`, null)).invitationId,
+    }),
   },
   "admin.learners.revoke": {
     access: "admin",
-    input: async () => ({ invitationId: (await createInvitation(`${uid("invitee")}@example.test`, null)).invitationId }),
+    input: async () => ({
+      invitationId: (await createInvitation(`${uid("invitee")}@example.test`, null)).invitationId,
+    }),
   },
   // Admin console (issue 6).
   "admin.explorer.list": { access: "admin", input: () => ({}) },
