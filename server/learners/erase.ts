@@ -120,6 +120,13 @@ async function deleteEverything(tx: DbOrTx, user: { id: string; email: string },
       },
     })
   ).count;
+  // An invitation to their email (accepted ones also go with the account; pending, expired and
+  // revoked ones name only the email).
+  counts.invitations = (
+    await tx.invitation.deleteMany({
+      where: { OR: [{ userId: user.id }, { email: { equals: email, mode: "insensitive" } }] },
+    })
+  ).count;
   const keys = signInCounterKeysOf(email);
   counts.signInCounters = (
     await tx.signInCounter.deleteMany({
