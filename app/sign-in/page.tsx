@@ -31,6 +31,11 @@ export default async function SignInPage({
     <main id="main" tabIndex={-1} className="mx-auto max-w-sm p-8 focus:outline-none">
       <h1 className="text-2xl font-semibold">Sign in</h1>
       <p className="mt-2 text-sm text-slate-600">AI Job Runtime: learners and admins.</p>
+      {params.deleted === "1" && (
+        <p role="status" className="mt-3 rounded-lg bg-emerald-50 p-3 text-sm text-emerald-900 ring-1 ring-emerald-200">
+          Your account and all your data have been deleted.
+        </p>
+      )}
       {sso && <SsoButton provider={sso.name} returnTo={returnTo} />}
       <SignInForm returnTo={returnTo} initialError={code ? SIGN_IN_FORM_MESSAGES[code] : null} />
       {signupConfig.mode === "open" && <SignUpForm />}
