@@ -22,9 +22,6 @@ const pg = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-e2e-${pgPort}`),
 const adminUrl = pg.url.replace(/\/[^/]+$/, "/postgres");
 await deployMigrations(pg.url);
 process.env.DATABASE_URL = pg.url;
-// For browser tests that run a command against this database (npm run learner:invite).
-fs.mkdirSync(path.join(DATA_DIR, `e2e-${port}`), { recursive: true });
-fs.writeFileSync(path.join(DATA_DIR, `e2e-${port}`, "database-url"), pg.url);
 const { seed } = await import("../prisma/seed");
 await seed();
 const { createRuntimeKey } = await import("../server/runtime-keys");
@@ -103,7 +100,7 @@ const runtime = startGroup(
   },
   "runtime",
 );
-// Browser tests that need a row no page can make yet (a brand-new learner) read the database URL here.
+// Browser tests that run a command against this database (npm run learner:invite) read its URL here.
 fs.writeFileSync(path.join(DATA_DIR, `e2e-${port}.database-url`), pg.url);
 console.log(`[e2e] app on ${origin}, database ${database}, runtime key ${runtimeKey.slice(0, 12)}…`);
 

@@ -101,7 +101,7 @@ async function learnerWithEverything(admin: { id: string }) {
   await recordActivity(me, {
     quizAttempts: [
       {
-        externalId: uid("ext-qa"),
+        externalId: `ext-qa-${me}`,
         knowledgePointExternalId: kpExt,
         correct: true,
         answeredAt: new Date().toISOString(),
