@@ -7,6 +7,7 @@ import { now } from "../clock";
 import { AppError, isUniqueViolation } from "../errors";
 import { IN_FLIGHT_STATUSES } from "./constants";
 import { nextQueueTurn } from "./fair-queue";
+import { MIN_TIMEOUT_SECONDS } from "./constants";
 import { hashJson } from "./hashing";
 import { assertJobQuotaRoom, assertTokenBudget, consumeJobQuota } from "./quota";
 import { paramsSchemas } from "./schemas";
@@ -58,6 +59,8 @@ const jobInclude = { result: { select: { id: true } } } as const;
 export async function createJob(input: CreateJobInput) {
   const db = getDb();
   const params = parseParams(input.jobType, input.params);
+  if (input.timeoutSeconds !== undefined && !(input.timeoutSeconds >= MIN_TIMEOUT_SECONDS))
+    throw new AppError("INVALID_PARAMS", `timeoutSeconds is at least ${MIN_TIMEOUT_SECONDS}`);
   const key = input.idempotencyKey ?? null;
   const where = {
     userId: input.userId,

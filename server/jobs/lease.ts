@@ -6,12 +6,13 @@ import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { decryptSecret } from "../security/secret-box";
-import { HELD_STATUSES, TERMINAL_STATUSES } from "./constants";
+import { HELD_STATUSES, MIN_TIMEOUT_SECONDS, TERMINAL_STATUSES } from "./constants";
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { QUEUE_ORDER } from "./fair-queue";
-import { transition, type JobRow, type TransitionSpec } from "./state-machine";
-import { sweepJob } from "./sweep";
+import { BEFORE, beforeCtes, notify, transition, type JobRow, type TransitionSpec } from "./state-machine";
+import { countTransitions } from "../observability/metrics";
+import { expireSpec, sweepJob } from "./sweep";
 
 /**
  * A lease lasts JOB_LEASE_SECONDS from the last lock/heartbeat, but never past lockedAt +
@@ -43,31 +44,69 @@ export type PollInput = Holder & { capabilities: JobType[]; limit: number };
 const takeable = (input: PollInput, at: Date) =>
   Prisma.sql`j.status = 'pending' AND ${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})`;
 
-/** Pending, visible jobs of the Runtime's types in queue order, without taking them. */
-export async function pollJobs(input: PollInput) {
-  const at = now();
-  return runSql<{
-    id: string;
-    jobType: JobType;
-    targetType: string;
-    targetId: string;
-    priority: number;
-    attemptNo: number;
-    createdAt: Date;
-  }>(
-    getDb(),
-    Prisma.sql`
-    SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
-    FROM "AiRuntimeJob" j
-    WHERE ${takeable(input, at)}
-    ORDER BY ${QUEUE_ORDER}
-    LIMIT ${Prisma.raw(String(clampLimit(input.limit)))}`,
-  );
+/**
+ * Passed leases, ended exactly as the sweep ends them (expired → pending with retryCount + 1 and
+ * backoff, failed JOB_TIMEOUT when retries are spent, cancelled when cancel was asked), in the
+ * statement by which claim and poll take or read jobs: SPEC §3, correctness never waits for the
+ * sweep. A lease cannot have passed on a job locked less than the shortest lease ago, so the scan
+ * of the lease index stops at that bound: a queue whose jobs finish in seconds pays nothing.
+ * A job so ended comes back when its backoff has passed, as after the sweep (docs/protocol.md).
+ */
+export function lostLeasesSpec(at: Date, limit: number, by: "claim" | "poll"): TransitionSpec {
+  const shortest = Math.min(jobConfig.leaseSeconds, MIN_TIMEOUT_SECONDS) * 1000;
+  const spec = expireSpec(Prisma.sql`j."lockedAt" < ${new Date(at.getTime() - shortest)}::timestamp(3)`, at, limit);
+  return { ...spec, actor: { type: "system", id: by } };
 }
 
-/** Takes up to `limit` jobs in one statement (FOR UPDATE SKIP LOCKED): concurrent claimers get disjoint jobs. */
+type PolledJob = {
+  id: string;
+  jobType: JobType;
+  targetType: string;
+  targetId: string;
+  priority: number;
+  attemptNo: number;
+  createdAt: Date;
+};
+
+/** Pending, visible jobs of the Runtime's types in queue order, without taking them (passed leases end first). */
+export async function pollJobs(input: PollInput) {
+  const at = now();
+  const limit = clampLimit(input.limit);
+  const lost = Prisma.raw(`${BEFORE}upd`);
+  const rows = await runSql<PolledJob & { lost: boolean; fromStatus: string | null; status: string; errorCode: string | null }>(
+    getDb(),
+    Prisma.sql`
+    WITH ${beforeCtes(lostLeasesSpec(at, limit, "poll"))}
+    SELECT FALSE AS lost, q.*, NULL::text AS "fromStatus", NULL::text AS status, NULL::text AS "errorCode", NULL::boolean AS notified FROM (
+      SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
+      FROM "AiRuntimeJob" j
+      WHERE ${takeable(input, at)}
+      ORDER BY ${QUEUE_ORDER}
+      LIMIT ${Prisma.raw(String(limit))}) q
+    UNION ALL SELECT TRUE, l.id, l."jobType", l."targetType", l."targetId", l.priority, l."attemptNo", l."createdAt",
+      l."fromStatus", l.status, l."errorCode", ${notify(`l`)} FROM ${lost} l`,
+  );
+  countTransitions(rows.filter((r) => r.lost));
+  return rows
+    .filter((r) => !r.lost)
+    .map(({ id, jobType, targetType, targetId, priority, attemptNo, createdAt }) => ({
+      id,
+      jobType,
+      targetType,
+      targetId,
+      priority,
+      attemptNo,
+      createdAt,
+    }));
+}
+
+/**
+ * Takes up to `limit` jobs in one statement (FOR UPDATE SKIP LOCKED): concurrent claimers get
+ * disjoint jobs. The same statement ends up to `limit` passed leases (lostLeasesSpec).
+ */
 export async function claimJobs(input: PollInput) {
-  const rows = await transition(getDb(), claimSpec(input, now()));
+  const at = now();
+  const rows = await transition(getDb(), claimSpec(input, at), lostLeasesSpec(at, clampLimit(input.limit), "claim"));
   return loadLeases(rows);
 }
 
