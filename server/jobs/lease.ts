@@ -10,7 +10,7 @@ import { HELD_STATUSES, MIN_TIMEOUT_SECONDS, TERMINAL_STATUSES } from "./constan
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { QUEUE_ORDER } from "./fair-queue";
-import { BEFORE, beforeCtes, notify, transition, type JobRow, type TransitionSpec } from "./state-machine";
+import { BEFORE, beforeCtes, notify, transition, transitionSql, type JobRow, type TransitionSpec } from "./state-machine";
 import { countTransitions } from "../observability/metrics";
 import { expireSpec, sweepJob } from "./sweep";
 
@@ -108,6 +108,11 @@ export async function claimJobs(input: PollInput) {
   const at = now();
   const rows = await transition(getDb(), claimSpec(input, at), lostLeasesSpec(at, clampLimit(input.limit), "claim"));
   return loadLeases(rows);
+}
+
+/** The claim's whole statement (what claimJobs runs), for the plan tests. */
+export function claimStatement(input: PollInput, at: Date) {
+  return transitionSql(claimSpec(input, at), lostLeasesSpec(at, clampLimit(input.limit), "claim"));
 }
 
 export function claimSpec(input: PollInput, at: Date): TransitionSpec {

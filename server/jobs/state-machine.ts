@@ -197,7 +197,8 @@ export function beforeCtes(spec: TransitionSpec) {
   return transitionCtes(spec, BEFORE);
 }
 
-function transitionSql(spec: TransitionSpec, before?: TransitionSpec): Prisma.Sql {
+/** The statement transition() runs (exported for the plan tests). */
+export function transitionSql(spec: TransitionSpec, before?: TransitionSpec): Prisma.Sql {
   if (before && (before.extraCtes || before.extraColumns || spec.extraColumns))
     throw new Error("a transition run before another adds no CTEs or columns");
   const extra = spec.extraCtes ? Prisma.sql`, ${spec.extraCtes}` : Prisma.empty;
