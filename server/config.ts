@@ -92,6 +92,10 @@ export const SETTINGS = {
   AUTH_SIGN_IN_PER_IP_PER_MINUTE: def(int(1).default(20), "sign-in requests per client IP per minute"),
   JOB_LEASE_SECONDS: def(int(1).default(60), "lease after a lock or heartbeat"),
   JOB_TIMEOUT_SECONDS: def(int(10).default(120), "default execution timeout of new jobs"),
+  JOB_CREATE_TIMEOUT_MS: def(
+    int(100).default(10_000),
+    "deadline of job creation's transaction (its lock and statement waits too); past it the creation answers 503 UNAVAILABLE with Retry-After",
+  ),
   JOB_MAX_RETRY_COUNT: def(int(0, 100).default(3), "default retries of new jobs"),
   JOB_BACKOFF_BASE_MS: def(int(0).default(5000), "first retry delay (doubles per retry, equal jitter)"),
   JOB_BACKOFF_CAP_MS: def(int(0).default(300_000), "longest retry delay"),
@@ -249,6 +253,7 @@ export const jobConfig = live({
   leaseSeconds: () => setting("JOB_LEASE_SECONDS"),
   defaultTimeoutSeconds: () => setting("JOB_TIMEOUT_SECONDS"),
   defaultMaxRetryCount: () => setting("JOB_MAX_RETRY_COUNT"),
+  createTimeoutMs: () => setting("JOB_CREATE_TIMEOUT_MS"),
   pollIntervalMs: () => setting("RUNTIME_POLL_INTERVAL_MS"),
   backoffBaseMs: () => setting("JOB_BACKOFF_BASE_MS"),
   backoffCapMs: () => setting("JOB_BACKOFF_CAP_MS"),

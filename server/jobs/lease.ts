@@ -10,7 +10,15 @@ import { HELD_STATUSES, MIN_TIMEOUT_SECONDS, TERMINAL_STATUSES } from "./constan
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { QUEUE_ORDER } from "./fair-queue";
-import { BEFORE, beforeCtes, notify, transition, transitionSql, type JobRow, type TransitionSpec } from "./state-machine";
+import {
+  BEFORE,
+  beforeCtes,
+  notify,
+  transition,
+  transitionSql,
+  type JobRow,
+  type TransitionSpec,
+} from "./state-machine";
 import { countTransitions } from "../observability/metrics";
 import { expireSpec, sweepJob } from "./sweep";
 
@@ -73,7 +81,9 @@ export async function pollJobs(input: PollInput) {
   const at = now();
   const limit = clampLimit(input.limit);
   const lost = Prisma.raw(`${BEFORE}upd`);
-  const rows = await runSql<PolledJob & { lost: boolean; fromStatus: string | null; status: string; errorCode: string | null }>(
+  const rows = await runSql<
+    PolledJob & { lost: boolean; fromStatus: string | null; status: string; errorCode: string | null }
+  >(
     getDb(),
     Prisma.sql`
     WITH ${beforeCtes(lostLeasesSpec(at, limit, "poll"))}

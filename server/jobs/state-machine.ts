@@ -203,7 +203,8 @@ export function transitionSql(spec: TransitionSpec, before?: TransitionSpec): Pr
     throw new Error("a transition run before another adds no CTEs or columns");
   const extra = spec.extraCtes ? Prisma.sql`, ${spec.extraCtes}` : Prisma.empty;
   const main = Prisma.sql`SELECT upd.*, ${notify("upd")}${spec.extraColumns ? Prisma.sql`, ${spec.extraColumns}` : Prisma.empty}`;
-  if (!before) return Prisma.sql`WITH ${transitionCtes(spec, "")}${extra}
+  if (!before)
+    return Prisma.sql`WITH ${transitionCtes(spec, "")}${extra}
     ${main} FROM upd`;
   return Prisma.sql`WITH ${transitionCtes(before, BEFORE)}, ${transitionCtes(spec, "")}${extra}
     ${main}, FALSE AS prelude FROM upd

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { jobConfig, setting } from "../config";
-import { AppError, isAppError } from "../errors";
+import { AppError, isAppError, isDatabaseUnavailable } from "../errors";
 import { claimJobs, heartbeat, lockJob, pollJobs } from "../jobs/lease";
 import { failJob, submitResult } from "../jobs/results";
 import { verifyRuntimeKey } from "../runtime-keys";
@@ -145,7 +145,7 @@ export function errorAnswer(e: unknown): RuntimeResponse {
       body: { error: { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) } },
     };
   }
-  if (isUnavailable(e)) {
+  if (isDatabaseUnavailable(e)) {
     console.error("[runtime-api] database unavailable:", (e as Error).message);
     return {
       status: 503,
@@ -154,11 +154,4 @@ export function errorAnswer(e: unknown): RuntimeResponse {
   }
   console.error("[runtime-api] unexpected error:", e);
   return { status: 500, body: { error: { code: "INTERNAL", message: "internal error" } } };
-}
-
-function isUnavailable(e: unknown) {
-  const text = `${(e as { code?: string })?.code ?? ""} ${(e as Error)?.message ?? ""}`;
-  return /P1001|P1017|P2024|ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|timeout exceeded when trying to connect|DatabaseNotReachable|the database system is (starting|shutting)/i.test(
-    text,
-  );
 }

@@ -1,3 +1,4 @@
+import { RETRY_AFTER_SECONDS } from "../errors";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
 
@@ -28,8 +29,17 @@ export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse,
   }
   if (gone.signal.aborted) return;
   const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.writeHead(answer.status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...retryAfter(answer.status),
+  });
   res.end(text);
+}
+
+/** A 503 (the database busy or unreachable) tells the Runtime when to try again. */
+export function retryAfter(status: number): Record<string, string> {
+  return status === 503 ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {};
 }
 
 /** Past this much, an oversize body is not drained to answer 413 politely: the connection is cut. */

@@ -45,7 +45,13 @@ describe("a passed lease is lost at claim and poll, without the sweep", () => {
     expect([ended.lockedBy, ended.lockUntil]).toEqual([null, null]);
     expect(ended.runAfter.getTime() - before).toBeGreaterThanOrEqual(2_500);
     expect(ended.runAfter.getTime() - after).toBeLessThanOrEqual(5_000);
-    expect(path(ended.events)).toEqual(["new>pending", "pending>locked", "locked>running", "running>expired", "expired>pending"]);
+    expect(path(ended.events)).toEqual([
+      "new>pending",
+      "pending>locked",
+      "locked>running",
+      "running>expired",
+      "expired>pending",
+    ]);
     const expiredEvent = ended.events.find((e) => e.toStatus === "expired")!;
     expect([expiredEvent.actorType, expiredEvent.actorId, expiredEvent.attemptNo, expiredEvent.errorCode]).toEqual([
       "system",
