@@ -66,7 +66,7 @@ try {
     });
     return import("../../server/runtime-keys");
   })();
-  const key = (await createRuntimeKey("bench")).key;
+  const key = (await createRuntimeKey("bench", undefined, { mayReceiveLearnerKeys: true })).key;
 
   ensureBuilt(log);
   app = await startAppServer({

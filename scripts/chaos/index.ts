@@ -214,7 +214,7 @@ async function setupJobs() {
       `DELETE FROM "AiRuntimeJob" WHERE id IN (SELECT id FROM "AiRuntimeJob" WHERE id LIKE 'chaos_%' ORDER BY id DESC LIMIT ${total - JOBS})`,
     );
   }
-  return (await createRuntimeKey("chaos")).key;
+  return (await createRuntimeKey("chaos", undefined, { mayReceiveLearnerKeys: true })).key;
 }
 
 async function waitForProgress(timeoutMs: number) {

@@ -11,7 +11,6 @@ export function historyCursor(row: { createdAt: Date | string; id: string }) {
   return `${new Date(row.createdAt).toISOString()}|${row.id}`;
 }
 
-
 /**
  * A learner's whole history, newest first, one keyset page at a time on (createdAt, id) with the
  * (userId, createdAt) index: page 500 costs what page 1 costs, and jobs arriving meanwhile never
