@@ -3,9 +3,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
 
 /**
- * The Runtime API on Node's own request and response objects: what the tests' HTTP servers and
- * the bench harness call (the app itself serves the protocol through fetch-http.ts). Reads the
- * body (keeping at most MAX_BODY_BYTES), then dispatch().
+ * The Runtime API on Node's own request and response objects: what the production server's short
+ * door calls (`npm start`: server/production-server.mjs → door.ts → here), and the tests' HTTP
+ * servers and the bench harness. Under `next dev` and plain `next start` the App Router route
+ * serves the protocol through fetch-http.ts instead. Reads the body (keeping at most
+ * MAX_BODY_BYTES), then dispatch().
  */
 export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse, path: string[]) {
   let answer: RuntimeResponse;
