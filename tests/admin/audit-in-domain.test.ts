@@ -116,7 +116,11 @@ describe("Runtime keys", () => {
     await revokeRuntimeKey(key.id, by);
     const rows = await audits(by);
     expect(rows).toEqual([
-      { action: "runtime_key.create", count: 1, scope: { keyId: key.id, name: key.name, prefix: key.prefix } },
+      {
+        action: "runtime_key.create",
+        count: 1,
+        scope: { keyId: key.id, name: key.name, prefix: key.prefix, jobTypes: [], mayReceiveLearnerKeys: false },
+      },
       { action: "runtime_key.revoke", count: 1, scope: { keyId: key.id } },
     ]);
     expect(JSON.stringify(rows)).not.toContain(key.key);
