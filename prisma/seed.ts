@@ -11,7 +11,12 @@ const DAY = 86_400_000;
  * Demo data, idempotent: fixed ids, upserts, and a learner's records are only written once.
  * Per-learner copies of the shared materials keep every learner's data their own.
  */
+export const SEED_REFUSED =
+  "db:seed refuses to run in production (NODE_ENV=production); demo data is for npm run dev / npm run demo";
+
+/** The demo data. Refuses production (demo accounts with published passwords), whoever calls it. */
 export async function seed() {
+  if (isProduction()) throw new Error(SEED_REFUSED);
   const db = getDb();
   await db.user.upsert({ where: { id: ADMIN.id }, create: { ...ADMIN, role: "admin" }, update: { role: "admin" } });
   await ensurePassword(ADMIN.id, DEMO_PASSWORDS.admin);
@@ -75,9 +80,7 @@ async function ensurePassword(userId: string, password: string) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   // Demo accounts with published passwords exist only in dev/demo, never in a production database.
   if (isProduction()) {
-    console.error(
-      "db:seed refuses to run in production (NODE_ENV=production); demo data is for npm run dev / npm run demo",
-    );
+    console.error(SEED_REFUSED);
     process.exit(1);
   }
   await seed();

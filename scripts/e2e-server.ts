@@ -25,7 +25,7 @@ process.env.DATABASE_URL = pg.url;
 const { seed } = await import("../prisma/seed");
 await seed();
 const { createRuntimeKey } = await import("../server/runtime-keys");
-const runtimeKey = (await createRuntimeKey("e2e reference runtime")).key;
+const runtimeKey = (await createRuntimeKey("e2e reference runtime", undefined, { mayReceiveLearnerKeys: true })).key;
 const { closeDb } = await import("../server/db");
 await closeDb();
 

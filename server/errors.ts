@@ -52,6 +52,8 @@ export const ERROR_CODES = {
   /** A learner's job-creation quota is used up; details say which limit and when it resets. */
   QUOTA_EXCEEDED: { status: 429, trpc: "TOO_MANY_REQUESTS" },
   INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
+  /** The database is unreachable or too busy to answer in time: retry after RETRY_AFTER_SECONDS. */
+  UNAVAILABLE: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -86,4 +88,40 @@ export function isUniqueViolation(e: unknown): boolean {
     err?.cause?.code === "23505" ||
     /unique constraint|23505/i.test(text)
   );
+}
+
+/** What a 503 UNAVAILABLE answer's Retry-After header says, in seconds. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database could not do the work now, but may in a moment: unreachable or restarting
+ * (P1001, P1017, connection errors), no pooled connection in time (P2024), an interactive
+ * transaction past its deadline (P2028), a lock or statement timeout (55P03, 57014), a
+ * serialization failure or deadlock (40001, 40P01). Every door answers these 503 UNAVAILABLE with
+ * Retry-After, never 500: the request changed nothing (its transaction rolled back) and may be repeated.
+ */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  const seen = new Set<unknown>();
+  const texts: string[] = [];
+  const visit = (x: unknown, depth: number) => {
+    if (!x || typeof x !== "object" || seen.has(x) || depth > 4) return;
+    seen.add(x);
+    const o = x as { code?: unknown; message?: unknown; originalCode?: unknown; meta?: unknown; cause?: unknown };
+    texts.push(`${String(o.code ?? "")} ${String(o.originalCode ?? "")} ${String(o.message ?? "")}`);
+    visit(o.meta, depth + 1);
+    visit(o.cause, depth + 1);
+    if (o.meta && typeof o.meta === "object") for (const v of Object.values(o.meta)) visit(v, depth + 1);
+  };
+  visit(e, 0);
+  return UNAVAILABLE_PATTERN.test(texts.join(" | "));
+}
+
+const UNAVAILABLE_PATTERN =
+  /\b(P1001|P1017|P2024|P2028|55P03|57014|40001|40P01)\b|ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|timeout exceeded when trying to connect|DatabaseNotReachable|the database system is (starting|shutting)|lock timeout|canceling statement due to (lock|statement) timeout|Transaction already closed|Unable to start a transaction in the given time/i;
+
+/** The domain error a door answers for isDatabaseUnavailable(e). */
+export function unavailable(): AppError {
+  return new AppError("UNAVAILABLE", `the service is busy; retry after ${RETRY_AFTER_SECONDS} s`, {
+    retryAfterSeconds: RETRY_AFTER_SECONDS,
+  });
 }

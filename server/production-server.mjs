@@ -1,8 +1,11 @@
 // @ts-check
 /**
  * `npm start`: the production server. Plain JavaScript on purpose (nothing is compiled at boot):
- * it serves the built app (`npm run build`) through Next's request handler and nothing else —
- * every route, the Runtime protocol included, is Next's, so every module exists once.
+ * it serves the built app (`npm run build`) through Next's request handler, except the Runtime
+ * protocol (/internal/runtime/jobs/*), which goes through its short door (server/runtime-api/door.ts)
+ * before Next's per-request work. The door is the copy Next compiled and loaded (instrumentation.ts
+ * publishes it at start), so every module still exists once; until it is published, Next's route
+ * handler answers those paths too.
  *
  * What it adds to `next start`: the configuration is checked before Next loads and before the
  * port opens (exit 78 naming every bad setting; instrumentation.ts checks again for `next dev` and

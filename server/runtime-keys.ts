@@ -4,6 +4,8 @@ import { now } from "./clock";
 import { AppError } from "./errors";
 import { getJobFeed, KEY_CHANNEL } from "./events/job-feed";
 import { bearerToken, hashKey, newKey, sameHash } from "./key-hash";
+import type { JobType } from "./generated/prisma/enums";
+import { JOB_TYPES } from "./jobs/constants";
 
 /** Runtime API keys: shown once at creation; only a SHA-256 hash and a short prefix are stored (server/key-hash.ts). */
 const PREFIX = "ajr_";
@@ -12,16 +14,40 @@ const PREFIX = "ajr_";
 export const CLI_ACTOR = "cli:runtime-key";
 export const SCRIPT_ACTOR = "script";
 
+/**
+ * A key's scopes (SPEC §7): the job types it may claim and lock (empty: every type), and whether
+ * it may run jobs on a learner's own DeepSeek key — and so receive that key in a lease. A key
+ * without that scope never takes such a job (claim and poll pass it by, lock answers
+ * JOB_NOT_LOCKABLE), so a learner's job never runs on the platform's key against their choice.
+ */
+export type KeyScope = { jobTypes: JobType[]; mayReceiveLearnerKeys: boolean };
+/** What a new key may do unless created with more: every type, no learner keys. */
+export const DEFAULT_SCOPE: KeyScope = { jobTypes: [], mayReceiveLearnerKeys: false };
+/** The dev/demo reference Runtime's and the test Runtimes' keys: everything. */
+export const FULL_SCOPE: KeyScope = { jobTypes: [], mayReceiveLearnerKeys: true };
+
+function cleanScope(scope: Partial<KeyScope>, base: KeyScope): KeyScope {
+  const jobTypes = scope.jobTypes ?? base.jobTypes;
+  const unknown = jobTypes.filter((t) => !(JOB_TYPES as readonly string[]).includes(t));
+  if (unknown.length) throw new AppError("INVALID_REQUEST", `unknown job types: ${unknown.join(", ")}`);
+  // A list is kept as given, so a key limited to some types never silently gains a type added later.
+  return {
+    jobTypes: [...new Set(jobTypes)].sort() as JobType[],
+    mayReceiveLearnerKeys: scope.mayReceiveLearnerKeys ?? base.mayReceiveLearnerKeys,
+  };
+}
+
 /** Creates a key and its audit row in one transaction; the key itself is in this answer only. */
-export async function createRuntimeKey(name: string, actorId: string = SCRIPT_ACTOR) {
+export async function createRuntimeKey(name: string, actorId: string = SCRIPT_ACTOR, scope: Partial<KeyScope> = {}) {
   const { key, hash, prefix } = newKey(PREFIX);
+  const scopes = cleanScope(scope, DEFAULT_SCOPE);
   const row = await getDb().$transaction(async (tx) => {
     const created = await tx.runtimeApiKey.create({
-      data: { name, hash, prefix },
-      select: { id: true, name: true, prefix: true, createdAt: true },
+      data: { name, hash, prefix, ...scopes },
+      select: { id: true, name: true, prefix: true, createdAt: true, jobTypes: true, mayReceiveLearnerKeys: true },
     });
-    const scope = { keyId: created.id, name: created.name, prefix: created.prefix };
-    await recordAudit({ actorId, action: "runtime_key.create", scope, count: 1 }, tx);
+    const audit = { keyId: created.id, name: created.name, prefix: created.prefix, ...scopes };
+    await recordAudit({ actorId, action: "runtime_key.create", scope: audit, count: 1 }, tx);
     return created;
   });
   return { ...row, key };
@@ -29,9 +55,47 @@ export async function createRuntimeKey(name: string, actorId: string = SCRIPT_AC
 
 export function listRuntimeKeys() {
   return getDb().runtimeApiKey.findMany({
-    select: { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true },
+    select: {
+      id: true,
+      name: true,
+      prefix: true,
+      createdAt: true,
+      lastUsedAt: true,
+      revokedAt: true,
+      jobTypes: true,
+      mayReceiveLearnerKeys: true,
+    },
     orderBy: { createdAt: "desc" },
   });
+}
+
+/**
+ * Changes a key's scopes, audited (before and after) in the same transaction. Like a revoke, the
+ * change reaches every app instance's key cache through NOTIFY: the key's next request runs under
+ * the new scopes. A lease already taken keeps running; its next claim obeys.
+ */
+export async function setRuntimeKeyScope(id: string, scope: Partial<KeyScope>, actorId: string = SCRIPT_ACTOR) {
+  const updated = await getDb().$transaction(async (tx) => {
+    const row = await tx.runtimeApiKey.findUnique({
+      where: { id },
+      select: { jobTypes: true, mayReceiveLearnerKeys: true },
+    });
+    if (!row) throw new AppError("NOT_FOUND", "runtime key not found");
+    const next = cleanScope(scope, row);
+    const changed = await tx.runtimeApiKey.update({
+      where: { id },
+      data: next,
+      select: { id: true, jobTypes: true, mayReceiveLearnerKeys: true },
+    });
+    await recordAudit(
+      { actorId, action: "runtime_key.scope", scope: { keyId: id, before: row, after: next }, count: 1 },
+      tx,
+    );
+    await tx.$executeRaw`SELECT pg_notify(${KEY_CHANNEL}, ${id})`;
+    return changed;
+  });
+  dropCachedKey(id);
+  return updated;
 }
 
 /**
@@ -64,7 +128,8 @@ const LAST_USED_RESOLUTION_MS = 10_000;
  * revocations: a revoke drops the key here at once and, through NOTIFY, in every other app
  * instance within milliseconds. Without a live listener every request reads the database.
  */
-const keyCache = new Map<string, { id: string; hash: string; revokedAt: Date | null; until: number }>();
+type KeyRow = { id: string; hash: string; revokedAt: Date | null } & KeyScope;
+const keyCache = new Map<string, KeyRow & { until: number }>();
 const KEY_CACHE_MS = 60_000;
 let listening = false;
 /**
@@ -100,7 +165,7 @@ async function findKey(hash: string) {
   const seen = revocations;
   const row = await getDb().runtimeApiKey.findUnique({
     where: { hash },
-    select: { id: true, hash: true, revokedAt: true },
+    select: { id: true, hash: true, revokedAt: true, jobTypes: true, mayReceiveLearnerKeys: true },
   });
   if (row && !row.revokedAt && useCache && seen === revocations)
     keyCache.set(hash, { ...row, until: Date.now() + KEY_CACHE_MS });
@@ -108,7 +173,7 @@ async function findKey(hash: string) {
 }
 
 /** Checks a bearer key on every Runtime request; revoked keys fail on the next request. */
-export async function verifyRuntimeKey(authorization: string | null): Promise<{ keyId: string }> {
+export async function verifyRuntimeKey(authorization: string | null): Promise<{ keyId: string; scope: KeyScope }> {
   const token = bearerToken(authorization);
   if (!token) throw new AppError("UNAUTHORIZED", "missing bearer token (Authorization: Bearer <runtime key>)");
   const presented = hashKey(token);
@@ -122,5 +187,5 @@ export async function verifyRuntimeKey(authorization: string | null): Promise<{ 
     lastUsedWritten.set(row.id, t);
     await getDb().runtimeApiKey.update({ where: { id: row.id }, data: { lastUsedAt: now() } });
   }
-  return { keyId: row.id };
+  return { keyId: row.id, scope: { jobTypes: row.jobTypes, mayReceiveLearnerKeys: row.mayReceiveLearnerKeys } };
 }

@@ -6,19 +6,80 @@ import { useTRPC } from "@/components/trpc/client";
 import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } from "./ui";
 import { Time } from "@/components/time";
 
-/** Runtime API keys: create (the key is shown once, with a copy button), list, revoke (two-step). */
+const JOB_TYPES = [
+  "learning_state_analysis",
+  "weak_point_analysis",
+  "next_action_planning",
+  "quiz_generation",
+  "flashcard_generation",
+] as const;
+type JobType = (typeof JOB_TYPES)[number];
+type Scope = { jobTypes: JobType[]; mayReceiveLearnerKeys: boolean };
+
+const scopeText = (s: Scope) =>
+  `${s.jobTypes.length ? s.jobTypes.map((t) => t.replaceAll("_", " ")).join(", ") : "all job types"}; ${
+    s.mayReceiveLearnerKeys ? "may receive learners' own keys" : "no learners' own keys"
+  }`;
+
+/** The scope fields (SPEC §7): job types (none ticked: all) and learners' own keys. */
+function ScopeFields({ value, onChange, idPrefix }: { value: Scope; onChange: (s: Scope) => void; idPrefix: string }) {
+  return (
+    <fieldset className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-700">
+      <legend className="sr-only">Scope</legend>
+      {JOB_TYPES.map((t) => (
+        <label key={t} className="inline-flex items-center gap-1">
+          <input
+            type="checkbox"
+            id={`${idPrefix}-${t}`}
+            checked={value.jobTypes.includes(t)}
+            onChange={(e) =>
+              onChange({
+                ...value,
+                jobTypes: e.target.checked ? [...value.jobTypes, t] : value.jobTypes.filter((x) => x !== t),
+              })
+            }
+          />
+          {t.replaceAll("_", " ")}
+        </label>
+      ))}
+      <span className="text-slate-500">(none ticked: all types)</span>
+      <label className="inline-flex items-center gap-1 font-medium">
+        <input
+          type="checkbox"
+          checked={value.mayReceiveLearnerKeys}
+          onChange={(e) => onChange({ ...value, mayReceiveLearnerKeys: e.target.checked })}
+        />
+        May receive learners’ own DeepSeek keys
+      </label>
+    </fieldset>
+  );
+}
+
+const NEW_SCOPE: Scope = { jobTypes: [], mayReceiveLearnerKeys: false };
+
+/**
+ * Runtime API keys: create (the key is shown once, with a copy button) with its scopes, list,
+ * change a key's scopes, revoke (two-step). Every change is audited on the server.
+ */
 export function RuntimeKeys() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const keys = useQuery(trpc.admin.runtimeKeys.list.queryOptions());
   const refresh = () => void queryClient.invalidateQueries(trpc.admin.runtimeKeys.list.pathFilter());
   const create = useMutation(
-    trpc.admin.runtimeKeys.create.mutationOptions({ onSuccess: () => (setName(""), refresh()) }),
+    trpc.admin.runtimeKeys.create.mutationOptions({
+      onSuccess: () => (setName(""), setNewScope(NEW_SCOPE), refresh()),
+    }),
   );
   const revoke = useMutation(
     trpc.admin.runtimeKeys.revoke.mutationOptions({ onSuccess: () => (setConfirm(null), refresh()) }),
   );
+  const setScope = useMutation(
+    trpc.admin.runtimeKeys.setScope.mutationOptions({ onSuccess: () => (setEditing(null), refresh()) }),
+  );
   const [name, setName] = useState("");
+  const [scope, setNewScope] = useState<Scope>(NEW_SCOPE);
+  const [editing, setEditing] = useState<{ id: string; scope: Scope } | null>(null);
   const [confirm, setConfirm] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
   return (
@@ -28,7 +89,7 @@ export function RuntimeKeys() {
         onSubmit={(e) => {
           e.preventDefault();
           setCopied(false);
-          create.mutate({ name });
+          create.mutate({ name, ...scope });
         }}
       >
         <label className="flex flex-col gap-0.5 text-xs text-slate-600">
@@ -45,8 +106,9 @@ export function RuntimeKeys() {
         <button type="submit" className={buttonClass("primary")} disabled={!name.trim() || create.isPending}>
           Create key
         </button>
+        <ScopeFields value={scope} onChange={setNewScope} idPrefix="new-key" />
       </form>
-      <ErrorBox error={create.error ?? revoke.error} />
+      <ErrorBox error={create.error ?? revoke.error ?? setScope.error} />
       {create.data && (
         <div role="status" className="mb-3 space-y-2 rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm">
           <p className="font-medium text-emerald-900">
@@ -83,6 +145,7 @@ export function RuntimeKeys() {
                 <th>Prefix</th>
                 <th>Created</th>
                 <th>Last used</th>
+                <th>Scope</th>
                 <th>State</th>
                 <th />
               </tr>
@@ -97,6 +160,48 @@ export function RuntimeKeys() {
                   </td>
                   <td className="text-xs">
                     <Time value={k.lastUsedAt} relative />
+                  </td>
+                  <td className="text-xs" data-testid="key-scope">
+                    {editing?.id === k.id ? (
+                      <span className="flex flex-col gap-1">
+                        <ScopeFields
+                          value={editing.scope}
+                          onChange={(s) => setEditing({ id: k.id, scope: s })}
+                          idPrefix={`edit-${k.id}`}
+                        />
+                        <span className="inline-flex gap-1">
+                          <button
+                            type="button"
+                            className={buttonClass("primary")}
+                            disabled={setScope.isPending}
+                            onClick={() => setScope.mutate({ id: k.id, ...editing.scope })}
+                          >
+                            Save scope
+                          </button>
+                          <button type="button" className={buttonClass("ghost")} onClick={() => setEditing(null)}>
+                            Cancel
+                          </button>
+                        </span>
+                      </span>
+                    ) : (
+                      <span className="inline-flex items-center gap-2">
+                        {scopeText(k)}
+                        {!k.revokedAt && (
+                          <button
+                            type="button"
+                            className={buttonClass("ghost")}
+                            onClick={() =>
+                              setEditing({
+                                id: k.id,
+                                scope: { jobTypes: k.jobTypes, mayReceiveLearnerKeys: k.mayReceiveLearnerKeys },
+                              })
+                            }
+                          >
+                            Edit scope
+                          </button>
+                        )}
+                      </span>
+                    )}
                   </td>
                   <td className="text-xs">
                     {k.revokedAt ? (

@@ -70,7 +70,7 @@ try {
     });
     return import("../../server/runtime-keys");
   })();
-  const key = (await createRuntimeKey("bench")).key;
+  const key = (await createRuntimeKey("bench", undefined, { mayReceiveLearnerKeys: true })).key;
   const { createServiceKey, SCOPES } = await import("../../server/platform/service-keys");
   const serviceKey = (await createServiceKey("bench", SCOPES, "script")).key;
 

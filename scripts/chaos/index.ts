@@ -214,7 +214,7 @@ async function setupJobs() {
       `DELETE FROM "AiRuntimeJob" WHERE id IN (SELECT id FROM "AiRuntimeJob" WHERE id LIKE 'chaos_%' ORDER BY id DESC LIMIT ${total - JOBS})`,
     );
   }
-  return (await createRuntimeKey("chaos")).key;
+  return (await createRuntimeKey("chaos", undefined, { mayReceiveLearnerKeys: true })).key;
 }
 
 async function waitForProgress(timeoutMs: number) {
@@ -261,7 +261,7 @@ function writeReport(r: {
       (s) => `| ${s.name} | ${s.note} | ${s.recoveryMs === null ? "not recovered" : `${s.recoveryMs} ms`} |`,
     ),
     ``,
-    `Outcome: ${r.outcome.jobs} jobs, ${r.outcome.succeeded} succeeded, ${r.outcome.failed} failed, ${r.outcome.cancelled} cancelled, ${r.outcome.unfinished} unfinished; ${r.outcome.doubleResults} jobs with two results; ${r.outcome.inconsistent} jobs whose retries disagree with their events. ${r.outcome.violations.length ? `VIOLATIONS: ${r.outcome.violations.join("; ")}` : "No violations."}`,
+    `Outcome: ${r.outcome.jobs} jobs, ${r.outcome.succeeded} succeeded, ${r.outcome.failed} failed, ${r.outcome.cancelled} cancelled, ${r.outcome.unfinished} unfinished; ${r.outcome.secondCompletions} jobs with a second accepted completion, ${r.outcome.foreignResults} results from another attempt; ${r.outcome.inconsistent} jobs whose retries disagree with their events. ${r.outcome.violations.length ? `VIOLATIONS: ${r.outcome.violations.join("; ")}` : "No violations."}`,
     ``,
   ].join("\n");
   fs.writeFileSync(path.join(dir, "latest.md"), md);

@@ -3,9 +3,11 @@ import { now } from "../clock";
 import { AppError } from "../errors";
 import { notify, RETURNING } from "../jobs/state-machine";
 import { recordAudit } from "./audit";
+import { requeueTurnSql } from "../jobs/fair-queue";
 
 /**
- * Changes the queue position of a pending job (lower runs first: poll orders by priority ASC).
+ * Changes the queue position of a pending job (lower runs first: poll orders by priority ASC),
+ * with its fair-queue turn recomputed for the new priority (server/jobs/fair-queue.ts).
  * Not a status change, so no JobEvent and not the state machine's business; the audit row is
  * written in the same transaction, and the push tells live viewers.
  */
@@ -16,7 +18,7 @@ export async function setJobPriority(jobId: string, priority: number, actorId: s
     const rows = await tx.$queryRaw<{ id: string; priority: number; previous: number }[]>`
       WITH prev AS (SELECT id, priority FROM "AiRuntimeJob" WHERE id = ${jobId} AND status = 'pending' FOR UPDATE),
       upd AS (
-        UPDATE "AiRuntimeJob" j SET priority = ${priority}, "updatedAt" = ${at}::timestamp(3) FROM prev
+        UPDATE "AiRuntimeJob" j SET priority = ${priority}, "queueTurn" = ${requeueTurnSql(priority)}, "updatedAt" = ${at}::timestamp(3) FROM prev
         WHERE j.id = prev.id RETURNING ${RETURNING}
       )
       SELECT upd.id, upd.priority, prev.priority AS previous, ${notify("upd")} FROM upd JOIN prev ON prev.id = upd.id`;

@@ -71,3 +71,10 @@ export function isFailureCode(code: string): code is FailureCode {
 }
 
 export const PROGRESS_STAGES = ["prompt_builder", "model_inference", "quality_check", "format_adapter"] as const;
+
+/**
+ * The shortest execution timeout a job may have (JOB_TIMEOUT_SECONDS and createJob hold to it): a
+ * lease lasts at least LEAST(JOB_LEASE_SECONDS, timeoutSeconds) from lockedAt, which bounds the
+ * claim's scan for passed leases (server/jobs/lease.ts lostLeasesSpec).
+ */
+export const MIN_TIMEOUT_SECONDS = 10;

@@ -1,14 +1,14 @@
-import { Prisma } from "../generated/prisma/client";
+import { Prisma, type AiRuntimeJob } from "../generated/prisma/client";
 import { CHANNEL, jobChangePayload } from "../events/job-change";
 import type { ApiKeyMode, JobType } from "../generated/prisma/enums";
 import { getDb, type DbOrTx } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError, isUniqueViolation } from "../errors";
-import { IN_FLIGHT_STATUSES } from "./constants";
+import { IN_FLIGHT_STATUSES, MIN_TIMEOUT_SECONDS } from "./constants";
 import { nextQueueTurn } from "./fair-queue";
 import { hashJson } from "./hashing";
-import { assertJobQuotaRoom, assertTokenBudget, consumeJobQuota } from "./quota";
+import { assertJobQuotaRoom, assertTokenBudget, consumeJobsQuota, jobQuotaRules } from "./quota";
 import { paramsSchemas } from "./schemas";
 import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
 import { spendsQuota, type Actor } from "./state-machine";
@@ -47,6 +47,17 @@ export function parseParams(jobType: JobType, params: unknown) {
 
 const jobInclude = { result: { select: { id: true } } } as const;
 
+type Created = { job: ReturnType<typeof toJobView>; created: boolean };
+
+/** A job ready to insert: everything read and checked before the creating transaction. */
+type Planned = {
+  input: CreateJobInput;
+  data: Prisma.AiRuntimeJobUncheckedCreateInput;
+  where: { userId: string; jobType: JobType; targetType: Target["type"]; targetId: string };
+  key: string | null;
+  inputHash: string;
+};
+
 /**
  * Creates a job, idempotently (SPEC §6): the same idempotency key returns the job it created;
  * without a key, an identical request (type, target, params, snapshot content) returns the one
@@ -55,9 +66,44 @@ const jobInclude = { result: { select: { id: true } } } as const;
  * A learner's own creation also counts against their quota (server/jobs/quota.ts), atomically;
  * repeats answered with an existing job count nothing.
  */
-export async function createJob(input: CreateJobInput) {
+export async function createJob(input: CreateJobInput): Promise<Created> {
+  const [answer] = await createJobs([input]);
+  return answer!;
+}
+
+/**
+ * Creates several jobs of one learner all or none (a multi-type trigger, server/learning/trigger.ts):
+ * each is read and checked on its own (de-duplication answers an existing job, created=false), then
+ * the new ones are counted against the quota and inserted in ONE transaction, so a trigger refused
+ * by the quota (or by anything else) has created nothing.
+ */
+export async function createJobs(inputs: CreateJobInput[]): Promise<Created[]> {
+  for (let tries = 0; ; tries++) {
+    const plans = [];
+    for (const input of inputs) plans.push(await planJob(input));
+    const fresh = plans.filter((p): p is Planned => !("job" in p));
+    if (!fresh.length) return plans as Created[];
+    try {
+      const made = await insertJobs(fresh);
+      return plans.map((p) => ("job" in p ? p : { job: toJobView(made.get(p)!), created: true }));
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+      // Lost a creation race: the next round finds the winner's job (created=false) and makes the rest.
+      if (tries >= 2) throw e;
+    }
+  }
+}
+
+/**
+ * Everything a creation reads and checks before its transaction: params, an existing job (same
+ * key, or the same input in flight), consent, the learner's key, the snapshot (content-addressed,
+ * so one stored for a creation that then fails is the one a retry uses), the quota's room.
+ */
+async function planJob(input: CreateJobInput): Promise<Created | Planned> {
   const db = getDb();
   const params = parseParams(input.jobType, input.params);
+  if (input.timeoutSeconds !== undefined && !(input.timeoutSeconds >= MIN_TIMEOUT_SECONDS))
+    throw new AppError("INVALID_PARAMS", `timeoutSeconds is at least ${MIN_TIMEOUT_SECONDS}`);
   const key = input.idempotencyKey ?? null;
   const where = {
     userId: input.userId,
@@ -99,75 +145,104 @@ export async function createJob(input: CreateJobInput) {
     const inflight = await findInFlight(db, input.userId, inputHash);
     if (inflight) return { job: toJobView(inflight), created: false };
   }
-  // Over quota: refuse before storing the snapshot, so a refusal writes nothing. The transaction
-  // below counts the job atomically; this read only saves the work when the limit is plainly hit.
+  // Over quota or budget: refuse before storing the snapshot, so a refusal writes nothing. The
+  // transaction counts the jobs atomically; this read only saves the work when a limit is plainly
+  // hit. The token budget is admitted on tokens already spent (usage, not creation, raises it), so
+  // it is checked here only and the transaction stays short.
   if (spendsQuota(input.actor)) {
     await assertJobQuotaRoom(input.userId, [input.jobType]);
     await assertTokenBudget(db, input.userId, apiKeyMode, now());
   }
   const snapshot = given ?? (await storeSnapshot(db, input.userId, prepared!));
+  return {
+    input,
+    where,
+    key,
+    inputHash,
+    data: {
+      ...where,
+      params: params as Prisma.InputJsonValue,
+      idempotencyKey: key,
+      priority: input.priority ?? 0,
+      apiKeyMode,
+      credentialId,
+      snapshotId: snapshot.id,
+      inputHash,
+      maxRetryCount: input.maxRetryCount ?? jobConfig.defaultMaxRetryCount,
+      timeoutSeconds: input.timeoutSeconds ?? jobConfig.defaultTimeoutSeconds,
+      retriedFromJobId: input.retriedFromJobId ?? null,
+      outputSchemaVersion: "v1",
+    },
+  };
+}
 
-  try {
-    // The job's fair-queue turn, read before the transaction to keep it short (it is an ordering
-    // hint: two concurrent creations of one learner may share a turn, age breaks the tie).
-    const queueTurn = await nextQueueTurn(db, input.userId, input.priority ?? 0);
-    const job = await db.$transaction(async (tx) => {
+/**
+ * The creating transaction, as short as it can be: consent held FOR SHARE, the quota counted in
+ * one upsert per limit, the rows and their events inserted, the pushes queued. It runs under a
+ * deadline (JOB_CREATE_TIMEOUT_MS) that PostgreSQL enforces on every wait inside it (lock_timeout,
+ * statement_timeout) and Prisma on the whole: a creation that cannot get its rows in time is
+ * rolled back and answered 503 UNAVAILABLE with Retry-After (server/errors.ts), never a 500.
+ */
+async function insertJobs(plans: Planned[]) {
+  const db = getDb();
+  const first = plans[0]!.input;
+  if (plans.some((p) => p.input.userId !== first.userId)) throw new Error("createJobs makes one learner's jobs");
+  const userId = first.userId;
+  const learnerRules = spendsQuota(first.actor) ? await jobQuotaRules(db, userId) : null;
+  // Fair-queue turns, read before the transaction to keep it short (an ordering hint: two
+  // concurrent creations of one learner may share a turn, age breaks the tie). Jobs made together
+  // take consecutive turns, so one trigger's jobs interleave with other learners'.
+  const turns = new Map<number, number>();
+  for (const p of plans) {
+    const priority = p.input.priority ?? 0;
+    const turn = turns.has(priority) ? turns.get(priority)! + 1 : await nextQueueTurn(db, userId, priority);
+    turns.set(priority, turn);
+    p.data.queueTurn = turn;
+  }
+  const budget = jobConfig.createTimeoutMs;
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = ${Math.floor(budget)}`);
+      await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.floor(budget)}`);
       const granted = await tx.$queryRaw<{ granted: boolean }[]>`
-        SELECT granted FROM "AiConsent" WHERE "userId" = ${input.userId} FOR SHARE`;
+        SELECT granted FROM "AiConsent" WHERE "userId" = ${userId} FOR SHARE`;
       if (!granted[0]?.granted) throw new AppError("CONSENT_REQUIRED", "AI analysis is turned off for this learner");
       const at = now();
       // Learners' own requests count against their quota; admin re-runs, the weekly review and
       // scripts do not. In this transaction, so a creation that rolls back counts nothing.
-      if (spendsQuota(input.actor)) {
-        await consumeJobQuota(tx, input.userId, input.jobType, at);
-        await assertTokenBudget(tx, input.userId, apiKeyMode, at);
+      if (learnerRules)
+        await consumeJobsQuota(
+          tx,
+          userId,
+          learnerRules,
+          plans.map((p) => p.data.jobType as JobType),
+          at,
+        );
+      const made = new Map<Planned, AiRuntimeJob & { result: null }>();
+      for (const p of plans) {
+        // No include: a plain INSERT … RETURNING cannot come back empty (an include reads the row
+        // again, which found nothing once a timed-out transaction had been closed: issue 25).
+        const created = await tx.aiRuntimeJob.create({ data: { ...p.data, runAfter: at, createdAt: at } });
+        made.set(p, { ...created, result: null });
+        await tx.jobEvent.create({
+          data: {
+            jobId: created.id,
+            fromStatus: null,
+            toStatus: "pending",
+            actorType: p.input.actor.type,
+            actorId: p.input.actor.id,
+            attemptNo: 0,
+            createdAt: at,
+          },
+        });
+        await p.input.alsoInTransaction?.(tx, created.id);
+        // runAfter left out: a new job is visible at once (a waiter must not wait for a timer on the app's clock).
+        await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${jobChangePayload({ ...created, runAfter: null }, { created: true })})`;
       }
-      const created = await tx.aiRuntimeJob.create({
-        data: {
-          ...where,
-          params: params as Prisma.InputJsonValue,
-          idempotencyKey: key,
-          priority: input.priority ?? 0,
-          queueTurn,
-          apiKeyMode,
-          credentialId,
-          snapshotId: snapshot.id,
-          inputHash,
-          runAfter: at,
-          createdAt: at,
-          maxRetryCount: input.maxRetryCount ?? jobConfig.defaultMaxRetryCount,
-          timeoutSeconds: input.timeoutSeconds ?? jobConfig.defaultTimeoutSeconds,
-          retriedFromJobId: input.retriedFromJobId ?? null,
-          outputSchemaVersion: "v1",
-        },
-        include: jobInclude,
-      });
-      await tx.jobEvent.create({
-        data: {
-          jobId: created.id,
-          fromStatus: null,
-          toStatus: "pending",
-          actorType: input.actor.type,
-          actorId: input.actor.id,
-          attemptNo: 0,
-          createdAt: at,
-        },
-      });
-      await input.alsoInTransaction?.(tx, created.id);
-      // runAfter left out: a new job is visible at once (a waiter must not wait for a timer on the app's clock).
-      await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${jobChangePayload({ ...created, runAfter: null }, { created: true })})`;
-      return created;
-    });
-    return { job: toJobView(job), created: true };
-  } catch (e) {
-    if (!isUniqueViolation(e)) throw e;
-    // Lost a creation race: the winner's job is the answer.
-    const winner = key
-      ? await db.aiRuntimeJob.findFirst({ where: { ...where, idempotencyKey: key }, include: jobInclude })
-      : await findInFlight(db, input.userId, inputHash);
-    if (!winner) throw e;
-    return { job: toJobView(winner), created: false };
-  }
+      return made;
+    },
+    { timeout: budget + 1_000, maxWait: budget },
+  );
 }
 
 function findInFlight(db: DbOrTx, userId: string, inputHash: string) {

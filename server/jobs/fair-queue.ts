@@ -25,5 +25,20 @@ export async function nextQueueTurn(db: DbOrTx, userId: string, priority: number
   return rows[0]?.turn ?? 0;
 }
 
+/**
+ * The turn a pending job j takes when an admin moves it to `priority` (server/admin/priority.ts):
+ * computed as for a job created there now (nextQueueTurn, leaving j itself out), so a raised job
+ * is served at the head of its new priority, not at the turn it had in the old one. Unchanged
+ * priority keeps the turn.
+ */
+export function requeueTurnSql(priority: number) {
+  return Prisma.sql`CASE WHEN j.priority = ${priority}::int THEN j."queueTurn" ELSE GREATEST(
+      (SELECT q."queueTurn" FROM "AiRuntimeJob" q WHERE q.status = 'pending' AND q.priority = ${priority}::int AND q.id <> j.id
+        ORDER BY q."queueTurn" LIMIT 1),
+      (SELECT q."queueTurn" + 1 FROM "AiRuntimeJob" q WHERE q.status = 'pending' AND q."userId" = j."userId" AND q.priority = ${priority}::int AND q.id <> j.id
+        ORDER BY q."queueTurn" DESC LIMIT 1),
+      0) END`;
+}
+
 /** Queue order for poll and claim; matches AiRuntimeJob_pending_queue_idx column for column. */
 export const QUEUE_ORDER = Prisma.sql`j.priority, j."queueTurn", j."createdAt"`;

@@ -6,12 +6,22 @@ import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { decryptSecret } from "../security/secret-box";
-import { HELD_STATUSES, TERMINAL_STATUSES } from "./constants";
+import { FULL_SCOPE, type KeyScope } from "../runtime-keys";
+import { HELD_STATUSES, MIN_TIMEOUT_SECONDS, TERMINAL_STATUSES } from "./constants";
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { QUEUE_ORDER } from "./fair-queue";
-import { transition, type JobRow, type TransitionSpec } from "./state-machine";
-import { sweepJob } from "./sweep";
+import {
+  BEFORE,
+  beforeCtes,
+  notify,
+  transition,
+  transitionSql,
+  type JobRow,
+  type TransitionSpec,
+} from "./state-machine";
+import { countTransitions } from "../observability/metrics";
+import { expireSpec, sweepJob } from "./sweep";
 
 /**
  * A lease lasts JOB_LEASE_SECONDS from the last lock/heartbeat, but never past lockedAt +
@@ -37,38 +47,104 @@ const lockSet = (holder: Holder, at: Date) => Prisma.sql`
 
 const visible = (at: Date) => Prisma.sql`j."runAfter" <= ${at}::timestamp(3) AND NOT j."cancelRequested"`;
 
-export type PollInput = Holder & { capabilities: JobType[]; limit: number };
+/**
+ * The Runtime key's scopes (SPEC §7, server/runtime-keys.ts); in-process callers without a key
+ * (the in-app worker, tests, scripts) run under FULL_SCOPE.
+ */
+export type PollInput = Holder & { capabilities: JobType[]; limit: number; scope?: KeyScope };
 
-/** Pending, visible (runAfter reached, no cancel asked) and of the Runtime's types. */
-const takeable = (input: PollInput, at: Date) =>
-  Prisma.sql`j.status = 'pending' AND ${visible(at)} AND j."jobType"::text IN (${Prisma.join(input.capabilities)})`;
-
-/** Pending, visible jobs of the Runtime's types in queue order, without taking them. */
-export async function pollJobs(input: PollInput) {
-  const at = now();
-  return runSql<{
-    id: string;
-    jobType: JobType;
-    targetType: string;
-    targetId: string;
-    priority: number;
-    attemptNo: number;
-    createdAt: Date;
-  }>(
-    getDb(),
-    Prisma.sql`
-    SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
-    FROM "AiRuntimeJob" j
-    WHERE ${takeable(input, at)}
-    ORDER BY ${QUEUE_ORDER}
-    LIMIT ${Prisma.raw(String(clampLimit(input.limit)))}`,
-  );
+/** The types a caller may take: its capabilities, narrowed to its key's job types. */
+function takeableTypes(input: { capabilities: JobType[]; scope?: KeyScope }) {
+  const allowed = input.scope?.jobTypes ?? [];
+  return allowed.length ? input.capabilities.filter((t) => allowed.includes(t)) : input.capabilities;
 }
 
-/** Takes up to `limit` jobs in one statement (FOR UPDATE SKIP LOCKED): concurrent claimers get disjoint jobs. */
+/** The key's scopes as a condition on j: its job types, and no learner-key job without that scope. */
+const inScope = (scope: KeyScope | undefined) => {
+  const s = scope ?? FULL_SCOPE;
+  const types = s.jobTypes.length ? Prisma.sql` AND j."jobType"::text IN (${Prisma.join(s.jobTypes)})` : Prisma.empty;
+  return s.mayReceiveLearnerKeys ? types : Prisma.sql`${types} AND j."apiKeyMode" = 'platform_key'`;
+};
+
+/** Pending, visible (runAfter reached, no cancel asked), of the Runtime's types and within its key's scopes. */
+const takeable = (input: PollInput, at: Date) =>
+  Prisma.sql`j.status = 'pending' AND ${visible(at)} AND j."jobType"::text IN (${Prisma.join(takeableTypes(input))})${inScope(
+    input.scope && { ...input.scope, jobTypes: [] },
+  )}`;
+
+/**
+ * Passed leases, ended exactly as the sweep ends them (expired → pending with retryCount + 1 and
+ * backoff, failed JOB_TIMEOUT when retries are spent, cancelled when cancel was asked), in the
+ * statement by which claim and poll take or read jobs: SPEC §3, correctness never waits for the
+ * sweep. A lease cannot have passed on a job locked less than the shortest lease ago, so the scan
+ * of the lease index stops at that bound: a queue whose jobs finish in seconds pays nothing.
+ * A job so ended comes back when its backoff has passed, as after the sweep (docs/protocol.md).
+ */
+export function lostLeasesSpec(at: Date, limit: number, by: "claim" | "poll"): TransitionSpec {
+  const shortest = Math.min(jobConfig.leaseSeconds, MIN_TIMEOUT_SECONDS) * 1000;
+  const spec = expireSpec(Prisma.sql`j."lockedAt" < ${new Date(at.getTime() - shortest)}::timestamp(3)`, at, limit);
+  return { ...spec, actor: { type: "system", id: by } };
+}
+
+type PolledJob = {
+  id: string;
+  jobType: JobType;
+  targetType: string;
+  targetId: string;
+  priority: number;
+  attemptNo: number;
+  createdAt: Date;
+};
+
+/** Pending, visible jobs of the Runtime's types in queue order, without taking them (passed leases end first). */
+export async function pollJobs(input: PollInput) {
+  if (!takeableTypes(input).length) return [];
+  const at = now();
+  const limit = clampLimit(input.limit);
+  const lost = Prisma.raw(`${BEFORE}upd`);
+  const rows = await runSql<
+    PolledJob & { lost: boolean; fromStatus: string | null; status: string; errorCode: string | null }
+  >(
+    getDb(),
+    Prisma.sql`
+    WITH ${beforeCtes(lostLeasesSpec(at, limit, "poll"))}
+    SELECT FALSE AS lost, q.*, NULL::text AS "fromStatus", NULL::text AS status, NULL::text AS "errorCode", NULL::boolean AS notified FROM (
+      SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
+      FROM "AiRuntimeJob" j
+      WHERE ${takeable(input, at)}
+      ORDER BY ${QUEUE_ORDER}
+      LIMIT ${Prisma.raw(String(limit))}) q
+    UNION ALL SELECT TRUE, l.id, l."jobType", l."targetType", l."targetId", l.priority, l."attemptNo", l."createdAt",
+      l."fromStatus", l.status, l."errorCode", ${notify(`l`)} FROM ${lost} l`,
+  );
+  countTransitions(rows.filter((r) => r.lost));
+  return rows
+    .filter((r) => !r.lost)
+    .map(({ id, jobType, targetType, targetId, priority, attemptNo, createdAt }) => ({
+      id,
+      jobType,
+      targetType,
+      targetId,
+      priority,
+      attemptNo,
+      createdAt,
+    }));
+}
+
+/**
+ * Takes up to `limit` jobs in one statement (FOR UPDATE SKIP LOCKED): concurrent claimers get
+ * disjoint jobs. The same statement ends up to `limit` passed leases (lostLeasesSpec).
+ */
 export async function claimJobs(input: PollInput) {
-  const rows = await transition(getDb(), claimSpec(input, now()));
-  return loadLeases(rows);
+  if (!takeableTypes(input).length) return [];
+  const at = now();
+  const rows = await transition(getDb(), claimSpec(input, at), lostLeasesSpec(at, clampLimit(input.limit), "claim"));
+  return loadLeases(rows, input.scope);
+}
+
+/** The claim's whole statement (what claimJobs runs), for the plan tests. */
+export function claimStatement(input: PollInput, at: Date) {
+  return transitionSql(claimSpec(input, at), lostLeasesSpec(at, clampLimit(input.limit), "claim"));
 }
 
 export function claimSpec(input: PollInput, at: Date): TransitionSpec {
@@ -83,25 +159,27 @@ export function claimSpec(input: PollInput, at: Date): TransitionSpec {
   };
 }
 
-export async function lockJob(jobId: string, runtimeInstanceId: string, keyId?: string | null) {
+export async function lockJob(jobId: string, runtimeInstanceId: string, keyId?: string | null, scope?: KeyScope) {
   const holder: Holder = { runtimeInstanceId, keyId };
   for (let tries = 0; tries < 2; tries++) {
     const at = now();
     const rows = await transition(getDb(), {
       action: "lock",
-      where: Prisma.sql`j.id = ${jobId} AND ${visible(at)}`,
+      where: Prisma.sql`j.id = ${jobId} AND ${visible(at)}${inScope(scope)}`,
       to: Prisma.sql`'locked'`,
       set: lockSet(holder, at),
       actor: { type: "runtime", id: runtimeInstanceId },
       now: at,
     });
-    if (rows.length) return (await loadLeases(rows))[0]!;
+    if (rows.length) return (await loadLeases(rows, scope))[0]!;
 
     const job = await getDb().aiRuntimeJob.findUnique({
       where: { id: jobId },
-      select: { status: true, lockUntil: true, runAfter: true, cancelRequested: true },
+      select: { status: true, lockUntil: true, runAfter: true, cancelRequested: true, jobType: true, apiKeyMode: true },
     });
     if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+    const refused = scopeRefusal(job, scope);
+    if (refused) throw new AppError("JOB_NOT_LOCKABLE", refused, { status: job.status, reason: "key_scope" });
     if (HELD_STATUSES.includes(job.status)) {
       if (job.lockUntil && job.lockUntil > at)
         throw new AppError("JOB_ALREADY_LOCKED", "another Runtime holds this job's lease");
@@ -206,12 +284,22 @@ export async function lockLost(jobId: string, holder: Holder) {
   return new AppError("LOCK_LOST", `lease lost: ${reason}`, { status: job.status, attemptNo: job.attemptNo });
 }
 
+/** Why a key's scopes forbid a job, or null. */
+function scopeRefusal(job: { jobType: JobType; apiKeyMode: string }, scope: KeyScope | undefined) {
+  if (!scope) return null;
+  if (scope.jobTypes.length && !scope.jobTypes.includes(job.jobType))
+    return `this Runtime key may not run ${job.jobType} jobs (its scope: ${scope.jobTypes.join(", ")})`;
+  if (job.apiKeyMode === "user_deepseek_key" && !scope.mayReceiveLearnerKeys)
+    return "this job runs on the learner's own key, which this Runtime key may not receive";
+  return null;
+}
+
 function clampLimit(limit: number) {
   return Math.min(50, Math.max(1, Math.floor(limit)));
 }
 
 /** What a Runtime needs to run a job it now holds (SPEC §4 lock response), from the transition's own row. */
-async function loadLeases(rows: JobRow[]) {
+async function loadLeases(rows: JobRow[], scope: KeyScope = FULL_SCOPE) {
   return Promise.all(
     rows.map(async (job) => {
       rememberJobContext(job.id, {
@@ -221,7 +309,9 @@ async function loadLeases(rows: JobRow[]) {
         outputSchemaVersion: job.outputSchemaVersion,
       });
       const snapshot = job.snapshotId ? await getSnapshot(getDb(), job.snapshotId) : null;
-      const apiKey = job.apiKeyMode === "user_deepseek_key" ? await userKey(job.userId) : undefined;
+      // Never without the scope (claim and lock already refuse such a job; this is the last fence).
+      const apiKey =
+        job.apiKeyMode === "user_deepseek_key" && scope.mayReceiveLearnerKeys ? await userKey(job.userId) : undefined;
       return {
         job: {
           id: job.id,

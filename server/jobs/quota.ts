@@ -109,8 +109,25 @@ export async function consumeQuota(tx: DbOrTx, userId: string, rules: QuotaRule[
 
 /** Counts one new job of `jobType` against the learner's limits; call inside the creating transaction. */
 export async function consumeJobQuota(tx: DbOrTx, userId: string, jobType: JobType, at: Date) {
-  const rules = (await learnerJobRules(tx, userId)).filter(appliesTo(jobType));
-  await consumeQuota(tx, userId, rules, 1, at);
+  await consumeJobsQuota(tx, userId, await jobQuotaRules(tx, userId), [jobType], at);
+}
+
+/** The learner's job limits (defaults with overrides), read before the creating transaction. */
+export async function jobQuotaRules(db: DbOrTx, userId: string): Promise<QuotaRule[]> {
+  return (await learnerJobRules(db, userId)).filter((r) => r.metric !== TOKEN_METRIC);
+}
+
+/**
+ * Counts new jobs of these types against `rules` (jobQuotaRules), all or nothing: each limit is
+ * raised once by the number of the jobs it applies to, in one order (no deadlock between two
+ * transactions of one learner); the first that would pass its limit throws QUOTA_EXCEEDED.
+ */
+export async function consumeJobsQuota(tx: DbOrTx, userId: string, rules: QuotaRule[], jobTypes: JobType[], at: Date) {
+  const ordered = [...rules].sort((a, b) => `${a.metric}|${a.period}`.localeCompare(`${b.metric}|${b.period}`));
+  for (const rule of ordered) {
+    const amount = jobTypes.filter((t) => appliesTo(t)(rule)).length;
+    if (amount) await consumeQuota(tx, userId, [rule], amount, at);
+  }
 }
 
 export type QuotaUsageView = {

@@ -152,11 +152,16 @@ export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batc
  * status plus the caller's guard), update them, insert a JobEvent per row, and pg_notify.
  * Returns the updated rows with their previous status; an empty array means the guard failed
  * and nothing changed.
+ *
+ * `before` is a second transition run in the same statement, on rows the first cannot touch
+ * (claim and poll end passed leases this way: SPEC §3, correctness never waits for the sweep).
+ * Its rows get their events and pushes too; they are counted, not returned. The two candidate
+ * sets must be disjoint (different from-statuses), and `before` may not add CTEs or columns.
  */
-export async function transition(db: DbOrTx, spec: TransitionSpec): Promise<JobRow[]> {
-  const rows = await runTransition(db, spec);
+export async function transition(db: DbOrTx, spec: TransitionSpec, before?: TransitionSpec): Promise<JobRow[]> {
+  const rows = await runSql<JobRow & { prelude?: boolean }>(db, transitionSql(spec, before));
   countTransitions(rows);
-  return rows;
+  return before ? rows.filter((r) => !r.prelude).map(({ prelude: _, ...row }) => row) : rows;
 }
 
 /**
@@ -171,23 +176,42 @@ function eventSteps(spec: TransitionSpec) {
     : Prisma.sql`(VALUES (1, u."fromStatus", u.status, ${code}))`;
 }
 
-function runTransition(db: DbOrTx, spec: TransitionSpec): Promise<JobRow[]> {
-  return runSql<JobRow>(
-    db,
-    Prisma.sql`
-    WITH target AS (${candidates(spec)}), upd AS (
+/** One transition's CTEs — `<p>target` (rows locked), `<p>upd` (rows written), `<p>ev` (their events). */
+function transitionCtes(spec: TransitionSpec, p: string) {
+  const [target, upd, ev] = ["target", "upd", "ev"].map((n) => Prisma.raw(`${p}${n}`));
+  return Prisma.sql`${target} AS (${candidates(spec)}), ${upd} AS (
       UPDATE "AiRuntimeJob" j SET status = t."toStatus", ${spec.set}, "updatedAt" = ${spec.now}::timestamp(3)
-      FROM target t WHERE j.id = t.id
+      FROM ${target} t WHERE j.id = t.id
       RETURNING ${RETURNING}, t."fromStatus"::text AS "fromStatus"
-    ), ev AS (
+    ), ${ev} AS (
       INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "errorCode", "errorMessage", "createdAt")
       SELECT u.id, step."from"::"JobStatus", step."to"::"JobStatus", ${spec.actor.type}::"ActorType", ${spec.actor.id}::text,
         u."attemptNo", step."errorCode", (${spec.eventErrorMessage ?? NULL})::text, ${spec.now}::timestamp(3)
-      FROM upd u CROSS JOIN LATERAL ${eventSteps(spec)} AS step(n, "from", "to", "errorCode")
+      FROM ${upd} u CROSS JOIN LATERAL ${eventSteps(spec)} AS step(n, "from", "to", "errorCode")
       WHERE step."from" IS DISTINCT FROM step."to"
       ORDER BY u.id, step.n
-    )${spec.extraCtes ? Prisma.sql`, ${spec.extraCtes}` : Prisma.empty}
-    SELECT upd.*, ${notify("upd")}${spec.extraColumns ? Prisma.sql`, ${spec.extraColumns}` : Prisma.empty}
-    FROM upd`,
-  );
+    )`;
+}
+
+/** The prefix of a `before` transition's CTEs (see transition). */
+export const BEFORE = "lost_";
+
+/** A `before` transition's CTEs, for a statement that is not itself a transition (poll); its rows are `lost_upd`. */
+export function beforeCtes(spec: TransitionSpec) {
+  if (spec.extraCtes || spec.extraColumns) throw new Error("a transition run before another adds no CTEs or columns");
+  return transitionCtes(spec, BEFORE);
+}
+
+/** The statement transition() runs (exported for the plan tests). */
+export function transitionSql(spec: TransitionSpec, before?: TransitionSpec): Prisma.Sql {
+  if (before && (before.extraCtes || before.extraColumns || spec.extraColumns))
+    throw new Error("a transition run before another adds no CTEs or columns");
+  const extra = spec.extraCtes ? Prisma.sql`, ${spec.extraCtes}` : Prisma.empty;
+  const main = Prisma.sql`SELECT upd.*, ${notify("upd")}${spec.extraColumns ? Prisma.sql`, ${spec.extraColumns}` : Prisma.empty}`;
+  if (!before)
+    return Prisma.sql`WITH ${transitionCtes(spec, "")}${extra}
+    ${main} FROM upd`;
+  return Prisma.sql`WITH ${transitionCtes(before, BEFORE)}, ${transitionCtes(spec, "")}${extra}
+    ${main}, FALSE AS prelude FROM upd
+    UNION ALL SELECT ${Prisma.raw(BEFORE)}upd.*, ${notify(`${BEFORE}upd`)}, TRUE AS prelude FROM ${Prisma.raw(BEFORE)}upd`;
 }

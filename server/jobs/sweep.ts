@@ -2,7 +2,7 @@ import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
-import { attemptEnd, attemptEndSet, transition, type JobRow } from "./state-machine";
+import { attemptEnd, attemptEndSet, transition, type JobRow, type TransitionSpec } from "./state-machine";
 import { backoffSql } from "./results";
 
 /**
@@ -12,7 +12,15 @@ import { backoffSql } from "./results";
  * events are written; the row moves in one statement, so `expired` is never left behind.
  */
 function expire(where: Prisma.Sql, at: Date, batch?: number, backoff = true) {
-  return transition(getDb(), {
+  return transition(getDb(), expireSpec(where, at, batch, backoff));
+}
+
+/**
+ * The expiry as a transition spec: the sweep runs it, and claim and poll run it in the statement
+ * that takes jobs (server/jobs/lease.ts), so a passed lease ends the same way whoever sees it first.
+ */
+export function expireSpec(where: Prisma.Sql, at: Date, batch?: number, backoff = true): TransitionSpec {
+  return {
     action: "expire",
     where: Prisma.sql`${where} AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
     batch: batch ? { orderBy: Prisma.sql`j."lockedAt"`, limit: batch } : undefined,
@@ -28,7 +36,7 @@ function expire(where: Prisma.Sql, at: Date, batch?: number, backoff = true) {
     viaExpired: true,
     actor: { type: "system", id: "sweep" },
     now: at,
-  });
+  };
 }
 
 export type SweepResult = { expired: number; requeued: number; failed: number; cancelled: number; batches: number };

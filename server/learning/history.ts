@@ -1,6 +1,6 @@
 import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
-import { AppError } from "../errors";
+import { parseCursorPosition } from "../cursor";
 import { toJobView } from "../jobs/views";
 
 /**
@@ -11,14 +11,6 @@ export function historyCursor(row: { createdAt: Date | string; id: string }) {
   return `${new Date(row.createdAt).toISOString()}|${row.id}`;
 }
 
-function parseCursor(cursor: string) {
-  const at = cursor.indexOf("|");
-  const createdAt = new Date(cursor.slice(0, at));
-  const id = cursor.slice(at + 1);
-  if (at < 0 || !id || Number.isNaN(createdAt.getTime())) throw new AppError("INVALID_REQUEST", "bad cursor");
-  return { createdAt, id };
-}
-
 /**
  * A learner's whole history, newest first, one keyset page at a time on (createdAt, id) with the
  * (userId, createdAt) index: page 500 costs what page 1 costs, and jobs arriving meanwhile never
@@ -26,7 +18,7 @@ function parseCursor(cursor: string) {
  */
 export async function listHistory(userId: string, opts: { cursor?: string; limit: number }) {
   const db = getDb();
-  const after = opts.cursor ? parseCursor(opts.cursor) : null;
+  const after = opts.cursor ? parseCursorPosition(opts.cursor) : null;
   const keyset = after
     ? Prisma.sql`AND ("createdAt", id) < (${after.createdAt}::timestamp(3), ${after.id})`
     : Prisma.empty;

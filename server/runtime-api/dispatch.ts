@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import { jobConfig, setting } from "../config";
-import { AppError, isAppError } from "../errors";
+import { AppError, isAppError, isDatabaseUnavailable } from "../errors";
 import { claimJobs, heartbeat, lockJob, pollJobs } from "../jobs/lease";
 import { failJob, submitResult } from "../jobs/results";
-import { verifyRuntimeKey } from "../runtime-keys";
+import { verifyRuntimeKey, type KeyScope } from "../runtime-keys";
 import { touchRuntimeInstance } from "../runtime-instances";
 import { getJobWaiters } from "../events/job-waiters";
 import { metrics } from "../observability/metrics";
@@ -16,7 +16,7 @@ const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * Who is calling: the id of the Runtime key the request was authenticated with (leases are bound
  * to it), and the request's abort signal (a long poll whose client has gone stops waiting).
  */
-type Caller = { keyId: string; signal?: AbortSignal };
+type Caller = { keyId: string; scope: KeyScope; signal?: AbortSignal };
 type Endpoint<S extends z.ZodType> = {
   schema: S;
   run: (body: z.infer<S>, jobId: string, caller: Caller) => Promise<unknown>;
@@ -29,7 +29,9 @@ export const ENDPOINTS = {
     jobs: await pollOrWait(body, caller),
     pollIntervalMs: jobConfig.pollIntervalMs,
   })),
-  lock: endpoint(lockRequest, (body, jobId, caller) => lockJob(jobId, body.runtimeInstanceId, caller.keyId)),
+  lock: endpoint(lockRequest, (body, jobId, caller) =>
+    lockJob(jobId, body.runtimeInstanceId, caller.keyId, caller.scope),
+  ),
   heartbeat: endpoint(heartbeatRequest, (body, jobId, caller) => heartbeat(jobId, { ...body, keyId: caller.keyId })),
   result: endpoint(resultRequest, (body, jobId, caller) => submitResult(jobId, { ...body, keyId: caller.keyId })),
   fail: endpoint(failRequest, (body, jobId, caller) => failJob(jobId, { ...body, keyId: caller.keyId })),
@@ -42,7 +44,10 @@ export type EndpointName = keyof typeof ENDPOINTS;
  * (another Runtime was faster) waits again for the rest of the time.
  */
 async function pollOrWait(body: z.infer<typeof pollRequest>, caller: Caller) {
-  const query = () => (body.claim ? claimJobs({ ...body, keyId: caller.keyId }) : pollJobs(body));
+  const query = () =>
+    body.claim
+      ? claimJobs({ ...body, keyId: caller.keyId, scope: caller.scope })
+      : pollJobs({ ...body, scope: caller.scope });
   if (!body.waitMs) return query();
   const deadline = Date.now() + body.waitMs;
   for (;;) {
@@ -145,7 +150,7 @@ export function errorAnswer(e: unknown): RuntimeResponse {
       body: { error: { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) } },
     };
   }
-  if (isUnavailable(e)) {
+  if (isDatabaseUnavailable(e)) {
     console.error("[runtime-api] database unavailable:", (e as Error).message);
     return {
       status: 503,
@@ -154,11 +159,4 @@ export function errorAnswer(e: unknown): RuntimeResponse {
   }
   console.error("[runtime-api] unexpected error:", e);
   return { status: 500, body: { error: { code: "INTERNAL", message: "internal error" } } };
-}
-
-function isUnavailable(e: unknown) {
-  const text = `${(e as { code?: string })?.code ?? ""} ${(e as Error)?.message ?? ""}`;
-  return /P1001|P1017|P2024|ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|timeout exceeded when trying to connect|DatabaseNotReachable|the database system is (starting|shutting)/i.test(
-    text,
-  );
 }

@@ -1,3 +1,4 @@
+import { retryAfter } from "./node-http";
 import { readTextWithin } from "../read-within";
 import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
 
@@ -27,7 +28,7 @@ export async function serveRuntimeRequest(req: Request, path: string[]): Promise
   }
   return new Response(JSON.stringify(answer.body), {
     status: answer.status,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...retryAfter(answer.status) },
   });
 }
 

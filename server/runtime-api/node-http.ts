@@ -1,10 +1,13 @@
+import { RETRY_AFTER_SECONDS } from "../errors";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
 
 /**
- * The Runtime API on Node's own request and response objects: what the tests' HTTP servers and
- * the bench harness call (the app itself serves the protocol through fetch-http.ts). Reads the
- * body (keeping at most MAX_BODY_BYTES), then dispatch().
+ * The Runtime API on Node's own request and response objects: what the production server's short
+ * door calls (`npm start`: server/production-server.mjs → door.ts → here), and the tests' HTTP
+ * servers and the bench harness. Under `next dev` and plain `next start` the App Router route
+ * serves the protocol through fetch-http.ts instead. Reads the body (keeping at most
+ * MAX_BODY_BYTES), then dispatch().
  */
 export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse, path: string[]) {
   let answer: RuntimeResponse;
@@ -28,8 +31,17 @@ export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse,
   }
   if (gone.signal.aborted) return;
   const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.writeHead(answer.status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...retryAfter(answer.status),
+  });
   res.end(text);
+}
+
+/** A 503 (the database busy or unreachable) tells the Runtime when to try again. */
+export function retryAfter(status: number): Record<string, string> {
+  return status === 503 ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {};
 }
 
 /** Past this much, an oversize body is not drained to answer 413 politely: the connection is cut. */

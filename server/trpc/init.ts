@@ -1,5 +1,5 @@
 import { initTRPC, TRPCError } from "@trpc/server";
-import { AppError, isAppError } from "../errors";
+import { AppError, isAppError, isDatabaseUnavailable, unavailable } from "../errors";
 import { unstorableDetails } from "../security/storable-text";
 import { getSession, type Session } from "../auth/session";
 import { describeError, toTRPCError } from "./errors";
@@ -36,10 +36,18 @@ const t = initTRPC.context<Context>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Domain errors thrown by services become tRPC errors with the code the shared table gives them. */
+/**
+ * Domain errors thrown by services become tRPC errors with the code the shared table gives them;
+ * a database too busy or unreachable to answer in time is 503 UNAVAILABLE (the route adds Retry-After).
+ */
 const mapAppErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && isAppError(result.error.cause)) throw toTRPCError(result.error.cause);
+  if (!result.ok && isDatabaseUnavailable(result.error.cause ?? result.error)) {
+    const cause = result.error.cause as { code?: string; message?: string } | undefined;
+    console.error("[trpc] database unavailable:", cause?.code ?? "", cause?.message ?? "");
+    throw toTRPCError(unavailable());
+  }
   return result;
 });
 

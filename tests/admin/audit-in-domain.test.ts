@@ -116,7 +116,11 @@ describe("Runtime keys", () => {
     await revokeRuntimeKey(key.id, by);
     const rows = await audits(by);
     expect(rows).toEqual([
-      { action: "runtime_key.create", count: 1, scope: { keyId: key.id, name: key.name, prefix: key.prefix } },
+      {
+        action: "runtime_key.create",
+        count: 1,
+        scope: { keyId: key.id, name: key.name, prefix: key.prefix, jobTypes: [], mayReceiveLearnerKeys: false },
+      },
       { action: "runtime_key.revoke", count: 1, scope: { keyId: key.id } },
     ]);
     expect(JSON.stringify(rows)).not.toContain(key.key);
@@ -130,20 +134,27 @@ describe("Runtime keys", () => {
     const key = await createRuntimeKey(uid("k"), uid("admin"));
     await expect(revokeRuntimeKey(key.id, uid("audit-fails"))).rejects.toThrow(/audit write refused/);
     expect((await db().runtimeApiKey.findUniqueOrThrow({ where: { id: key.id } })).revokedAt).toBeNull();
-    await expect(verifyRuntimeKey(`Bearer ${key.key}`)).resolves.toEqual({ keyId: key.id });
+    await expect(verifyRuntimeKey(`Bearer ${key.key}`)).resolves.toMatchObject({ keyId: key.id });
   });
 
   it("the runtime-key command writes one, as the CLI actor", async () => {
     const name = uid("cli-key");
-    const out = spawnSync("npx", ["tsx", "scripts/create-runtime-key.ts", name], {
-      encoding: "utf8",
-      env: process.env,
-      timeout: 60_000,
-    });
+    const out = spawnSync(
+      "npx",
+      ["tsx", "scripts/create-runtime-key.ts", name, "--job-types", "quiz_generation", "--learner-keys"],
+      {
+        encoding: "utf8",
+        env: process.env,
+        timeout: 60_000,
+      },
+    );
     expect(out.status).toBe(0);
     const key = out.stdout.trim().split("\n").at(-1)!;
-    const { keyId } = await verifyRuntimeKey(`Bearer ${key}`);
+    const { keyId, scope } = await verifyRuntimeKey(`Bearer ${key}`);
+    expect(scope).toEqual({ jobTypes: ["quiz_generation"], mayReceiveLearnerKeys: true });
     const rows = await db().adminAuditLog.findMany({ where: { actorId: CLI_ACTOR, action: "runtime_key.create" } });
-    expect(rows.map((r) => r.scope)).toContainEqual(expect.objectContaining({ keyId, name }));
+    expect(rows.map((r) => r.scope)).toContainEqual(
+      expect.objectContaining({ keyId, name, jobTypes: ["quiz_generation"], mayReceiveLearnerKeys: true }),
+    );
   });
 });

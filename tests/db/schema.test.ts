@@ -3,7 +3,7 @@ import pg from "pg";
 import { pendingSchemaChange } from "@/scripts/lib/migrator";
 import { getDb } from "@/server/db";
 import { createLearner, createTestJob } from "../helpers/factories";
-import { claimSpec } from "@/server/jobs/lease";
+import { claimSpec, claimStatement, lostLeasesSpec } from "@/server/jobs/lease";
 import { candidates } from "@/server/jobs/state-machine";
 import { now } from "@/server/clock";
 
@@ -24,45 +24,85 @@ describe("schema and migrations", () => {
     expect(await shadowDatabases(url)).toEqual(before);
   }, 120_000);
 
-  it("claim uses the partial pending-queue index, not a scan, with a parameterised shape and many finished rows", async () => {
+  it("claim uses the partial queue and lease indexes, never a scan or a sort of jobs, at a million rows", async () => {
     const db = getDb();
     const learner = await createLearner();
     const job = await createTestJob(learner);
-    // A queue as the hot path sees it: 30k finished rows and 3k pending ones waiting in order
-    // (with a handful pending, any index is fast and the planner may pick another), then fresh statistics.
-    await db.$executeRaw`
-      INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey", params, "runAfter", "createdAt", "updatedAt", "finishedAt")
-      SELECT 'done_' || g || '_' || ${job.id}, "userId", "jobType", "targetType", "targetId", "snapshotId", 'succeeded', "inputHash", 'done-' || g, params, "runAfter", "createdAt", "updatedAt", now()
-      FROM "AiRuntimeJob", generate_series(1, 30000) g WHERE id = ${job.id}`;
-    await db.$executeRaw`
-      INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey", params, "runAfter", "createdAt", "updatedAt")
-      SELECT 'queued_' || g || '_' || ${job.id}, "userId", "jobType", "targetType", "targetId", "snapshotId", 'pending', "inputHash", 'queued-' || g, params, "runAfter", "createdAt" + g * interval '1 millisecond', "updatedAt"
-      FROM "AiRuntimeJob", generate_series(1, 3000) g WHERE id = ${job.id}`;
+    // A queue as the hot path sees it after months: a million finished rows, 3k pending ones
+    // waiting in order, 2k in flight (a few long-running ones locked minutes ago, leases alive),
+    // then fresh statistics. With a handful of rows any index is fast and the planner may pick another.
+    const copy = (prefix: string, n: number, status: string, extra: string) =>
+      db.$executeRawUnsafe(`
+      INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey", params, "runAfter", "createdAt", "updatedAt", "finishedAt", "lockedBy", "lockedAt", "lockUntil", "attemptNo")
+      SELECT '${prefix}_' || g || '_' || id, "userId", "jobType", "targetType", "targetId", "snapshotId", '${status}', "inputHash", '${prefix}-' || g, params, "runAfter",
+        "createdAt" + g * interval '1 millisecond', "updatedAt", ${extra}
+      FROM "AiRuntimeJob", generate_series(1, ${n}) g WHERE id = '${job.id}'`);
+    await copy("done", 1_000_000, "succeeded", `now(), NULL, NULL, NULL, 1`);
+    await copy("queued", 3_000, "pending", `NULL, NULL, NULL, NULL, 0`);
+    await copy(
+      "held",
+      2_000,
+      "running",
+      `NULL, 'rt', now() - (g % 300) * interval '1 second', now() + interval '1 minute', 1`,
+    );
     await db.$executeRawUnsafe(`ANALYZE "AiRuntimeJob"`);
-    // The claim's own candidate query as server/sql.ts runs it: a named prepared statement, executed
+    // The claim's own statement as server/sql.ts runs it: a named prepared statement, executed
     // many times (PostgreSQL may switch a prepared statement to a generic plan after five runs; for the
     // claim it must not, since a generic plan cannot know `runAfter <= now` and would sort every pending job).
-    const spec = claimSpec(
-      { runtimeInstanceId: "rt", capabilities: ["learning_state_analysis", "quiz_generation"], limit: 10 },
-      now(),
-    );
-    const query = candidates(spec);
+    const input = {
+      runtimeInstanceId: "rt",
+      capabilities: ["learning_state_analysis", "quiz_generation"] as const,
+      limit: 10,
+    };
+    const at = now();
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();
-    try {
-      await client.query(`PREPARE claim_candidates AS ${query.text}`);
+    const plans = async (name: string, query: { text: string; values: unknown[] }) => {
+      await client.query(`PREPARE ${name} AS ${query.text}`);
       const args = query.values.map((v) => `'${v instanceof Date ? v.toISOString() : String(v)}'`).join(", ");
-      for (let run = 1; run <= 12; run++) {
-        const plan = await client.query(`EXPLAIN EXECUTE claim_candidates(${args})`);
-        const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+      const texts: string[] = [];
+      for (let run = 1; run <= 12; run++)
+        texts.push(
+          (await client.query(`EXPLAIN EXECUTE ${name}(${args})`)).rows.map((r) => r["QUERY PLAN"]).join("\n"),
+        );
+      return texts;
+    };
+    try {
+      for (const [run, text] of (
+        await plans("claim_candidates", candidates(claimSpec({ ...input, capabilities: [...input.capabilities] }, at)))
+      ).entries()) {
         expect(text, `run ${run}:\n${text}`).toMatch(
           /(Index Scan using|Bitmap Index Scan on) "AiRuntimeJob_pending_queue_idx"/,
         );
         expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
       }
+      // The passed-lease check the claim now carries: a range of the lease index below the
+      // shortest lease (lockedAt bound), in index order — no scan of the in-flight rows, no sort.
+      for (const [run, text] of (
+        await plans("lost_candidates", candidates(lostLeasesSpec(at, 10, "claim")))
+      ).entries()) {
+        expect(text, `run ${run}:\n${text}`).toMatch(/Index Scan using "AiRuntimeJob_lease_idx"/);
+        expect(text, `run ${run}:\n${text}`).toMatch(/Index Cond: \("lockedAt" < /);
+        expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
+      }
+      // The whole statement: both index paths, no scan of the job table; its only sort orders the events it writes.
+      for (const [run, text] of (
+        await plans("claim_statement", claimStatement({ ...input, capabilities: [...input.capabilities] }, at))
+      ).entries()) {
+        expect(text, `run ${run}:\n${text}`).toMatch(/"AiRuntimeJob_pending_queue_idx"/);
+        expect(text, `run ${run}:\n${text}`).toMatch(/"AiRuntimeJob_lease_idx"/);
+        expect(text, `run ${run}`).not.toMatch(/Seq Scan on "AiRuntimeJob"/);
+        const sortKeys = text.split("\n").filter((l) => /Sort Key/.test(l));
+        expect(
+          sortKeys.every((l) => /Sort Key: u(_\d+)?\.id\b/.test(l)),
+          sortKeys.join("\n"),
+        ).toBe(true);
+      }
     } finally {
       await client.end();
     }
-    await db.$executeRaw`DELETE FROM "AiRuntimeJob" WHERE id LIKE ${`done_%_${job.id}`}`;
-  }, 120_000);
+    await db.$executeRawUnsafe(
+      `DELETE FROM "AiRuntimeJob" WHERE id LIKE 'done\\_%' OR id LIKE 'queued\\_%' OR id LIKE 'held\\_%'`,
+    );
+  }, 300_000);
 });

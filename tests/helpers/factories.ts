@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { getDb } from "@/server/db";
 import { setConsent } from "@/server/jobs/consent";
 import { createJob, type CreateJobInput } from "@/server/jobs/create";
-import { createRuntimeKey } from "@/server/runtime-keys";
+import { createRuntimeKey, FULL_SCOPE, type KeyScope } from "@/server/runtime-keys";
 import type { JobType } from "@/server/generated/prisma/enums";
 
 export const uid = (prefix = "t") => `${prefix}_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
@@ -59,8 +59,9 @@ export async function createTestJob(
   return job;
 }
 
-export async function runtimeKey() {
-  return (await createRuntimeKey(uid("key"))).key;
+/** A Runtime key for tests: every scope unless a test narrows it (SPEC §7; tests/runtime-api/key-scopes.test.ts). */
+export async function runtimeKey(scope: Partial<KeyScope> = FULL_SCOPE) {
+  return (await createRuntimeKey(uid("key"), undefined, scope)).key;
 }
 
 export function jobRow(id: string) {

@@ -5,8 +5,10 @@ import { validOutput } from "../helpers/outputs";
 import { getDb } from "@/server/db";
 
 /**
- * The App Router route handler that serves the Runtime protocol in `next dev`, `next start` and
- * `npm start`, called with real Request objects (tests/system covers it over real HTTP).
+ * The App Router route handler that serves the Runtime protocol under `next dev` and plain
+ * `next start`, called with real Request objects. (`npm start` answers the same paths through its
+ * short door, server/runtime-api/door.ts → node-http.ts, onto the same dispatch(); tests/system
+ * covers that door over real HTTP.)
  */
 const BASE = "http://app.test/internal/runtime/jobs";
 

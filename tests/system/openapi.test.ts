@@ -171,7 +171,7 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
     });
   });
 
-  it("answers other methods 405 and unknown endpoints 404 as JSON errors, through the rewrite to the Pages API route", async () => {
+  it("answers other methods 405 and unknown endpoints 404 as JSON errors, through the production server's short door", async () => {
     const get = await fetch(`${app.url}/internal/runtime/jobs/poll`, { headers: { authorization: `Bearer ${key}` } });
     expect(get.status).toBe(405);
     expect((await get.json()).error.code).toBe("METHOD_NOT_ALLOWED");

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const a = callerAs(w.a.user);
   await a.credentials.set({ apiKey: DEEPSEEK_KEY });
   await a.consent.setApiKeyMode({ apiKeyMode: "user_deepseek_key" });
-  runtimeKeyPlain = (await createRuntimeKey(uid("rt"))).key;
+  runtimeKeyPlain = (await createRuntimeKey(uid("rt"), undefined, { mayReceiveLearnerKeys: true })).key;
   const rt = runtime(runtimeKeyPlain, uid("inst"));
   const job = await createTestJob(w.a);
   const lock = await rt.lock(job.id);

@@ -204,6 +204,10 @@ export const PROCEDURES: Record<string, Entry> = {
   },
   "admin.runtimeKeys.create": { access: "admin", input: () => ({ name: uid("runtime") }) },
   "admin.runtimeKeys.list": { access: "admin", input: () => undefined },
+  "admin.runtimeKeys.setScope": {
+    access: "admin",
+    input: async () => ({ id: (await createRuntimeKey(uid("scoped"))).id, jobTypes: ["quiz_generation"] }),
+  },
   "admin.runtimeKeys.revoke": {
     access: "admin",
     input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }),

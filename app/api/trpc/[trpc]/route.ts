@@ -3,6 +3,7 @@ import { createContext } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 import { isCrossSiteRequest } from "@/server/trpc/same-origin";
 import { limitRequestBody } from "@/server/security/body-limit";
+import { isAppError, RETRY_AFTER_SECONDS } from "@/server/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -27,8 +28,13 @@ async function handler(request: Request) {
     req,
     router: appRouter,
     createContext: () => createContext({ headers: req.headers }),
-    // Answers are per user: no shared cache may keep them.
-    responseMeta: () => ({ headers: new Headers({ "cache-control": "no-store" }) }),
+    // Answers are per user: no shared cache may keep them. A busy database's 503 says when to retry.
+    responseMeta: ({ errors }) => {
+      const headers = new Headers({ "cache-control": "no-store" });
+      if (errors.some((e) => isAppError(e.cause) && e.cause.code === "UNAVAILABLE"))
+        headers.set("retry-after", String(RETRY_AFTER_SECONDS));
+      return { headers };
+    },
   });
 }
 
