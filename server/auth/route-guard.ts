@@ -1,15 +1,17 @@
-import { AppError, isAppError } from "../errors";
+import { AppError, RETRY_AFTER_SECONDS, isAppError, isDatabaseUnavailable, unavailable } from "../errors";
 import { isCrossSiteRequest } from "../trpc/same-origin";
 import { getSession, type Session } from "./session";
 
 /** The error shape every door answers with ({error: {code, message, details?}}). */
 export function errorAnswer(e: unknown): Response {
+  if (!isAppError(e) && isDatabaseUnavailable(e)) return errorAnswer(unavailable());
   if (!isAppError(e)) {
     console.error("[route] unexpected error:", e);
     return Response.json({ error: { code: "INTERNAL", message: "internal error" } }, { status: 500 });
   }
   const body = { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) };
-  return Response.json({ error: body }, { status: e.status, headers: { "cache-control": "no-store" } });
+  const retry: Record<string, string> = e.status === 503 ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {};
+  return Response.json({ error: body }, { status: e.status, headers: { "cache-control": "no-store", ...retry } });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { setting } from "../config";
-import { AppError } from "../errors";
+import { AppError, RETRY_AFTER_SECONDS } from "../errors";
 import { errorAnswer } from "../runtime-api/dispatch";
 import { takeCall } from "./rate-limit";
 import { ROUTES, type Route } from "./routes";
@@ -37,10 +37,11 @@ export async function dispatchPlatform(req: PlatformRequest): Promise<PlatformRe
     return await route.run({ body: body as never, params, actor: { type: "platform", id: caller.keyId } });
   } catch (e) {
     const answer = errorAnswer(e);
-    const retry = (e as AppError)?.code === "RATE_LIMITED" && (e as AppError).details;
-    return retry
-      ? { ...answer, headers: { "retry-after": String((retry as { retryAfterSeconds: number }).retryAfterSeconds) } }
-      : answer;
+    // A rate-limited key waits for its window; a busy database (503 UNAVAILABLE) a few seconds.
+    const limited =
+      (e as AppError)?.code === "RATE_LIMITED" && ((e as AppError).details as { retryAfterSeconds: number });
+    const retryAfter = limited ? limited.retryAfterSeconds : answer.status === 503 ? RETRY_AFTER_SECONDS : null;
+    return retryAfter === null ? answer : { ...answer, headers: { "retry-after": String(retryAfter) } };
   }
 }
 

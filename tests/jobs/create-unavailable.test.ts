@@ -4,6 +4,7 @@ import { getDb } from "@/server/db";
 import { setPassword, signedInCookie } from "../helpers/auth";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
 import { trpcHttp } from "../helpers/trpc-route";
+import { platform, serviceKey } from "../helpers/platform-api";
 import { isDatabaseUnavailable } from "@/server/errors";
 
 /**
@@ -61,6 +62,27 @@ describe("job creation under a database that cannot answer in time", () => {
     // The lock gone, the same request goes through.
     const again = await trpcHttp("mutation", path, input, { cookie });
     expect(again.status).toBe(200);
+  });
+
+  it("the platform API's job start with the quota row locked: 503 UNAVAILABLE, Retry-After, nothing written", async () => {
+    const ext = `busy-${l.user.id}`;
+    await getDb().user.update({ where: { id: l.user.id }, data: { externalId: ext } });
+    const api = platform(await serviceKey());
+    const body = { jobType: "next_action_planning", target: { type: "user" }, idempotencyKey: "busy-platform" };
+    const before = await snapshot();
+    await holder.query("BEGIN");
+    await holder.query(`SELECT * FROM "QuotaUsage" WHERE "userId" = $1 FOR UPDATE`, [l.user.id]);
+    let res: Awaited<ReturnType<typeof api.startJob>>;
+    try {
+      res = await api.startJob(ext, body);
+    } finally {
+      await holder.query("ROLLBACK");
+    }
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe("UNAVAILABLE");
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(await snapshot()).toEqual(before);
+    expect((await api.startJob(ext, body)).status).toBeLessThan(300);
   });
 
   it("classifies the database's transient refusals, and nothing else, as unavailable", () => {
