@@ -65,6 +65,7 @@ async function measure({ db, appUrl, agent, rows, log }: Ctx): Promise<ConsoleRe
   const [{ events }] = (await db.query(`SELECT count(*)::int AS events FROM "JobEvent"`)).rows;
   await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
   await db.query(`VACUUM ANALYZE "JobEvent"`);
+  await db.query(`VACUUM ANALYZE "JobUsage"`);
   await db.query(`CHECKPOINT`);
 
   // The rollups' first catch-up over every event (a one-off at deployment), then steady state.
@@ -101,6 +102,14 @@ async function measure({ db, appUrl, agent, rows, log }: Ctx): Promise<ConsoleRe
     ["overview 1h", trpc("admin.monitor.overview", { window: "1h" }), { cookie }],
     ["overview 24h", trpc("admin.monitor.overview", { window: "24h" }), { cookie }],
     ["overview 7d", trpc("admin.monitor.overview", { window: "7d" }), { cookie }],
+    ["costs (14 days)", trpc("admin.monitor.costs"), { cookie }],
+    ["alerts", trpc("admin.monitor.alerts"), { cookie }],
+    // What the overview page asks for on load, as its browser sends it: one tRPC batch.
+    [
+      "overview page (batch: overview 1h + costs + alerts)",
+      `${appUrl}/api/trpc/admin.monitor.overview,admin.monitor.costs,admin.monitor.alerts?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { window: "1h" } }))}`,
+      { cookie },
+    ],
     ["Runtimes", trpc("admin.monitor.runtimes"), { cookie }],
     ["/api/metrics", `${appUrl}/api/metrics`, { authorization: `Bearer ${token}` }],
   ];
@@ -168,6 +177,13 @@ async function generate(db: pg.Client, rows: number) {
         UNION ALL SELECT id, CASE WHEN status = 'cancelled' THEN 'pending' ELSE 'locked' END, status::text, 'runtime', "attemptNo", "finishedAt" FROM "AiRuntimeJob"
           WHERE "finishedAt" IS NOT NULL AND id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')
       ) e ORDER BY at`);
+    // One usage row per attempt that reached the model (as Runtimes report it), for the cost panel.
+    await db.query(`
+      INSERT INTO "JobUsage" (id, "jobId", "attemptNo", "userId", "jobType", "apiKeyMode", provider, model,
+        "promptTokens", "completionTokens", "durationMs", outcome, "createdAt")
+      SELECT 'cu' || substr(id, 3), id, 1, "userId", "jobType", 'platform_key', 'deepseek', 'deepseek-chat',
+        800 + (abs(hashtext(id)) % 1200), 200 + (abs(hashtext(id)) % 600), 900, coalesce("errorCode", 'succeeded'), "finishedAt"
+      FROM "AiRuntimeJob" WHERE status IN ('succeeded', 'failed') AND id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')`);
   }
 }
 

@@ -1,32 +1,60 @@
-import PgBoss from "pg-boss";
+import PgBoss10 from "pg-boss";
+import { PgBoss as PgBoss12 } from "pg-boss-12";
+import pg from "pg";
 
 /**
- * The peer: pg-boss 10 (the newest line that runs on Node 20) on the same PostgreSQL, in its own
- * schema, `loops` concurrent fetch(1) + complete loops in this process, until the queue is empty.
+ * The peer on the same PostgreSQL, in its own schema, in this process, until the queue is empty:
+ * - pg-boss 12 (the newest line; it declares Node ≥ 22 but installs and runs on Node 20), with
+ *   `loops` concurrent fetch(1) + complete loops, and with its `work()` batch mode (`batchSize`
+ *   jobs per fetch, completed together, `loops` workers, bursting while batches come back full);
+ * - pg-boss 10.4 (the newest line that declares Node 20), fetch(1) + complete, as a second row.
  * Its figures are what a mature PostgreSQL queue costs per job on this machine in this run.
  */
+export type PeerMode = "12-fetch" | "12-work" | "10-fetch";
+
+type Boss = {
+  start(): Promise<unknown>;
+  stop(o: object): Promise<unknown>;
+  on(e: "error", f: (e: unknown) => void): unknown;
+  createQueue(name: string): Promise<unknown>;
+  insert(name: string, jobs: object[]): Promise<unknown>;
+  fetch(name: string, o: { batchSize: number }): Promise<{ id: string }[]>;
+  complete(name: string, id: string): Promise<unknown>;
+  work(name: string, o: object, h: (jobs: { id: string }[]) => Promise<void>): Promise<string>;
+};
+
 export async function pgBossRun(
   url: string,
   jobs: number,
   loops: number,
   measure: <T>(fn: () => Promise<T>) => Promise<T>,
+  mode: PeerMode = "10-fetch",
+  batchSize = 50,
 ) {
-  const boss = new PgBoss({
+  const options = {
     connectionString: url,
-    schema: "pgboss_bench",
+    schema: mode.startsWith("12") ? "pgboss12_bench" : "pgboss_bench",
     max: loops + 2,
     supervise: false,
     schedule: false,
-  });
+  };
+  const boss = (mode.startsWith("12") ? new PgBoss12(options) : new PgBoss10(options)) as unknown as Boss;
   boss.on("error", (e) => console.error("[pg-boss]", e));
   await boss.start();
   const queue = "bench";
   await boss.createQueue(queue).catch(() => {});
+  // Each repeat starts from an empty queue table, as ours does (clearJobs).
+  await sql(url, `DELETE FROM ${options.schema}.job`);
   for (let left = jobs; left > 0; left -= 1000) {
-    await boss.insert(Array.from({ length: Math.min(1000, left) }, (_, i) => ({ name: queue, data: { n: i } })));
+    const n = Math.min(1000, left);
+    const batch = Array.from({ length: n }, (_, i) => ({ name: queue, data: { n: i } }));
+    // pg-boss 12 takes the queue as its first argument; 10 reads it from each job.
+    await (mode.startsWith("12")
+      ? boss.insert(queue, batch)
+      : (boss.insert as unknown as (j: object[]) => Promise<unknown>)(batch));
   }
   let done = 0;
-  const loop = async () => {
+  const fetchLoop = async () => {
     for (;;) {
       const [job] = await boss.fetch(queue, { batchSize: 1 });
       if (!job) return;
@@ -34,10 +62,47 @@ export async function pgBossRun(
       done++;
     }
   };
+  const workUntilEmpty = () =>
+    new Promise<void>((resolve, reject) => {
+      boss
+        .work(
+          queue,
+          { batchSize, localConcurrency: loops, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
+          async (batch) => {
+            done += batch.length;
+            // The batch is completed when the handler returns: wait for the rows, not the handler.
+            if (done >= jobs) setImmediate(() => untilCompleted(url, options.schema, jobs).then(resolve, reject));
+          },
+        )
+        .catch(reject);
+    });
   const t = performance.now();
-  await measure(() => Promise.all(Array.from({ length: loops }, loop)));
+  await measure(async () => {
+    if (mode === "12-work") await workUntilEmpty();
+    else await Promise.all(Array.from({ length: loops }, fetchLoop));
+  });
   const elapsed = performance.now() - t;
-  await boss.stop({ graceful: false, wait: true }).catch(() => {});
-  if (done !== jobs) throw new Error(`pg-boss completed ${done} of ${jobs}`);
+  await boss.stop({ graceful: mode === "12-work", wait: true, timeout: 10_000 }).catch(() => {});
+  if (done !== jobs) throw new Error(`pg-boss ${mode} completed ${done} of ${jobs}`);
   return { jobs: done, elapsedMs: elapsed, jobsPerSecond: (done / elapsed) * 1000 };
+}
+
+async function sql(url: string, text: string) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(text).finally(() => c.end());
+}
+
+async function untilCompleted(url: string, schema: string, jobs: number) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    for (;;) {
+      const r = await c.query(`SELECT count(*)::int AS n FROM ${schema}.job WHERE state = 'completed'`);
+      if (r.rows[0].n >= jobs) return;
+      await new Promise((f) => setTimeout(f, 2));
+    }
+  } finally {
+    await c.end();
+  }
 }

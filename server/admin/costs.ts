@@ -23,30 +23,105 @@ const withCost = <T extends Sums>(r: T) => ({
 });
 
 /**
- * Per day, per job type and per key mode in one pass (GROUPING SETS) over the usage rows of the
- * window; both queries filter on a "createdAt" range, so they read JobUsage_createdAt_idx rather
- * than the whole table (tests/admin/costs.test.ts checks the plan at 200k rows).
+ * A UTC day's usage is folded into UsageDayRollup / UsageDayLearner once the day has been over for
+ * this long by the database's clock: usage rows are written with the time of their own short
+ * transaction, so none for that day can still commit.
  */
-export function groupsSql(from: Date, to: Date) {
-  return Prisma.sql`
-    SELECT date_trunc('day', "createdAt") AS day, "jobType"::text AS "jobType", "apiKeyMode"::text AS "apiKeyMode",
-      GROUPING(date_trunc('day', "createdAt"), "jobType", "apiKeyMode")::int AS g,
-      COALESCE(sum("promptTokens"), 0)::float8 AS "promptTokens", COALESCE(sum("completionTokens"), 0)::float8 AS "completionTokens",
-      count(*)::int AS attempts
-    FROM "JobUsage"
-    WHERE "createdAt" >= ${from}::timestamp(3) AND "createdAt" < ${to}::timestamp(3)
-    GROUP BY GROUPING SETS ((date_trunc('day', "createdAt")), ("jobType"), ("apiKeyMode"), ())`;
+export const CLOSE_MARGIN_MINUTES = 10;
+
+type Range = { from: Date; to: Date };
+const ceilDay = (d: Date) => new Date(Math.ceil(d.getTime() / DAY_MS) * DAY_MS);
+const floorDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY_MS) * DAY_MS);
+
+/**
+ * Folds every day in [from, to) that is over and not folded yet, in one statement: the marker
+ * insert decides which caller folds a day (a racing caller's conflicting insert waits, then skips),
+ * and the two rollup inserts read only the markers this statement wrote. Returns the end of the
+ * folded prefix: every day from `from` up to it is in the rollups.
+ */
+export async function closeDays(from: Date, to: Date): Promise<Date> {
+  const [row] = await getDb().$queryRaw<{ folded: Date }[]>`
+    WITH days AS (
+      SELECT d::date AS day FROM generate_series(${floorDay(from)}::timestamp(3), ${to}::timestamp(3) - interval '1 day', interval '1 day') d
+      WHERE d + interval '1 day' + make_interval(mins => ${CLOSE_MARGIN_MINUTES}) <= now() AT TIME ZONE 'UTC'
+    ), closed AS (
+      INSERT INTO "UsageDayClosed" (day) SELECT day FROM days ON CONFLICT DO NOTHING RETURNING day
+    ), u AS (
+      SELECT c.day, x."jobType", x."apiKeyMode", x."userId", x."promptTokens", x."completionTokens"
+      FROM closed c JOIN "JobUsage" x ON x."createdAt" >= c.day AND x."createdAt" < c.day + 1
+    ), a AS (
+      INSERT INTO "UsageDayRollup" (day, "jobType", "apiKeyMode", "promptTokens", "completionTokens", attempts)
+      SELECT day, "jobType", "apiKeyMode", sum("promptTokens"), sum("completionTokens"), count(*) FROM u GROUP BY 1, 2, 3
+      RETURNING 1
+    ), b AS (
+      INSERT INTO "UsageDayLearner" (day, "userId", "promptTokens", "completionTokens", attempts)
+      SELECT day, "userId", sum("promptTokens"), sum("completionTokens"), count(*) FROM u GROUP BY 1, 2
+      RETURNING 1
+    )
+    SELECT least(${floorDay(to)}::timestamp(3),
+      date_trunc('day', now() AT TIME ZONE 'UTC' - make_interval(mins => ${CLOSE_MARGIN_MINUTES}))) AS folded,
+      (SELECT count(*) FROM a) + (SELECT count(*) FROM b) AS written`;
+  return row!.folded;
 }
 
-export function topLearnersSql(from: Date, to: Date) {
+/** [from, to) as whole folded days (read from the rollups) and the raw edges (read from JobUsage). */
+export function split(from: Date, to: Date, folded: Date): { days: Range | null; raw: Range[] } {
+  const lo = ceilDay(from);
+  if (lo.getTime() >= folded.getTime()) return { days: null, raw: [{ from, to }] };
+  return {
+    days: { from: lo, to: folded },
+    raw: [
+      { from, to: lo },
+      { from: folded, to },
+    ].filter((r) => r.from.getTime() < r.to.getTime()),
+  };
+}
+
+const rawWhere = (raw: Range[]) =>
+  raw.length
+    ? Prisma.join(
+        raw.map((r) => Prisma.sql`("createdAt" >= ${r.from}::timestamp(3) AND "createdAt" < ${r.to}::timestamp(3))`),
+        " OR ",
+      )
+    : Prisma.sql`false`;
+
+/**
+ * Per day, per job type and per key mode in one pass (GROUPING SETS): folded days from
+ * UsageDayRollup, the rest (today, or days not over yet) from the usage rows through
+ * JobUsage_createdAt_idx (tests/admin/costs.test.ts checks the plan at 200k rows).
+ */
+export function groupsSql(from: Date, to: Date, folded: Date = from) {
+  const { days, raw } = split(from, to, folded);
+  return Prisma.sql`
+    WITH x AS (
+      SELECT day::timestamp AS day, "jobType", "apiKeyMode", "promptTokens"::float8 AS p, "completionTokens"::float8 AS c, attempts::bigint AS n
+      FROM "UsageDayRollup" WHERE ${days ? Prisma.sql`day >= ${days.from}::date AND day < ${days.to}::date` : Prisma.sql`false`}
+      UNION ALL
+      SELECT date_trunc('day', "createdAt"), "jobType", "apiKeyMode", "promptTokens", "completionTokens", 1
+      FROM "JobUsage" WHERE ${rawWhere(raw)}
+    )
+    SELECT day, "jobType"::text AS "jobType", "apiKeyMode"::text AS "apiKeyMode",
+      GROUPING(day, "jobType", "apiKeyMode")::int AS g,
+      COALESCE(sum(p), 0)::float8 AS "promptTokens", COALESCE(sum(c), 0)::float8 AS "completionTokens",
+      COALESCE(sum(n), 0)::int AS attempts
+    FROM x
+    GROUP BY GROUPING SETS ((day), ("jobType"), ("apiKeyMode"), ())`;
+}
+
+export function topLearnersSql(from: Date, to: Date, folded: Date = from) {
+  const { days, raw } = split(from, to, folded);
   return Prisma.sql`
     SELECT t."userId", u.email, u.name, t."promptTokens", t."completionTokens", t.attempts
     FROM (
-      SELECT "userId", sum("promptTokens")::float8 AS "promptTokens", sum("completionTokens")::float8 AS "completionTokens", count(*)::int AS attempts
-      FROM "JobUsage"
-      WHERE "createdAt" >= ${from}::timestamp(3) AND "createdAt" < ${to}::timestamp(3)
+      SELECT "userId", sum(p)::float8 AS "promptTokens", sum(c)::float8 AS "completionTokens", sum(n)::int AS attempts
+      FROM (
+        SELECT "userId", "promptTokens" AS p, "completionTokens" AS c, attempts::bigint AS n
+        FROM "UsageDayLearner" WHERE ${days ? Prisma.sql`day >= ${days.from}::date AND day < ${days.to}::date` : Prisma.sql`false`}
+        UNION ALL
+        SELECT "userId", "promptTokens", "completionTokens", 1 FROM "JobUsage" WHERE ${rawWhere(raw)}
+      ) x
       GROUP BY "userId"
-      ORDER BY sum("promptTokens"::bigint + "completionTokens") DESC, "userId"
+      ORDER BY sum(p + c) DESC, "userId"
       LIMIT ${TOP_LEARNERS}
     ) t LEFT JOIN "User" u ON u.id = t."userId"
     ORDER BY t."promptTokens" + t."completionTokens" DESC, t."userId"`;
@@ -57,9 +132,10 @@ export async function getCosts(at: Date = now()) {
   const db = getDb();
   const from = new Date(windowOf("day", at).start.getTime() - (COST_DAYS - 1) * DAY_MS);
   const weekFrom = new Date(at.getTime() - 7 * DAY_MS);
+  const folded = await closeDays(from, at);
   const [groups, learners] = await Promise.all([
-    db.$queryRaw<GroupRow[]>(groupsSql(from, at)),
-    db.$queryRaw<LearnerRow[]>(topLearnersSql(weekFrom, at)),
+    db.$queryRaw<GroupRow[]>(groupsSql(from, at, folded)),
+    db.$queryRaw<LearnerRow[]>(topLearnersSql(weekFrom, at, folded)),
   ]);
   // GROUPING bits: day 4, jobType 2, apiKeyMode 1; a set's row has its own bit clear.
   const sums = (r: Sums): Sums => ({
