@@ -7,6 +7,7 @@ import { cancelJob } from "@/server/jobs/cancel";
 import { recordDelivery } from "@/server/notifications/deliveries";
 import { signInCounterKeysOf } from "@/server/auth/sign-in-throttle";
 import { eraseLearner } from "@/server/learners/erase";
+import { getCosts } from "@/server/admin/costs";
 import { createInvitation } from "@/server/account/invitations";
 import { createServiceKey } from "@/server/platform/service-keys";
 import { recordActivity } from "@/server/platform/activity";
@@ -136,6 +137,22 @@ async function learnerWithEverything(admin: { id: string }) {
     usage: { promptTokens: 100, completionTokens: 50, durationMs: 900, provider: "deepseek", model: "deepseek-chat" },
   });
   expect(res.status).toBe(200);
+  // Usage on a day that is over, folded into the cost panel's day sums (per type: anonymous; per learner: theirs).
+  await getDb().jobUsage.create({
+    data: {
+      jobId: withUsage.id,
+      attemptNo: 99,
+      userId: me,
+      jobType: "learning_state_analysis",
+      apiKeyMode: "platform_key",
+      promptTokens: 10,
+      completionTokens: 5,
+      outcome: "succeeded",
+      createdAt: new Date(Date.now() - 3 * 86_400_000),
+    },
+  });
+  await getCosts();
+  expect(await getDb().usageDayLearner.count({ where: { userId: me } })).toBeGreaterThan(0);
   // A learner's own cancel (their id on a JobEvent), flashcard marks, next-action ticks, a review session.
   await cancelJob((await createTestJob(learner)).id, { type: "learner", id: me }, { ownerId: me });
   const deck = await succeededJob(learner, "flashcard_generation", { count: 4 });
