@@ -1,12 +1,7 @@
-import type { JobStatus, JobType } from "../generated/prisma/enums";
+import type { JobStatus } from "../generated/prisma/enums";
 
-export const JOB_TYPES = [
-  "learning_state_analysis",
-  "weak_point_analysis",
-  "next_action_planning",
-  "quiz_generation",
-  "flashcard_generation",
-] as const satisfies readonly JobType[];
+/** The job types, from the registry (server/job-types/index.ts). */
+export { JOB_TYPES } from "../job-types";
 
 export const JOB_STATUSES = [
   "pending",

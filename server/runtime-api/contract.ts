@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { jobTypeSchema, snapshotContentSchema } from "../jobs/schemas";
+import { JOB_TYPES, jobTypeSchema } from "../job-types";
+import { snapshotContentSchema } from "../job-types/fields";
 import { refuseUnstorable } from "../security/storable-text";
 
 /**
@@ -23,7 +24,7 @@ export const MAX_WAIT_MS = 20_000;
 export const pollRequest = z
   .object({
     runtimeInstanceId,
-    capabilities: z.array(jobTypeSchema).min(1).max(5),
+    capabilities: z.array(jobTypeSchema).min(1).max(JOB_TYPES.length),
     limit: z.number().int().min(1).max(50).default(10),
     claim: z.boolean().default(false),
     /** Long poll: with nothing to return, hold the answer up to this long for a matching job. */
