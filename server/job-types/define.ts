@@ -4,7 +4,8 @@ import type { SnapshotContent } from "./fields";
 /** Rules every type's output is checked against beyond its schema (the API adds them to each type's own). */
 export const COMMON_QUALITY_RULES = {
   unknown_schema_version: "`outputSchemaVersion` names a version the API knows (today `v1`).",
-  knowledge_point_unknown: "Every `knowledgePointId` in the output is the id of a knowledge point in the job's snapshot.",
+  knowledge_point_unknown:
+    "Every `knowledgePointId` in the output is the id of a knowledge point in the job's snapshot.",
 } as const;
 export type CommonRule = keyof typeof COMMON_QUALITY_RULES;
 

@@ -36,7 +36,9 @@ export function jobTypeOf(type: JobTypeName): JobTypeDefinition {
 const mapTypes = <V>(f: (t: JobTypeName) => V) =>
   Object.fromEntries(JOB_TYPES.map((t) => [t, f(t)])) as { [T in JobTypeName]: V };
 
-export const paramsSchemas = mapTypes((t) => JOB_TYPE_REGISTRY[t].params) as { [T in JobTypeName]: Registry[T]["params"] };
+export const paramsSchemas = mapTypes((t) => JOB_TYPE_REGISTRY[t].params) as {
+  [T in JobTypeName]: Registry[T]["params"];
+};
 
 /** The output schemas by version, then type: what `outputSchemaVersion` selects. */
 export const outputSchemas = {

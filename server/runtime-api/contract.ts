@@ -221,8 +221,11 @@ export const leasedJob = z.object({
 });
 
 export const lockResponse = z.object({ job: leasedJob, lockUntil: isoDate });
+/** A poll item says what it is: a job taken for the caller (claim: true), or one to lock by id. */
+export const claimedPollItem = lockResponse.extend({ kind: z.literal("claimed") });
+export const unclaimedPollItem = jobSummary.extend({ kind: z.literal("unclaimed") });
 export const pollResponse = z.object({
-  jobs: z.array(z.union([lockResponse, jobSummary])),
+  jobs: z.array(z.discriminatedUnion("kind", [claimedPollItem, unclaimedPollItem])),
   pollIntervalMs: z.number().int(),
 });
 export const heartbeatResponse = z.object({ lockUntil: isoDate, cancelRequested: z.boolean() });
