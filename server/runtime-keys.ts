@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { recordAudit } from "./admin/audit";
+import { recordAudit } from "./audit";
 import { getDb } from "./db";
 import { now } from "./clock";
 import { AppError } from "./errors";

@@ -1,5 +1,5 @@
 import { Prisma } from "../generated/prisma/client";
-import { CHANNEL, jobChangePayload } from "../events/job-change";
+import { CHANNEL, jobChangePayload } from "./job-change";
 import type { ApiKeyMode, JobType } from "../generated/prisma/enums";
 import { getDb, type DbOrTx } from "../db";
 import { jobConfig } from "../config";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { JOB_TYPES, jobTypeSchema } from "../job-types";
 import { snapshotContentSchema } from "../job-types/fields";
+import { REJECTION_LIMITS } from "../jobs/rejection-limits";
 import { refuseUnstorable } from "../security/storable-text";
 
 /**
@@ -82,17 +83,8 @@ export const resultRequest = z
   })
   .superRefine(refuseUnstorable);
 
-/** Bounds on a rejection a Runtime reports with fail (published in the OpenAPI document's x-runtime-limits). */
-export const REJECTION_LIMITS = {
-  /** Stored up to this many bytes of JSON text, then cut and marked truncated (the 422 path's cap too). */
-  outputBytes: 64 * 1024,
-  /** Nesting of rejectedOutput: model outputs nest a handful of levels; thousands would only cost stack. */
-  outputDepth: 64,
-  violations: 50,
-  path: 256,
-  rule: 64,
-  message: 500,
-} as const;
+/** Bounds on a rejection a Runtime reports with fail (the domain's, published in the OpenAPI document's x-runtime-limits). */
+export { REJECTION_LIMITS };
 
 /** One broken rule, as the 422 details carry it. The rule name has the explorer filter's shape, so the filter finds it. */
 export const violationSchema = z.object({
