@@ -1,6 +1,6 @@
 /**
  * Reads a body stream into memory, keeping at most `limit` bytes: a request's body at the web
- * doors, the Runtime API's, and a model provider's answer. A declared length over the limit is
+ * doors, the Runtime API's (web Request or Node IncomingMessage), and a model provider's answer. A declared length over the limit is
  * refused before a byte is read; otherwise reading stops, and the stream is cancelled, as soon as
  * the limit is passed. So an oversize body costs at most `limit` bytes of memory, never its size.
  * `drainUpTo` reads on (keeping nothing) up to that many bytes before refusing, so that a client
@@ -8,31 +8,52 @@
  * Returns null when the body is over the limit.
  */
 export async function readWithin(
-  body: ReadableStream<Uint8Array> | null,
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null,
   limit: number,
   opts: { declaredLength?: string | null; drainUpTo?: number } = {},
 ): Promise<Uint8Array | null> {
   const stopAt = Math.max(limit, opts.drainUpTo ?? limit);
   const declared = opts.declaredLength == null ? NaN : Number(opts.declaredLength);
+  const source = body && "getReader" in body ? webChunks(body) : body;
   if (declared > stopAt) {
-    await body?.cancel().catch(() => {});
+    await stop(body);
     return null;
   }
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
+  if (!source) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  // Leaving the loop early (break) cancels a web stream and destroys a Node one.
+  for await (const value of source) {
     size += value.byteLength;
-    if (size > stopAt) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
+    if (size > stopAt) break;
     if (size <= limit) chunks.push(value);
   }
   return size > limit ? null : Buffer.concat(chunks);
+}
+
+/** A web stream's chunks; returning early cancels the stream. */
+async function* webChunks(body: ReadableStream<Uint8Array>) {
+  const reader = body.getReader();
+  let done = false;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+  }
+}
+
+/** Stops a body that is refused unread: a web stream is cancelled, a Node stream destroyed. */
+async function stop(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null) {
+  if (!body) return;
+  if ("cancel" in body && typeof body.cancel === "function") await body.cancel().catch(() => {});
+  else if ("destroy" in body && typeof body.destroy === "function") (body as { destroy(): void }).destroy();
 }
 
 /** The same, as UTF-8 text (invalid sequences become U+FFFD). */

@@ -55,7 +55,6 @@ export const FAILURE_CODES = {
 } as const;
 
 export type FailureCode = keyof typeof FAILURE_CODES;
-export const FAILURE_CODE_LIST = Object.keys(FAILURE_CODES) as FailureCode[];
 
 /**
  * Own keys only: `"toString" in FAILURE_CODES` is true (inherited from Object.prototype), which
@@ -64,5 +63,3 @@ export const FAILURE_CODE_LIST = Object.keys(FAILURE_CODES) as FailureCode[];
 export function isFailureCode(code: string): code is FailureCode {
   return Object.hasOwn(FAILURE_CODES, code);
 }
-
-export const PROGRESS_STAGES = ["prompt_builder", "model_inference", "quality_check", "format_adapter"] as const;

@@ -12,6 +12,7 @@ import { assertJobQuotaRoom, assertTokenBudget, consumeJobQuota } from "./quota"
 import { paramsSchemas } from "./schemas";
 import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
 import type { Actor } from "./state-machine";
+import { activeCredential } from "../credentials";
 import { toJobView } from "./views";
 
 export type CreateJobInput = {
@@ -76,11 +77,7 @@ export async function createJob(input: CreateJobInput) {
   const apiKeyMode = input.apiKeyMode ?? consent.apiKeyMode;
   let credentialId: string | null = null;
   if (apiKeyMode === "user_deepseek_key") {
-    const credential = await db.userCredential.findFirst({
-      where: { userId: input.userId, provider: "deepseek", deletedAt: null },
-      orderBy: { createdAt: "desc" },
-      select: { id: true },
-    });
+    const credential = await activeCredential(db, input.userId, { id: true });
     if (!credential)
       throw new AppError("CREDENTIAL_REQUIRED", "choose the platform key or store your DeepSeek key first");
     credentialId = credential.id;

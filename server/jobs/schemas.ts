@@ -13,12 +13,7 @@ export {
   type JobTypeName,
   type OutputSchemaVersion,
 } from "../job-types";
-export {
-  difficultySchema,
-  questionTypeSchema,
-  snapshotContentSchema,
-  type SnapshotContent,
-} from "../job-types/fields";
+export { difficultySchema, questionTypeSchema, snapshotContentSchema, type SnapshotContent } from "../job-types/fields";
 export { flashcardsSchema, type Flashcards } from "../job-types/flashcard-generation";
 export { learningAnalysisSchema, type LearningAnalysis } from "../job-types/learning-state-analysis";
 export { nextActionsSchema, type NextActions } from "../job-types/next-action-planning";

@@ -214,8 +214,8 @@ export const leasedJob = z.object({
 
 export const lockResponse = z.object({ job: leasedJob, lockUntil: isoDate });
 /** A poll item says what it is: a job taken for the caller (claim: true), or one to lock by id. */
-export const claimedPollItem = lockResponse.extend({ kind: z.literal("claimed") });
-export const unclaimedPollItem = jobSummary.extend({ kind: z.literal("unclaimed") });
+const claimedPollItem = lockResponse.extend({ kind: z.literal("claimed") });
+const unclaimedPollItem = jobSummary.extend({ kind: z.literal("unclaimed") });
 export const pollResponse = z.object({
   jobs: z.array(z.discriminatedUnion("kind", [claimedPollItem, unclaimedPollItem])),
   pollIntervalMs: z.number().int(),
@@ -235,5 +235,4 @@ export const errorResponse = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
 });
 
-export type PollRequest = z.infer<typeof pollRequest>;
 export type LeasedJob = z.infer<typeof leasedJob>;

@@ -20,9 +20,7 @@ export const analysesRouter = router({
           .max(JOB_TYPES.length)
           .refine((a) => new Set(a).size === a.length, "job types must be distinct"),
         /** Checked per type by the job's parameter schema (INVALID_PARAMS, 400). */
-        params: z
-          .strictObject(Object.fromEntries(TYPES_WITH_PARAMS.map((t) => [t, paramsInput])))
-          .optional(),
+        params: z.strictObject(Object.fromEntries(TYPES_WITH_PARAMS.map((t) => [t, paramsInput]))).optional(),
       }),
     )
     .output(
