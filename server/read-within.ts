@@ -14,39 +14,35 @@ export async function readWithin(
 ): Promise<Uint8Array | null> {
   const stopAt = Math.max(limit, opts.drainUpTo ?? limit);
   const declared = opts.declaredLength == null ? NaN : Number(opts.declaredLength);
-  const source = body && "getReader" in body ? webChunks(body) : body;
   if (declared > stopAt) {
     await stop(body);
     return null;
   }
-  if (!source) return new Uint8Array(0);
+  if (!body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  // Leaving the loop early (break) cancels a web stream and destroys a Node one.
-  for await (const value of source) {
+  /** Counts a chunk in; false once past stopAt (the caller stops reading). */
+  const take = (value: Uint8Array) => {
     size += value.byteLength;
-    if (size > stopAt) break;
+    if (size > stopAt) return false;
     if (size <= limit) chunks.push(value);
+    return true;
+  };
+  if ("getReader" in body) {
+    const reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!take(value)) {
+        await reader.cancel().catch(() => {});
+        return null;
+      }
+    }
+  } else {
+    // Leaving the loop early destroys a Node stream (its connection is cut).
+    for await (const value of body) if (!take(value)) return null;
   }
   return size > limit ? null : Buffer.concat(chunks);
-}
-
-/** A web stream's chunks; returning early cancels the stream. */
-async function* webChunks(body: ReadableStream<Uint8Array>) {
-  const reader = body.getReader();
-  let done = false;
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) {
-        done = true;
-        return;
-      }
-      yield next.value;
-    }
-  } finally {
-    if (!done) await reader.cancel().catch(() => {});
-  }
 }
 
 /** Stops a body that is refused unread: a web stream is cancelled, a Node stream destroyed. */
