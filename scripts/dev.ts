@@ -1,6 +1,7 @@
 import path from "node:path";
 import { startDevDb, DATA_DIR } from "./lib/database-url";
 import { deployMigrations } from "./lib/migrator";
+import { devRuntimeMode } from "./lib/dev-runtime";
 import { ensureLocalRuntimeKey } from "./lib/local-runtime-key";
 import { startGroup, stopGroup } from "./lib/processes";
 import type { ChildProcess } from "node:child_process";
@@ -11,9 +12,16 @@ import type { ChildProcess } from "node:child_process";
  * Production is `npm start` (server/production-server.mjs), which does none of this. Without
  * DATABASE_URL it starts the embedded PostgreSQL (data in .data/pg, kept between runs); either
  * way it applies migrations, seeds the demo data, and starts Next.js and one reference Runtime
- * (local analyzer; DeepSeek for platform jobs when DEEPSEEK_API_KEY is set).
+ * (local analyzer; DeepSeek for platform jobs when DEEPSEEK_API_KEY is set) unless DEV_RUNTIME=off.
  */
 const demo = process.argv.includes("--demo");
+let withRuntime: boolean;
+try {
+  withRuntime = devRuntimeMode(process.env.DEV_RUNTIME) === "on";
+} catch (e) {
+  console.error(`[dev] ${(e as Error).message}`);
+  process.exit(78);
+}
 const port = process.env.PORT ?? "3000";
 const children: ChildProcess[] = [];
 let stopDb = async () => {};
@@ -59,32 +67,39 @@ console.log(
 
 // The reference Runtime, as its own process speaking the HTTP protocol like any external one.
 // Until Next answers it backs off; the local analyzer's small delay makes progress visible.
-const runtime = startGroup(
-  process.execPath,
-  ["--import", "tsx", "runtime/main.ts"],
-  {
-    RUNTIME_API_URL: `http://127.0.0.1:${port}`,
-    RUNTIME_API_KEY: runtimeKey,
-    RUNTIME_INSTANCE_ID: process.env.RUNTIME_INSTANCE_ID ?? "local-runtime",
-    RUNTIME_LOCAL_DELAY_MS: process.env.RUNTIME_LOCAL_DELAY_MS ?? "700",
-    RUNTIME_SHUTDOWN_GRACE_MS: process.env.RUNTIME_SHUTDOWN_GRACE_MS ?? "5000",
-  },
-  "runtime",
-);
-console.log(
-  `[dev] reference Runtime started: ${process.env.DEEPSEEK_API_KEY ? "DeepSeek for platform jobs (DEEPSEEK_API_KEY is set)" : "local analyzer (set DEEPSEEK_API_KEY to use DeepSeek)"}`,
-);
+const runtime = withRuntime ? startRuntime() : null;
+if (!runtime)
+  console.log("[dev] DEV_RUNTIME=off: no reference Runtime; point yours at this app with the key in .data/runtime-key");
+
+function startRuntime() {
+  const child = startGroup(
+    process.execPath,
+    ["--import", "tsx", "runtime/main.ts"],
+    {
+      RUNTIME_API_URL: `http://127.0.0.1:${port}`,
+      RUNTIME_API_KEY: runtimeKey,
+      RUNTIME_INSTANCE_ID: process.env.RUNTIME_INSTANCE_ID ?? "local-runtime",
+      RUNTIME_LOCAL_DELAY_MS: process.env.RUNTIME_LOCAL_DELAY_MS ?? "700",
+      RUNTIME_SHUTDOWN_GRACE_MS: process.env.RUNTIME_SHUTDOWN_GRACE_MS ?? "5000",
+    },
+    "runtime",
+  );
+  console.log(
+    `[dev] reference Runtime started: ${process.env.DEEPSEEK_API_KEY ? "DeepSeek for platform jobs (DEEPSEEK_API_KEY is set)" : "local analyzer (set DEEPSEEK_API_KEY to use DeepSeek)"}`,
+  );
+  return child;
+}
 
 let stopping = false;
 async function shutdown() {
   if (stopping) return;
   stopping = true;
   // The Runtime first, so it can hand its running jobs back to a live API.
-  await stopGroup(runtime);
+  if (runtime) await stopGroup(runtime);
   await Promise.all(children.map((c) => stopGroup(c)));
   await stopDb();
   process.exit(0);
 }
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
-for (const c of [...children, runtime]) c.on("exit", () => void shutdown());
+for (const c of runtime ? [...children, runtime] : children) c.on("exit", () => void shutdown());

@@ -1,3 +1,4 @@
+import type { Prisma } from "./generated/prisma/client";
 import type { ApiKeyMode } from "./generated/prisma/enums";
 import { getDb, type DbOrTx } from "./db";
 import { now } from "./clock";
@@ -15,12 +16,20 @@ const PROVIDER = "deepseek";
 
 export type MaskedCredential = { provider: string; last4: string; createdAt: Date };
 
+/** The learner's active key: not deleted (a replaced key is deleted, so there is at most one). */
+const active = (userId: string) => ({ userId, provider: PROVIDER, deletedAt: null });
+
+/**
+ * The learner's active DeepSeek key row, with the columns asked for: the one lookup behind the
+ * settings page, job creation (CREDENTIAL_REQUIRED), the lock answer and the in-app worker.
+ * Newest first, so even a second active row (never written today) would not change the answer.
+ */
+export function activeCredential<S extends Prisma.UserCredentialSelect>(db: DbOrTx, userId: string, select: S) {
+  return db.userCredential.findFirst({ where: active(userId), orderBy: { createdAt: "desc" }, select });
+}
+
 export async function getCredential(userId: string): Promise<MaskedCredential | null> {
-  return getDb().userCredential.findFirst({
-    where: { userId, provider: PROVIDER, deletedAt: null },
-    orderBy: { createdAt: "desc" },
-    select: { provider: true, last4: true, createdAt: true },
-  });
+  return activeCredential(getDb(), userId, { provider: true, last4: true, createdAt: true });
 }
 
 /** Sets the key, replacing any earlier one. */
@@ -57,7 +66,7 @@ export async function chooseApiKeyMode(userId: string, apiKeyMode: ApiKeyMode): 
   return getDb().$transaction(async (tx) => {
     await lockUser(tx, userId);
     if (apiKeyMode === "user_deepseek_key") {
-      const has = await tx.userCredential.count({ where: { userId, provider: PROVIDER, deletedAt: null } });
+      const has = await activeCredential(tx, userId, { id: true });
       if (!has) throw new AppError("CREDENTIAL_REQUIRED", "store your DeepSeek key before choosing to use it");
     }
     await tx.aiConsent.upsert({ where: { userId }, create: { userId, apiKeyMode }, update: { apiKeyMode } });
@@ -72,7 +81,7 @@ async function lockUser(tx: DbOrTx, userId: string) {
 
 async function eraseActive(tx: DbOrTx, userId: string) {
   const { count } = await tx.userCredential.updateMany({
-    where: { userId, provider: PROVIDER, deletedAt: null },
+    where: active(userId),
     data: { ciphertext: "", deletedAt: now() },
   });
   return count;

@@ -1,4 +1,4 @@
-import { recordAudit } from "./admin/audit";
+import { recordAudit } from "./audit";
 import { getDb } from "./db";
 import { now } from "./clock";
 import { AppError } from "./errors";

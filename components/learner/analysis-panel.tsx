@@ -4,14 +4,6 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import {
-  AllParams,
-  DEFAULT_PARAMS,
-  FlashcardParamsFields,
-  paramsFor,
-  PlanParamsFields,
-  QuizParamsFields,
-} from "./analysis-params";
-import {
   appCodeOf,
   explainError,
   isInFlight,
@@ -24,6 +16,7 @@ import {
 import { JobProgress } from "./progress-bar";
 import { TypeIcon } from "./type-icon";
 import { QuotaLine, quotaSentence } from "./quota";
+import { defaultParams, paramsFormOf } from "./results";
 
 type Props = { target: Target; targetLabel: string; jobs: Job[]; consent: boolean; onOpen: (jobId: string) => void };
 
@@ -31,7 +24,7 @@ type Props = { target: Target; targetLabel: string; jobs: Job[]; consent: boolea
 export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Props) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [params, setParams] = useState<AllParams>(DEFAULT_PARAMS);
+  const [params, setParams] = useState(defaultParams);
   const [notice, setNotice] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
 
   const trigger = useMutation(
@@ -76,7 +69,7 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
   const start = (jobTypes: JobType[]) => {
     if (trigger.isPending) return;
     setNotice(null);
-    trigger.mutate({ target, jobTypes, params: paramsFor(params) });
+    trigger.mutate({ target, jobTypes, params: params as Record<string, Record<string, unknown>> });
   };
   const inFlight = (type: JobType) =>
     jobs.find(
@@ -123,6 +116,7 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
       <ul className="mt-4 grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
         {JOB_TYPES.map((type) => {
           const info = TYPE_INFO[type];
+          const form = paramsFormOf(type);
           const running = inFlight(type);
           return (
             <li
@@ -136,18 +130,7 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
               </h3>
               <p className="mt-1 flex-1 text-sm text-slate-600">{info.blurb}</p>
               <div className="mt-3">
-                {type === "quiz_generation" && (
-                  <QuizParamsFields value={params.quiz} onChange={(quiz) => setParams({ ...params, quiz })} />
-                )}
-                {type === "flashcard_generation" && (
-                  <FlashcardParamsFields
-                    value={params.flashcards}
-                    onChange={(flashcards) => setParams({ ...params, flashcards })}
-                  />
-                )}
-                {type === "next_action_planning" && (
-                  <PlanParamsFields value={params.plan} onChange={(plan) => setParams({ ...params, plan })} />
-                )}
+                {form && <form.Fields value={params[type]} onChange={(v) => setParams({ ...params, [type]: v })} />}
               </div>
               {running && (
                 <button type="button" onClick={() => onOpen(running.id)} className="mt-2 text-left">

@@ -143,8 +143,3 @@ export function PlanParamsFields({
     />
   );
 }
-
-/** What analyses.trigger takes as `params`, for the types being started. */
-export function paramsFor(p: AllParams) {
-  return { quiz_generation: p.quiz, flashcard_generation: p.flashcards, next_action_planning: p.plan };
-}

@@ -2,22 +2,11 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc/client";
-import {
-  flashcardsSchema,
-  learningAnalysisSchema,
-  nextActionsSchema,
-  quizSchema,
-  weakPointsSchema,
-} from "@/server/jobs/schemas";
 import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, type Job, type Targets } from "./labels";
 import { JobProgress } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { TypeIcon } from "./type-icon";
-import { FlashcardDeck } from "./results/flashcards";
-import { LearningStateResult } from "./results/learning-state";
-import { NextActionsResult } from "./results/next-actions";
-import { QuizPlayer } from "./results/quiz-player";
-import { WeakPointsResult } from "./results/weak-points";
+import { RESULT_RENDERERS } from "./results";
 import { Time } from "@/components/time";
 
 type Props = { jobId: string; live: Job | undefined; targets: Targets | undefined; onOpen: (id: string) => void };
@@ -96,18 +85,9 @@ function pickLive(live: Job) {
 }
 
 function ResultView({ job, output }: { job: Pick<Job, "id" | "jobType">; output: unknown }) {
-  switch (job.jobType) {
-    case "learning_state_analysis":
-      return <LearningStateResult output={learningAnalysisSchema.parse(output)} />;
-    case "weak_point_analysis":
-      return <WeakPointsResult output={weakPointsSchema.parse(output)} />;
-    case "next_action_planning":
-      return <NextActionsResult key={job.id} jobId={job.id} output={nextActionsSchema.parse(output)} />;
-    case "quiz_generation":
-      return <QuizPlayer key={job.id} jobId={job.id} output={quizSchema.parse(output)} />;
-    case "flashcard_generation":
-      return <FlashcardDeck key={job.id} jobId={job.id} output={flashcardsSchema.parse(output)} />;
-  }
+  const { View } = RESULT_RENDERERS[job.jobType];
+  // Keyed by job: a result with its own state (answers, marks) starts afresh for another job.
+  return <View key={job.id} jobId={job.id} output={output} />;
 }
 
 function History({

@@ -1,5 +1,6 @@
 import type { inferRouterOutputs } from "@trpc/server";
-import { IN_FLIGHT_STATUSES, JOB_TYPES as ALL_JOB_TYPES } from "@/server/jobs/constants";
+import { IN_FLIGHT_STATUSES } from "@/server/jobs/constants";
+import { JOB_TYPE_LABELS, JOB_TYPES as ALL_JOB_TYPES } from "@/server/job-types";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Out = inferRouterOutputs<AppRouter>;
@@ -11,19 +12,8 @@ export type Target = { type: Job["targetType"]; id: string };
 
 export const JOB_TYPES: JobType[] = [...ALL_JOB_TYPES];
 
-export const TYPE_INFO: Record<JobType, { title: string; blurb: string }> = {
-  learning_state_analysis: {
-    title: "Learning state",
-    blurb: "How well you know each topic, and how engaged you have been.",
-  },
-  weak_point_analysis: { title: "Weak points", blurb: "The topics that need attention, ranked, with the evidence." },
-  next_action_planning: { title: "Next steps", blurb: "A short plan of what to do next, with time estimates." },
-  quiz_generation: {
-    title: "Practice quiz",
-    blurb: "Questions to answer here; your answers count towards your next analysis.",
-  },
-  flashcard_generation: { title: "Flashcards", blurb: "Cards to flip through and mark as known." },
-};
+/** Each type's title and blurb, from its module in server/job-types. */
+export const TYPE_INFO: Record<JobType, { title: string; blurb: string }> = JOB_TYPE_LABELS;
 
 export const STATUS_INFO: Record<JobStatus, { label: string; tone: string }> = {
   pending: { label: "Waiting", tone: "bg-slate-100 text-slate-700 ring-slate-300" },

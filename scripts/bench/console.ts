@@ -3,6 +3,7 @@ import http from "node:http";
 import path from "node:path";
 import pg from "pg";
 import { percentiles } from "./stats";
+import { JOB_TYPES } from "../../server/job-types";
 
 /**
  * "Console at 1M rows": a learning platform's 30 days — BENCH_CONSOLE_ROWS jobs (default
@@ -161,7 +162,7 @@ async function generate(db: pg.Client, rows: number) {
       INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", status, "inputHash", "idempotencyKey", params,
         "attemptNo", "errorCode", "createdAt", "updatedAt", "runAfter", "lockedAt", "finishedAt")
       SELECT 'cj' || lpad(g::text, 8, '0'), 'bu' || (g % ${USERS}),
-        (ARRAY['learning_state_analysis','weak_point_analysis','next_action_planning','quiz_generation','flashcard_generation'])[1 + g % 5]::"JobType",
+        (ARRAY[${JOB_TYPES.map((t) => `'${t}'`).join(",")}])[1 + g % ${JOB_TYPES.length}]::"JobType",
         'user', 'bu' || (g % ${USERS}), s::"JobStatus", 'h', 'ck' || g, '{}',
         CASE WHEN s IN ('succeeded', 'failed') THEN 1 ELSE 0 END, CASE WHEN s = 'failed' THEN 'INVALID_SCHEMA' END,
         c, c, c, CASE WHEN s IN ('succeeded', 'failed') THEN c + w END, CASE WHEN s <> 'pending' THEN c + w + r END

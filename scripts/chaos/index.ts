@@ -7,6 +7,7 @@ import { DATA_DIR } from "../lib/database-url";
 import { ensureBuilt, startAppServer, type AppServer } from "../lib/app-server";
 import { spawnRuntime, type RuntimeProcess } from "../../tests/system/runtime-process";
 import { succeededCount, TERMINAL_SQL, verifyOutcome } from "./verify";
+import { JOB_TYPES } from "../../server/job-types";
 
 /** Jobs not yet terminal: the storm is over when none is left. */
 const UNFINISHED = `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status NOT IN (${TERMINAL_SQL})`;
@@ -177,15 +178,8 @@ async function setupJobs() {
   const { createJob } = await import("../../server/jobs/create");
   const { createRuntimeKey } = await import("../../server/runtime-keys");
   const user = await getDb().user.findUniqueOrThrow({ where: { email: "ada@example.com" } });
-  const types = [
-    "learning_state_analysis",
-    "weak_point_analysis",
-    "next_action_planning",
-    "quiz_generation",
-    "flashcard_generation",
-  ] as const;
   const templates = [];
-  for (const jobType of types) {
+  for (const jobType of JOB_TYPES) {
     const { job } = await createJob({
       userId: user.id,
       jobType,
@@ -196,7 +190,7 @@ async function setupJobs() {
     });
     templates.push(job.id);
   }
-  const perType = Math.ceil((JOBS - types.length) / types.length);
+  const perType = Math.ceil((JOBS - JOB_TYPES.length) / JOB_TYPES.length);
   await getDb().$executeRawUnsafe(`
     INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey", params, "runAfter", "createdAt", "updatedAt", "maxRetryCount", "timeoutSeconds")
     SELECT 'chaos_' || t.id || '_' || g, "userId", "jobType", "targetType", "targetId", "snapshotId", 'pending', "inputHash", 'chaos-' || t.id || '-' || g, params, now(), now(), now(), 20, 120

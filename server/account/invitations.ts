@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { hashPassword } from "better-auth/crypto";
 import { AppError } from "../errors";
-import { recordAudit } from "../admin/audit";
+import { recordAudit } from "../audit";
 import { appConfig, setting } from "../config";
 import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";

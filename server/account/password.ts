@@ -1,6 +1,6 @@
 import { hashPassword, verifyPassword } from "better-auth/crypto";
 import { AppError } from "../errors";
-import { recordAudit } from "../admin/audit";
+import { recordAudit } from "../audit";
 import { getDb } from "../db";
 import { passwordProblem } from "../auth/password-policy";
 

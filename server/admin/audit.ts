@@ -1,23 +1,6 @@
-import { getDb, type DbOrTx } from "../db";
-import { now } from "../clock";
+import { getDb } from "../db";
 
-export type AuditEntry = {
-  actorId: string;
-  /** e.g. job.rerun, job.cancel, job.priority, jobs.bulk_rerun, runtime_key.create */
-  action: string;
-  /** What it acted on: a job id, a key id, or a bulk scope (ids or filter). */
-  scope: unknown;
-  /** How many things it changed. */
-  count: number;
-};
-
-/** Every admin action leaves a row: who, when, what, how many. */
-export async function recordAudit(entry: AuditEntry, db: DbOrTx = getDb()) {
-  await db.$executeRaw`
-    INSERT INTO "AdminAuditLog" ("actorId", action, scope, count, "createdAt")
-    VALUES (${entry.actorId}, ${entry.action}, ${JSON.stringify(entry.scope ?? null)}::jsonb, ${entry.count}, ${now()}::timestamp(3))`;
-}
-
+/** The audit log for the console, newest first (rows are written by recordAudit, server/audit.ts). */
 export async function listAudit(limit: number) {
   return getDb().$queryRaw<
     {

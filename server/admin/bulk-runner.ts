@@ -4,7 +4,7 @@ import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { cancelPending, requestCancel } from "../jobs/cancel";
 import { rerunJob } from "../jobs/rerun";
-import { recordAudit } from "./audit";
+import { recordAudit } from "../audit";
 import { cancelBulkRun, eligibleSql, scopeSql, startBulkRun, type BulkAction } from "./bulk";
 import type { BulkScope } from "./filter-schema";
 

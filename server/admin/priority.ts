@@ -2,7 +2,7 @@ import { getDb } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { notify, RETURNING } from "../jobs/state-machine";
-import { recordAudit } from "./audit";
+import { recordAudit } from "../audit";
 import { requeueTurnSql } from "../jobs/fair-queue";
 
 /**

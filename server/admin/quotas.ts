@@ -2,7 +2,7 @@ import { getDb } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { getJobQuotaUsage, QUOTA_METRICS, type Period } from "../jobs/quota";
-import { recordAudit } from "./audit";
+import { recordAudit } from "../audit";
 
 /** One learner's quota use, found by id or email, for the console's quota page. */
 export async function getLearnerQuotas(idOrEmail: string) {

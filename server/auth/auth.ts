@@ -136,6 +136,7 @@ function createAuth() {
         // page scripts (sign-in, get-session, list-sessions) go out without it.
         const withoutToken = stripSessionTokens(returned);
         if (withoutToken !== returned) return ctx.json(withoutToken as Record<string, unknown>);
+        return undefined;
       }),
     },
   });

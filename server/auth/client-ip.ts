@@ -18,13 +18,3 @@ export function clientIp(headers: Headers, hops = webSecurityConfig.trustedProxy
   // Only the characters of an IPv4/IPv6 address: anything else is not an address a proxy wrote.
   return /^[0-9a-fA-F:.]{2,45}$/.test(entry) ? entry.toLowerCase() : "unknown";
 }
-
-/** Appends a proxy hop the way a reverse proxy does (used by the production server for its socket). */
-export function appendForwardedFor(
-  existing: string | string[] | undefined,
-  address: string | undefined,
-): string | undefined {
-  if (!address) return Array.isArray(existing) ? existing.join(", ") : existing;
-  const before = Array.isArray(existing) ? existing.join(", ") : existing;
-  return before ? `${before}, ${address}` : address;
-}

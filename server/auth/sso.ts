@@ -4,7 +4,7 @@ import { AppError, isAppError } from "../errors";
 import { oidcConfig } from "../config";
 import { getDb } from "../db";
 import { now } from "../clock";
-import { recordAudit } from "../admin/audit";
+import { recordAudit } from "../audit";
 import { assertSignupAllowed } from "../account/signup-policy";
 
 /** better-auth's id of the one OpenID Connect provider: its callback is /api/auth/callback/oidc. */

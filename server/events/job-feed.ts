@@ -8,9 +8,9 @@ import { setting } from "../config";
  * listening app instance. One LISTEN connection per process feeds live pages (SSE) and the
  * workflow relay; it reconnects with backoff and reports gaps so consumers can re-read.
  */
-import { CHANNEL, jobChangeSchema } from "./job-change";
+import { CHANNEL, jobChangeSchema } from "../jobs/job-change";
 
-export { CHANNEL, jobChangeSchema, type JobChange } from "./job-change";
+export { CHANNEL, jobChangeSchema, type JobChange } from "../jobs/job-change";
 
 /** Runtime key revocations, so every instance drops a cached key at once. */
 export const KEY_CHANNEL = "runtime_key_events";

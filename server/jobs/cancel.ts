@@ -1,7 +1,7 @@
 import { Prisma } from "../generated/prisma/client";
 import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
-import { recordAudit } from "../admin/audit";
+import { recordAudit } from "../audit";
 import { AppError } from "../errors";
 import { HELD_STATUSES } from "./constants";
 import { statusList } from "./status-sql";

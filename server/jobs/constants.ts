@@ -1,12 +1,7 @@
-import type { JobStatus, JobType } from "../generated/prisma/enums";
+import type { JobStatus } from "../generated/prisma/enums";
 
-export const JOB_TYPES = [
-  "learning_state_analysis",
-  "weak_point_analysis",
-  "next_action_planning",
-  "quiz_generation",
-  "flashcard_generation",
-] as const satisfies readonly JobType[];
+/** The job types, from the registry (server/job-types/index.ts). */
+export { JOB_TYPES } from "../job-types";
 
 export const JOB_STATUSES = [
   "pending",
@@ -60,7 +55,6 @@ export const FAILURE_CODES = {
 } as const;
 
 export type FailureCode = keyof typeof FAILURE_CODES;
-export const FAILURE_CODE_LIST = Object.keys(FAILURE_CODES) as FailureCode[];
 
 /**
  * Own keys only: `"toString" in FAILURE_CODES` is true (inherited from Object.prototype), which
@@ -69,8 +63,6 @@ export const FAILURE_CODE_LIST = Object.keys(FAILURE_CODES) as FailureCode[];
 export function isFailureCode(code: string): code is FailureCode {
   return Object.hasOwn(FAILURE_CODES, code);
 }
-
-export const PROGRESS_STAGES = ["prompt_builder", "model_inference", "quality_check", "format_adapter"] as const;
 
 /**
  * The shortest execution timeout a job may have (JOB_TIMEOUT_SECONDS and createJob hold to it): a

@@ -1,5 +1,5 @@
 import { Prisma, type AiRuntimeJob } from "../generated/prisma/client";
-import { CHANNEL, jobChangePayload } from "../events/job-change";
+import { CHANNEL, jobChangePayload } from "./job-change";
 import type { ApiKeyMode, JobType } from "../generated/prisma/enums";
 import { getDb, type DbOrTx } from "../db";
 import { jobConfig } from "../config";
@@ -12,6 +12,7 @@ import { assertJobQuotaRoom, assertTokenBudget, consumeJobsQuota, jobQuotaRules 
 import { paramsSchemas } from "./schemas";
 import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
 import { spendsQuota, type Actor } from "./state-machine";
+import { activeCredential } from "../credentials";
 import { toJobView } from "./views";
 
 export type CreateJobInput = {
@@ -122,11 +123,7 @@ async function planJob(input: CreateJobInput): Promise<Created | Planned> {
   const apiKeyMode = input.apiKeyMode ?? consent.apiKeyMode;
   let credentialId: string | null = null;
   if (apiKeyMode === "user_deepseek_key") {
-    const credential = await db.userCredential.findFirst({
-      where: { userId: input.userId, provider: "deepseek", deletedAt: null },
-      orderBy: { createdAt: "desc" },
-      select: { id: true },
-    });
+    const credential = await activeCredential(db, input.userId, { id: true });
     if (!credential)
       throw new AppError("CREDENTIAL_REQUIRED", "choose the platform key or store your DeepSeek key first");
     credentialId = credential.id;

@@ -1,5 +1,5 @@
 import { Prisma } from "../generated/prisma/client";
-import { REJECTION_LIMITS } from "../runtime-api/contract";
+import { REJECTION_LIMITS } from "./rejection-limits";
 import type { Violation } from "./quality";
 
 /** A refused output is kept up to this many bytes of JSON text; more is cut and marked truncated. */

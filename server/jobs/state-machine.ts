@@ -1,6 +1,6 @@
 import { Prisma, type AiRuntimeJob } from "../generated/prisma/client";
 import type { ActorType, JobStatus } from "../generated/prisma/enums";
-import { jobChangeSql } from "../events/job-change";
+import { jobChangeSql } from "./job-change";
 import type { DbOrTx } from "../db";
 import { countTransitions } from "../observability/metrics";
 import { runSql } from "../sql";

@@ -1,47 +1,35 @@
-import type { AiRuntimeJob } from "../generated/prisma/client";
+import { Prisma, type AiRuntimeJob } from "../generated/prisma/client";
 
 /**
- * What leaves the domain about a job: no credential id, no input hash. The tRPC layer and the
- * Runtime contract both shape their answers from this.
+ * Columns that never leave the domain: the credential and key ids, the input hash, the fair
+ * queue's turn, the cancel request's time. Every other column of the job row is in the view;
+ * tests/jobs/views.test.ts checks this list against the Prisma model, as RETURNED is.
+ */
+export const HIDDEN_JOB_COLUMNS = [
+  "credentialId",
+  "lockedByKeyId",
+  "inputHash",
+  "queueTurn",
+  "cancelRequestedAt",
+] as const satisfies readonly (keyof AiRuntimeJob)[];
+type Hidden = (typeof HIDDEN_JOB_COLUMNS)[number];
+type Shown = Exclude<keyof AiRuntimeJob, Hidden>;
+const HIDDEN: ReadonlySet<string> = new Set(HIDDEN_JOB_COLUMNS);
+/** The view's columns: the Prisma model's scalar columns (never relations a query included) less the hidden ones. */
+export const JOB_VIEW_COLUMNS = Object.values(Prisma.AiRuntimeJobScalarFieldEnum).filter(
+  (c) => !HIDDEN.has(c),
+) as Shown[];
+
+/**
+ * What leaves the domain about a job: every column but the hidden ones, plus its result's id.
+ * The tRPC layer and the Runtime contract both shape their answers from this.
  */
 export function toJobView(job: AiRuntimeJob & { result?: { id: string } | null }) {
+  const view = {} as Record<string, unknown>;
+  for (const column of JOB_VIEW_COLUMNS) view[column] = job[column];
   return {
-    id: job.id,
-    userId: job.userId,
-    jobType: job.jobType,
-    targetType: job.targetType,
-    targetId: job.targetId,
-    snapshotId: job.snapshotId,
-    status: job.status,
-    priority: job.priority,
-    idempotencyKey: job.idempotencyKey,
-    apiKeyMode: job.apiKeyMode,
-    modelProvider: job.modelProvider,
-    modelName: job.modelName,
-    promptVersion: job.promptVersion,
-    outputSchemaVersion: job.outputSchemaVersion,
+    ...(view as Pick<AiRuntimeJob, Shown>),
     params: job.params as Record<string, unknown>,
-    attemptNo: job.attemptNo,
-    retryCount: job.retryCount,
-    maxRetryCount: job.maxRetryCount,
-    timeoutSeconds: job.timeoutSeconds,
-    retriedFromJobId: job.retriedFromJobId,
-    runAfter: job.runAfter,
-    cancelRequested: job.cancelRequested,
-    stage: job.stage,
-    progress: job.progress,
-    progressMessage: job.progressMessage,
-    lockedBy: job.lockedBy,
-    lockedAt: job.lockedAt,
-    lockUntil: job.lockUntil,
-    startedAt: job.startedAt,
-    finishedAt: job.finishedAt,
-    errorCode: job.errorCode,
-    errorMessage: job.errorMessage,
-    createdAt: job.createdAt,
-    updatedAt: job.updatedAt,
     resultId: job.result?.id ?? null,
   };
 }
-
-export type JobView = ReturnType<typeof toJobView>;

@@ -3,7 +3,7 @@ import { Prisma } from "../generated/prisma/client";
 import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { recordAudit } from "../admin/audit";
+import { recordAudit } from "../audit";
 import { signInCounterKeysOf } from "../auth/sign-in-throttle";
 import { transition } from "../jobs/state-machine";
 import { forgetSnapshots } from "../jobs/snapshot";

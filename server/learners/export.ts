@@ -1,7 +1,7 @@
 import { getDb } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { recordAudit } from "../admin/audit";
+import { recordAudit } from "../audit";
 import { assertStorableUserId, auditActorId, type DataRightsActor } from "./actor";
 
 export const EXPORT_FORMAT = "ai-job-runtime/learner-export";

@@ -1,6 +1,6 @@
 import { metrics } from "./metrics";
 import { queueStats } from "./queue-stats";
-import { getAlerts } from "../admin/alerts";
+import { getAlerts } from "./alerts";
 import { JOB_TYPES } from "../jobs/constants";
 
 const esc = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { jobTypeSchema, snapshotContentSchema } from "../jobs/schemas";
+import { JOB_TYPES, jobTypeSchema } from "../job-types";
+import { snapshotContentSchema } from "../job-types/fields";
+import { REJECTION_LIMITS } from "../jobs/rejection-limits";
 import { refuseUnstorable } from "../security/storable-text";
 
 /**
@@ -23,7 +25,7 @@ export const MAX_WAIT_MS = 20_000;
 export const pollRequest = z
   .object({
     runtimeInstanceId,
-    capabilities: z.array(jobTypeSchema).min(1).max(5),
+    capabilities: z.array(jobTypeSchema).min(1).max(JOB_TYPES.length),
     limit: z.number().int().min(1).max(50).default(10),
     claim: z.boolean().default(false),
     /** Long poll: with nothing to return, hold the answer up to this long for a matching job. */
@@ -81,17 +83,8 @@ export const resultRequest = z
   })
   .superRefine(refuseUnstorable);
 
-/** Bounds on a rejection a Runtime reports with fail (published in the OpenAPI document's x-runtime-limits). */
-export const REJECTION_LIMITS = {
-  /** Stored up to this many bytes of JSON text, then cut and marked truncated (the 422 path's cap too). */
-  outputBytes: 64 * 1024,
-  /** Nesting of rejectedOutput: model outputs nest a handful of levels; thousands would only cost stack. */
-  outputDepth: 64,
-  violations: 50,
-  path: 256,
-  rule: 64,
-  message: 500,
-} as const;
+/** Bounds on a rejection a Runtime reports with fail (the domain's, published in the OpenAPI document's x-runtime-limits). */
+export { REJECTION_LIMITS };
 
 /** One broken rule, as the 422 details carry it. The rule name has the explorer filter's shape, so the filter finds it. */
 export const violationSchema = z.object({
@@ -220,8 +213,11 @@ export const leasedJob = z.object({
 });
 
 export const lockResponse = z.object({ job: leasedJob, lockUntil: isoDate });
+/** A poll item says what it is: a job taken for the caller (claim: true), or one to lock by id. */
+const claimedPollItem = lockResponse.extend({ kind: z.literal("claimed") });
+const unclaimedPollItem = jobSummary.extend({ kind: z.literal("unclaimed") });
 export const pollResponse = z.object({
-  jobs: z.array(z.union([lockResponse, jobSummary])),
+  jobs: z.array(z.discriminatedUnion("kind", [claimedPollItem, unclaimedPollItem])),
   pollIntervalMs: z.number().int(),
 });
 export const heartbeatResponse = z.object({ lockUntil: isoDate, cancelRequested: z.boolean() });
@@ -239,5 +235,4 @@ export const errorResponse = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
 });
 
-export type PollRequest = z.infer<typeof pollRequest>;
 export type LeasedJob = z.infer<typeof leasedJob>;

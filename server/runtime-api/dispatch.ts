@@ -1,69 +1,14 @@
-import type { z } from "zod";
-import { jobConfig, setting } from "../config";
+import { setting } from "../config";
 import { AppError, isAppError, isDatabaseUnavailable } from "../errors";
-import { claimJobs, heartbeat, lockJob, pollJobs } from "../jobs/lease";
-import { failJob, submitResult } from "../jobs/results";
-import { verifyRuntimeKey, type KeyScope } from "../runtime-keys";
+import { verifyRuntimeKey } from "../runtime-keys";
 import { touchRuntimeInstance } from "../runtime-instances";
-import { getJobWaiters } from "../events/job-waiters";
 import { metrics } from "../observability/metrics";
-import { failRequest, heartbeatRequest, lockRequest, pollRequest, resultRequest } from "./contract";
+import { ENDPOINTS, type EndpointName } from "./endpoints";
+
+export { ENDPOINTS, type EndpointName };
 
 export const MAX_BODY_BYTES = setting("RUNTIME_MAX_BODY_BYTES");
 const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/**
- * Who is calling: the id of the Runtime key the request was authenticated with (leases are bound
- * to it), and the request's abort signal (a long poll whose client has gone stops waiting).
- */
-type Caller = { keyId: string; scope: KeyScope; signal?: AbortSignal };
-type Endpoint<S extends z.ZodType> = {
-  schema: S;
-  run: (body: z.infer<S>, jobId: string, caller: Caller) => Promise<unknown>;
-};
-const endpoint = <S extends z.ZodType>(schema: S, run: Endpoint<S>["run"]) => ({ schema, run }) as Endpoint<z.ZodType>;
-
-/** The Runtime protocol (SPEC §4): one entry per endpoint, each a contract schema and a domain call. */
-export const ENDPOINTS = {
-  poll: endpoint(pollRequest, async (body, _jobId, caller) => ({
-    jobs: await pollOrWait(body, caller),
-    pollIntervalMs: jobConfig.pollIntervalMs,
-  })),
-  lock: endpoint(lockRequest, (body, jobId, caller) =>
-    lockJob(jobId, body.runtimeInstanceId, caller.keyId, caller.scope),
-  ),
-  heartbeat: endpoint(heartbeatRequest, (body, jobId, caller) => heartbeat(jobId, { ...body, keyId: caller.keyId })),
-  result: endpoint(resultRequest, (body, jobId, caller) => submitResult(jobId, { ...body, keyId: caller.keyId })),
-  fail: endpoint(failRequest, (body, jobId, caller) => failJob(jobId, { ...body, keyId: caller.keyId })),
-};
-export type EndpointName = keyof typeof ENDPOINTS;
-
-/**
- * poll / claim, held up to waitMs while there is nothing to return. The waiter is registered
- * before each query, so a job committed in between still wakes it; a wake that finds nothing
- * (another Runtime was faster) waits again for the rest of the time.
- */
-async function pollOrWait(body: z.infer<typeof pollRequest>, caller: Caller) {
-  const query = () =>
-    body.claim
-      ? claimJobs({ ...body, keyId: caller.keyId, scope: caller.scope })
-      : pollJobs({ ...body, scope: caller.scope });
-  if (!body.waitMs) return query();
-  const deadline = Date.now() + body.waitMs;
-  for (;;) {
-    const waiter = getJobWaiters().register(body.capabilities, body.claim);
-    let queryAgain = false;
-    try {
-      const jobs = await query();
-      if (jobs.length) return jobs;
-      const left = deadline - Date.now();
-      if (left <= 0 || (await waiter.wait(left, caller.signal)) !== "woken") return jobs;
-      queryAgain = true;
-    } finally {
-      waiter.cancel(queryAgain);
-    }
-  }
-}
 
 export type RuntimeRequest = {
   method: string;
@@ -107,8 +52,8 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
     if (!name) throw new AppError("NOT_FOUND", "no such Runtime endpoint (see /internal/runtime/openapi.json)");
     if (req.method !== "POST") throw new AppError("METHOD_NOT_ALLOWED", "Runtime endpoints take POST");
     const caller = { ...(await verifyRuntimeKey(req.authorization)), signal: req.signal };
-    const { schema, run } = ENDPOINTS[name];
-    const body = schema.safeParse(parseJson(req));
+    const { request, run } = ENDPOINTS[name];
+    const body = request.safeParse(parseJson(req));
     if (!body.success) {
       throw new AppError(
         "INVALID_REQUEST",

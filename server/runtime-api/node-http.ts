@@ -1,5 +1,6 @@
 import { RETRY_AFTER_SECONDS } from "../errors";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { readTextWithin } from "../read-within";
 import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
 
 /**
@@ -47,26 +48,16 @@ export function retryAfter(status: number): Record<string, string> {
 /** Past this much, an oversize body is not drained to answer 413 politely: the connection is cut. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 
+/**
+ * The body through the one capped reader (server/read-within.ts): an oversize body is read to its
+ * end without being kept, so the answer is a clean 413 on a connection that stays usable; only
+ * one far over the limit has its connection cut (the stream is destroyed).
+ */
 async function readBody(req: IncomingMessage): Promise<string> {
-  const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > DRAIN_LIMIT_BYTES) {
-    req.destroy();
-    throw tooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // An oversize body is read to its end without being kept, so the answer is a clean 413 on a
-  // connection that stays usable; only one far over the limit gets its connection cut.
-  for await (const chunk of req) {
-    size += (chunk as Buffer).byteLength;
-    if (size > DRAIN_LIMIT_BYTES) {
-      req.destroy();
-      break;
-    }
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
-  }
-  if (size > MAX_BODY_BYTES) throw tooLarge();
-  return Buffer.concat(chunks).toString("utf8");
+  const opts = { declaredLength: req.headers["content-length"] ?? null, drainUpTo: DRAIN_LIMIT_BYTES };
+  const text = await readTextWithin(req, MAX_BODY_BYTES, opts);
+  if (text === null) throw tooLarge();
+  return text;
 }
 
 /** The path below /internal/runtime/jobs/ of a request URL, decoded; null when it is elsewhere. */

@@ -1,20 +1,10 @@
 import { z } from "zod";
-import {
-  errorResponse,
-  failRequest,
-  failResponse,
-  heartbeatRequest,
-  heartbeatResponse,
-  lockRequest,
-  lockResponse,
-  pollRequest,
-  pollResponse,
-  resultRequest,
-  resultResponse,
-  RESULT_LIMITS,
-  REJECTION_LIMITS,
-} from "./contract";
+import { COMMON_QUALITY_RULES } from "../job-types/define";
+import { JOB_TYPES, jobTypeOf, type JobTypeName } from "../job-types";
+import { FAILURE_CODES } from "../jobs/constants";
+import { errorResponse, jobSummary, leasedJob, RESULT_LIMITS, REJECTION_LIMITS, violationSchema } from "./contract";
 import { MAX_BODY_BYTES } from "./dispatch";
+import { ENDPOINTS } from "./endpoints";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -44,101 +34,173 @@ const COMMON_ERRORS = {
   503: ["UNAVAILABLE"],
 } as const;
 
-type Endpoint = {
-  path: string;
-  operationId: string;
-  summary: string;
-  request: z.ZodType;
-  response: z.ZodType;
-  errors: Record<number, readonly string[]>;
-};
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
+const typeName = (t: JobTypeName) => pascal(t);
+const properties = (s: JsonSchema) => s.properties as Record<string, unknown>;
+const dateTime = { type: "string", format: "date-time" };
 
-const jobErrors = { 404: ["JOB_NOT_FOUND"] } as const;
-
-export const ENDPOINTS: Endpoint[] = [
-  {
-    path: "/internal/runtime/jobs/poll",
-    operationId: "pollJobs",
-    summary:
-      "Pending, visible jobs of the given types in queue order (priority, then fairly across learners, then age). With claim: true they come back already locked to the caller; with waitMs and nothing to return, the answer waits until a job arrives or waitMs passes.",
-    request: pollRequest,
-    response: pollResponse,
-    errors: {},
+/** `details` of an error, by status: typed where a Runtime acts on it. */
+const DETAILS: Record<number, JsonSchema> = {
+  400: {
+    description:
+      "INVALID_REQUEST: the first 20 zod issues as [{path, message}]; UNKNOWN_ERROR_CODE: {allowed: the failure codes}.",
+    anyOf: [
+      {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["path", "message"],
+          properties: { path: { type: "string" }, message: { type: "string" } },
+        },
+      },
+      { type: "object", required: ["allowed"], properties: { allowed: { type: "array", items: ref("FailureCode") } } },
+    ],
   },
-  {
-    path: "/internal/runtime/jobs/{jobId}/lock",
-    operationId: "lockJob",
-    summary:
-      "Takes one pending job's lease (attemptNo + 1, lockUntil = now + lease). Returns the job with its snapshot, params and model settings.",
-    request: lockRequest,
-    response: lockResponse,
-    errors: { ...jobErrors, 409: ["JOB_ALREADY_LOCKED", "JOB_NOT_LOCKABLE"] },
-  },
-  {
-    path: "/internal/runtime/jobs/{jobId}/heartbeat",
-    operationId: "heartbeatJob",
-    summary:
-      "Extends the lease and reports stage and progress; the first one moves locked → running. Answers cancelRequested.",
-    request: heartbeatRequest,
-    response: heartbeatResponse,
-    errors: { ...jobErrors, 409: ["LOCK_LOST"] },
-  },
-  {
-    path: "/internal/runtime/jobs/{jobId}/result",
-    operationId: "submitResult",
-    summary:
-      "Stores the output and ends the job succeeded. The output is checked against its schema version and the quality rules; a failing output fails the job (422). The same output again answers idempotent. The whole request body may be at most `x-runtime-limits.maxBodyBytes` bytes (413 above it); field lengths are in the request schema. A Runtime checks both before submitting, and ends an attempt whose result is refused (413, 400) with fail INVALID_SCHEMA and the API's reason, so the job never waits out its lease. `usage` is the attempt's model usage (every call summed), stored per attempt.",
-    request: resultRequest,
-    response: resultResponse,
-    errors: { ...jobErrors, 409: ["LOCK_LOST", "RESULT_ALREADY_EXISTS", "JOB_CANCELLED"], 422: ["INVALID_SCHEMA"] },
-  },
-  {
-    path: "/internal/runtime/jobs/{jobId}/fail",
-    operationId: "failJob",
-    summary:
-      "Reports a classified failure. Retryable codes (MODEL_TIMEOUT, MODEL_RATE_LIMIT, NETWORK_ERROR, TEMPORARY_PROVIDER_ERROR, JOB_TIMEOUT, RUNTIME_SHUTDOWN) return the job to pending with backoff while retries remain; INVALID_SNAPSHOT, INVALID_SCHEMA, INVALID_CREDENTIAL fail it; CANCELLED acknowledges a cancel request. `usage` is the attempt's model usage, stored per attempt so that a failed attempt's tokens are counted too. `retryAfterMs` is the provider's Retry-After (429, 503): runAfter is then at least that far away, never beyond the backoff cap (JOB_BACKOFF_CAP_MS). A Runtime that gives up after its own quality loop sends the last output it rejected as `rejectedOutput` with `violations` [{path, rule, message}] (the shape of a 422's details): the API keeps them at this attempt, like an output it refuses itself, cut at `x-runtime-limits.rejectedOutputBytes` and marked truncated. A Runtime may cut a larger output itself: `rejectedOutput` is then the start of its JSON text with `rejectedOutputTruncated: true` and `rejectedOutputBytes` its whole size. Nothing is kept when the job ends cancelled.",
-    request: failRequest,
-    response: failResponse,
-    errors: {
-      ...jobErrors,
-      400: ["INVALID_REQUEST", "MALFORMED_JSON", "UNKNOWN_ERROR_CODE", "CANCEL_NOT_REQUESTED"],
-      409: ["LOCK_LOST", "JOB_CANCELLED"],
+  409: {
+    description:
+      "The job's state when it matters: {status, attemptNo} (LOCK_LOST), {status, runAfter?} (JOB_NOT_LOCKABLE), {resultId} (RESULT_ALREADY_EXISTS).",
+    type: "object",
+    properties: {
+      status: { type: "string" },
+      attemptNo: { type: "integer" },
+      runAfter: { type: "string", format: "date-time" },
+      resultId: { type: "string" },
     },
   },
-];
+  422: {
+    description:
+      "Every broken rule of the output: schema issues as `schema.<zod code>`, quality rules by name (`x-quality-rules`).",
+    type: "array",
+    items: ref("Violation"),
+  },
+};
 
-const errorSchema = jsonSchema(errorResponse, "output");
-
-function errorBody(codes: readonly string[]): JsonSchema {
+/** An error answer of one status: its codes as an enum, and `details` typed for that status. */
+function errorBody(status: number, codes: readonly string[]): JsonSchema {
   return {
-    allOf: [
-      { $ref: "#/components/schemas/ErrorResponse" },
-      { type: "object", properties: { error: { type: "object", properties: { code: { enum: [...codes] } } } } },
-    ],
+    type: "object",
+    required: ["error"],
+    properties: {
+      error: {
+        type: "object",
+        required: ["code", "message"],
+        properties: {
+          code: { type: "string", enum: [...codes] },
+          message: { type: "string" },
+          ...(DETAILS[status] ? { details: DETAILS[status] } : {}),
+        },
+      },
+    },
   };
 }
 
-const pascal = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+/** Each type's output schema, with its quality rules in prose (the API refuses an output that breaks one with 422). */
+function outputSchema(t: JobTypeName): JsonSchema {
+  const type = jobTypeOf(t);
+  const rules: Record<string, string> = {
+    knowledge_point_unknown: COMMON_QUALITY_RULES.knowledge_point_unknown,
+    ...type.qualityRules,
+  };
+  return {
+    ...jsonSchema(type.output.schema, "input"),
+    title: `${t} output (${type.output.version})`,
+    description: [
+      `What a Runtime submits as \`output\` for a ${t} job (outputSchemaVersion "${type.output.version}"). Beyond this schema the API checks these quality rules (rule name: what it asks):`,
+      ...Object.entries(rules).map(([rule, prose]) => `- ${rule}: ${prose}`),
+    ].join("\n"),
+    "x-quality-rules": rules,
+  };
+}
 
-/** The OpenAPI 3.1 document of the Runtime protocol, generated from the shared zod contract. */
+/** The schemas of the job types and of the shapes the endpoints share, referenced from the endpoints'. */
+function sharedSchemas(): Record<string, JsonSchema> {
+  const schemas: Record<string, JsonSchema> = {
+    JobType: { type: "string", enum: [...JOB_TYPES] },
+    FailureCode: {
+      type: "string",
+      enum: Object.keys(FAILURE_CODES),
+      description: `Retryable (back to pending while retries remain, each spending one): ${Object.entries(FAILURE_CODES)
+        .filter(([, c]) => c.retryable)
+        .map(([k]) => k)
+        .join(", ")}. The others end the job (CANCELLED only after a cancel request).`,
+    },
+    Violation: jsonSchema(violationSchema, "output"),
+    ErrorResponse: jsonSchema(errorResponse, "output"),
+  };
+  // Each type's leased job in full (no allOf: the base refuses fields it does not name).
+  const base = jsonSchema(leasedJob, "output");
+  const mapping: Record<string, string> = {};
+  for (const t of JOB_TYPES) {
+    const name = typeName(t);
+    schemas[`${name}Params`] = {
+      ...jsonSchema(jobTypeOf(t).params, "output"),
+      title: `${t} params`,
+      description: `The params of a ${t} job as the API stores and delivers them (defaults applied).`,
+    };
+    schemas[`${name}Output`] = outputSchema(t);
+    schemas[`${name}LeasedJob`] = {
+      ...base,
+      properties: { ...properties(base), jobType: { type: "string", const: t }, params: ref(`${name}Params`) },
+    };
+    mapping[t] = `#/components/schemas/${name}LeasedJob`;
+  }
+  schemas.LeasedJob = {
+    description:
+      "A job whose lease the caller holds, with its type's params. `snapshot` is null only for a job that has none (see docs/protocol.md): fail it INVALID_SNAPSHOT.",
+    oneOf: JOB_TYPES.map((t) => ref(`${typeName(t)}LeasedJob`)),
+    discriminator: { propertyName: "jobType", mapping },
+  };
+  schemas.Output = {
+    description: "The output of the job's type: exactly one of these (each refuses fields it does not name).",
+    oneOf: JOB_TYPES.map((t) => ref(`${typeName(t)}Output`)),
+  };
+  schemas.ClaimedJob = {
+    type: "object",
+    required: ["kind", "job", "lockUntil"],
+    properties: { kind: { type: "string", const: "claimed" }, job: ref("LeasedJob"), lockUntil: dateTime },
+  };
+  const summary = jsonSchema(jobSummary, "output");
+  schemas.UnclaimedJob = {
+    ...summary,
+    required: ["kind", ...(summary.required as string[])],
+    properties: { kind: { type: "string", const: "unclaimed" }, ...properties(summary) },
+  };
+  schemas.PollItem = {
+    oneOf: [ref("ClaimedJob"), ref("UnclaimedJob")],
+    discriminator: {
+      propertyName: "kind",
+      mapping: { claimed: "#/components/schemas/ClaimedJob", unclaimed: "#/components/schemas/UnclaimedJob" },
+    },
+  };
+  return schemas;
+}
+/** The endpoints' own schemas, with the shared ones put in by reference where zod's would be untyped. */
+function endpointSchemas(name: string, request: JsonSchema, response: JsonSchema) {
+  if (name === "PollJobs") properties(response).jobs = { type: "array", items: ref("PollItem") };
+  if (name === "LockJob") properties(response).job = ref("LeasedJob");
+  if (name === "SubmitResult") properties(request).output = ref("Output");
+  if (name === "FailJob") properties(request).errorCode = ref("FailureCode");
+  return { request, response };
+}
+
+/** The OpenAPI 3.1 document of the Runtime protocol, generated from the shared zod contract and the job-type registry. */
 export function buildOpenApiDocument() {
-  const schemas: Record<string, JsonSchema> = { ErrorResponse: errorSchema };
+  const schemas = sharedSchemas();
   const paths: Record<string, unknown> = {};
-  for (const e of ENDPOINTS) {
-    const name = pascal(e.operationId);
-    schemas[`${name}Request`] = jsonSchema(e.request, "input");
-    schemas[`${name}Response`] = jsonSchema(e.response, "output");
+  for (const e of Object.values(ENDPOINTS)) {
+    const name = e.operationId[0]!.toUpperCase() + e.operationId.slice(1);
+    const own = endpointSchemas(name, jsonSchema(e.request, "input"), jsonSchema(e.response, "output"));
+    schemas[`${name}Request`] = own.request;
+    schemas[`${name}Response`] = own.response;
     const errors: Record<number, readonly string[]> = { ...COMMON_ERRORS, ...e.errors };
     const responses: Record<string, unknown> = {
-      200: {
-        description: "OK",
-        content: { "application/json": { schema: { $ref: `#/components/schemas/${name}Response` } } },
-      },
+      200: { description: "OK", content: { "application/json": { schema: ref(`${name}Response`) } } },
     };
     for (const [status, codes] of Object.entries(errors)) {
       responses[status] = {
         description: `error.code is one of: ${codes.join(", ")}`,
-        content: { "application/json": { schema: errorBody(codes) } },
+        content: { "application/json": { schema: errorBody(Number(status), codes) } },
       };
     }
     paths[e.path] = {
@@ -157,10 +219,7 @@ export function buildOpenApiDocument() {
               ],
             }
           : {}),
-        requestBody: {
-          required: true,
-          content: { "application/json": { schema: { $ref: `#/components/schemas/${name}Request` } } },
-        },
+        requestBody: { required: true, content: { "application/json": { schema: ref(`${name}Request`) } } },
         responses,
       },
     };
@@ -169,10 +228,18 @@ export function buildOpenApiDocument() {
     openapi: "3.1.0",
     info: {
       title: "AI Job Runtime — Runtime protocol",
-      version: "1.0.0",
+      version: "1.1.0",
       description:
-        "How an external Runtime takes and executes AI jobs (SPEC §4). Every request carries `Authorization: Bearer <runtime key>` and `runtimeInstanceId`. Generated from server/runtime-api/contract.ts; unknown request fields are ignored.",
+        "How an external Runtime takes and executes AI jobs (SPEC §4). Every request carries `Authorization: Bearer <runtime key>` and `runtimeInstanceId`. Generated from server/runtime-api/contract.ts, endpoints.ts and the job-type registry (server/job-types); unknown request fields are ignored. Leases, long polls, hand-backs and snapshots: docs/protocol.md.",
     },
+    servers: [
+      { url: "/", description: "The origin this document was fetched from" },
+      {
+        url: "{origin}",
+        description: "The app's public origin (BETTER_AUTH_URL)",
+        variables: { origin: { default: "http://localhost:3000" } },
+      },
+    ],
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ runtimeKey: [] }],
     /** The API's limits on what a Runtime sends, so a Runtime can check a result before it submits it. */

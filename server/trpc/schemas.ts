@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { API_KEY_MODES, JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { API_KEY_MODES, JOB_STATUSES, JOB_TYPES, TARGET_TYPES } from "../jobs/constants";
 import { jobTypeSchema, snapshotContentSchema } from "../jobs/schemas";
 
 /**
@@ -100,7 +100,7 @@ export const pageInput = {
 };
 export const jobFilterInput = {
   status: z.array(jobStatusSchema).max(JOB_STATUSES.length).optional(),
-  jobType: z.array(jobTypeSchema).max(5).optional(),
+  jobType: z.array(jobTypeSchema).max(JOB_TYPES.length).optional(),
 };
 
 export function pageOf<T extends z.ZodType>(item: T) {

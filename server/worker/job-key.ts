@@ -1,3 +1,4 @@
+import { activeCredential } from "../credentials";
 import { getDb } from "../db";
 import { AppError } from "../errors";
 import { JobFailure } from "../pipeline/errors";
@@ -41,10 +42,6 @@ async function leaseHolderKey(
   if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
   if (job.lockedBy !== runtimeInstanceId || job.attemptNo !== attemptNo)
     throw new JobFailure("TEMPORARY_PROVIDER_ERROR", "the worker no longer holds this attempt");
-  const credential = await db.userCredential.findFirst({
-    where: { userId: job.userId, provider: "deepseek", deletedAt: null },
-    orderBy: { createdAt: "desc" },
-    select: { ciphertext: true },
-  });
+  const credential = await activeCredential(db, job.userId, { ciphertext: true });
   return credential ? decryptSecret(credential.ciphertext) : undefined;
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GET as metricsRoute } from "@/app/api/metrics/route";
-import { getAlerts } from "@/server/admin/alerts";
+import { getAlerts } from "@/server/observability/alerts";
 import { advanceClock, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
 import { setConsent } from "@/server/jobs/consent";

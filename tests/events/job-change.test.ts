@@ -4,12 +4,12 @@ import { createLearner, createTestJob, runtimeKey, uid } from "../helpers/factor
 import { runtime } from "../helpers/runtime-api";
 import { releaseJobsOf } from "../helpers/release-jobs";
 import { eventually } from "../helpers/eventually";
-import { CHANNEL, jobChangeSchema } from "@/server/events/job-change";
+import { CHANNEL, jobChangeSchema } from "@/server/jobs/job-change";
 import { setJobPriority } from "@/server/admin/priority";
 
 /**
  * Every writer of a job-change push (creation in JS, the state machine's transitions and the
- * admin's priority change in SQL) builds it from the one field list in server/events/job-change.ts,
+ * admin's priority change in SQL) builds it from the one field list in server/jobs/job-change.ts,
  * so the LISTEN side's schema parses every one, with the same fields.
  */
 it("creation, a transition and a priority change push the same shape, which the feed's schema parses", async () => {

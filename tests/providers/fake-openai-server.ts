@@ -100,6 +100,7 @@ export async function startFakeOpenAI(
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();
+      return undefined;
     });
   });
   server.on("connection", (s) => {

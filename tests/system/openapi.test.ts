@@ -190,7 +190,13 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
       poll: { runtimeInstanceId: rt, capabilities: ["quiz_generation"], limit: 1 },
       lock: { runtimeInstanceId: rt },
       heartbeat: { runtimeInstanceId: rt, attemptNo: 1, stage: "prompt_builder", progress: 5, message: "hi" },
-      result: { runtimeInstanceId: rt, attemptNo: 1, output: {}, outputSchemaVersion: "v1", degraded: true },
+      result: {
+        runtimeInstanceId: rt,
+        attemptNo: 1,
+        output: { weakPoints: [] },
+        outputSchemaVersion: "v1",
+        degraded: true,
+      },
       fail: { runtimeInstanceId: rt, attemptNo: 1, errorCode: "MODEL_TIMEOUT", errorMessage: "x" },
     };
     for (const op of Object.keys(PATHS) as Op[]) {

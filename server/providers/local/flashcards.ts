@@ -1,4 +1,5 @@
-import type { Flashcards, JobParams, SnapshotContent } from "../../jobs/schemas";
+import type { Flashcards, FlashcardParams } from "../../job-types/flashcard-generation";
+import type { SnapshotContent } from "../../job-types/fields";
 import { JobFailure } from "../../pipeline/errors";
 import { isWeak, knowledgeStats } from "./statistics";
 import { quizOrder } from "./quiz";
@@ -36,7 +37,7 @@ function make(snapshot: SnapshotContent, kp: Kp, variant: number): Omit<Card, "k
  * reverse card, then cloze cards from the material's sentences, weakest points first; tagged
  * with the material and "needs-review" for weak points. Fronts never repeat.
  */
-export function generateFlashcards(snapshot: SnapshotContent, params: JobParams<"flashcard_generation">): Flashcards {
+export function generateFlashcards(snapshot: SnapshotContent, params: FlashcardParams): Flashcards {
   const order = quizOrder(knowledgeStats(snapshot));
   if (!order.length)
     throw new JobFailure("INVALID_SNAPSHOT", "the snapshot has no knowledge points to write cards about");

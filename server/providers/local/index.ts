@@ -1,27 +1,12 @@
-import type { JobParams, JobTypeName, SnapshotContent } from "../../jobs/schemas";
+import { jobTypeOf, type JobTypeName } from "../../job-types";
+import type { SnapshotContent } from "../../job-types/fields";
 import type { InferenceRequest, InferenceResult, Provider } from "../types";
-import { generateFlashcards } from "./flashcards";
-import { analyseLearningState } from "./learning-state";
-import { planNextActions } from "./next-actions";
-import { generateQuiz } from "./quiz";
-import { analyseWeakPoints } from "./weak-points";
 
 export const LOCAL_MODEL = "local-analyzer-1";
 
-/** The deterministic analysis of one job: a pure function of snapshot, params and the snapshot's time. */
+/** The deterministic analysis of one job (its type's `analyse`): a pure function of snapshot, params and the snapshot's time. */
 export function analyse(jobType: JobTypeName, snapshot: SnapshotContent, params: Record<string, unknown>, asOf: Date) {
-  switch (jobType) {
-    case "learning_state_analysis":
-      return analyseLearningState(snapshot, asOf);
-    case "weak_point_analysis":
-      return analyseWeakPoints(snapshot);
-    case "next_action_planning":
-      return planNextActions(snapshot, params as JobParams<"next_action_planning">, asOf);
-    case "quiz_generation":
-      return generateQuiz(snapshot, params as JobParams<"quiz_generation">);
-    case "flashcard_generation":
-      return generateFlashcards(snapshot, params as JobParams<"flashcard_generation">);
-  }
+  return jobTypeOf(jobType).analyse(snapshot, params, asOf);
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { LearningAnalysis, SnapshotContent } from "../../jobs/schemas";
+import type { SnapshotContent } from "../../job-types/fields";
+import type { LearningAnalysis } from "../../job-types/learning-state-analysis";
 import { activityOf, knowledgeStats, pct, round3 } from "./statistics";
 import { clip, titleOf } from "./text";
 

@@ -1,4 +1,5 @@
-import type { NextActions, SnapshotContent } from "../../jobs/schemas";
+import type { SnapshotContent } from "../../job-types/fields";
+import type { NextActions } from "../../job-types/next-action-planning";
 import { activityOf, DAY_MS, knowledgeStats, pct, rankWeak, severityOf } from "./statistics";
 import { clip, titleOf } from "./text";
 

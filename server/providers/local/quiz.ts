@@ -1,4 +1,5 @@
-import type { JobParams, Quiz, SnapshotContent } from "../../jobs/schemas";
+import type { SnapshotContent } from "../../job-types/fields";
+import type { Quiz, QuizParams } from "../../job-types/quiz-generation";
 import { JobFailure } from "../../pipeline/errors";
 import { knowledgeStats, type KpStats } from "./statistics";
 import { clip, cloze, keyword, norm, sourceSentences, statementOf, titleOf, type Kp } from "./text";
@@ -157,7 +158,7 @@ function make(
  * weakest points first, question types taken in turn, the requested difficulty (or, for
  * "mixed", one set by the point's mastery). Stems never repeat.
  */
-export function generateQuiz(snapshot: SnapshotContent, params: JobParams<"quiz_generation">): Quiz {
+export function generateQuiz(snapshot: SnapshotContent, params: QuizParams): Quiz {
   const order = quizOrder(knowledgeStats(snapshot));
   if (!order.length)
     throw new JobFailure("INVALID_SNAPSHOT", "the snapshot has no knowledge points to write questions about");

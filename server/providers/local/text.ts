@@ -1,4 +1,4 @@
-import type { SnapshotContent } from "../../jobs/schemas";
+import type { SnapshotContent } from "../../job-types/fields";
 
 /** Cuts to a schema's length limit on a character boundary, never leaving an empty string. */
 export function clip(s: string, max: number, fallback = "—") {

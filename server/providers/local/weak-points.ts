@@ -1,4 +1,5 @@
-import type { SnapshotContent, WeakPoints } from "../../jobs/schemas";
+import type { SnapshotContent } from "../../job-types/fields";
+import type { WeakPoints } from "../../job-types/weak-point-analysis";
 import { knowledgeStats, pct, rankWeak, severityOf, type KpStats } from "./statistics";
 import { clip, materialTitleOf, statementOf, titleOf } from "./text";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getAlerts } from "../../admin/alerts";
+import { getAlerts } from "../../observability/alerts";
 import { getCosts } from "../../admin/costs";
 import { listAudit } from "../../admin/audit";
 import { getOverview } from "../../admin/overview";

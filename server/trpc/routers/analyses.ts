@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TARGET_TYPES } from "../../jobs/constants";
-import { jobTypeSchema } from "../../jobs/schemas";
+import { JOB_TYPES, jobTypeSchema, TYPES_WITH_PARAMS } from "../../job-types";
 import { triggerAnalyses } from "../../learning/trigger";
 import { userProcedure, router } from "../init";
 import { learnerJobSchema } from "../schemas";
@@ -17,17 +17,10 @@ export const analysesRouter = router({
         jobTypes: z
           .array(jobTypeSchema)
           .min(1)
-          .max(5)
+          .max(JOB_TYPES.length)
           .refine((a) => new Set(a).size === a.length, "job types must be distinct"),
         /** Checked per type by the job's parameter schema (INVALID_PARAMS, 400). */
-        params: z
-          .object({
-            quiz_generation: paramsInput,
-            flashcard_generation: paramsInput,
-            next_action_planning: paramsInput,
-          })
-          .strict()
-          .optional(),
+        params: z.strictObject(Object.fromEntries(TYPES_WITH_PARAMS.map((t) => [t, paramsInput]))).optional(),
       }),
     )
     .output(

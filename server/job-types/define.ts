@@ -1,0 +1,58 @@
+import type { z } from "zod";
+import type { SnapshotContent } from "./fields";
+
+/** Rules every type's output is checked against beyond its schema (the API adds them to each type's own). */
+export const COMMON_QUALITY_RULES = {
+  unknown_schema_version: "`outputSchemaVersion` names a version the API knows (today `v1`).",
+  knowledge_point_unknown:
+    "Every `knowledgePointId` in the output is the id of a knowledge point in the job's snapshot.",
+} as const;
+export type CommonRule = keyof typeof COMMON_QUALITY_RULES;
+
+/** What a type's quality rules are given: a way to report a broken rule, the snapshot's ids and the job's params. */
+export type QualityCheck<P, R extends string> = {
+  /** One broken rule: where in the output (dot path, "" for the whole output), which rule, in words. */
+  add(path: string, rule: R | CommonRule, message: string): void;
+  /** Reports knowledge_point_unknown at `${where}.knowledgePointId` when the id is not in the snapshot. */
+  knowledgePoint(where: string, id: string | null | undefined): void;
+  knowledgePointIds: ReadonlySet<string>;
+  /** The job's params, parsed by the type's params schema (throws on params the type never accepts). */
+  params(): P;
+};
+
+/**
+ * One job type: everything the system knows about it, in one module. The registry (./index.ts)
+ * lists the modules; every list of types, enum, schema map, rule list, prompt and label elsewhere
+ * is derived from it, so a new type is its module, its learner renderer and one registration line
+ * (plus the Postgres enum's migration).
+ */
+export type JobTypeDefinition<
+  P extends z.ZodObject = z.ZodObject,
+  O extends z.ZodType = z.ZodType,
+  R extends string = string,
+> = {
+  /** In English, for the console, metrics help and the learner page. */
+  label: { title: string; blurb: string };
+  /** The job's params (stored with the job, checked at creation; unknown keys refused). */
+  params: P;
+  /** The output a Runtime submits, and the version it is submitted as. */
+  output: { version: "v1"; schema: O };
+  /** SPEC §2's quality rules of this type beyond its schema: rule name → what it asks, in prose (the OpenAPI document publishes them). */
+  qualityRules: Record<R, string>;
+  /** The API's acceptance rules: report every broken one with `check.add`. */
+  quality(output: z.infer<O>, check: QualityCheck<z.infer<P>, R>): void;
+  /**
+   * The pipeline's own bar, stricter than the API's: findings send the model round the quality
+   * loop again, and after the last loop the output is submitted marked degraded.
+   */
+  review(output: z.infer<O>, ctx: { snapshot: SnapshotContent; params: Record<string, unknown> }): string[];
+  /** The model's task, and the rules that depend on the job's params. */
+  prompt: { task: string; rules?: (params: Record<string, unknown>) => string[] };
+  /** The local analyzer: a pure function of snapshot, params and the snapshot's time. */
+  analyse(snapshot: SnapshotContent, params: z.infer<P>, asOf: Date): z.infer<O>;
+};
+
+/** Keeps the module's own types (params, output, rule names) while checking it is a whole definition. */
+export const defineJobType = <P extends z.ZodObject, O extends z.ZodType, R extends string = never>(
+  d: JobTypeDefinition<P, O, R>,
+) => d;

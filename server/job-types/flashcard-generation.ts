@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { generateFlashcards } from "../providers/local/flashcards";
+import { defineJobType } from "./define";
+import { duplicates, id, norm, text } from "./fields";
+
+export const flashcardsSchema = z.strictObject({
+  flashcards: z
+    .array(
+      z.strictObject({
+        front: text(500),
+        back: text(2000),
+        knowledgePointId: id,
+        tags: z.array(text(50)).max(10),
+      }),
+    )
+    .min(1)
+    .max(50),
+});
+export type Flashcards = z.infer<typeof flashcardsSchema>;
+
+export const flashcardParamsSchema = z.strictObject({
+  count: z.number().int().min(1).max(50).default(10),
+});
+export type FlashcardParams = z.infer<typeof flashcardParamsSchema>;
+
+export const flashcardGeneration = defineJobType({
+  label: { title: "Flashcards", blurb: "Cards to flip through and mark as known." },
+  params: flashcardParamsSchema,
+  output: { version: "v1", schema: flashcardsSchema },
+  qualityRules: {
+    count_mismatch: "Exactly `params.count` flashcards.",
+    duplicate_front: "No two cards share a front (compared trimmed, case- and space-insensitively).",
+  },
+  quality(v, check) {
+    const params = check.params();
+    if (v.flashcards.length !== params.count)
+      check.add("flashcards", "count_mismatch", `${v.flashcards.length} generated, ${params.count} requested`);
+    for (const d of duplicates(v.flashcards.map((c) => c.front))) {
+      const at = v.flashcards.map((c) => norm(c.front)).lastIndexOf(d);
+      check.add(`flashcards.${at}.front`, "duplicate_front", `duplicate front "${d}"`);
+    }
+    v.flashcards.forEach((c, i) => check.knowledgePoint(`flashcards.${i}`, c.knowledgePointId));
+  },
+  review(v) {
+    const findings: string[] = [];
+    v.flashcards.forEach((c, i) => {
+      if (norm(c.front) === norm(c.back)) findings.push(`flashcards.${i}: the back repeats the front`);
+    });
+    return findings;
+  },
+  prompt: {
+    task: "Write flashcards from the knowledge points' and materials' own content: a question or cue on the front, the answer on the back.",
+    rules: (params) => [`Generate exactly ${params.count} flashcards.`],
+  },
+  analyse: (snapshot, params) => generateFlashcards(snapshot, params),
+});

@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { generateQuiz } from "../providers/local/quiz";
+import { defineJobType } from "./define";
+import { difficultySchema, duplicates, id, norm, questionTypeSchema, text } from "./fields";
+
+export const quizSchema = z.strictObject({
+  questions: z
+    .array(
+      z.strictObject({
+        type: questionTypeSchema,
+        stem: text(1000),
+        options: z.array(text(300)).max(8),
+        answer: text(1000),
+        explanation: text(2000),
+        knowledgePointId: id,
+        difficulty: difficultySchema,
+      }),
+    )
+    .min(1)
+    .max(20),
+});
+export type Quiz = z.infer<typeof quizSchema>;
+
+export const quizParamsSchema = z.strictObject({
+  count: z.number().int().min(1).max(20).default(5),
+  difficulty: z.enum(["easy", "medium", "hard", "mixed"]).default("mixed"),
+  questionTypes: z
+    .array(questionTypeSchema)
+    .min(1)
+    .max(3)
+    .refine((a) => new Set(a).size === a.length, "question types must be distinct")
+    .default(["single_choice", "true_false"]),
+});
+export type QuizParams = z.infer<typeof quizParamsSchema>;
+
+export const quizGeneration = defineJobType({
+  label: {
+    title: "Practice quiz",
+    blurb: "Questions to answer here; your answers count towards your next analysis.",
+  },
+  params: quizParamsSchema,
+  output: { version: "v1", schema: quizSchema },
+  qualityRules: {
+    count_mismatch: "Exactly `params.count` questions.",
+    duplicate_stem: "No two questions share a stem (compared trimmed, case- and space-insensitively).",
+    question_type_not_requested: "Every question's `type` is one of `params.questionTypes`.",
+    difficulty_mismatch: "Unless `params.difficulty` is `mixed`, every question has that difficulty.",
+    too_few_options: "A single-choice or true/false question has at least two options.",
+    options_repeat: "A question's options are distinct.",
+    one_correct_option:
+      "A single-choice or true/false question has exactly one option equal to its `answer`; short-answer questions are exempt from the option rules.",
+  },
+  quality(v, check) {
+    const params = check.params();
+    if (v.questions.length !== params.count)
+      check.add("questions", "count_mismatch", `${v.questions.length} generated, ${params.count} requested`);
+    for (const d of duplicates(v.questions.map((q) => q.stem))) {
+      const at = v.questions.map((q) => norm(q.stem)).lastIndexOf(d);
+      check.add(`questions.${at}.stem`, "duplicate_stem", `duplicate stem "${d}"`);
+    }
+    v.questions.forEach((q, i) => {
+      check.knowledgePoint(`questions.${i}`, q.knowledgePointId);
+      if (!params.questionTypes.includes(q.type))
+        check.add(`questions.${i}.type`, "question_type_not_requested", `type ${q.type} was not requested`);
+      if (params.difficulty !== "mixed" && q.difficulty !== params.difficulty)
+        check.add(
+          `questions.${i}.difficulty`,
+          "difficulty_mismatch",
+          `difficulty ${q.difficulty}, ${params.difficulty} requested`,
+        );
+      if (q.type === "short_answer") return;
+      const options = q.options.map(norm);
+      if (options.length < 2)
+        check.add(`questions.${i}.options`, "too_few_options", "a choice question needs at least two options");
+      if (new Set(options).size !== options.length)
+        check.add(`questions.${i}.options`, "options_repeat", "options repeat");
+      const correct = options.filter((o) => o === norm(q.answer)).length;
+      if (correct !== 1)
+        check.add(
+          `questions.${i}.answer`,
+          "one_correct_option",
+          `exactly one option must be the answer (found ${correct})`,
+        );
+    });
+  },
+  review(v) {
+    const findings: string[] = [];
+    v.questions.forEach((q, i) => {
+      if (q.type === "true_false") {
+        const options = q.options.map(norm).sort();
+        if (options.join("|") !== "false|true")
+          findings.push(`questions.${i}: a true/false question has the options True and False`);
+      }
+      if (q.type === "short_answer" && q.options.length)
+        findings.push(`questions.${i}: a short-answer question has no options`);
+    });
+    return findings;
+  },
+  prompt: {
+    task: "Write quiz questions from the knowledge points' and materials' own content. Single-choice and true/false questions have exactly one option equal to the answer among at least two distinct options; short-answer questions have no options.",
+    rules: (params) => [
+      `Generate exactly ${params.count} questions of the types ${JSON.stringify(params.questionTypes)}.`,
+      params.difficulty === "mixed"
+        ? "Choose each question's difficulty (easy, medium, hard) from the learner's mastery."
+        : `Every question has difficulty "${params.difficulty}".`,
+    ],
+  },
+  analyse: (snapshot, params) => generateQuiz(snapshot, params),
+});

@@ -1,0 +1,141 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Ajv2020 from "ajv/dist/2020";
+import openapiTS, { astToString } from "openapi-typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JOB_TYPES } from "@/server/job-types";
+import { FAILURE_CODES } from "@/server/jobs/constants";
+import { buildOpenApiDocument } from "@/server/runtime-api/openapi";
+import { createLearner, createTestJob, runtimeKey, uid } from "../helpers/factories";
+import { validOutput } from "../helpers/outputs";
+import { runtime } from "../helpers/runtime-api";
+
+/**
+ * A Runtime team in another language works from the OpenAPI document alone. Here a TypeScript
+ * team does: openapi-typescript generates a client from the document, and a fixture that writes
+ * wrong outputs, unknown error codes and mixed-up poll items must fail to compile exactly there.
+ */
+const doc = buildOpenApiDocument() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const FIXTURE = path.join(import.meta.dirname, "typed-client", "client.fixture.ts");
+const TSC = path.resolve("node_modules/typescript/bin/tsc");
+let dir: string;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "typed-client-"));
+  // Request fields with a default stay optional in the types (the API applies the default).
+  const ast = await openapiTS(JSON.parse(JSON.stringify(doc)), { defaultNonNullable: false });
+  fs.writeFileSync(path.join(dir, "runtime-api.d.ts"), astToString(ast));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function compile(source: string) {
+  fs.writeFileSync(path.join(dir, "client.ts"), source);
+  const run = spawnSync(
+    process.execPath,
+    [
+      TSC,
+      "--noEmit",
+      "--strict",
+      "--target",
+      "es2022",
+      "--module",
+      "esnext",
+      "--moduleResolution",
+      "bundler",
+      "client.ts",
+    ],
+    { cwd: dir, encoding: "utf8" },
+  );
+  const errors = [...run.stdout.matchAll(/^client\.ts\((\d+),\d+\): error (TS\d+)/gm)].map((m) => ({
+    line: Number(m[1]),
+    code: m[2],
+  }));
+  return { status: run.status, errors, output: run.stdout + run.stderr };
+}
+
+describe("a typed client generated from the OpenAPI document", () => {
+  it(
+    "compiles the fixture: every wrong output, unknown code and mixed-up item is refused where marked",
+    { timeout: 120_000 },
+    () => {
+      const result = compile(fs.readFileSync(FIXTURE, "utf8"));
+      expect(result.output).toBe("");
+      expect(result.status).toBe(0);
+    },
+  );
+
+  it(
+    "without the markers, fails on exactly the marked lines (the refusals are the document's, not the fixture's)",
+    { timeout: 120_000 },
+    () => {
+      const lines = fs.readFileSync(FIXTURE, "utf8").split("\n");
+      const marked = lines.flatMap((l, i) => (l.trim().startsWith("// @ts-expect-error") ? [i + 1] : []));
+      expect(marked.length).toBeGreaterThanOrEqual(8);
+      // The directive lines become blank, so every line keeps its number.
+      const bare = lines.map((l) => (l.trim().startsWith("// @ts-expect-error") ? "" : l)).join("\n");
+      const result = compile(bare);
+      expect(result.status).not.toBe(0);
+      expect([...new Set(result.errors.map((e) => e.line))].sort((a, b) => a - b)).toEqual(marked.map((n) => n + 1));
+    },
+  );
+});
+
+describe("the document's contract", () => {
+  it("publishes each type's params and output (with its quality rules), the failure codes as an enum, and servers", () => {
+    const schemas = doc.components.schemas;
+    expect(doc.servers.length).toBeGreaterThan(0);
+    expect(schemas.JobType.enum).toEqual(JOB_TYPES);
+    expect(schemas.FailureCode.enum).toEqual(Object.keys(FAILURE_CODES));
+    expect(schemas.FailJobRequest.properties.errorCode).toEqual({ $ref: "#/components/schemas/FailureCode" });
+    expect(schemas.LeasedJob.discriminator.propertyName).toBe("jobType");
+    expect(schemas.PollItem.discriminator.propertyName).toBe("kind");
+    expect(schemas.QuizGenerationParams.properties.count).toMatchObject({ type: "integer", minimum: 1, maximum: 20 });
+    expect(schemas.QuizGenerationOutput["x-quality-rules"]).toHaveProperty("one_correct_option");
+    expect(schemas.QuizGenerationOutput.description).toMatch(/one_correct_option: .*exactly one option/);
+    expect(schemas.Output.oneOf).toHaveLength(JOB_TYPES.length);
+    const details422 =
+      doc.paths["/internal/runtime/jobs/{jobId}/result"].post.responses[422].content["application/json"].schema
+        .properties.error.properties.details;
+    expect(details422).toMatchObject({ type: "array", items: { $ref: "#/components/schemas/Violation" } });
+  });
+
+  it("describes the live answers: a claimed poll item of every type, an unclaimed one, and a 422 with its rules", async () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+    ajv.addSchema({ ...doc, $id: "https://doc.test/openapi.json" });
+    const check = (pointer: string, body: unknown) => {
+      const validate = ajv.compile({ $ref: `https://doc.test/openapi.json#${pointer}` });
+      expect(validate(body), `${JSON.stringify(validate.errors)} ${JSON.stringify(body)}`).toBe(true);
+    };
+    const learner = await createLearner();
+    const kpIds = learner.knowledgePoints.map((k) => k.id);
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    for (const t of JOB_TYPES) await createTestJob(learner, t);
+    const peek = await rt.poll({ limit: 50 });
+    expect(peek.body.jobs.every((j: { kind: string }) => j.kind === "unclaimed")).toBe(true);
+    check("/components/schemas/PollJobsResponse", peek.body);
+
+    const claimed = await rt.poll({ limit: 50, claim: true });
+    expect(claimed.status).toBe(200);
+    const items = claimed.body.jobs as { kind: string; job: { id: string; jobType: string; params: object } }[];
+    expect(items.map((i) => i.kind)).toEqual(JOB_TYPES.map(() => "claimed"));
+    expect(new Set(items.map((i) => i.job.jobType))).toEqual(new Set(JOB_TYPES));
+    check("/components/schemas/PollJobsResponse", claimed.body);
+
+    const quiz = items.find((i) => i.job.jobType === "quiz_generation")!.job;
+    const refused = await rt.result(quiz.id, 1, {
+      ...validOutput("quiz_generation", kpIds, quiz.params as Record<string, unknown>),
+      questions: [],
+    });
+    expect(refused.status).toBe(422);
+    check(
+      "/paths/~1internal~1runtime~1jobs~1{jobId}~1result/post/responses/422/content/application~1json/schema",
+      refused.body,
+    );
+    const weak = items.find((i) => i.job.jobType === "weak_point_analysis")!.job;
+    const output = validOutput("weak_point_analysis", kpIds);
+    check("/components/schemas/Output", output);
+    expect((await rt.result(weak.id, 1, output)).status).toBe(200);
+  });
+});
