@@ -4,6 +4,7 @@ import { now } from "./clock";
 import { AppError } from "./errors";
 import { getJobFeed, KEY_CHANNEL } from "./events/job-feed";
 import { bearerToken, hashKey, newKey, sameHash } from "./key-hash";
+import { DEFAULT_SCOPE, type KeyScope } from "./jobs/key-scope";
 import type { JobType } from "./generated/prisma/enums";
 import { JOB_TYPES } from "./jobs/constants";
 
@@ -14,17 +15,7 @@ const PREFIX = "ajr_";
 export const CLI_ACTOR = "cli:runtime-key";
 export const SCRIPT_ACTOR = "script";
 
-/**
- * A key's scopes (SPEC §7): the job types it may claim and lock (empty: every type), and whether
- * it may run jobs on a learner's own DeepSeek key — and so receive that key in a lease. A key
- * without that scope never takes such a job (claim and poll pass it by, lock answers
- * JOB_NOT_LOCKABLE), so a learner's job never runs on the platform's key against their choice.
- */
-export type KeyScope = { jobTypes: JobType[]; mayReceiveLearnerKeys: boolean };
-/** What a new key may do unless created with more: every type, no learner keys. */
-export const DEFAULT_SCOPE: KeyScope = { jobTypes: [], mayReceiveLearnerKeys: false };
-/** The dev/demo reference Runtime's and the test Runtimes' keys: everything. */
-export const FULL_SCOPE: KeyScope = { jobTypes: [], mayReceiveLearnerKeys: true };
+export { DEFAULT_SCOPE, FULL_SCOPE, type KeyScope } from "./jobs/key-scope";
 
 function cleanScope(scope: Partial<KeyScope>, base: KeyScope): KeyScope {
   const jobTypes = scope.jobTypes ?? base.jobTypes;

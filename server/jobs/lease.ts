@@ -6,7 +6,7 @@ import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { decryptSecret } from "../security/secret-box";
-import { FULL_SCOPE, type KeyScope } from "../runtime-keys";
+import { FULL_SCOPE, type KeyScope } from "./key-scope";
 import { HELD_STATUSES, MIN_TIMEOUT_SECONDS, TERMINAL_STATUSES } from "./constants";
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";

@@ -15,7 +15,7 @@ import {
   resultResponse,
 } from "./contract";
 import { pollOrWait } from "./long-poll";
-import type { KeyScope } from "../runtime-keys";
+import type { KeyScope } from "../jobs/key-scope";
 
 /**
  * Who is calling: the id of the Runtime key the request was authenticated with (leases are bound

@@ -2,7 +2,7 @@ import { claimJobs, pollJobs } from "../jobs/lease";
 import { getJobWaiters } from "../events/job-waiters";
 import type { pollRequest } from "./contract";
 import type { z } from "zod";
-import type { KeyScope } from "../runtime-keys";
+import type { KeyScope } from "../jobs/key-scope";
 
 /**
  * poll / claim, held up to waitMs while there is nothing to return. The waiter is registered
