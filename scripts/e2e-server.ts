@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { startEmbeddedDb, dropDatabase } from "./lib/embedded-db";
@@ -21,6 +22,9 @@ const pg = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-e2e-${pgPort}`),
 const adminUrl = pg.url.replace(/\/[^/]+$/, "/postgres");
 await deployMigrations(pg.url);
 process.env.DATABASE_URL = pg.url;
+// For browser tests that run a command against this database (npm run learner:invite).
+fs.mkdirSync(path.join(DATA_DIR, `e2e-${port}`), { recursive: true });
+fs.writeFileSync(path.join(DATA_DIR, `e2e-${port}`, "database-url"), pg.url);
 const { seed } = await import("../prisma/seed");
 await seed();
 const { createRuntimeKey } = await import("../server/runtime-keys");
@@ -42,6 +46,15 @@ const receiver = http.createServer((req, res) => {
 });
 await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 const webhookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/webhook`;
+// A real OpenID Connect provider for the single sign-on browser test: its login form accepts any
+// email as the login name, and that email is the account's.
+const { startOidcProvider } = await import("../tests/helpers/oidc-provider");
+const oidc = await startOidcProvider({
+  clientId: "e2e-app",
+  clientSecret: "e2e-oidc-client-secret",
+  redirectUri: `${origin}/api/auth/callback/oidc`,
+  accounts: (login) => (/^[^@\s]+@[^@\s]+$/.test(login) ? { email: login, name: login.split("@")[0]! } : undefined),
+});
 ensureBuilt();
 const app = await startAppServer({
   databaseUrl: pg.url,
@@ -49,6 +62,10 @@ const app = await startAppServer({
   env: {
     ...secrets,
     BETTER_AUTH_URL: origin,
+    OIDC_ISSUER: oidc.issuer,
+    OIDC_CLIENT_ID: "e2e-app",
+    OIDC_CLIENT_SECRET: "e2e-oidc-client-secret",
+    OIDC_PROVIDER_NAME: "Test IdP",
     TRUSTED_ORIGINS: `http://localhost:${port}`,
     APP_DATA_DIR: path.join(DATA_DIR, `e2e-${port}`),
     JOB_LEASE_SECONDS: process.env.JOB_LEASE_SECONDS ?? "10",
@@ -86,6 +103,8 @@ const runtime = startGroup(
   },
   "runtime",
 );
+// Browser tests that need a row no page can make yet (a brand-new learner) read the database URL here.
+fs.writeFileSync(path.join(DATA_DIR, `e2e-${port}.database-url`), pg.url);
 console.log(`[e2e] app on ${origin}, database ${database}, runtime key ${runtimeKey.slice(0, 12)}…`);
 
 let stopping = false;
@@ -95,6 +114,7 @@ async function shutdown() {
   await stopGroup(runtime);
   await app.stop();
   receiver.close();
+  await oidc.close();
   await dropDatabase(adminUrl, database).catch(() => {});
   await pg.stop();
   process.exit(0);

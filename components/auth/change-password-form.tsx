@@ -1,5 +1,6 @@
 "use client";
 
+import { MIN_PASSWORD_LENGTH } from "@/server/auth/password-policy";
 import { Field, FormEnd, usePostThenGo } from "./form-parts";
 
 /** Calls account.changePassword (tRPC over plain fetch: one mutation, no client cache needed). */
@@ -29,13 +30,19 @@ export function ChangePasswordForm({ returnTo }: { returnTo: string }) {
         autoComplete="current-password"
       />
       <Field
-        label="New password (at least 12 characters)"
+        label={`New password (at least ${MIN_PASSWORD_LENGTH} characters)`}
         name="newPassword"
         type="password"
         autoComplete="new-password"
-        minLength={12}
+        minLength={MIN_PASSWORD_LENGTH}
       />
-      <Field label="New password again" name="repeat" type="password" autoComplete="new-password" minLength={12} />
+      <Field
+        label="New password again"
+        name="repeat"
+        type="password"
+        autoComplete="new-password"
+        minLength={MIN_PASSWORD_LENGTH}
+      />
       <FormEnd error={error} pending={pending} idle="Save and continue" busy="Saving…" />
     </form>
   );

@@ -3,13 +3,26 @@ import { handleAuthRequest } from "./handler";
 import { safeReturnPath } from "./page-guards";
 
 /** Why a form sign-in failed, as the sign-in page's `?error=` (never the credentials). */
-export type SignInFormError = "wrong" | "locked" | "refused" | "failed";
+export type SignInFormError =
+  | "wrong"
+  | "locked"
+  | "refused"
+  | "failed"
+  | "SIGN_UP_CLOSED"
+  | "EMAIL_DOMAIN_NOT_ALLOWED"
+  | "ACCOUNT_NOT_LINKED"
+  | "SSO_FAILED";
 
+/** Every message the sign-in page shows for `?error=` (the form's and single sign-on's), in one place. */
 export const SIGN_IN_FORM_MESSAGES: Record<SignInFormError, string> = {
   wrong: "Wrong email or password.",
   locked: "Too many attempts; wait a while and try again.",
   refused: "The sign-in was refused. Reload the page and try again.",
   failed: "Sign-in failed. Try again.",
+  SIGN_UP_CLOSED: "There is no account for you here yet. Ask an administrator for an invitation.",
+  EMAIL_DOMAIN_NOT_ALLOWED: "Accounts with your email domain cannot be created here.",
+  ACCOUNT_NOT_LINKED: "An account with your email already exists with a password. Sign in with the password instead.",
+  SSO_FAILED: "Single sign-on did not complete. Try again.",
 };
 
 function seeOther(location: string, setCookies: string[] = []): Response {

@@ -11,7 +11,7 @@ import { hashJson } from "./hashing";
 import { assertJobQuotaRoom, assertTokenBudget, consumeJobsQuota, jobQuotaRules } from "./quota";
 import { paramsSchemas } from "./schemas";
 import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
-import type { Actor } from "./state-machine";
+import { spendsQuota, type Actor } from "./state-machine";
 import { toJobView } from "./views";
 
 export type CreateJobInput = {
@@ -149,7 +149,7 @@ async function planJob(input: CreateJobInput): Promise<Created | Planned> {
   // transaction counts the jobs atomically; this read only saves the work when a limit is plainly
   // hit. The token budget is admitted on tokens already spent (usage, not creation, raises it), so
   // it is checked here only and the transaction stays short.
-  if (input.actor.type === "learner") {
+  if (spendsQuota(input.actor)) {
     await assertJobQuotaRoom(input.userId, [input.jobType]);
     await assertTokenBudget(db, input.userId, apiKeyMode, now());
   }
@@ -188,7 +188,7 @@ async function insertJobs(plans: Planned[]) {
   const first = plans[0]!.input;
   if (plans.some((p) => p.input.userId !== first.userId)) throw new Error("createJobs makes one learner's jobs");
   const userId = first.userId;
-  const learnerRules = first.actor.type === "learner" ? await jobQuotaRules(db, userId) : null;
+  const learnerRules = spendsQuota(first.actor) ? await jobQuotaRules(db, userId) : null;
   // Fair-queue turns, read before the transaction to keep it short (an ordering hint: two
   // concurrent creations of one learner may share a turn, age breaks the tie). Jobs made together
   // take consecutive turns, so one trigger's jobs interleave with other learners'.

@@ -3,6 +3,7 @@ import { startBulkRun } from "@/server/admin/bulk";
 import { getDb } from "@/server/db";
 import { cancelJob } from "@/server/jobs/cancel";
 import { createRuntimeKey } from "@/server/runtime-keys";
+import { createInvitation } from "@/server/account/invitations";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
 
@@ -146,6 +147,21 @@ export const PROCEDURES: Record<string, Entry> = {
     input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }),
   },
   "admin.webhooks.list": { access: "admin", input: () => ({}) },
+  // Learner accounts (issue 22): invitations.
+  "admin.learners.list": { access: "admin", input: () => ({ search: "example", page: 1, pageSize: 5 }) },
+  "admin.learners.invite": { access: "admin", input: () => ({ email: `${uid("invitee")}@example.test` }) },
+  "admin.learners.resend": {
+    access: "admin",
+    input: async () => ({
+      invitationId: (await createInvitation(`${uid("invitee")}@example.test`, null)).invitationId,
+    }),
+  },
+  "admin.learners.revoke": {
+    access: "admin",
+    input: async () => ({
+      invitationId: (await createInvitation(`${uid("invitee")}@example.test`, null)).invitationId,
+    }),
+  },
   // Admin console (issue 6).
   "admin.explorer.list": { access: "admin", input: () => ({}) },
   "admin.explorer.count": { access: "admin", input: (w) => ({ filter: { user: w.a.user.id } }) },

@@ -1,8 +1,11 @@
 import { z } from "zod";
 import { changePassword } from "../../account/password";
-import { router, sessionProcedure } from "../init";
+import { eraseLearnerConfirmed } from "../../learners/erase";
+import { router, sessionProcedure, userProcedure } from "../init";
 
-/** The signed-in user's own account. */
+export const erasureSchema = z.object({ erasureId: z.string(), counts: z.record(z.string(), z.number().int()) });
+
+/** The signed-in user's own account. Their data's download is GET /api/account/export. */
 export const accountRouter = router({
   /** Allowed while a one-time password is still to be replaced (it is how it gets replaced). */
   changePassword: sessionProcedure
@@ -10,5 +13,13 @@ export const accountRouter = router({
     .output(z.object({ changed: z.literal(true) }))
     .mutation(({ ctx, input }) =>
       changePassword(ctx.user.id, ctx.session.id, input.currentPassword, input.newPassword),
+    ),
+
+  /** "Delete my account": erasure of everything (server/learners/erase.ts), confirmed by typing the email. */
+  erase: userProcedure
+    .input(z.object({ confirmEmail: z.string().max(320) }))
+    .output(erasureSchema)
+    .mutation(({ ctx, input }) =>
+      eraseLearnerConfirmed(ctx.user.id, input.confirmEmail, { type: "learner", id: ctx.user.id }),
     ),
 });
