@@ -1,12 +1,15 @@
+import { getTranslations } from "next-intl/server";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
-import { SIGN_IN_FORM_MESSAGES, type SignInFormError } from "@/server/auth/form-sign-in";
+import { LocaleSwitcher } from "@/components/locale-switcher";
+import { isSignInFormError } from "@/server/auth/form-sign-in";
 import { safeReturnPath } from "@/server/auth/page-guards";
 import { getSession } from "@/server/auth/session";
 
 export const dynamic = "force-dynamic";
 
+/** In the visitor's language: the `locale` cookie (the switcher here), else Accept-Language, else English. */
 export default async function SignInPage({
   searchParams,
 }: {
@@ -15,16 +18,17 @@ export default async function SignInPage({
   const params = await searchParams;
   const returnTo = safeReturnPath(params.next);
   // Set by the no-JavaScript form post (server/auth/form-sign-in.ts); only known codes are shown.
-  const code =
-    typeof params.error === "string" && Object.hasOwn(SIGN_IN_FORM_MESSAGES, params.error)
-      ? (params.error as SignInFormError)
-      : null;
+  const code = isSignInFormError(params.error) ? params.error : null;
   if (await getSession(await headers())) redirect(returnTo);
+  const t = await getTranslations("signIn");
   return (
     <main id="main" tabIndex={-1} className="mx-auto max-w-sm p-8 focus:outline-none">
-      <h1 className="text-2xl font-semibold">Sign in</h1>
-      <p className="mt-2 text-sm text-slate-600">AI Job Runtime: learners and admins.</p>
-      <SignInForm returnTo={returnTo} initialError={code ? SIGN_IN_FORM_MESSAGES[code] : null} />
+      <div className="flex justify-end">
+        <LocaleSwitcher signedIn={false} />
+      </div>
+      <h1 className="mt-2 text-2xl font-semibold">{t("title")}</h1>
+      <p className="mt-2 text-sm text-slate-600">{t("intro")}</p>
+      <SignInForm returnTo={returnTo} initialError={code ? t(`errors.${code}`) : null} />
     </main>
   );
 }

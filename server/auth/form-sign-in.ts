@@ -3,14 +3,11 @@ import { handleAuthRequest } from "./handler";
 import { safeReturnPath } from "./page-guards";
 
 /** Why a form sign-in failed, as the sign-in page's `?error=` (never the credentials). */
-export type SignInFormError = "wrong" | "locked" | "refused" | "failed";
-
-export const SIGN_IN_FORM_MESSAGES: Record<SignInFormError, string> = {
-  wrong: "Wrong email or password.",
-  locked: "Too many attempts; wait a while and try again.",
-  refused: "The sign-in was refused. Reload the page and try again.",
-  failed: "Sign-in failed. Try again.",
-};
+export const SIGN_IN_FORM_ERRORS = ["wrong", "locked", "refused", "failed"] as const;
+export type SignInFormError = (typeof SIGN_IN_FORM_ERRORS)[number];
+/** Only known codes are shown; the sign-in page words them in the visitor's language (signIn.errors). */
+export const isSignInFormError = (value: unknown): value is SignInFormError =>
+  typeof value === "string" && (SIGN_IN_FORM_ERRORS as readonly string[]).includes(value);
 
 function seeOther(location: string, setCookies: string[] = []): Response {
   const headers = new Headers({ location, "cache-control": "no-store" });

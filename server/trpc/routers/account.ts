@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { setUserLocale } from "../../account/locale";
 import { changePassword } from "../../account/password";
+import { LOCALES } from "../../i18n/locales";
 import { router, sessionProcedure } from "../init";
 
 /** The signed-in user's own account. */
@@ -11,4 +13,9 @@ export const accountRouter = router({
     .mutation(({ ctx, input }) =>
       changePassword(ctx.user.id, ctx.session.id, input.currentPassword, input.newPassword),
     ),
+  /** The learner's language for every learner page (the switcher on the learner and password pages). */
+  setLocale: sessionProcedure
+    .input(z.object({ locale: z.enum(LOCALES) }))
+    .output(z.object({ locale: z.enum(LOCALES) }))
+    .mutation(({ ctx, input }) => setUserLocale(ctx.user.id, input.locale)),
 });
