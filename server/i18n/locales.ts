@@ -33,8 +33,9 @@ export function fromAcceptLanguage(header: string | null | undefined): Locale | 
     .split(",")
     .map((part, order) => {
       const [tag = "", ...params] = part.split(";");
-      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-      const weight = q === undefined ? 1 : Number(q);
+      // A malformed q-value counts as 0 (not wanted), never as the default 1.
+      const q = params.map((p) => /^\s*q=(.*)$/.exec(p)?.[1]).find((v) => v !== undefined);
+      const weight = q === undefined ? 1 : /^\s*[0-9.]+\s*$/.test(q) ? Number(q) : 0;
       return { tag: tag.trim(), weight: Number.isFinite(weight) ? weight : 0, order };
     })
     .filter((r) => r.tag && r.tag !== "*" && r.weight > 0)
