@@ -17,26 +17,14 @@ export function ChangePasswordForm({ returnTo }: { returnTo: string }) {
       "/api/trpc/account.changePassword",
       body,
       (status, answer) =>
-        (answer as { error?: { message?: string } } | null)?.error?.message ??
-        t("failed", { status }),
+        (answer as { error?: { message?: string } } | null)?.error?.message ?? t("failed", { status }),
     );
   }
 
   return (
     <form onSubmit={onSubmit} className="mt-6 space-y-4" aria-label={t("formLabel")}>
-      <Field
-        label={t("current")}
-        name="currentPassword"
-        type="password"
-        autoComplete="current-password"
-      />
-      <Field
-        label={t("new")}
-        name="newPassword"
-        type="password"
-        autoComplete="new-password"
-        minLength={12}
-      />
+      <Field label={t("current")} name="currentPassword" type="password" autoComplete="current-password" />
+      <Field label={t("new")} name="newPassword" type="password" autoComplete="new-password" minLength={12} />
       <Field label={t("repeat")} name="repeat" type="password" autoComplete="new-password" minLength={12} />
       <FormEnd error={error} pending={pending} idle={t("submit")} busy={t("busy")} />
     </form>

@@ -16,17 +16,13 @@ export function SignInForm({ returnTo, initialError }: { returnTo: string; initi
   function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    void post(
-      "/api/auth/sign-in/email",
-      { email: form.get("email"), password: form.get("password") },
-      (status) => {
-        // better-auth's own messages are English: the learner gets the catalogue's sentence instead.
-        if (status === 401) return t("errors.wrong");
-        if (status === 429) return t("errors.locked");
-        if (status === 403) return t("errors.refused");
-        return t("errors.status", { status });
-      },
-    );
+    void post("/api/auth/sign-in/email", { email: form.get("email"), password: form.get("password") }, (status) => {
+      // better-auth's own messages are English: the learner gets the catalogue's sentence instead.
+      if (status === 401) return t("errors.wrong");
+      if (status === 429) return t("errors.locked");
+      if (status === 403) return t("errors.refused");
+      return t("errors.status", { status });
+    });
   }
 
   return (

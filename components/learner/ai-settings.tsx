@@ -184,9 +184,7 @@ export function AiSettings() {
               </button>
             )}
           </form>
-          <p className="mt-1 text-xs text-slate-600">
-            {t("stored")}
-          </p>
+          <p className="mt-1 text-xs text-slate-600">{t("stored")}</p>
         </>
       )}
       <div role="status" aria-live="polite">

@@ -12,15 +12,7 @@ import {
   PlanParamsFields,
   QuizParamsFields,
 } from "./analysis-params";
-import {
-  appCodeOf,
-  explainError,
-  isInFlight,
-  JOB_TYPES,
-  type Job,
-  type JobType,
-  type Target,
-} from "./labels";
+import { appCodeOf, explainError, isInFlight, JOB_TYPES, type Job, type JobType, type Target } from "./labels";
 import { JobProgress } from "./progress-bar";
 import { TypeIcon } from "./type-icon";
 import { QuotaLine, useQuotaSentence } from "./quota";

@@ -82,13 +82,11 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
       <div className="mt-4" data-testid="detail-body" data-status={job.status}>
         {isInFlight(job.status) && <JobProgress job={job} label={tStages("progressLabel", { title: info.title })} />}
         {job.status === "failed" && (
-          <p className="rounded-lg bg-rose-50 p-3 text-rose-900">{explainError(tErrors, job.errorCode, job.errorMessage)}</p>
-        )}
-        {job.status === "cancelled" && (
-          <p className="rounded-lg bg-slate-100 p-3 text-slate-700">
-            {t("cancelled")}
+          <p className="rounded-lg bg-rose-50 p-3 text-rose-900">
+            {explainError(tErrors, job.errorCode, job.errorMessage)}
           </p>
         )}
+        {job.status === "cancelled" && <p className="rounded-lg bg-slate-100 p-3 text-slate-700">{t("cancelled")}</p>}
         {job.status === "succeeded" && result && <ResultView job={job} output={result.output} />}
       </div>
       <History jobType={job.jobType} currentId={job.id} onOpen={onOpen} targets={targets} />
@@ -149,7 +147,8 @@ function History({
               onClick={() => onOpen(j.id)}
               className="rounded-full bg-slate-100 px-3 py-1 text-xs hover:bg-slate-200"
             >
-              <Time value={j.createdAt} relative /> · {targetTitle(tTargets, targets, { type: j.targetType, id: j.targetId })}
+              <Time value={j.createdAt} relative /> ·{" "}
+              {targetTitle(tTargets, targets, { type: j.targetType, id: j.targetId })}
             </button>
           </li>
         ))}
@@ -161,10 +160,7 @@ function History({
 function Panel({ children }: { children: React.ReactNode }) {
   const t = useTranslations("jobDetail");
   return (
-    <section
-      className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-6"
-      aria-label={t("panelLabel")}
-    >
+    <section className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-6" aria-label={t("panelLabel")}>
       {children}
     </section>
   );

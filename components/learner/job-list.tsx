@@ -37,12 +37,11 @@ export function JobList({ jobs, loading, error, targets, selectedId, onOpen }: P
           {t("loadError", { message: error })}
         </p>
       )}
-      {jobs && jobs.length === 0 && (
-        <p className="mt-3 text-sm text-slate-600">
-          {t("empty")}
-        </p>
-      )}
-      <ul className="-mx-1 mt-3 max-h-[32rem] divide-y divide-slate-100 overflow-y-auto px-1" aria-label={t("listLabel")}>
+      {jobs && jobs.length === 0 && <p className="mt-3 text-sm text-slate-600">{t("empty")}</p>}
+      <ul
+        className="-mx-1 mt-3 max-h-[32rem] divide-y divide-slate-100 overflow-y-auto px-1"
+        aria-label={t("listLabel")}
+      >
         {jobs?.map((job) => (
           <JobRow key={job.id} job={job} targets={targets} selected={job.id === selectedId} onOpen={onOpen} />
         ))}
@@ -97,7 +96,8 @@ function JobRow({
             {info.title}
           </span>
           <span className="mt-0.5 block truncate text-xs text-slate-600">
-            {targetTitle(tTargets, targets, { type: job.targetType, id: job.targetId })} · <Time value={job.createdAt} relative />
+            {targetTitle(tTargets, targets, { type: job.targetType, id: job.targetId })} ·{" "}
+            <Time value={job.createdAt} relative />
           </span>
         </button>
         <div className="flex shrink-0 items-center gap-2">

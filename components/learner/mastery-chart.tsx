@@ -40,11 +40,7 @@ export function MasteryChart() {
           {t("loadError", { message: q.error.message })}
         </p>
       )}
-      {data && data.analyses === 0 && (
-        <p className="mt-2 text-sm text-slate-600">
-          {t("empty")}
-        </p>
-      )}
+      {data && data.analyses === 0 && <p className="mt-2 text-sm text-slate-600">{t("empty")}</p>}
       {data && data.analyses > 0 && (
         <Chart
           data={data}
@@ -161,37 +157,37 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
         <summary className="cursor-pointer text-slate-700">{t("showTable")}</summary>
         {/* Scrolls sideways on a phone rather than squeezing long topic names into a column of single characters. */}
         <div className="mt-2 overflow-x-auto">
-        <table className="w-full text-left text-xs">
-          <thead>
-            <tr>
-              <th scope="col" className="py-1 pr-2">
-                {t("topic")}
-              </th>
-              {data.overall.map((p, k) => (
-                <th key={k} scope="col" className="pr-2 font-medium whitespace-nowrap">
-                  <Time value={p.at} />
+          <table className="w-full text-left text-xs">
+            <thead>
+              <tr>
+                <th scope="col" className="py-1 pr-2">
+                  {t("topic")}
                 </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {data.topics.map((t) => (
-              <tr key={t.knowledgePointId} className="border-t border-slate-100">
-                <th scope="row" className="min-w-32 py-1 pr-2 font-normal [overflow-wrap:anywhere]">
-                  {t.title}
-                </th>
-                {data.overall.map((o, k) => (
-                  <td key={k} className="pr-2 tabular-nums">
-                    {(() => {
-                      const p = t.points.find((x) => x.at === o.at);
-                      return p ? pct(p.mastery) : "—";
-                    })()}
-                  </td>
+                {data.overall.map((p, k) => (
+                  <th key={k} scope="col" className="pr-2 font-medium whitespace-nowrap">
+                    <Time value={p.at} />
+                  </th>
                 ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.topics.map((t) => (
+                <tr key={t.knowledgePointId} className="border-t border-slate-100">
+                  <th scope="row" className="min-w-32 py-1 pr-2 font-normal [overflow-wrap:anywhere]">
+                    {t.title}
+                  </th>
+                  {data.overall.map((o, k) => (
+                    <td key={k} className="pr-2 tabular-nums">
+                      {(() => {
+                        const p = t.points.find((x) => x.at === o.at);
+                        return p ? pct(p.mastery) : "—";
+                      })()}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       </details>
     </>

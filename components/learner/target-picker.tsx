@@ -51,9 +51,7 @@ export function TargetPicker({
         )}
       </select>
       {targets.materials.length === 0 && targets.looseKnowledgePoints.length === 0 && (
-        <p className="mt-2 text-sm text-slate-600">
-          {t("noMaterials")}
-        </p>
+        <p className="mt-2 text-sm text-slate-600">{t("noMaterials")}</p>
       )}
     </div>
   );

@@ -2,7 +2,12 @@ import type { Role } from "../generated/prisma/enums";
 import { isLocale, type Locale } from "../i18n/locales";
 import { getAuth } from "./auth";
 
-export type SessionUser = { id: string; email: string; name: string; role: Role; mustChangePassword?: boolean;
+export type SessionUser = {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  mustChangePassword?: boolean;
   locale?: Locale;
 };
 export type Session = { id: string; expiresAt: Date; user: SessionUser };

@@ -59,3 +59,8 @@ export function resolveLocale(input: {
 
 /** Each language by its own name (an autonym reads the same in every language's interface). */
 export const LOCALE_NAMES: Record<Locale, string> = { en: "English", "zh-CN": "简体中文" };
+
+/** A learner's language as the (English) console shows it: "简体中文 (zh-CN)", or that none was chosen. */
+export function describeLocale(saved: string | null | undefined): string {
+  return isLocale(saved) ? `${LOCALE_NAMES[saved]} (${saved})` : "not chosen (follows the browser)";
+}

@@ -87,7 +87,9 @@ describe("message catalogues", () => {
   });
 
   it("the Chinese catalogue is translated, not a copy of the English one", () => {
-    const untranslated = [...flat.en].filter(([key, text]) => /\p{L}{3,}/u.test(text) && flat["zh-CN"].get(key) === text);
+    const untranslated = [...flat.en].filter(
+      ([key, text]) => /\p{L}{3,}/u.test(text) && flat["zh-CN"].get(key) === text,
+    );
     // Names the same in both (brand names only) are allowed; everything else needs a translation.
     expect(untranslated.map(([k]) => k)).toEqual([]);
   });

@@ -99,7 +99,9 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
                 <span className="block rounded-full bg-indigo-50 px-2 py-0.5 font-medium text-indigo-800">
                   {t("kind", { kind: a.actionType })}
                 </span>
-                <span className="mt-1 block tabular-nums text-slate-600">{t("minutes", { minutes: a.estimatedMinutes })}</span>
+                <span className="mt-1 block tabular-nums text-slate-600">
+                  {t("minutes", { minutes: a.estimatedMinutes })}
+                </span>
               </span>
             </label>
           </li>

@@ -51,12 +51,8 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
           className="mb-4 rounded-lg bg-indigo-50 p-4 ring-1 ring-indigo-200 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
           data-testid="quiz-score"
         >
-          <p className="text-xl font-semibold">
-            {t("score", { score: graded.score, total: graded.total })}
-          </p>
-          <p className="text-sm text-indigo-900">
-            {t("saved")}
-          </p>
+          <p className="text-xl font-semibold">{t("score", { score: graded.score, total: graded.total })}</p>
+          <p className="text-sm text-indigo-900">{t("saved")}</p>
         </div>
       )}
       <ol className="space-y-4">
@@ -89,7 +85,11 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
                         />
                         <span className="min-w-0 text-sm [overflow-wrap:anywhere]">
                           {/* The built-in true/false pair is graded by its English value; only its words are translated. */}
-                          {q.options.length === 0 && o === "True" ? t("true") : q.options.length === 0 && o === "False" ? t("false") : o}
+                          {q.options.length === 0 && o === "True"
+                            ? t("true")
+                            : q.options.length === 0 && o === "False"
+                              ? t("false")
+                              : o}
                         </span>
                       </label>
                     ))}
@@ -146,7 +146,9 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
             {submit.isPending ? t("checking") : t("submit")}
           </button>
         )}
-        {!graded && unanswered > 0 && <span className="text-sm text-slate-600">{t("left", { count: unanswered })}</span>}
+        {!graded && unanswered > 0 && (
+          <span className="text-sm text-slate-600">{t("left", { count: unanswered })}</span>
+        )}
       </div>
       {!!plays.data?.items.length && (
         <p className="mt-3 text-xs text-slate-600">
