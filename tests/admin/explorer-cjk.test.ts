@@ -20,7 +20,7 @@ const cjkTag = () =>
 let li: Learner;
 let other: Learner;
 let tag: string;
-const ids: Record<string, string> = {};
+const ids = {} as Record<"liUser" | "liMaterial" | "liTopic" | "otherMaterial" | "otherUser", string>;
 const db = () => getDb();
 
 beforeAll(async () => {
