@@ -35,7 +35,9 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
   const detail = useQuery({
     ...trpc.jobs.get.queryOptions({ jobId }),
     // The live feed refreshes this when the job finishes; the interval covers a closed stream.
-    refetchInterval: inFlightNow ? 3000 : false,
+    // A finish can be announced a moment before its result is readable: ask again until it is.
+    refetchInterval: (q) =>
+      inFlightNow || (q.state.data?.job.status === "succeeded" && !q.state.data.result) ? 3000 : false,
     retry: (n, e) => appCodeOf(e) !== "JOB_NOT_FOUND" && n < 2,
   });
 
