@@ -35,9 +35,15 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
   const detail = useQuery({
     ...trpc.jobs.get.queryOptions({ jobId }),
     // The live feed refreshes this when the job finishes; the interval covers a closed stream.
-    // A finish can be announced a moment before its result is readable: ask again until it is.
-    refetchInterval: (q) =>
-      inFlightNow || (q.state.data?.job.status === "succeeded" && !q.state.data.result) ? 3000 : false,
+    // Also while the server's own copy is still in flight or without its result: the list's live
+    // copy can say "succeeded" before this query has read the finished job, and a missed refresh
+    // would otherwise leave the page with a "Ready" badge and no result.
+    refetchInterval: (q) => {
+      const stored = q.state.data;
+      const unsettled =
+        stored && (isInFlight(stored.job.status) || (stored.job.status === "succeeded" && !stored.result));
+      return inFlightNow || unsettled ? 3000 : false;
+    },
     retry: (n, e) => appCodeOf(e) !== "JOB_NOT_FOUND" && n < 2,
   });
 
