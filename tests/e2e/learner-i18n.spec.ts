@@ -186,10 +186,10 @@ test.describe("English", () => {
 
   test("[LEARNER] a visitor picks 简体中文 on the sign-in page; the choice is kept in a cookie", async ({ page }) => {
     await page.goto("/sign-in?error=wrong");
-    await expect(page.getByRole("alert")).toHaveText("Wrong email or password.");
+    await expect(page.locator("main").getByRole("alert")).toHaveText("Wrong email or password.");
     await page.getByLabel("Language").selectOption("zh-CN");
     await expect(page.getByRole("heading", { name: ZH.signIn })).toBeVisible();
-    await expect(page.getByRole("alert")).toHaveText("邮箱或密码错误。");
+    await expect(page.locator("main").getByRole("alert")).toHaveText("邮箱或密码错误。");
     await page.goto("/sign-in");
     await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
     await shot(page, "zh-CN-sign-in-by-cookie");
