@@ -1,4 +1,4 @@
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
@@ -28,7 +28,8 @@ export default async function SignInPage({
       </div>
       <h1 className="mt-2 text-2xl font-semibold">{t("title")}</h1>
       <p className="mt-2 text-sm text-slate-600">{t("intro")}</p>
-      <SignInForm returnTo={returnTo} initialError={code ? t(`errors.${code}`) : null} />
+      {/* Keyed by language: a switch re-renders the page, and the form's error line must follow it. */}
+      <SignInForm key={await getLocale()} returnTo={returnTo} initialError={code ? t(`errors.${code}`) : null} />
     </main>
   );
 }
