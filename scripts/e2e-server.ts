@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { startEmbeddedDb, dropDatabase } from "./lib/embedded-db";
@@ -86,6 +87,8 @@ const runtime = startGroup(
   },
   "runtime",
 );
+// Browser tests that need a row no page can make yet (a brand-new learner) read the database URL here.
+fs.writeFileSync(path.join(DATA_DIR, `e2e-${port}.database-url`), pg.url);
 console.log(`[e2e] app on ${origin}, database ${database}, runtime key ${runtimeKey.slice(0, 12)}…`);
 
 let stopping = false;

@@ -101,6 +101,14 @@ export const SETTINGS = {
   IN_PROCESS_SCHEDULER: def(flag.default("1"), "0 turns the in-process scheduler off on this instance"),
   RUNTIME_POLL_INTERVAL_MS: def(int(0).default(2000), "pollIntervalMs told to idle Runtimes"),
   RUNTIME_MAX_BODY_BYTES: def(int(1024).default(256 * 1024), "request body limit of the Runtime routes (413 above)"),
+  PLATFORM_API_MAX_BODY_BYTES: def(
+    int(1024).default(2 * 1024 * 1024),
+    "request body limit of the platform API, /api/v1 (413 above; a 200 KB material or 1,000 activity items fit)",
+  ),
+  PLATFORM_API_RATE_LIMIT: def(
+    int(1).default(600),
+    "platform API calls per service key per minute, counted in the database across instances (429 with Retry-After above)",
+  ),
   SHUTDOWN_GRACE_MS: def(
     int(0).default(25_000),
     "on SIGTERM, how long in-flight requests may take before connections are closed",

@@ -32,6 +32,12 @@ export const ERROR_CODES = {
   /** A bulk action's scope changed between its preview and its confirmation. */
   SCOPE_CHANGED: { status: 409, trpc: "CONFLICT" },
   INVALID_SCHEMA: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  /** A well-formed request names something that does not exist (a platform API activity item's knowledge point). */
+  UNKNOWN_REFERENCE: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  /** The email belongs to another account (platform API learner upsert). */
+  EMAIL_IN_USE: { status: 409, trpc: "CONFLICT" },
+  /** Too many calls with one key (platform API); details.retryAfterSeconds, and a Retry-After header. */
+  RATE_LIMITED: { status: 429, trpc: "TOO_MANY_REQUESTS" },
   /** A learner's job-creation quota is used up; details say which limit and when it resets. */
   QUOTA_EXCEEDED: { status: 429, trpc: "TOO_MANY_REQUESTS" },
   INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },

@@ -1,15 +1,11 @@
-import crypto from "node:crypto";
 import { recordAudit } from "./admin/audit";
 import { getDb } from "./db";
 import { now } from "./clock";
 import { AppError } from "./errors";
 import { getJobFeed, KEY_CHANNEL } from "./events/job-feed";
+import { bearerToken, hashKey, newKey, sameHash } from "./key-hash";
 
-/**
- * Runtime API keys: shown once at creation; only a SHA-256 hash and a short prefix are stored.
- * A key has 256 random bits, so a fast hash is enough (no password stretching needed), and
- * lookup by hash plus a constant-time comparison leaks nothing useful.
- */
+/** Runtime API keys: shown once at creation; only a SHA-256 hash and a short prefix are stored (server/key-hash.ts). */
 const PREFIX = "ajr_";
 
 /** Who made or revoked a key when no admin is signed in: the `runtime-key` command and other scripts. */
@@ -18,10 +14,10 @@ export const SCRIPT_ACTOR = "script";
 
 /** Creates a key and its audit row in one transaction; the key itself is in this answer only. */
 export async function createRuntimeKey(name: string, actorId: string = SCRIPT_ACTOR) {
-  const key = PREFIX + crypto.randomBytes(32).toString("base64url");
+  const { key, hash, prefix } = newKey(PREFIX);
   const row = await getDb().$transaction(async (tx) => {
     const created = await tx.runtimeApiKey.create({
-      data: { name, hash: hashKey(key), prefix: key.slice(0, PREFIX.length + 8) },
+      data: { name, hash, prefix },
       select: { id: true, name: true, prefix: true, createdAt: true },
     });
     const scope = { keyId: created.id, name: created.name, prefix: created.prefix };
@@ -58,10 +54,6 @@ export async function revokeRuntimeKey(id: string, actorId: string = SCRIPT_ACTO
     if (!exists) throw new AppError("NOT_FOUND", "runtime key not found");
   }
   return { id, revoked: true as const };
-}
-
-function hashKey(key: string) {
-  return crypto.createHash("sha256").update(key).digest("hex");
 }
 
 const lastUsedWritten = new Map<string, number>();
@@ -117,11 +109,11 @@ async function findKey(hash: string) {
 
 /** Checks a bearer key on every Runtime request; revoked keys fail on the next request. */
 export async function verifyRuntimeKey(authorization: string | null): Promise<{ keyId: string }> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-  if (!match) throw new AppError("UNAUTHORIZED", "missing bearer token (Authorization: Bearer <runtime key>)");
-  const presented = hashKey(match[1]!);
+  const token = bearerToken(authorization);
+  if (!token) throw new AppError("UNAUTHORIZED", "missing bearer token (Authorization: Bearer <runtime key>)");
+  const presented = hashKey(token);
   const row = await findKey(presented);
-  const ok = !!row && crypto.timingSafeEqual(Buffer.from(row.hash, "hex"), Buffer.from(presented, "hex"));
+  const ok = !!row && sameHash(row.hash, presented);
   if (!ok || !row) throw new AppError("UNAUTHORIZED", "invalid runtime key");
   if (row.revokedAt) throw new AppError("UNAUTHORIZED", "runtime key revoked");
   // lastUsedAt is for people reading the key list: a 10 s resolution saves a write per request.

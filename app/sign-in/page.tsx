@@ -28,6 +28,11 @@ export default async function SignInPage({
       </div>
       <h1 className="mt-2 text-2xl font-semibold">{t("title")}</h1>
       <p className="mt-2 text-sm text-slate-600">{t("intro")}</p>
+      {params.deleted === "1" && (
+        <p role="status" className="mt-3 rounded-lg bg-emerald-50 p-3 text-sm text-emerald-900 ring-1 ring-emerald-200">
+          {t("accountDeleted")}
+        </p>
+      )}
       {/* Keyed by language: a switch re-renders the page, and the form's error line must follow it. */}
       <SignInForm key={await getLocale()} returnTo={returnTo} initialError={code ? t(`errors.${code}`) : null} />
     </main>

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { buttonClass, ErrorBox, inputClass, Loading, Panel } from "./ui";
 import { Time } from "../time";
+import { LearnerDataActions } from "./learner-data";
 
 type Row = {
   metric: string;
@@ -68,6 +69,7 @@ export function LearnerQuotas() {
               ))}
             </tbody>
           </table>
+          <LearnerDataActions user={quotas.data.user} />
         </>
       )}
     </Panel>

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useTRPC } from "@/components/trpc/client";
 import { useLiveOptions } from "./live";
 import { RuntimeKeys } from "./runtime-keys";
+import { ServiceKeys } from "./service-keys";
 import { Empty, ErrorBox, JobLink, Loading, Panel, ScrollBox } from "./ui";
 import { Time } from "@/components/time";
 
@@ -80,6 +81,7 @@ export function Runtimes() {
         )}
       </Panel>
       <RuntimeKeys />
+      <ServiceKeys />
     </div>
   );
 }

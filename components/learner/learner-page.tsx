@@ -9,6 +9,8 @@ import { AnalysisPanel } from "./analysis-panel";
 import { JobDetail } from "./job-detail";
 import { JobList, LIVE_PAGE_SIZE } from "./job-list";
 import { MasteryChart } from "./mastery-chart";
+import { FirstRun } from "./first-run";
+import { MyMaterials } from "./my-materials";
 import { isInFlight, targetTitle, type Target } from "./labels";
 import { TargetPicker } from "./target-picker";
 import { useJobFeed } from "./use-job-feed";
@@ -21,6 +23,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
   const live = useJobFeed();
   const [target, setTarget] = useState<Target>({ type: "user", id: userId });
   const [selectedId, setSelectedId] = useState<string | null>(initialJobId);
+  const [adding, setAdding] = useState(false);
   const detailRef = useRef<HTMLDivElement>(null);
 
   const targets = useQuery(trpc.targets.list.queryOptions());
@@ -30,6 +33,15 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
     // Polling is the fallback for when the event stream is not open.
     refetchInterval: (q) => (live ? false : q.state.data?.items.some((j) => isInFlight(j.status)) ? 2000 : 10_000),
   });
+
+  // A learner with nothing yet (no material, no topic, no job) sees what to do first, not empty panels.
+  const hasMaterial = (targets.data?.materials.length ?? 0) > 0;
+  const hasPoints =
+    !!targets.data &&
+    (targets.data.looseKnowledgePoints.length > 0 || targets.data.materials.some((m) => m.knowledgePoints.length > 0));
+  const noJobs = jobs.data?.total === 0;
+  const firstRun = !!targets.data && noJobs;
+  const nothingYet = !!targets.data && !hasMaterial && !hasPoints && noJobs;
 
   const open = (jobId: string) => {
     setSelectedId(jobId);
@@ -56,6 +68,16 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
           </ol>
         </section>
 
+        {firstRun && (
+          <FirstRun
+            hasMaterial={hasMaterial}
+            hasPoints={hasPoints}
+            consent={consent.data?.granted ?? false}
+            onAdd={() => setAdding(true)}
+          />
+        )}
+        <MyMaterials adding={adding} onAddingChange={setAdding} />
+
         <div className="mt-6">
           {targets.isLoading && <p className="text-sm text-slate-600">{t("loadingMaterials")}</p>}
           {targets.error && (
@@ -63,7 +85,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
               {t("materialsError", { message: targets.error.message })}
             </p>
           )}
-          {targets.data && <TargetPicker targets={targets.data} value={target} onChange={setTarget} />}
+          {targets.data && !nothingYet && <TargetPicker targets={targets.data} value={target} onChange={setTarget} />}
         </div>
 
         {selectedId && (
@@ -77,14 +99,16 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
           </div>
         )}
 
-        <AnalysisPanel
-          target={target}
-          targetLabel={targetTitle(tTargets, targets.data, target)}
-          jobs={jobs.data?.items ?? []}
-          consent={consent.data?.granted ?? true}
-          onOpen={open}
-        />
-        <MasteryChart />
+        {!nothingYet && (
+          <AnalysisPanel
+            target={target}
+            targetLabel={targetTitle(tTargets, targets.data, target)}
+            jobs={jobs.data?.items ?? []}
+            consent={consent.data?.granted ?? true}
+            onOpen={open}
+          />
+        )}
+        {!noJobs && <MasteryChart />}
       </div>
 
       <aside className="min-w-0 space-y-6">
@@ -95,14 +119,16 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
           />
           {live ? t("liveOn") : t("liveOff")}
         </p>
-        <JobList
-          jobs={jobs.data?.items}
-          loading={jobs.isLoading}
-          error={jobs.error?.message ?? null}
-          targets={targets.data}
-          selectedId={selectedId}
-          onOpen={open}
-        />
+        {!nothingYet && (
+          <JobList
+            jobs={jobs.data?.items}
+            loading={jobs.isLoading}
+            error={jobs.error?.message ?? null}
+            targets={targets.data}
+            selectedId={selectedId}
+            onOpen={open}
+          />
+        )}
         <AiSettings />
       </aside>
     </div>

@@ -18,6 +18,9 @@ export function PageHeader({ name, isAdmin }: { name: string; isAdmin: boolean }
             </Link>
           )}
           <span className="hidden text-slate-600 sm:inline">{name}</span>
+          <Link href="/account" className="text-indigo-700 underline-offset-2 hover:underline">
+            {t("account")}
+          </Link>
           <LocaleSwitcher signedIn />
           <SignOutButton />
         </div>

@@ -17,6 +17,7 @@ import { cpuNow, cpuSince, loadAverage, perJob, postmasterPid } from "./cpu";
 import { pgBossRun } from "./pgboss";
 import { idleLongPollers, pickup } from "./pickup";
 import { fairOrder } from "./fair";
+import { ingestBench, ingestMarkdown } from "./ingest";
 
 /**
  * `npm run bench`: a production build on the embedded PostgreSQL, driven by bench Runtimes
@@ -32,8 +33,11 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
 const CONSOLE_ROWS = Number(process.env.BENCH_CONSOLE_ROWS ?? 1_000_000);
-/** BENCH_ONLY=throughput,pgboss,pickup,race,big,console,sweep runs a subset (the ceiling always runs); BENCH_MODES / BENCH_PROCESSES narrow the throughput runs. */
-const ONLY = new Set((process.env.BENCH_ONLY ?? "throughput,pgboss,pickup,race,big,console,sweep").split(","));
+/** BENCH_ONLY=throughput,pgboss,pickup,race,big,console,ingest,sweep runs a subset (the ceiling always runs); BENCH_MODES / BENCH_PROCESSES narrow the throughput runs. */
+const ONLY = new Set((process.env.BENCH_ONLY ?? "throughput,pgboss,pickup,race,big,console,ingest,sweep").split(","));
+/** Ingestion: BENCH_INGEST_BATCHES batches of 1,000 activity items, BENCH_INGEST_CONCURRENCY in flight. */
+const INGEST_BATCHES = Number(process.env.BENCH_INGEST_BATCHES ?? 100);
+const INGEST_CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 4);
 /** Long-poll sections: pickup over BENCH_PICKUP_JOBS jobs; BENCH_IDLE_RUNTIMES idle long-pollers. */
 const PICKUP_JOBS = Number(process.env.BENCH_PICKUP_JOBS ?? 200);
 const IDLE_RUNTIMES = Number(process.env.BENCH_IDLE_RUNTIMES ?? 500);
@@ -67,6 +71,8 @@ try {
     return import("../../server/runtime-keys");
   })();
   const key = (await createRuntimeKey("bench")).key;
+  const { createServiceKey, SCOPES } = await import("../../server/platform/service-keys");
+  const serviceKey = (await createServiceKey("bench", SCOPES, "script")).key;
 
   ensureBuilt(log);
   app = await startAppServer({
@@ -75,6 +81,8 @@ try {
       DB_POOL_MAX: "20",
       RUNTIME_POLL_INTERVAL_MS: "100",
       METRICS_TOKEN: "bench-metrics-token",
+      // The ingestion section measures throughput, not the per-key limit.
+      PLATFORM_API_RATE_LIMIT: "1000000",
       ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
     },
   });
@@ -222,6 +230,22 @@ try {
       dir: path.join(ROOT, "bench-results"),
     });
     await clearJobs(db);
+  }
+
+  // 4c. Activity ingestion through the platform API (scripts/bench/ingest.ts).
+  if (ONLY.has("ingest")) {
+    await db.query(`TRUNCATE "QuizAttempt", "StudySession"`);
+    results.ingest = await ingestBench({
+      db,
+      appUrl,
+      agent,
+      key: serviceKey,
+      roles,
+      batches: INGEST_BATCHES,
+      concurrency: INGEST_CONCURRENCY,
+      learners: 4,
+      log,
+    });
   }
 
   // 5. Sweeping expired leases, in this process, with the app stopped (its own sweeper would share the work).
@@ -417,6 +441,7 @@ function writeResults(fresh: Results) {
         ]
       : []),
     ...(r.console ? consoleMarkdown(r.console) : []),
+    ...(r.ingest ? ingestMarkdown(r.ingest) : []),
     ...(r.fairOrder
       ? [
           `Fair order: learner A with ${r.fairOrder.learnerAQueued} jobs queued, ${r.fairOrder.busyRuntimes} busy Runtimes; learner B's new job was claimed by claim number ${r.fairOrder.learnerBClaimedAfter}.`,

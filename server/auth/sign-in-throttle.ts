@@ -28,6 +28,12 @@ const digest = (email: string) => createHash("sha256").update(email).digest("bas
 const pairKey = (email: string, ip: string) => `pair:${digest(email)}|${ip}`;
 const accountKey = (email: string) => `account:${digest(email)}`;
 
+/** The counter keys that name an account (erasure removes them): its own, and each (account, client) pair's prefix. */
+export function signInCounterKeysOf(email: string) {
+  const e = normalizeEmail(email) ?? "";
+  return { account: accountKey(e), pairPrefix: `pair:${digest(e)}|` };
+}
+
 type Counter = { attempts: number; windowStart: Date };
 
 /** Adds one attempt to a counter (a new window if the old one has ended) and returns the result. */

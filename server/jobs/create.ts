@@ -11,7 +11,7 @@ import { hashJson } from "./hashing";
 import { assertJobQuotaRoom, assertTokenBudget, consumeJobQuota } from "./quota";
 import { paramsSchemas } from "./schemas";
 import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
-import type { Actor } from "./state-machine";
+import { spendsQuota, type Actor } from "./state-machine";
 import { toJobView } from "./views";
 
 export type CreateJobInput = {
@@ -101,7 +101,7 @@ export async function createJob(input: CreateJobInput) {
   }
   // Over quota: refuse before storing the snapshot, so a refusal writes nothing. The transaction
   // below counts the job atomically; this read only saves the work when the limit is plainly hit.
-  if (input.actor.type === "learner") {
+  if (spendsQuota(input.actor)) {
     await assertJobQuotaRoom(input.userId, [input.jobType]);
     await assertTokenBudget(db, input.userId, apiKeyMode, now());
   }
@@ -118,7 +118,7 @@ export async function createJob(input: CreateJobInput) {
       const at = now();
       // Learners' own requests count against their quota; admin re-runs, the weekly review and
       // scripts do not. In this transaction, so a creation that rolls back counts nothing.
-      if (input.actor.type === "learner") {
+      if (spendsQuota(input.actor)) {
         await consumeJobQuota(tx, input.userId, input.jobType, at);
         await assertTokenBudget(tx, input.userId, apiKeyMode, at);
       }

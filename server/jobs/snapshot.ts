@@ -148,3 +148,8 @@ export async function getSnapshot(db: DbOrTx, id: string) {
   cache.set(id, value);
   return value;
 }
+
+/** Drops snapshots from this process's cache (erasure: the learner's data must not outlive them in memory). */
+export function forgetSnapshots(ids: Iterable<string>) {
+  for (const id of ids) cache.delete(id);
+}

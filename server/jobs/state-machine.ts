@@ -24,11 +24,16 @@ export const ACTIONS = {
   requestCancel: { from: ["locked", "running"], to: [] },
   /** Lease passed or execution timeout: expired, then pending / failed (or cancelled if asked to stop). */
   expire: { from: ["locked", "running", "expired"], to: ["pending", "failed", "cancelled"] },
+  /** Erasure (server/learners/erase.ts): every job still in flight ends cancelled at once, held or not. */
+  eraseCancel: { from: ["pending", "locked", "running", "expired"], to: ["cancelled"] },
 } as const satisfies Record<string, { from: readonly JobStatus[]; to: readonly JobStatus[] }>;
 
 export type Action = keyof typeof ACTIONS;
 
 export type Actor = { type: ActorType; id: string | null };
+
+/** Who spends a learner's quota and token budget: the learner, and the platform API acting for them (SPEC §10). */
+export const spendsQuota = (actor: Actor) => actor.type === "learner" || actor.type === "platform";
 
 /**
  * The job columns a transition reads back: one list, checked against the Prisma model, gives both

@@ -2,6 +2,7 @@ import { getDb } from "../db";
 import { AppError } from "../errors";
 import { flashcardsSchema } from "../jobs/schemas";
 import { ownJobOutput } from "./own-output";
+import { recordFlashcardReview } from "./flashcard-study";
 
 /** The deck of one of the learner's own succeeded flashcard jobs; anything else is not found. */
 async function ownDeckSize(userId: string, jobId: string): Promise<number> {
@@ -23,7 +24,7 @@ export async function getFlashcardMarks(userId: string, jobId: string) {
   return { jobId, known: await knownIndexes(jobId) };
 }
 
-/** Marks a card known (or not); repeating a mark changes nothing. */
+/** Marks a card known (or not); repeating a mark changes nothing. A mark is study time (flashcard-study.ts). */
 export async function setFlashcardMark(userId: string, jobId: string, cardIndex: number, known: boolean) {
   const size = await ownDeckSize(userId, jobId);
   if (cardIndex >= size) throw new AppError("INVALID_REQUEST", `the deck has ${size} cards`);
@@ -37,5 +38,6 @@ export async function setFlashcardMark(userId: string, jobId: string, cardIndex:
   } else {
     await db.flashcardMark.deleteMany({ where: { jobId, cardIndex } });
   }
+  await recordFlashcardReview(userId, jobId);
   return { jobId, known: await knownIndexes(jobId) };
 }

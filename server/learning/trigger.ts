@@ -3,7 +3,7 @@ import { createJob, parseParams } from "../jobs/create";
 import { assertJobQuotaRoom } from "../jobs/quota";
 import { captureSnapshot, type Target } from "../jobs/snapshot";
 import { getDb } from "../db";
-import type { Actor } from "../jobs/state-machine";
+import { spendsQuota, type Actor } from "../jobs/state-machine";
 
 export type TriggerInput = {
   userId: string;
@@ -25,7 +25,7 @@ export type TriggerInput = {
  */
 export async function triggerAnalyses(input: TriggerInput) {
   for (const jobType of input.jobTypes) parseParams(jobType, input.params?.[jobType]);
-  if (input.actor.type === "learner") await assertJobQuotaRoom(input.userId, input.jobTypes);
+  if (spendsQuota(input.actor)) await assertJobQuotaRoom(input.userId, input.jobTypes);
   const snapshot = await captureSnapshot(getDb(), input.userId, input.target);
   const items = [];
   for (const jobType of input.jobTypes) {

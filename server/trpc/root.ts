@@ -1,6 +1,7 @@
 import { createCallerFactory, router } from "./init";
 import { adminJobsRouter } from "./routers/admin-jobs";
 import { adminRuntimeKeysRouter } from "./routers/admin-runtime-keys";
+import { adminServiceKeysRouter } from "./routers/admin-service-keys";
 import { adminActionsRouter } from "./routers/admin-actions";
 import { adminExplorerRouter } from "./routers/admin-explorer";
 import { adminMonitorRouter } from "./routers/admin-monitor";
@@ -18,6 +19,8 @@ import { flashcardsRouter } from "./routers/flashcards";
 import { progressRouter } from "./routers/progress";
 import { quotaRouter } from "./routers/quota";
 import { adminQuotasRouter } from "./routers/admin-quotas";
+import { materialsRouter } from "./routers/materials";
+import { adminLearnerDataRouter } from "./routers/admin-learner-data";
 
 export const appRouter = router({
   me: meRouter,
@@ -32,14 +35,17 @@ export const appRouter = router({
   flashcards: flashcardsRouter,
   progress: progressRouter,
   quota: quotaRouter,
+  materials: materialsRouter,
   admin: router({
     jobs: adminJobsRouter,
     runtimeKeys: adminRuntimeKeysRouter,
+    serviceKeys: adminServiceKeysRouter,
     explorer: adminExplorerRouter,
     actions: adminActionsRouter,
     monitor: adminMonitorRouter,
     quotas: adminQuotasRouter,
     webhooks: adminWebhooksRouter,
+    learnerData: adminLearnerDataRouter,
   }),
 });
 

@@ -86,7 +86,7 @@ const eventBase = z.object({
   id: z.string(),
   fromStatus: jobStatusSchema.nullable(),
   toStatus: jobStatusSchema,
-  actorType: z.enum(["learner", "admin", "runtime", "system", "workflow"]),
+  actorType: z.enum(["learner", "admin", "runtime", "system", "workflow", "platform"]),
   attemptNo: z.number().int(),
   errorCode: z.string().nullable(),
   errorMessage: z.string().nullable(),

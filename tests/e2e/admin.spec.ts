@@ -164,12 +164,56 @@ test("[ADMIN] creates a Runtime key (shown once), which works until it is revoke
   await expect(page.getByTestId("new-key")).toHaveCount(0);
 });
 
+test("[ADMIN] creates a service key with chosen scopes (shown once), which calls the platform API until revoked", async ({
+  page,
+}) => {
+  const name = tag();
+  await signIn(page.request, ADMIN);
+  await page.goto("/admin/runtimes");
+  await page.getByLabel("New service key name").fill(name);
+  await page.getByRole("checkbox", { name: "jobs:write" }).uncheck();
+  await page.getByRole("button", { name: "Create service key" }).click();
+  const shown = page.getByTestId("new-service-key");
+  await expect(shown).toHaveText(/^ajs_/);
+  const key = (await shown.textContent())!;
+  const row = page.getByTestId(`service-key-${name}`);
+  await expect(row).toContainText("active");
+  await expect(row).toContainText("learners:write");
+  await expect(row).not.toContainText("jobs:write");
+  await expect(row).not.toContainText("data:erase");
+  const put = (learner: string) =>
+    page.request.put(`/api/v1/learners/${learner}`, {
+      data: { name: "From the console key" },
+      headers: { authorization: `Bearer ${key}` },
+    });
+  expect((await put(`e2e-${name}`)).status()).toBe(201);
+  // The document sits beside the catch-all route and is public.
+  const doc = await page.request.get("/api/v1/openapi.json");
+  expect(doc.status()).toBe(200);
+  expect((await doc.json()).openapi).toBe("3.1.0");
+  const job = await page.request.post(`/api/v1/learners/e2e-${name}/jobs`, {
+    data: { jobType: "learning_state_analysis", target: { type: "user" } },
+    headers: { authorization: `Bearer ${key}` },
+  });
+  expect(job.status()).toBe(403);
+
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await row.getByRole("button", { name: "Confirm revoke" }).click();
+  await expect(row).toContainText("revoked");
+  expect((await put(`e2e-${name}`)).status()).toBe(401);
+  await page.reload();
+  await expect(page.getByTestId("new-service-key")).toHaveCount(0);
+});
+
 const ADMIN_PROCEDURES: [string, "query" | "mutation", unknown][] = [
   ["admin.jobs.rerun", "mutation", { jobId: "x" }],
   ["admin.jobs.cancel", "mutation", { jobId: "x" }],
   ["admin.runtimeKeys.create", "mutation", { name: "learner key" }],
   ["admin.runtimeKeys.list", "query", undefined],
   ["admin.runtimeKeys.revoke", "mutation", { id: "x" }],
+  ["admin.serviceKeys.create", "mutation", { name: "learner key", scopes: ["jobs:read"] }],
+  ["admin.serviceKeys.list", "query", undefined],
+  ["admin.serviceKeys.revoke", "mutation", { id: "x" }],
   ["admin.explorer.list", "query", {}],
   ["admin.explorer.count", "query", {}],
   ["admin.explorer.detail", "query", { jobId: "x" }],

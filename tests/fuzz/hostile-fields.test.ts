@@ -36,7 +36,7 @@ const hostile: fc.Arbitrary<Hostile> = fc.oneof(
     .integer({ min: 100, max: 5_000 })
     .map((d) => ({ kind: "deep" as const, text: '{"a":['.repeat(d) + '"\\u0000"' + "]}".repeat(d) })),
 );
-const QUERIES = new Set(["snapshots.get", "jobs.get", "admin.quotas.get"]);
+const QUERIES = new Set(["snapshots.get", "jobs.get", "admin.quotas.get", "materials.get"]);
 const protoKeys = fc.subarray(["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf"]);
 
 /** Every string leaf of a value, as paths. */
@@ -62,29 +62,45 @@ function withHostile(base: Record<string, unknown>, path: Path, raw: string, ext
 
 async function fingerprint() {
   const db = getDb();
-  const [jobs, events, results, users, keys, credentials, usage, rejections] = await Promise.all([
-    db.aiRuntimeJob.findMany({
-      select: {
-        id: true,
-        status: true,
-        attemptNo: true,
-        lockUntil: true,
-        stage: true,
-        progress: true,
-        errorCode: true,
-        updatedAt: true,
-      },
-      orderBy: { id: "asc" },
-    }),
-    db.jobEvent.count(),
-    db.aiRuntimeResult.count(),
-    db.user.findMany({ select: { id: true, name: true, email: true }, orderBy: { id: "asc" } }),
-    db.runtimeApiKey.count({ where: { revokedAt: null } }),
-    db.userCredential.count({ where: { deletedAt: null } }),
-    db.quotaUsage.aggregate({ _sum: { used: true } }),
-    db.jobRejection.count(),
-  ]);
-  return JSON.stringify({ jobs, events, results, users, keys, credentials, usage, rejections });
+  const [jobs, events, results, users, keys, credentials, usage, rejections, materials, kps, sessions] =
+    await Promise.all([
+      db.aiRuntimeJob.findMany({
+        select: {
+          id: true,
+          status: true,
+          attemptNo: true,
+          lockUntil: true,
+          stage: true,
+          progress: true,
+          errorCode: true,
+          updatedAt: true,
+        },
+        orderBy: { id: "asc" },
+      }),
+      db.jobEvent.count(),
+      db.aiRuntimeResult.count(),
+      db.user.findMany({ select: { id: true, name: true, email: true }, orderBy: { id: "asc" } }),
+      db.runtimeApiKey.count({ where: { revokedAt: null } }),
+      db.userCredential.count({ where: { deletedAt: null } }),
+      db.quotaUsage.aggregate({ _sum: { used: true } }),
+      db.jobRejection.count(),
+      db.material.findMany({ select: { id: true, title: true, content: true }, orderBy: { id: "asc" } }),
+      db.knowledgePoint.findMany({ select: { id: true, title: true, description: true }, orderBy: { id: "asc" } }),
+      db.studySession.count(),
+    ]);
+  return JSON.stringify({
+    jobs,
+    events,
+    results,
+    users,
+    keys,
+    credentials,
+    usage,
+    rejections,
+    materials,
+    kps,
+    sessions,
+  });
 }
 
 function expectedRefusal(kind: Hostile["kind"]) {
@@ -215,6 +231,21 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
       ["analyses.trigger", { target: { type: "user", id: me }, jobTypes: ["weak_point_analysis"] }],
       ["credentials.set", { apiKey: "sk-fuzz-0123456789abcdef" }],
       ["consent.setApiKeyMode", { apiKeyMode: "platform_key" }],
+      // My materials, flashcard study time and data rights (issue 22): the one string leaf replaced
+      // is the only thing wrong, so each of these would otherwise write.
+      [
+        "materials.create",
+        { title: "Fuzzed", text: "Some notes.", knowledgePoints: [{ title: "A topic", description: "About it" }] },
+      ],
+      ["materials.update", { materialId: learner.material.id, title: "Renamed", text: "New text." }],
+      ["materials.get", { materialId: learner.material.id }],
+      ["materials.delete", { materialId: learner.material.id }],
+      ["materials.addKnowledgePoint", { materialId: learner.material.id, title: "New topic", description: "d" }],
+      ["materials.renameKnowledgePoint", { knowledgePointId: learner.knowledgePoints[0]!.id, title: "Renamed" }],
+      ["materials.deleteKnowledgePoint", { knowledgePointId: learner.knowledgePoints[1]!.id }],
+      ["flashcards.review", { jobId: pendingJob }],
+      ["account.erase", { confirmEmail: learner.user.email }],
+      ["admin.learnerData.erase", { userId: learner.user.id, confirmEmail: learner.user.email }],
     ];
     const before = await fingerprint();
     await fc.assert(

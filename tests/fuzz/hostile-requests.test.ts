@@ -14,20 +14,25 @@ const safeEncode = (s: string) => encodeURIComponent(s.toWellFormed());
 /** Everything that must not move when hostile requests arrive. */
 async function stateFingerprint() {
   const db = getDb();
-  const [jobs, events, results, consents, credentials, users, keys, attempts] = await Promise.all([
-    db.aiRuntimeJob.groupBy({
-      by: ["status"],
-      _count: { _all: true },
-      _sum: { attemptNo: true, retryCount: true, priority: true },
-    }),
-    db.jobEvent.count(),
-    db.aiRuntimeResult.count(),
-    db.aiConsent.findMany({ select: { userId: true, granted: true, apiKeyMode: true }, orderBy: { userId: "asc" } }),
-    db.userCredential.count({ where: { deletedAt: null } }),
-    db.user.count(),
-    db.runtimeApiKey.count({ where: { revokedAt: null } }),
-    db.quizAttempt.count(),
-  ]);
+  const [jobs, events, results, consents, credentials, users, keys, attempts, materials, kps, sessions] =
+    await Promise.all([
+      db.aiRuntimeJob.groupBy({
+        by: ["status"],
+        _count: { _all: true },
+        _sum: { attemptNo: true, retryCount: true, priority: true },
+      }),
+      db.jobEvent.count(),
+      db.aiRuntimeResult.count(),
+      db.aiConsent.findMany({ select: { userId: true, granted: true, apiKeyMode: true }, orderBy: { userId: "asc" } }),
+      db.userCredential.count({ where: { deletedAt: null } }),
+      db.user.count(),
+      db.runtimeApiKey.count({ where: { revokedAt: null } }),
+      db.quizAttempt.count(),
+      // My materials (issue 22): every procedure of the router is fuzzed, so these must not move either.
+      db.material.count(),
+      db.knowledgePoint.count(),
+      db.studySession.count(),
+    ]);
   return JSON.stringify({
     jobs: jobs.sort((a, b) => a.status.localeCompare(b.status)),
     events,
@@ -37,6 +42,9 @@ async function stateFingerprint() {
     users,
     keys,
     attempts,
+    materials,
+    kps,
+    sessions,
   });
 }
 

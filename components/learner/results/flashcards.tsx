@@ -2,9 +2,17 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Flashcards } from "@/server/jobs/schemas";
+
+/** True at most once a minute per deck (called from a click, never while rendering). */
+function reviewDue(last: { current: number }): boolean {
+  const t = Date.now();
+  if (t - last.current < 60_000) return false;
+  last.current = t;
+  return true;
+}
 
 /** Cards to flip (click or Enter/Space) and mark as known; marks are saved per deck. */
 export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashcards }) {
@@ -35,9 +43,15 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
       onSuccess: (data) => queryClient.setQueryData(key, data),
     }),
   );
+  // Reviewing the deck is study time: a flip tells the server at most once a minute (it opens or
+  // stretches the deck's study session, which the next analysis reads).
+  const review = useMutation(trpc.flashcards.review.mutationOptions());
+  const lastReview = useRef(0);
   const known = new Set(marks.data?.known ?? []);
-  const toggle = (i: number) =>
+  const toggle = (i: number) => {
+    if (reviewDue(lastReview)) review.mutate({ jobId });
     setFlipped((f) => (f.has(i) ? new Set([...f].filter((x) => x !== i)) : new Set([...f, i])));
+  };
 
   return (
     <div>

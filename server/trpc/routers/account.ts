@@ -1,10 +1,13 @@
 import { z } from "zod";
 import { setUserLocale } from "../../account/locale";
 import { changePassword } from "../../account/password";
+import { eraseLearnerConfirmed } from "../../learners/erase";
 import { LOCALES } from "../../i18n/locales";
-import { router, sessionProcedure } from "../init";
+import { router, sessionProcedure, userProcedure } from "../init";
 
-/** The signed-in user's own account. */
+export const erasureSchema = z.object({ erasureId: z.string(), counts: z.record(z.string(), z.number().int()) });
+
+/** The signed-in user's own account. Their data's download is GET /api/account/export. */
 export const accountRouter = router({
   /** Allowed while a one-time password is still to be replaced (it is how it gets replaced). */
   changePassword: sessionProcedure
@@ -18,4 +21,12 @@ export const accountRouter = router({
     .input(z.object({ locale: z.enum(LOCALES) }))
     .output(z.object({ locale: z.enum(LOCALES) }))
     .mutation(({ ctx, input }) => setUserLocale(ctx.user.id, input.locale)),
+
+  /** "Delete my account": erasure of everything (server/learners/erase.ts), confirmed by typing the email. */
+  erase: userProcedure
+    .input(z.object({ confirmEmail: z.string().max(320) }))
+    .output(erasureSchema)
+    .mutation(({ ctx, input }) =>
+      eraseLearnerConfirmed(ctx.user.id, input.confirmEmail, { type: "learner", id: ctx.user.id }),
+    ),
 });

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { getFlashcardMarks, setFlashcardMark } from "../../learning/flashcard-marks";
+import { recordFlashcardReview } from "../../learning/flashcard-study";
 import { userProcedure, router } from "../init";
-import { jobIdInput } from "../schemas";
+import { isoDate, jobIdInput } from "../schemas";
 
 const marksSchema = z.object({ jobId: z.string(), known: z.array(z.number().int()) });
 
-/** Which cards of a generated deck the learner already knows. */
+/** Which cards of a generated deck the learner already knows, and the study time of reviewing it. */
 export const flashcardsRouter = router({
   marks: userProcedure
     .input(jobIdInput)
@@ -16,4 +17,10 @@ export const flashcardsRouter = router({
     .input(jobIdInput.extend({ cardIndex: z.number().int().min(0).max(49), known: z.boolean() }))
     .output(marksSchema)
     .mutation(({ ctx, input }) => setFlashcardMark(ctx.user.id, input.jobId, input.cardIndex, input.known)),
+
+  /** A card flipped: the deck's study session opens or stretches (a StudySession the next snapshot reads). */
+  review: userProcedure
+    .input(jobIdInput)
+    .output(z.object({ sessionId: z.string(), startedAt: isoDate, minutes: z.number().int() }))
+    .mutation(({ ctx, input }) => recordFlashcardReview(ctx.user.id, input.jobId)),
 });

@@ -1,0 +1,12 @@
+import { servePlatformRequest } from "@/server/platform/http";
+
+export const dynamic = "force-dynamic";
+
+type Ctx = { params: Promise<{ path: string[] }> };
+
+/** The platform API (SPEC §10, docs/platform-api.md): every method lands in dispatchPlatform(), which answers 404/405 itself. */
+async function handle(req: Request, ctx: Ctx) {
+  return servePlatformRequest(req, (await ctx.params).path);
+}
+
+export { handle as GET, handle as PUT, handle as POST, handle as DELETE, handle as PATCH };

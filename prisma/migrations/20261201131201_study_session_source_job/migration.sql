@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "StudySession" ADD COLUMN     "sourceJobId" TEXT;

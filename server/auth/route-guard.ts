@@ -1,0 +1,29 @@
+import { AppError, isAppError } from "../errors";
+import { isCrossSiteRequest } from "../trpc/same-origin";
+import { getSession, type Session } from "./session";
+
+/** The error shape every door answers with ({error: {code, message, details?}}). */
+export function errorAnswer(e: unknown): Response {
+  if (!isAppError(e)) {
+    console.error("[route] unexpected error:", e);
+    return Response.json({ error: { code: "INTERNAL", message: "internal error" } }, { status: 500 });
+  }
+  const body = { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) };
+  return Response.json({ error: body }, { status: e.status, headers: { "cache-control": "no-store" } });
+}
+
+/**
+ * The session of a route handler's request, checked as tRPC's userProcedure / adminProcedure
+ * check theirs: signed in, password of their own, the role when asked; a POST from another site
+ * is refused (CSRF). Throws AppError; the handler answers it with errorAnswer.
+ */
+export async function requireRouteSession(req: Request, opts: { admin?: boolean } = {}): Promise<Session> {
+  if (req.method !== "GET" && req.method !== "HEAD" && isCrossSiteRequest(req))
+    throw new AppError("FORBIDDEN", "cross-site request refused");
+  const session = await getSession(req.headers);
+  if (!session) throw new AppError("UNAUTHORIZED", "sign in first");
+  if (session.user.mustChangePassword)
+    throw new AppError("PASSWORD_CHANGE_REQUIRED", "change the one-time password first");
+  if (opts.admin && session.user.role !== "admin") throw new AppError("FORBIDDEN", "admins only");
+  return session;
+}

@@ -1,0 +1,97 @@
+import type { z } from "zod";
+import { getDb } from "../db";
+import { AppError } from "../errors";
+import { createJob } from "../jobs/create";
+import type { Target } from "../jobs/snapshot";
+import type { Actor } from "../jobs/state-machine";
+import type { TargetType } from "../generated/prisma/enums";
+import { internalIds } from "./materials";
+import type { jobAnswer, jobBody } from "./schemas";
+
+type JobAnswer = z.infer<typeof jobAnswer>;
+
+/**
+ * Starts an analysis for a learner (POST /api/v1/learners/{id}/jobs) through createJob, the
+ * function the learner page's trigger uses: the same consent check, quotas and token budget (the
+ * platform spends the learner's), de-duplication of an identical analysis in flight, and the
+ * idempotency key. The target is named by the platform's ids.
+ */
+export async function startJob(
+  learner: { id: string; externalId: string },
+  input: z.infer<typeof jobBody>,
+  actor: Actor,
+) {
+  const target = await resolveTarget(learner, input.target);
+  const { job, created } = await createJob({
+    userId: learner.id,
+    jobType: input.jobType,
+    target,
+    params: input.params,
+    idempotencyKey: input.idempotencyKey ?? null,
+    actor,
+  });
+  return { created, job: await readJob(job.id) };
+}
+
+async function resolveTarget(
+  learner: { id: string; externalId: string },
+  target: { type: TargetType; externalId?: string },
+): Promise<Target> {
+  if (target.type === "user") {
+    if (target.externalId !== undefined && target.externalId !== learner.externalId)
+      throw new AppError("TARGET_NOT_FOUND", "a user target is the learner themself");
+    return { type: "user", id: learner.id };
+  }
+  if (!target.externalId) throw new AppError("INVALID_REQUEST", `a ${target.type} target needs its externalId`);
+  const id = (await internalIds(learner.id, target.type, [target.externalId])).get(target.externalId);
+  if (!id)
+    throw new AppError("TARGET_NOT_FOUND", `this learner has no ${target.type} with externalId ${target.externalId}`);
+  return { type: target.type, id };
+}
+
+/**
+ * A job as the platform sees it (GET /api/v1/jobs/{jobId}): any job of a learner that has an
+ * external id (the platform's learners, made by it or linked to it); other learners' jobs are 404,
+ * as are unknown ids. Our ids of targets become the platform's.
+ */
+export async function readJob(jobId: string): Promise<JobAnswer> {
+  const job = await getDb().aiRuntimeJob.findUnique({
+    where: { id: jobId },
+    include: {
+      user: { select: { externalId: true } },
+      result: { select: { output: true, outputSchemaVersion: true } },
+    },
+  });
+  if (!job || !job.user.externalId) throw new AppError("JOB_NOT_FOUND", "no job has this id");
+  return {
+    id: job.id,
+    jobType: job.jobType,
+    status: job.status,
+    learnerExternalId: job.user.externalId,
+    target: {
+      type: job.targetType,
+      externalId: await targetExternalId(job.targetType, job.targetId, job.user.externalId),
+    },
+    idempotencyKey: job.idempotencyKey,
+    stage: job.stage,
+    progress: job.progress,
+    progressMessage: job.progressMessage,
+    createdAt: job.createdAt.toISOString(),
+    startedAt: job.startedAt?.toISOString() ?? null,
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+    output: job.result?.output ?? null,
+    outputSchemaVersion: job.result?.outputSchemaVersion ?? null,
+    error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? "" } : null,
+  };
+}
+
+/** A target's platform id; null for one the platform did not name (made in the browser, or since removed). */
+async function targetExternalId(type: TargetType, id: string, learnerExternalId: string) {
+  if (type === "user") return learnerExternalId;
+  const where = { id };
+  const row =
+    type === "material"
+      ? await getDb().material.findUnique({ where, select: { externalId: true } })
+      : await getDb().knowledgePoint.findUnique({ where, select: { externalId: true } });
+  return row?.externalId ?? null;
+}

@@ -1,0 +1,117 @@
+import type { z } from "zod";
+import { getDb } from "../db";
+import { AppError, isUniqueViolation } from "../errors";
+import { hashKey } from "../key-hash";
+import { setConsent } from "../jobs/consent";
+import type { Actor } from "../jobs/state-machine";
+import type { learnerAnswer, learnerBody } from "./schemas";
+
+type LearnerInput = z.infer<typeof learnerBody>;
+type LearnerAnswer = z.infer<typeof learnerAnswer>;
+
+/** The learner the platform knows by this id, or 404. */
+export async function findLearner(externalId: string) {
+  const user = await getDb().user.findUnique({ where: { externalId }, select: { id: true, externalId: true } });
+  if (!user) throw new AppError("NOT_FOUND", `no learner has externalId ${externalId}`);
+  return { id: user.id, externalId };
+}
+
+/**
+ * A learner made without an email gets one that can never receive mail (RFC 2606's .invalid),
+ * derived from the external id so that it is stable and unique; an OIDC sign-in cannot link to it.
+ */
+export const placeholderEmail = (externalId: string) =>
+  `learner-${hashKey(externalId).slice(0, 24)}@platform-learners.invalid`;
+
+const select = {
+  id: true,
+  name: true,
+  email: true,
+  locale: true,
+  role: true,
+  externalId: true,
+  consent: { select: { granted: true } },
+} as const;
+
+/**
+ * Creates or updates the learner with this external id (PUT /api/v1/learners/{externalId}).
+ * Race-safe: the external id and the email are unique columns, so of two concurrent creations one
+ * inserts and the other fails on the index and runs again as an update. An email that names a
+ * learner account without an external id (invited, or signed in by OIDC) links that account; one
+ * that belongs to another platform learner or to an admin is a 409 EMAIL_IN_USE.
+ */
+export async function upsertLearner(externalId: string, input: LearnerInput, actor: Actor) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { user, created } = await writeLearner(externalId, input);
+      const consent = input.aiConsent;
+      if (consent !== undefined && consent !== (user.consent?.granted ?? false))
+        await setConsent(user.id, consent, actor);
+      return answer(user, created, consent ?? user.consent?.granted ?? false);
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+      // Three lost races in a row: the email is what keeps colliding.
+      if (attempt >= 3) throw emailInUse();
+    }
+  }
+}
+
+async function writeLearner(externalId: string, input: LearnerInput) {
+  const db = getDb();
+  const email = input.email?.toLowerCase();
+  const fields = { name: input.name, ...(input.locale !== undefined ? { locale: input.locale } : {}) };
+  const existing = await db.user.findUnique({ where: { externalId }, select: { id: true } });
+  if (existing) {
+    if (email) await assertEmailFree(email, existing.id);
+    const user = await db.user.update({
+      where: { id: existing.id },
+      data: { ...fields, ...(email ? { email } : {}) },
+      select,
+    });
+    return { user, created: false };
+  }
+  if (email) {
+    const owner = await db.user.findUnique({ where: { email }, select: { id: true, externalId: true, role: true } });
+    // Made by a concurrent call of this same PUT after the lookup above: this call is its update.
+    if (owner?.externalId === externalId) {
+      return { user: await db.user.update({ where: { id: owner.id }, data: fields, select }), created: false };
+    }
+    if (owner) {
+      if (owner.externalId !== null || owner.role !== "learner") throw emailInUse();
+      // Link: only while it still has no external id (a concurrent link of another id loses).
+      const { count } = await db.user.updateMany({
+        where: { id: owner.id, externalId: null },
+        data: { ...fields, externalId },
+      });
+      if (!count) throw emailInUse();
+      return { user: await db.user.findUniqueOrThrow({ where: { id: owner.id }, select }), created: false };
+    }
+  }
+  const user = await db.user.create({
+    data: { ...fields, externalId, email: email ?? placeholderEmail(externalId), role: "learner" },
+    select,
+  });
+  return { user, created: true };
+}
+
+async function assertEmailFree(email: string, userId: string) {
+  const owner = await getDb().user.findUnique({ where: { email }, select: { id: true } });
+  if (owner && owner.id !== userId) throw emailInUse();
+}
+
+const emailInUse = () => new AppError("EMAIL_IN_USE", "this email belongs to another account");
+
+function answer(
+  user: { name: string; email: string; locale: string | null; externalId: string | null },
+  created: boolean,
+  aiConsent: boolean,
+): LearnerAnswer {
+  return {
+    externalId: user.externalId!,
+    name: user.name,
+    email: user.email,
+    locale: user.locale === "zh-CN" || user.locale === "en" ? user.locale : null,
+    aiConsent,
+    created,
+  };
+}

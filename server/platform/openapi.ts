@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { errorResponse } from "../runtime-api/contract";
+import { maxBodyBytes } from "./dispatch";
+import { ROUTES } from "./routes";
+import { EXTERNAL_ID, MATERIAL_TEXT_BYTES, MAX_ACTIVITY_ITEMS } from "./schemas";
+import { SCOPES } from "./service-keys";
+
+type JsonSchema = Record<string, unknown>;
+
+/** JSON Schema 2020-12 (what OpenAPI 3.1 uses as is) from a route's zod schema: requests as sent, answers as given. */
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const out = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
+  delete out.$schema;
+  return out;
+}
+
+/** Codes every route may answer, by status. */
+const COMMON_ERRORS: Record<number, readonly string[]> = {
+  400: ["INVALID_REQUEST", "MALFORMED_JSON"],
+  401: ["UNAUTHORIZED"],
+  403: ["FORBIDDEN"],
+  413: ["PAYLOAD_TOO_LARGE"],
+  415: ["UNSUPPORTED_MEDIA_TYPE"],
+  429: ["RATE_LIMITED"],
+  500: ["INTERNAL"],
+  503: ["UNAVAILABLE"],
+};
+
+function errorBody(codes: readonly string[]): JsonSchema {
+  return {
+    allOf: [
+      { $ref: "#/components/schemas/ErrorResponse" },
+      { type: "object", properties: { error: { type: "object", properties: { code: { enum: [...codes] } } } } },
+    ],
+  };
+}
+
+const pascal = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema:
+      name === "jobId"
+        ? { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" }
+        : { type: "string", pattern: EXTERNAL_ID.source, description: "the platform's own id" },
+  }));
+}
+
+/** The platform API's OpenAPI 3.1 document, generated from the zod schemas its routes parse with. */
+export function buildPlatformOpenApi() {
+  const schemas: Record<string, JsonSchema> = { ErrorResponse: jsonSchema(errorResponse, "output") };
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of ROUTES) {
+    const name = pascal(r.operationId);
+    schemas[`${name}Answer`] = jsonSchema(r.answer, "output");
+    if (r.body) schemas[`${name}Request`] = jsonSchema(r.body, "input");
+    const success = r.method === "PUT" || r.operationId === "startJob" ? ["200", "201"] : ["200"];
+    const responses: Record<string, unknown> = {};
+    for (const status of success) {
+      responses[status] = {
+        description: status === "201" ? "Created" : "OK",
+        content: { "application/json": { schema: { $ref: `#/components/schemas/${name}Answer` } } },
+      };
+    }
+    const errors: Record<number, string[]> = {};
+    for (const [status, codes] of [...Object.entries(COMMON_ERRORS), ...Object.entries(r.errors)])
+      errors[Number(status)] = [...new Set([...(errors[Number(status)] ?? []), ...codes])];
+    for (const [status, codes] of Object.entries(errors)) {
+      responses[status] = {
+        description: `error.code is one of: ${codes.join(", ")}`,
+        ...(status === "429" ? { headers: { "Retry-After": { schema: { type: "integer" } } } } : {}),
+        content: { "application/json": { schema: errorBody(codes) } },
+      };
+    }
+    (paths[`/api/v1${r.path}`] ??= {})[r.method.toLowerCase()] = {
+      operationId: r.operationId,
+      summary: r.summary,
+      description: `Scope: \`${r.scope}\`.`,
+      security: [{ serviceKey: [r.scope] }],
+      parameters: pathParameters(r.path),
+      ...(r.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: { $ref: `#/components/schemas/${name}Request` } } },
+            },
+          }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "AI Job Runtime — platform API",
+      version: "1.0.0",
+      description:
+        'Server to server: a learning platform sends its learners and their learning data by its own ids (`externalId`, every write an idempotent upsert), starts analyses and reads their results (SPEC §10, docs/platform-api.md). Every call carries `Authorization: Bearer <service key>`; each key has scopes. Errors are `{"error": {code, message, details}}`. Generated from server/platform/schemas.ts.',
+    },
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    security: [{ serviceKey: [] }],
+    "x-platform-limits": {
+      maxBodyBytes: maxBodyBytes(),
+      materialTextBytes: MATERIAL_TEXT_BYTES,
+      activityItemsPerCall: MAX_ACTIVITY_ITEMS,
+      scopes: [...SCOPES],
+    },
+    paths,
+    components: {
+      securitySchemes: {
+        serviceKey: {
+          type: "http",
+          scheme: "bearer",
+          description: `A service key (npm run service-key, or the admin console). Scopes: ${SCOPES.join(", ")}.`,
+        },
+      },
+      schemas,
+    },
+  };
+}

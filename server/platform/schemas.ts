@@ -1,0 +1,167 @@
+import { z } from "zod";
+import { JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { jobTypeSchema } from "../jobs/schemas";
+import { refuseUnstorable } from "../security/storable-text";
+import { LIMITS, plainLine } from "../security/learner-text";
+
+/**
+ * The platform API's request and answer schemas (SPEC §10): the routes parse with them and the
+ * OpenAPI document (server/platform/openapi.ts) is generated from them. Request objects are
+ * strict: an unknown field (`__proto__`, `constructor`, a typo) is a 400, never data. Every request
+ * refuses text PostgreSQL cannot store (NUL, lone surrogates) anywhere in its body.
+ */
+
+/** The platform's own ids, in paths and bodies: plain ASCII, so they travel in a URL unescaped. */
+export const EXTERNAL_ID = /^[A-Za-z0-9._~:@-]{1,128}$/;
+export const externalId = z
+  .string()
+  .regex(EXTERNAL_ID, "1 to 128 of the characters A-Z a-z 0-9 . _ ~ : @ -")
+  .meta({ example: "learner-42" });
+
+export const LOCALES = ["zh-CN", "en"] as const;
+/** A material's text: at most 200 KB of UTF-8 (SPEC §10). */
+export const MATERIAL_TEXT_BYTES = 200 * 1024;
+/** Activity items per call (SPEC §10). */
+export const MAX_ACTIVITY_ITEMS = 1000;
+export const MAX_KNOWLEDGE_POINTS = 500;
+
+const line = (max: number) =>
+  z
+    .string()
+    .transform(plainLine)
+    .pipe(z.string().min(1, "must not be empty").max(max, `at most ${max} characters`));
+/** Dates as ISO 8601 with an offset; the years a learning record can plausibly have. */
+const instant = z.iso
+  .datetime({ offset: true })
+  .refine((s) => {
+    const y = new Date(s).getUTCFullYear();
+    return y >= 1970 && y <= 2100;
+  }, "a date between 1970 and 2100")
+  .meta({ example: "2026-12-01T09:30:00Z" });
+
+export const learnerBody = z
+  .strictObject({
+    name: line(LIMITS.displayName),
+    /** Omitted on an update: the stored email stays. A learner made without one gets a placeholder that receives no mail. */
+    email: z.email().max(254).optional(),
+    locale: z.enum(LOCALES).nullable().optional(),
+    /** The learner's consent to AI analysis, as the platform obtained it (omitted: unchanged). */
+    aiConsent: z.boolean().optional(),
+  })
+  .superRefine(refuseUnstorable);
+
+export const learnerAnswer = z.object({
+  externalId: z.string(),
+  name: z.string(),
+  email: z.string(),
+  locale: z.enum(LOCALES).nullable(),
+  aiConsent: z.boolean(),
+  created: z.boolean(),
+});
+
+const knowledgePointInput = z.strictObject({
+  externalId,
+  title: line(LIMITS.knowledgePointTitle),
+  description: z.string().max(LIMITS.knowledgePointDescription).optional(),
+});
+
+export const materialBody = z
+  .strictObject({
+    title: line(LIMITS.materialTitle),
+    text: z
+      .string()
+      .refine((s) => Buffer.byteLength(s) <= MATERIAL_TEXT_BYTES, `at most ${MATERIAL_TEXT_BYTES} bytes of UTF-8`),
+    /** The full set: knowledge points of this material not named here are removed. */
+    knowledgePoints: z
+      .array(knowledgePointInput)
+      .max(MAX_KNOWLEDGE_POINTS)
+      .refine(
+        (a) => new Set(a.map((k) => k.externalId)).size === a.length,
+        "knowledge point externalIds must be distinct",
+      ),
+  })
+  .superRefine(refuseUnstorable);
+
+export const materialAnswer = z.object({
+  externalId: z.string(),
+  title: z.string(),
+  knowledgePoints: z.array(z.object({ externalId: z.string(), title: z.string() })),
+  removedKnowledgePoints: z.number().int(),
+  created: z.boolean(),
+});
+
+const quizAttemptInput = z.strictObject({
+  externalId,
+  knowledgePointExternalId: externalId,
+  correct: z.boolean(),
+  answeredAt: instant,
+  question: z.string().max(LIMITS.quizQuestion).optional(),
+});
+const studySessionInput = z.strictObject({
+  externalId,
+  materialExternalId: externalId.optional(),
+  startedAt: instant,
+  minutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 60),
+});
+
+export const activityBody = z
+  .strictObject({
+    quizAttempts: z.array(quizAttemptInput).max(MAX_ACTIVITY_ITEMS).default([]),
+    studySessions: z.array(studySessionInput).max(MAX_ACTIVITY_ITEMS).default([]),
+  })
+  .refine(
+    (b) => b.quizAttempts.length + b.studySessions.length <= MAX_ACTIVITY_ITEMS,
+    `at most ${MAX_ACTIVITY_ITEMS} items a call, quiz attempts and study sessions together`,
+  )
+  .superRefine(refuseUnstorable);
+
+const counted = z.object({ received: z.number().int(), new: z.number().int() });
+export const activityAnswer = z.object({
+  quizAttempts: counted,
+  studySessions: counted,
+  /** Items stored by this call; the rest were repeats of items already stored (or repeated within the call). */
+  new: z.number().int(),
+  repeated: z.number().int(),
+});
+
+export const jobBody = z
+  .strictObject({
+    jobType: jobTypeSchema,
+    /** type "user": the learner themself (externalId may be left out); material, knowledge_point: the platform's id of it. */
+    target: z.strictObject({ type: z.enum(TARGET_TYPES), externalId: externalId.optional() }),
+    /** Checked by the job type's parameter schema (400 INVALID_PARAMS). */
+    params: z.record(z.string(), z.unknown()).optional(),
+    /** The same key for the same learner, type and target answers the job it made, whatever else changed. */
+    idempotencyKey: z.string().min(1).max(200).optional(),
+  })
+  .superRefine(refuseUnstorable);
+
+export const jobAnswer = z.object({
+  id: z.string(),
+  jobType: jobTypeSchema,
+  status: z.enum(JOB_STATUSES),
+  learnerExternalId: z.string(),
+  target: z.object({ type: z.enum(TARGET_TYPES), externalId: z.string().nullable() }),
+  idempotencyKey: z.string().nullable(),
+  stage: z.string().nullable(),
+  progress: z.number().int(),
+  progressMessage: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  /** Present once the job succeeded: the output of its job type (SPEC §2, outputSchemaVersion v1). */
+  output: z.unknown().nullable(),
+  outputSchemaVersion: z.string().nullable(),
+  /** Present when the job failed, timed out or was cancelled. */
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+
+export const startJobAnswer = z.object({
+  /** false: an existing job answered (the same idempotency key, or the same analysis already in flight). */
+  created: z.boolean(),
+  job: jobAnswer,
+});

@@ -1,0 +1,34 @@
+import fs from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { hashPassword } from "better-auth/crypto";
+
+/**
+ * A brand-new learner (no materials, no knowledge points, no consent, no jobs) with an email and
+ * password, written straight into the e2e database: no page makes learners yet (invitations come
+ * with another change). scripts/e2e-server.ts leaves the database URL next to its data.
+ */
+export async function createNewLearner() {
+  const port = Number(process.env.E2E_PORT ?? 3400);
+  const url = fs.readFileSync(path.join(process.cwd(), ".data", `e2e-${port}.database-url`), "utf8").trim();
+  const id = `new_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  const email = `${id}@example.test`;
+  const password = `pw-${randomUUID()}`;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO "User" (id, email, name, role, "createdAt", "updatedAt") VALUES ($1, $2, $3, 'learner', now(), now())`,
+      [id, email, "New Learner"],
+    );
+    await client.query(
+      `INSERT INTO "Account" (id, "accountId", "providerId", "userId", password, "createdAt", "updatedAt")
+       VALUES ($1, $2, 'credential', $2, $3, now(), now())`,
+      [`acct_${id}`, id, await hashPassword(password)],
+    );
+  } finally {
+    await client.end();
+  }
+  return { id, email, password };
+}

@@ -1,0 +1,118 @@
+import Ajv2020 from "ajv/dist/2020";
+import { beforeAll, describe, expect, it } from "vitest";
+import { GET as openapiGet } from "@/app/api/v1/openapi.json/route";
+import { ROUTES } from "@/server/platform/routes";
+import { SCOPES } from "@/server/platform/scopes";
+import { getDb } from "@/server/db";
+import { uid } from "../helpers/factories";
+import { callApi, serviceKey } from "../helpers/platform-api";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document, read by shape
+let doc: Record<string, any>;
+const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+const escape = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+const validator = (pointer: string) =>
+  ajv.getSchema(`https://doc.test/platform.json#${pointer}`) ??
+  ajv.compile({ $ref: `https://doc.test/platform.json#${pointer}` });
+
+beforeAll(async () => {
+  const res = openapiGet();
+  expect(res.status).toBe(200);
+  doc = await res.json();
+  ajv.addSchema({ ...doc, $id: "https://doc.test/platform.json" });
+});
+
+type Method = "GET" | "PUT" | "POST" | "DELETE";
+/** Calls the route and checks the request and the answer against what the document says for them. */
+async function documented(method: Method, template: string, ids: Record<string, string>, body?: unknown, key?: string) {
+  const path = template.replace(/\{(\w+)\}/g, (_, n: string) => ids[n]!);
+  const op = doc.paths[`/api/v1${template}`][method.toLowerCase()];
+  if (body !== undefined && op.requestBody) {
+    const validate = validator(
+      `/paths/${escape(`/api/v1${template}`)}/${method.toLowerCase()}/requestBody/content/application~1json/schema`,
+    );
+    expect(validate(body), `${template} request: ${JSON.stringify(validate.errors)}`).toBe(true);
+  }
+  const res = await callApi(method, path, body, { key });
+  expect(op.responses[String(res.status)], `${method} ${template} answered ${res.status}, undocumented`).toBeDefined();
+  const validate = validator(
+    `/paths/${escape(`/api/v1${template}`)}/${method.toLowerCase()}/responses/${res.status}/content/application~1json/schema`,
+  );
+  expect(validate(res.body), `${method} ${template} ${res.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  return res;
+}
+
+describe("the OpenAPI document at /api/v1/openapi.json", () => {
+  it("is OpenAPI 3.1 and describes every route, with its scope and its parameters; every schema compiles", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    const described = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    expect(described.sort()).toEqual(ROUTES.map((r) => `${r.method} /api/v1${r.path}`).sort());
+    for (const r of ROUTES) {
+      const op = doc.paths[`/api/v1${r.path}`][r.method.toLowerCase()];
+      expect(op.security).toEqual([{ serviceKey: [r.scope] }]);
+      expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(
+        [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
+      );
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "429"]));
+      expect(Boolean(op.requestBody)).toBe(Boolean(r.body));
+    }
+    expect(doc["x-platform-limits"].scopes).toEqual([...SCOPES]);
+    for (const [name, schema] of Object.entries(doc.components.schemas)) {
+      expect(
+        () => new Ajv2020({ strict: false, validateFormats: false }).compile(schema as object),
+        name,
+      ).not.toThrow();
+    }
+  });
+
+  it("matches what the routes answer: a walk through every route, successes and errors", async () => {
+    const key = await serviceKey();
+    const learner = uid("ext");
+    const ids = { externalId: learner, materialId: "m-1" };
+    expect((await documented("PUT", "/learners/{externalId}", ids, { name: "Doc", aiConsent: true }, key)).status).toBe(
+      201,
+    );
+    expect((await documented("PUT", "/learners/{externalId}", ids, { name: "" }, key)).status).toBe(400);
+    const mat = {
+      title: "Doc material",
+      text: "Text",
+      knowledgePoints: [{ externalId: "kp-1", title: "One" }],
+    };
+    expect((await documented("PUT", "/learners/{externalId}/materials/{materialId}", ids, mat, key)).status).toBe(201);
+    const activity = {
+      quizAttempts: [
+        { externalId: "q-1", knowledgePointExternalId: "kp-1", correct: true, answeredAt: "2026-11-01T10:00:00Z" },
+      ],
+      studySessions: [{ externalId: "s-1", materialExternalId: "m-1", startedAt: "2026-11-01T09:00:00Z", minutes: 20 }],
+    };
+    expect((await documented("POST", "/learners/{externalId}/activity", ids, activity, key)).body.new).toBe(2);
+    const unknownKp = { quizAttempts: [{ ...activity.quizAttempts[0]!, knowledgePointExternalId: "nope" }] };
+    expect((await documented("POST", "/learners/{externalId}/activity", ids, unknownKp, key)).status).toBe(422);
+    const job = { jobType: "learning_state_analysis", target: { type: "user" }, idempotencyKey: "doc-1" };
+    const started = await documented("POST", "/learners/{externalId}/jobs", ids, job, key);
+    expect(started.status).toBe(201);
+    expect((await documented("POST", "/learners/{externalId}/jobs", ids, job, key)).status).toBe(200);
+    expect(
+      (await documented("POST", "/learners/{externalId}/jobs", { externalId: uid("nobody") }, job, key)).status,
+    ).toBe(404);
+    const jobId = started.body.job.id;
+    expect((await documented("GET", "/jobs/{jobId}", { jobId }, undefined, key)).status).toBe(200);
+    expect((await documented("GET", "/jobs/{jobId}", { jobId: "missing" }, undefined, key)).status).toBe(404);
+    expect((await documented("GET", "/jobs/{jobId}", { jobId }, undefined, "ajs_wrong")).status).toBe(401);
+    const readOnly = await serviceKey(["jobs:read"]);
+    expect((await documented("PUT", "/learners/{externalId}", ids, { name: "x" }, readOnly)).status).toBe(403);
+    expect(await getDb().user.count({ where: { externalId: learner } })).toBe(1);
+  });
+
+  it("unknown routes and methods answer in the error shape", async () => {
+    const key = await serviceKey();
+    const none = await callApi("GET", "/nothing/here", undefined, { key });
+    expect(none.status).toBe(404);
+    expect(none.body.error.code).toBe("NOT_FOUND");
+    const wrong = await callApi("DELETE", "/jobs/abc", undefined, { key });
+    expect(wrong.status).toBe(405);
+    expect(wrong.body.error.code).toBe("METHOD_NOT_ALLOWED");
+  });
+});
