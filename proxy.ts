@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { COMMON_SECURITY_HEADERS, newNonce, pageContentSecurityPolicy } from "@/server/security/headers";
+import { oidcConfig } from "@/server/config";
 
 /**
  * Pages only: a fresh nonce and the CSP naming it, on the request (Next reads the nonce from it
@@ -8,7 +9,12 @@ import { COMMON_SECURITY_HEADERS, newNonce, pageContentSecurityPolicy } from "@/
  * request bodies for it, which the body limit (server/security/body-limit.ts) must not have.
  */
 export function proxy(request: NextRequest) {
-  const policy = pageContentSecurityPolicy(newNonce(), process.env.NODE_ENV === "development");
+  const sso = oidcConfig();
+  const policy = pageContentSecurityPolicy(
+    newNonce(),
+    process.env.NODE_ENV === "development",
+    sso ? [new URL(sso.issuer).origin] : [],
+  );
   const headers = new Headers(request.headers);
   headers.set("content-security-policy", policy);
   const response = NextResponse.next({ request: { headers } });

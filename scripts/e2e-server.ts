@@ -43,6 +43,15 @@ const receiver = http.createServer((req, res) => {
 });
 await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 const webhookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/webhook`;
+// A real OpenID Connect provider for the single sign-on browser test: its login form accepts any
+// email as the login name, and that email is the account's.
+const { startOidcProvider } = await import("../tests/helpers/oidc-provider");
+const oidc = await startOidcProvider({
+  clientId: "e2e-app",
+  clientSecret: "e2e-oidc-client-secret",
+  redirectUri: `${origin}/api/auth/callback/oidc`,
+  accounts: (login) => (/^[^@\s]+@[^@\s]+$/.test(login) ? { email: login, name: login.split("@")[0]! } : undefined),
+});
 ensureBuilt();
 const app = await startAppServer({
   databaseUrl: pg.url,
@@ -50,6 +59,10 @@ const app = await startAppServer({
   env: {
     ...secrets,
     BETTER_AUTH_URL: origin,
+    OIDC_ISSUER: oidc.issuer,
+    OIDC_CLIENT_ID: "e2e-app",
+    OIDC_CLIENT_SECRET: "e2e-oidc-client-secret",
+    OIDC_PROVIDER_NAME: "Test IdP",
     TRUSTED_ORIGINS: `http://localhost:${port}`,
     APP_DATA_DIR: path.join(DATA_DIR, `e2e-${port}`),
     JOB_LEASE_SECONDS: process.env.JOB_LEASE_SECONDS ?? "10",
@@ -87,7 +100,7 @@ const runtime = startGroup(
   },
   "runtime",
 );
-// Browser tests that need a row no page can make yet (a brand-new learner) read the database URL here.
+// Browser tests that run a command against this database (npm run learner:invite) read its URL here.
 fs.writeFileSync(path.join(DATA_DIR, `e2e-${port}.database-url`), pg.url);
 console.log(`[e2e] app on ${origin}, database ${database}, runtime key ${runtimeKey.slice(0, 12)}…`);
 
@@ -98,6 +111,7 @@ async function shutdown() {
   await stopGroup(runtime);
   await app.stop();
   receiver.close();
+  await oidc.close();
   await dropDatabase(adminUrl, database).catch(() => {});
   await pg.stop();
   process.exit(0);

@@ -34,6 +34,20 @@ const perTypeLimits = z.string().transform((raw, ctx): Record<string, number> =>
   // fromEntries defines own properties: a name like __proto__ cannot reach the prototype.
   return Object.fromEntries(limits);
 });
+/** "example.com, school.edu" → ["example.com", "school.edu"]; blank → [] (any domain). */
+const emailDomains = z.string().transform((raw, ctx): string[] => {
+  const list = raw
+    .split(",")
+    .map((d) => d.trim().toLowerCase().replace(/^@/, ""))
+    .filter(Boolean);
+  for (const domain of list) {
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(domain)) {
+      ctx.addIssue({ code: "custom", message: `"${domain.slice(0, 60)}" is not a domain like example.com` });
+      return z.NEVER;
+    }
+  }
+  return list;
+});
 const encryptionKey = z.string().refine((raw) => {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
   return key.length === 32;
@@ -75,6 +89,24 @@ export const SETTINGS = {
     production: true,
     secret: true,
   }),
+  SIGNUP_MODE: def(
+    z.enum(["closed", "invite", "open"], { error: "closed, invite or open" }).default("invite"),
+    "who may create an account: `invite` (admin invitations only), `open` (anyone, sign-up form), `closed` (neither; existing accounts still sign in)",
+  ),
+  SIGNUP_EMAIL_DOMAINS: def(
+    emailDomains.prefault(""),
+    "comma-separated email domains allowed to sign up or be created by single sign-on (blank: any); admin invitations are not limited",
+  ),
+  OIDC_ISSUER: def(
+    url.optional(),
+    "OpenID Connect issuer URL for single sign-on (with OIDC_CLIENT_ID and OIDC_CLIENT_SECRET)",
+  ),
+  OIDC_CLIENT_ID: def(text.optional(), "this app's client id at the OpenID Connect provider"),
+  OIDC_CLIENT_SECRET: def(text.optional(), "this app's client secret at the OpenID Connect provider", { secret: true }),
+  OIDC_PROVIDER_NAME: def(
+    z.string().trim().min(1).max(40, "at most 40 characters").default("single sign-on"),
+    'the provider\'s name on the sign-in button ("Sign in with <name>")',
+  ),
   AUTH_MAX_FAILED_SIGN_INS: def(int(1).default(5), "failed sign-ins per account that lock it"),
   AUTH_FAILED_SIGN_IN_WINDOW_SECONDS: def(int(1).default(900), "window (and lock) of the per-account limit"),
   AUTH_ACCOUNT_SLOWDOWN_AFTER: def(
@@ -233,6 +265,9 @@ export function configProblems(env: Env = process.env): string[] {
     problems.push("JOB_WEBHOOK_URL and JOB_WEBHOOK_SECRET: set both or neither");
   if (!!blank(env.INNGEST_SIGNING_KEY) !== !!blank(env.INNGEST_EVENT_KEY))
     problems.push("INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY: set both or neither");
+  const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter((v) => !!blank(v)).length;
+  if (oidc !== 0 && oidc !== 3)
+    problems.push("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three or none");
   return problems;
 }
 
@@ -343,3 +378,21 @@ export const costConfig = live({
   currency: () => setting("MODEL_PRICE_CURRENCY"),
   platformTokensPerDay: () => setting("TOKEN_BUDGET_PER_DAY"),
 });
+
+/**
+ * Who may create an account (server/account/signup-policy.ts, docs/operations.md). emailDomains
+ * limits self-service accounts (open sign-up and single sign-on), never an admin's invitation.
+ */
+export const signupConfig = live({
+  mode: () => setting("SIGNUP_MODE"),
+  emailDomains: () => setting("SIGNUP_EMAIL_DOMAINS"),
+});
+
+/** Single sign-on with one OpenID Connect provider; null when OIDC_ISSUER is not set. */
+export function oidcConfig(env: Env = process.env) {
+  const issuer = setting("OIDC_ISSUER", env);
+  const clientId = setting("OIDC_CLIENT_ID", env);
+  const clientSecret = setting("OIDC_CLIENT_SECRET", env);
+  if (!issuer || !clientId || !clientSecret) return null;
+  return { issuer, clientId, clientSecret, name: setting("OIDC_PROVIDER_NAME", env) };
+}

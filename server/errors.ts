@@ -8,6 +8,17 @@ export const ERROR_CODES = {
   CONSENT_REQUIRED: { status: 403, trpc: "FORBIDDEN" },
   /** Signed in with a one-time password (admin:create): only the password change is allowed. */
   PASSWORD_CHANGE_REQUIRED: { status: 403, trpc: "FORBIDDEN" },
+  /** SIGNUP_MODE (or its domain list) does not let this account be made here. */
+  SIGN_UP_CLOSED: { status: 403, trpc: "FORBIDDEN" },
+  EMAIL_DOMAIN_NOT_ALLOWED: { status: 403, trpc: "FORBIDDEN" },
+  /** A password outside the one policy (server/auth/password-policy.ts). */
+  WEAK_PASSWORD: { status: 400, trpc: "BAD_REQUEST" },
+  INVITATION_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
+  INVITATION_EXPIRED: { status: 410, trpc: "BAD_REQUEST" },
+  INVITATION_REVOKED: { status: 410, trpc: "BAD_REQUEST" },
+  INVITATION_USED: { status: 409, trpc: "CONFLICT" },
+  /** An invitation for an email whose account already has a password. */
+  ACCOUNT_EXISTS: { status: 409, trpc: "CONFLICT" },
   INVALID_CREDENTIALS: { status: 400, trpc: "BAD_REQUEST" },
   INVALID_REQUEST: { status: 400, trpc: "BAD_REQUEST" },
   MALFORMED_JSON: { status: 400, trpc: "BAD_REQUEST" },

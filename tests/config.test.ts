@@ -41,6 +41,33 @@ describe("configuration", () => {
     expect(problems).toHaveLength(5);
   });
 
+  it("sign-up and single sign-on settings: invalid values are named; OIDC_* all three or none", () => {
+    const text = configProblems({
+      ...PRODUCTION_OK,
+      SIGNUP_MODE: "everyone",
+      SIGNUP_EMAIL_DOMAINS: "example.com, not a domain",
+      OIDC_ISSUER: "https://idp.example.com",
+      OIDC_CLIENT_SECRET: "idp-secret-value",
+    }).join("\n");
+    expect(text).toMatch(/SIGNUP_MODE: closed, invite or open, got "everyone"/);
+    expect(text).toMatch(/SIGNUP_EMAIL_DOMAINS: "not a domain" is not a domain/);
+    expect(text).toMatch(/OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three or none/);
+    expect(() => assertConfig({ ...PRODUCTION_OK, SIGNUP_MODE: "everyone" })).toThrow(/SIGNUP_MODE/);
+    expect(setting("SIGNUP_MODE", {})).toBe("invite");
+    expect(setting("SIGNUP_EMAIL_DOMAINS", { SIGNUP_EMAIL_DOMAINS: " @School.test, uni.test " })).toEqual([
+      "school.test",
+      "uni.test",
+    ]);
+    expect(
+      configProblems({
+        ...PRODUCTION_OK,
+        OIDC_ISSUER: "https://idp.example.com",
+        OIDC_CLIENT_ID: "app",
+        OIDC_CLIENT_SECRET: "idp-secret-value",
+      }),
+    ).toEqual([]);
+  });
+
   it("names invalid values with what is expected, hiding secret values", () => {
     const problems = configProblems({
       ...PRODUCTION_OK,

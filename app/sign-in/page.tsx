@@ -6,6 +6,9 @@ import { LocaleSwitcher } from "@/components/locale-switcher";
 import { isSignInFormError } from "@/server/auth/form-sign-in";
 import { safeReturnPath } from "@/server/auth/page-guards";
 import { getSession } from "@/server/auth/session";
+import { SignUpForm } from "@/components/auth/sign-up-form";
+import { SsoButton } from "@/components/auth/sso-button";
+import { oidcConfig, signupConfig } from "@/server/config";
 
 export const dynamic = "force-dynamic";
 
@@ -18,7 +21,10 @@ export default async function SignInPage({
   const params = await searchParams;
   const returnTo = safeReturnPath(params.next);
   // Set by the no-JavaScript form post (server/auth/form-sign-in.ts); only known codes are shown.
-  const code = isSignInFormError(params.error) ? params.error : null;
+  // Single sign-on's callback adds its own codes (better-auth's, e.g. state_not_found): any other is "SSO_FAILED".
+  const code =
+    typeof params.error === "string" ? (isSignInFormError(params.error) ? params.error : "SSO_FAILED") : null;
+  const sso = oidcConfig();
   if (await getSession(await headers())) redirect(returnTo);
   const t = await getTranslations("signIn");
   return (
@@ -33,8 +39,10 @@ export default async function SignInPage({
           {t("accountDeleted")}
         </p>
       )}
+      {sso && <SsoButton provider={sso.name} returnTo={returnTo} />}
       {/* Keyed by language: a switch re-renders the page, and the form's error line must follow it. */}
       <SignInForm key={await getLocale()} returnTo={returnTo} initialError={code ? t(`errors.${code}`) : null} />
+      {signupConfig.mode === "open" && <SignUpForm />}
     </main>
   );
 }

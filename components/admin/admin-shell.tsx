@@ -9,6 +9,7 @@ import { LiveProvider, LiveToggle } from "./live";
 const NAV = [
   { href: "/admin", label: "Overview" },
   { href: "/admin/jobs", label: "Jobs" },
+  { href: "/admin/learners", label: "Learners" },
   { href: "/admin/runtimes", label: "Runtimes & keys" },
   { href: "/admin/quotas", label: "Quotas" },
   { href: "/admin/webhooks", label: "Webhooks" },

@@ -2,8 +2,9 @@ import { hashPassword, verifyPassword } from "better-auth/crypto";
 import { AppError } from "../errors";
 import { recordAudit } from "../admin/audit";
 import { getDb } from "../db";
+import { passwordProblem } from "../auth/password-policy";
 
-export const MIN_PASSWORD_LENGTH = 12;
+export { MIN_PASSWORD_LENGTH } from "../auth/password-policy";
 
 /**
  * A signed-in user replaces their password (required after `admin:create`'s one-time password):
@@ -11,8 +12,8 @@ export const MIN_PASSWORD_LENGTH = 12;
  * sessions end, and the change is audited — one transaction, so a failure leaves the old password.
  */
 export async function changePassword(userId: string, keepSessionId: string, current: string, next: string) {
-  if (next.length < MIN_PASSWORD_LENGTH)
-    throw new AppError("INVALID_REQUEST", `the new password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  const problem = passwordProblem(next);
+  if (problem) throw new AppError("WEAK_PASSWORD", problem.replace("the password", "the new password"));
   if (next === current) throw new AppError("INVALID_REQUEST", "the new password must differ from the current one");
   const db = getDb();
   const account = await db.account.findUnique({

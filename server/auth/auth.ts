@@ -8,9 +8,13 @@ import { appConfig, setting, webSecurityConfig } from "../config";
 import { clientIp } from "./client-ip";
 import { rateLimitStorage } from "./rate-limit-storage";
 import { admitSignIn, normalizeEmail, settleSignIn } from "./sign-in-throttle";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./password-policy";
+import { admitLinkedAccount, admitNewUser, settleNewUser, SSO_PROVIDER_ID, ssoPlugins } from "./sso";
 
 const DAY_SECONDS = 86_400;
 const SIGN_IN_PATH = "/sign-in/email";
+const SIGN_UP_PATH = "/sign-up/email";
+const CHANGE_PASSWORD_PATH = "/change-password";
 
 /**
  * Without BETTER_AUTH_URL (zero-setup mode) the app is reached at localhost or 127.0.0.1 on its
@@ -37,10 +41,17 @@ function createAuth() {
     database: prismaAdapter(getDb(), { provider: "postgresql" }),
     emailAndPassword: {
       enabled: true,
-      // Accounts are provisioned (seed, admins); an open sign-up would create learners with no data.
-      disableSignUp: true,
-      minPasswordLength: 8,
-      maxPasswordLength: 128,
+      // Open only when SIGNUP_MODE=open: the user.create hook below asks the sign-up policy.
+      disableSignUp: false,
+      // The one password policy (password-policy.ts): sign-up, change-password and reset too.
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      maxPasswordLength: MAX_PASSWORD_LENGTH,
+    },
+    plugins: ssoPlugins(),
+    account: {
+      // The operator's own OpenID Connect provider is trusted to vouch for an email, so its first
+      // sign-in joins the learner of that email (sso.ts refuses an unproven password account).
+      accountLinking: { enabled: true, trustedProviders: [SSO_PROVIDER_ID], requireLocalEmailVerified: false },
     },
     session: {
       // Database sessions, read on every request (no cookie cache): sign-out and expiry take
@@ -73,13 +84,24 @@ function createAuth() {
     advanced: { disableOriginCheck: false, disableCSRFCheck: false },
     databaseHooks: {
       user: {
-        create: { before: async (user) => cleanDisplayName(user) },
+        create: {
+          before: async (user, ctx) => {
+            await admitNewUser(user, ctx?.path);
+            return cleanDisplayName(user);
+          },
+          after: async (user, ctx) => settleNewUser(user, ctx?.path),
+        },
         update: { before: async (user) => cleanDisplayName(user) },
       },
+      account: { create: { before: async (account) => void (await admitLinkedAccount(account)) } },
     },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
         refuseUnstorableBody(ctx.body);
+        // The SSO callback's parameters come in the query: the same rule before any lookup.
+        refuseUnstorableBody(ctx.query);
+        // Before the password is hashed: a refused sign-up costs nothing.
+        if (ctx.path === SIGN_UP_PATH) await admitNewUser({ email: normalizeEmail(ctx.body?.email) }, ctx.path);
         if (ctx.path !== SIGN_IN_PATH) return;
         const email = normalizeEmail(ctx.body?.email);
         if (!email) return;
@@ -106,6 +128,12 @@ function createAuth() {
             await settleSignIn(email, clientIp(ctx.headers ?? new Headers()), outcome);
           }
         }
+        // better-auth's own change-password ends a one-time password as account.changePassword does.
+        if (ctx.path === CHANGE_PASSWORD_PATH && !isAPIError(returned) && ctx.context.session?.user.id)
+          await getDb().user.update({
+            where: { id: ctx.context.session.user.id },
+            data: { mustChangePassword: false },
+          });
         // The session token lives in the http-only cookie only: answers that would hand it to
         // page scripts (sign-in, get-session, list-sessions) go out without it.
         const withoutToken = stripSessionTokens(returned);

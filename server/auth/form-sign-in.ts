@@ -3,7 +3,16 @@ import { handleAuthRequest } from "./handler";
 import { safeReturnPath } from "./page-guards";
 
 /** Why a form sign-in failed, as the sign-in page's `?error=` (never the credentials). */
-export const SIGN_IN_FORM_ERRORS = ["wrong", "locked", "refused", "failed"] as const;
+export const SIGN_IN_FORM_ERRORS = [
+  "wrong",
+  "locked",
+  "refused",
+  "failed",
+  "SIGN_UP_CLOSED",
+  "EMAIL_DOMAIN_NOT_ALLOWED",
+  "ACCOUNT_NOT_LINKED",
+  "SSO_FAILED",
+] as const;
 export type SignInFormError = (typeof SIGN_IN_FORM_ERRORS)[number];
 /** Only known codes are shown; the sign-in page words them in the visitor's language (signIn.errors). */
 export const isSignInFormError = (value: unknown): value is SignInFormError =>

@@ -108,6 +108,9 @@ async function deleteEverything(tx: DbOrTx, user: { id: string; email: string },
   counts.sessions = (await tx.session.deleteMany({ where })).count;
   counts.signInMethods = (await tx.account.deleteMany({ where })).count;
   const email = user.email.toLowerCase();
+  // The invitation they accepted would go with the user (cascade); one never accepted (e.g. for
+  // an account the platform API made) names only the email, so it goes by the email.
+  counts.invitations = (await tx.invitation.deleteMany({ where: { OR: [{ userId }, { email }] } })).count;
   counts.verifications = (
     await tx.verification.deleteMany({
       where: {

@@ -32,6 +32,7 @@ export async function exportLearnerData(userId: string, actor: DataRightsActor) 
           name: true,
           role: true,
           locale: true,
+          externalId: true,
           emailVerified: true,
           image: true,
           createdAt: true,
@@ -78,18 +79,19 @@ export async function exportLearnerData(userId: string, actor: DataRightsActor) 
         }),
         await tx.material.findMany({
           where,
-          select: { id: true, title: true, content: true, createdAt: true },
+          select: { id: true, externalId: true, title: true, content: true, createdAt: true },
           orderBy: { createdAt: "asc" },
         }),
         await tx.knowledgePoint.findMany({
           where,
-          select: { id: true, materialId: true, title: true, description: true, createdAt: true },
+          select: { id: true, externalId: true, materialId: true, title: true, description: true, createdAt: true },
           orderBy: { createdAt: "asc" },
         }),
         await tx.quizAttempt.findMany({
           where,
           select: {
             id: true,
+            externalId: true,
             knowledgePointId: true,
             question: true,
             correct: true,
@@ -100,7 +102,7 @@ export async function exportLearnerData(userId: string, actor: DataRightsActor) 
         }),
         await tx.studySession.findMany({
           where,
-          select: { id: true, materialId: true, startedAt: true, minutes: true, sourceJobId: true },
+          select: { id: true, externalId: true, materialId: true, startedAt: true, minutes: true, sourceJobId: true },
           orderBy: { startedAt: "asc" },
         }),
         await tx.flashcardMark.findMany({

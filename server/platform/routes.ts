@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import type { Actor } from "../jobs/state-machine";
+import { eraseLearner } from "../learners/erase";
+import { exportLearnerData } from "../learners/export";
 import { recordActivity } from "./activity";
 import { readJob, startJob } from "./jobs";
 import { findLearner, upsertLearner } from "./learners";
@@ -7,6 +9,8 @@ import { upsertMaterial } from "./materials";
 import {
   activityAnswer,
   activityBody,
+  erasedAnswer,
+  exportAnswer,
   jobAnswer,
   jobBody,
   learnerAnswer,
@@ -126,4 +130,38 @@ export const ROUTES: Route[] = [
     errors: { 404: ["JOB_NOT_FOUND"] },
     run: async ({ params }) => ok(await readJob(params.jobId!)),
   }),
+  route({
+    method: "GET",
+    path: "/learners/{externalId}/export",
+    operationId: "exportLearner",
+    summary:
+      "Everything stored about the learner, as JSON (SPEC §10, data rights; the list is in docs/data-rights.md): account, consent, materials, knowledge points, activity, snapshots, jobs with their outputs, usage and quotas. Audited (learner.export).",
+    scope: "data:export",
+    answer: exportAnswer,
+    errors: learnerNotFound,
+    run: async ({ params, actor }) => {
+      const learner = await findLearner(params.externalId!);
+      return ok(await exportLearnerData(learner.id, serviceActor(actor)));
+    },
+  }),
+  route({
+    method: "DELETE",
+    path: "/learners/{externalId}",
+    operationId: "eraseLearner",
+    summary:
+      "Erases the learner (SPEC §10, data rights): their jobs in flight are cancelled, then their account, sessions, credentials, consent, materials, knowledge points, activity, snapshots, jobs with inputs and outputs, usage, quota counters and overrides are removed. Only anonymous aggregates and an audit row that names no one stay. A second call is a 404.",
+    scope: "data:erase",
+    answer: erasedAnswer,
+    errors: { ...learnerNotFound, 403: ["FORBIDDEN"] },
+    run: async ({ params, actor }) => {
+      const learner = await findLearner(params.externalId!);
+      const { erasureId, counts } = await eraseLearner(learner.id, serviceActor(actor));
+      return ok({ externalId: learner.externalId, erased: true, erasureId, counts });
+    },
+  }),
 ];
+
+/** Data rights are exercised by the platform through its key: the audit row names the key, not a person. */
+function serviceActor(actor: Actor) {
+  return { type: "service" as const, id: actor.id ?? "unknown" };
+}

@@ -165,3 +165,17 @@ export const startJobAnswer = z.object({
   created: z.boolean(),
   job: jobAnswer,
 });
+
+/** The export (server/learners/export.ts): everything stored about the learner; its shape is described in docs/data-rights.md. */
+export const exportAnswer = z
+  .object({ format: z.string(), version: z.number().int(), exportedAt: z.string(), account: z.object({}).loose() })
+  .loose();
+
+export const erasedAnswer = z.object({
+  externalId: z.string(),
+  erased: z.literal(true),
+  /** Names no one: it is also the id of the erasure's audit row. */
+  erasureId: z.string(),
+  /** Rows removed, per kind. */
+  counts: z.record(z.string(), z.number().int()),
+});

@@ -12,7 +12,11 @@
  * `style` attributes stay allowed (React sets a few); no inline script can run without the nonce.
  * Development adds 'unsafe-eval', which React's dev build needs for its error overlays.
  */
-export function pageContentSecurityPolicy(nonce: string, dev: boolean): string {
+/**
+ * `formOrigins`: other origins a form post may end up at. The "Sign in with …" form posts here and
+ * is redirected to the OpenID Connect provider, which `form-action` would otherwise block.
+ */
+export function pageContentSecurityPolicy(nonce: string, dev: boolean, formOrigins: string[] = []): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
@@ -22,7 +26,7 @@ export function pageContentSecurityPolicy(nonce: string, dev: boolean): string {
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
-    "form-action 'self'",
+    ["form-action 'self'", ...formOrigins].join(" "),
     "frame-ancestors 'none'",
   ].join("; ");
 }

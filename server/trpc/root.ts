@@ -21,6 +21,7 @@ import { quotaRouter } from "./routers/quota";
 import { adminQuotasRouter } from "./routers/admin-quotas";
 import { materialsRouter } from "./routers/materials";
 import { adminLearnerDataRouter } from "./routers/admin-learner-data";
+import { adminLearnersRouter } from "./routers/admin-learners";
 
 export const appRouter = router({
   me: meRouter,
@@ -46,6 +47,7 @@ export const appRouter = router({
     quotas: adminQuotasRouter,
     webhooks: adminWebhooksRouter,
     learnerData: adminLearnerDataRouter,
+    learners: adminLearnersRouter,
   }),
 });
 

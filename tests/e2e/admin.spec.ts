@@ -223,6 +223,7 @@ const ADMIN_PROCEDURES: [string, "query" | "mutation", unknown][] = [
   ["admin.monitor.overview", "query", { window: "1h" }],
   ["admin.monitor.runtimes", "query", undefined],
   ["admin.monitor.audit", "query", {}],
+  ["admin.learnerData.erase", "mutation", { userId: "x", confirmEmail: "x@example.test" }],
 ];
 
 test("[LEARNER] a learner is kept out of every admin page and procedure", async ({ page }) => {

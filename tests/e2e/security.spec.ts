@@ -29,7 +29,7 @@ function expectCommonHeaders(res: { headers(): Record<string, string> }) {
 async function signInThroughForm(page: Page, who: { email: string; password: string }) {
   await page.getByLabel("Email").fill(who.email);
   await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 test.describe("[PUBLIC] open redirect after sign-in", () => {

@@ -6,6 +6,6 @@ test("[PUBLIC] the app serves its health check and the sign-in page", async ({ p
   expect(health.status()).toBe(200);
   expect(await health.json()).toMatchObject({ ok: true, database: "up" });
   await page.goto("/sign-in");
-  await expect(page.getByRole("button", { name: /sign in/i })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();
   await expectAccessible(page, "sign-in");
 });

@@ -30,6 +30,7 @@ async function fingerprint() {
     UNION ALL SELECT 'job', count(*), NULL FROM "AiRuntimeJob"
     UNION ALL SELECT 'snapshot', count(*), NULL FROM "Snapshot"
     UNION ALL SELECT 'consent', count(*), md5(string_agg("userId" || granted::text, ',' ORDER BY "userId")) FROM "AiConsent"
+    UNION ALL SELECT 'audit', count(*), NULL FROM "AdminAuditLog"
     UNION ALL SELECT 'key', count(*), md5(string_agg(id || coalesce("revokedAt"::text, ''), ',' ORDER BY id)) FROM "ServiceKey"`;
   return JSON.stringify(rows.map((r) => [r.t, Number(r.n), r.h]));
 }
@@ -47,7 +48,7 @@ const unknownId = fc.oneof(protoKey, fc.constantFrom("nobody", "0", "NaN", "unde
 /** Path ids that are not ids at all. */
 const badId = fc.constantFrom("has space", "x".repeat(129), "a/b", "é", "a\u0000b", "a\ud800", "%00", "<script>");
 
-type Case = { method: "GET" | "PUT" | "POST"; path: string; raw: string; contentType: string };
+type Case = { method: "GET" | "PUT" | "POST" | "DELETE"; path: string; raw: string; contentType: string };
 
 const valid = {
   learner: { name: "Fuzz", email: "fuzz@example.test", locale: "en", aiConsent: true },
@@ -175,6 +176,13 @@ const cases: fc.Arbitrary<Case> = fc.oneof(
     raw: "",
     contentType: "",
   })),
+  // Export and erasure of learners that do not exist, or ids that are not ids.
+  fc.tuple(fc.oneof(unknownId, badId), fc.constantFrom("GET" as const, "DELETE" as const)).map(([id, method]) => ({
+    method,
+    path: `/learners/${encodeURIComponent(id.toWellFormed())}${method === "GET" ? "/export" : ""}`,
+    raw: "",
+    contentType: "",
+  })),
   // A valid body sent as something else.
   fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x").map((t) => ({
     method: "PUT" as const,
@@ -202,7 +210,7 @@ describe("fuzzing the platform API: hostile requests answer 4xx and change nothi
     const send = (c: Case) =>
       callApi(c.method, c.path, undefined, {
         key,
-        raw: c.method === "GET" ? undefined : c.raw,
+        raw: c.method === "GET" || c.method === "DELETE" ? undefined : c.raw,
         headers: c.contentType ? { "content-type": c.contentType } : {},
       });
     // Warm up (modules, pools, JIT) before the heap is measured.

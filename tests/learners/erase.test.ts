@@ -7,6 +7,7 @@ import { cancelJob } from "@/server/jobs/cancel";
 import { recordDelivery } from "@/server/notifications/deliveries";
 import { signInCounterKeysOf } from "@/server/auth/sign-in-throttle";
 import { eraseLearner } from "@/server/learners/erase";
+import { createInvitation } from "@/server/account/invitations";
 import { createServiceKey } from "@/server/platform/service-keys";
 import { recordActivity } from "@/server/platform/activity";
 import { exportLearnerData } from "@/server/learners/export";
@@ -72,6 +73,8 @@ async function learnerWithEverything(admin: { id: string }) {
   const learner = await createLearner();
   const me = learner.user.id;
   const rt = runtime(await runtimeKey(), uid("inst"));
+  // An invitation to their email sent before they had a password (it names only the email).
+  await createInvitation(learner.user.email, admin.id);
   // Sign-in methods and a session (with the client's address), then a failed sign-in's counters.
   await setPassword(me, "erase-me-password-1");
   await signedInCookie(learner.user.email, "erase-me-password-1");
@@ -98,7 +101,7 @@ async function learnerWithEverything(admin: { id: string }) {
   await recordActivity(me, {
     quizAttempts: [
       {
-        externalId: uid("ext-qa"),
+        externalId: `ext-qa-${me}`,
         knowledgePointExternalId: kpExt,
         correct: true,
         answeredAt: new Date().toISOString(),

@@ -342,3 +342,89 @@ describe("jobs", () => {
     }
   });
 });
+
+describe("export and erasure", () => {
+  it("exports everything stored about the learner, with the platform's ids, audited naming the key", async () => {
+    const ext = uid("ext");
+    await api.putLearner(ext, { name: "E", email: `${ext}@example.test`, aiConsent: true });
+    await api.putMaterial(ext, "m", material(["k1"]));
+    await api.activity(ext, {
+      quizAttempts: [
+        { externalId: "a1", knowledgePointExternalId: "k1", correct: true, answeredAt: "2026-11-01T10:00:00Z" },
+      ],
+      studySessions: [{ externalId: "s1", materialExternalId: "m", startedAt: "2026-11-01T09:00:00Z", minutes: 7 }],
+    });
+    await api.startJob(ext, { jobType: "learning_state_analysis", target: { type: "user" } });
+    const res = await api.exportLearner(ext);
+    expect(res.status).toBe(200);
+    expect(res.body.account).toMatchObject({ externalId: ext, email: `${ext}@example.test`, name: "E" });
+    expect(res.body.materials.map((m: { externalId: string }) => m.externalId)).toEqual(["m"]);
+    expect(res.body.knowledgePoints.map((k: { externalId: string }) => k.externalId)).toEqual(["k1"]);
+    expect(res.body.quizAttempts.map((a: { externalId: string }) => a.externalId)).toEqual(["a1"]);
+    expect(res.body.studySessions.map((a: { externalId: string }) => a.externalId)).toEqual(["s1"]);
+    expect(res.body.jobs).toHaveLength(1);
+    const audit = await getDb().adminAuditLog.findFirst({
+      where: { action: "learner.export" },
+      orderBy: { id: "desc" },
+    });
+    expect(audit?.actorId).toMatch(/^service:/);
+    expect((await api.exportLearner(uid("nobody"))).status).toBe(404);
+  });
+
+  it("erases the learner: jobs in flight cancelled and gone, no row names them; a second call is a 404", async () => {
+    const ext = uid("ext");
+    await api.putLearner(ext, { name: "Gone", email: `${ext}@example.test`, aiConsent: true });
+    await api.putMaterial(ext, "m", material(["k1"]));
+    await api.activity(ext, {
+      quizAttempts: [
+        { externalId: "a1", knowledgePointExternalId: "k1", correct: true, answeredAt: "2026-11-01T10:00:00Z" },
+      ],
+    });
+    const job = await api.startJob(ext, { jobType: "learning_state_analysis", target: { type: "user" } });
+    const user = await getDb().user.findUniqueOrThrow({ where: { externalId: ext } });
+
+    const res = await api.eraseLearner(ext);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      externalId: ext,
+      erased: true,
+      counts: { jobs: 1, materials: 1, quizAttempts: 1 },
+    });
+    expect(await getDb().user.count({ where: { id: user.id } })).toBe(0);
+    for (const count of [
+      getDb().material.count({ where: { userId: user.id } }),
+      getDb().knowledgePoint.count({ where: { userId: user.id } }),
+      getDb().quizAttempt.count({ where: { userId: user.id } }),
+      getDb().aiRuntimeJob.count({ where: { userId: user.id } }),
+      getDb().aiConsent.count({ where: { userId: user.id } }),
+    ])
+      expect(await count).toBe(0);
+    expect((await api.getJob(job.body.job.id)).status).toBe(404);
+    expect((await api.eraseLearner(ext)).status).toBe(404);
+    expect((await api.exportLearner(ext)).status).toBe(404);
+    const audit = await getDb().adminAuditLog.findFirst({
+      where: { action: "learner.erase" },
+      orderBy: { id: "desc" },
+    });
+    const auditText = JSON.stringify({ actorId: audit?.actorId, scope: audit?.scope });
+    expect(auditText).toContain("erasure_");
+    expect(auditText).not.toContain(ext);
+    expect(auditText).not.toContain(user.id);
+    // The same external id later is a new learner.
+    expect((await api.putLearner(ext, { name: "Back" })).status).toBe(201);
+  });
+
+  it("needs the data:erase and data:export scopes (a default key has no data:erase)", async () => {
+    const { DEFAULT_SCOPES } = await import("@/server/platform/scopes");
+    const limited = platform(await serviceKey(DEFAULT_SCOPES));
+    const ext = uid("ext");
+    await limited.putLearner(ext, { name: "Kept" });
+    const refused = await limited.eraseLearner(ext);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toContain("data:erase");
+    expect(await getDb().user.count({ where: { externalId: ext } })).toBe(1);
+    expect((await limited.exportLearner(ext)).status).toBe(200);
+    const noExport = platform(await serviceKey(["learners:write"]));
+    expect((await noExport.exportLearner(ext)).status).toBe(403);
+  });
+});

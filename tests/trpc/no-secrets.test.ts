@@ -65,7 +65,10 @@ beforeAll(async () => {
     for (const [as, me] of callers as [string, typeof w.a][]) {
       const input = path === "jobs.get" && as === "learnerA" ? { jobId: job.id } : await entry.input(w, me);
       if (path === "credentials.set") plaintextKeys.push((input as { apiKey: string }).apiKey);
-      const value = await procedureAt(callerAs(me.user), path)(input);
+      // A procedure the matrix calls only to be refused (account.erase) is scanned on its refusal.
+      const value = entry.refusedWith
+        ? await procedureAt(callerAs(me.user), path)(input).catch((e: Error) => ({ refused: e.message }))
+        : await procedureAt(callerAs(me.user), path)(input);
       responses.push({ path, as, text: JSON.stringify(value) });
       // Secrets that a later call erases (a replaced key's ciphertext) are still looked for.
       await collectSecrets();

@@ -3,6 +3,7 @@ import { startBulkRun } from "@/server/admin/bulk";
 import { getDb } from "@/server/db";
 import { cancelJob } from "@/server/jobs/cancel";
 import { createRuntimeKey } from "@/server/runtime-keys";
+import { createInvitation } from "@/server/account/invitations";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
 
@@ -24,6 +25,11 @@ export type Entry = {
    * with NOT_FOUND (never FORBIDDEN, which would confirm the id exists) and leave A's data alone.
    */
   foreign?: (w: World) => Promise<unknown>;
+  /**
+   * Allowed callers get past authorization but this input is refused with this code by design
+   * (account.erase with a wrong typed email: the matrix must not erase its own world).
+   */
+  refusedWith?: string;
 };
 
 const jobOf = (l: Learner) => createTestJob(l);
@@ -111,6 +117,67 @@ export const PROCEDURES: Record<string, Entry> = {
       known: true,
     }),
   },
+  "flashcards.review": {
+    access: "user",
+    input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id }),
+    foreign: async (w) => ({ jobId: (await succeededJob(w.a, "flashcard_generation", { count: 2 })).id }),
+  },
+  // My materials and data rights (issue 22); more cross-learner cases in tests/learning/materials.test.ts.
+  "materials.list": { access: "user", input: () => undefined },
+  "materials.get": {
+    access: "user",
+    input: (_w, me) => ({ materialId: me.material.id }),
+    foreign: async (w) => ({ materialId: w.a.material.id }),
+  },
+  "materials.create": {
+    access: "user",
+    input: () => ({ title: "Matrix", text: "Notes.", knowledgePoints: [{ title: "Topic" }] }),
+  },
+  "materials.update": {
+    access: "user",
+    input: (_w, me) => ({ materialId: me.material.id, title: "Photosynthesis" }),
+    foreign: async (w) => ({ materialId: w.a.material.id, title: "Taken over" }),
+  },
+  "materials.delete": {
+    access: "user",
+    input: async (_w, me) => ({
+      materialId: (await getDb().material.create({ data: { userId: me.user.id, title: "Gone", content: "x" } })).id,
+    }),
+    foreign: async (w) => ({ materialId: w.a.material.id }),
+  },
+  "materials.addKnowledgePoint": {
+    access: "user",
+    input: (_w, me) => ({ materialId: me.material.id, title: "Another topic" }),
+    foreign: async (w) => ({ materialId: w.a.material.id, title: "Planted" }),
+  },
+  "materials.renameKnowledgePoint": {
+    access: "user",
+    input: (_w, me) => ({ knowledgePointId: me.knowledgePoints[0]!.id, title: me.knowledgePoints[0]!.title }),
+    foreign: async (w) => ({ knowledgePointId: w.a.knowledgePoints[0]!.id, title: "Renamed by B" }),
+  },
+  "materials.deleteKnowledgePoint": {
+    access: "user",
+    input: async (_w, me) => ({
+      knowledgePointId: (
+        await getDb().knowledgePoint.create({
+          data: { userId: me.user.id, materialId: me.material.id, title: "Gone", description: "" },
+        })
+      ).id,
+    }),
+    foreign: async (w) => ({ knowledgePointId: w.a.knowledgePoints[0]!.id }),
+  },
+  "account.erase": {
+    access: "user",
+    input: () => ({ confirmEmail: "not-my-email@example.test" }),
+    refusedWith: "BAD_REQUEST",
+  },
+  "admin.learnerData.erase": {
+    access: "admin",
+    input: async () => {
+      const doomed = await createLearner();
+      return { userId: doomed.user.id, confirmEmail: doomed.user.email };
+    },
+  },
   // Learner progress (issue 15); cross-learner cases are in tests/learning/progress.test.ts.
   "progress.history": { access: "user", input: () => ({ limit: 5 }) },
   "progress.mastery": { access: "user", input: () => undefined },
@@ -143,6 +210,21 @@ export const PROCEDURES: Record<string, Entry> = {
     input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }),
   },
   "admin.webhooks.list": { access: "admin", input: () => ({}) },
+  // Learner accounts (issue 22): invitations.
+  "admin.learners.list": { access: "admin", input: () => ({ search: "example", page: 1, pageSize: 5 }) },
+  "admin.learners.invite": { access: "admin", input: () => ({ email: `${uid("invitee")}@example.test` }) },
+  "admin.learners.resend": {
+    access: "admin",
+    input: async () => ({
+      invitationId: (await createInvitation(`${uid("invitee")}@example.test`, null)).invitationId,
+    }),
+  },
+  "admin.learners.revoke": {
+    access: "admin",
+    input: async () => ({
+      invitationId: (await createInvitation(`${uid("invitee")}@example.test`, null)).invitationId,
+    }),
+  },
   // Admin console (issue 6).
   "admin.explorer.list": { access: "admin", input: () => ({}) },
   "admin.explorer.count": { access: "admin", input: (w) => ({ filter: { user: w.a.user.id } }) },
@@ -195,7 +277,7 @@ export async function createWorld(): Promise<World> {
 export async function fingerprint(w: World) {
   const db = getDb();
   const userId = w.a.user.id;
-  const [jobs, credentials, consent, keys, snapshots] = await Promise.all([
+  const [jobs, credentials, consent, keys, snapshots, materials, sessions, users] = await Promise.all([
     db.aiRuntimeJob.findMany({
       where: { userId },
       select: { id: true, status: true, cancelRequested: true, updatedAt: true },
@@ -209,8 +291,15 @@ export async function fingerprint(w: World) {
     db.aiConsent.findUnique({ where: { userId }, select: { granted: true, apiKeyMode: true, updatedAt: true } }),
     db.runtimeApiKey.findMany({ select: { id: true, revokedAt: true }, orderBy: { id: "asc" } }),
     db.snapshot.count({ where: { userId } }),
+    db.material.findMany({
+      where: { userId },
+      select: { id: true, title: true, content: true, knowledgePoints: { select: { id: true, title: true } } },
+      orderBy: { id: "asc" },
+    }),
+    db.studySession.count({ where: { userId } }),
+    db.user.count(),
   ]);
-  return JSON.stringify({ jobs, credentials, consent, keys, snapshots });
+  return JSON.stringify({ jobs, credentials, consent, keys, snapshots, materials, sessions, users });
 }
 
 type Callable = (input?: unknown) => Promise<unknown>;

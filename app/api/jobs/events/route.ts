@@ -1,4 +1,4 @@
-import { getSession } from "@/server/auth/session";
+import { requireRequestSession } from "@/server/auth/request-guard";
 import { getJobFeed } from "@/server/events/job-feed";
 import { jobEventStream } from "@/server/events/sse";
 import { drainSignal } from "@/server/lifecycle";
@@ -7,10 +7,8 @@ export const dynamic = "force-dynamic";
 
 /** Live job changes for the signed-in viewer: a learner sees their own jobs, an admin every job. */
 export async function GET(req: Request) {
-  const session = await getSession(req.headers);
-  if (!session) {
-    return Response.json({ error: { code: "UNAUTHORIZED", message: "sign in first" } }, { status: 401 });
-  }
+  const session = await requireRequestSession(req);
+  if (session instanceof Response) return session;
   const jobId = new URL(req.url).searchParams.get("jobId");
   const { id: userId, role } = session.user;
   const stream = jobEventStream(

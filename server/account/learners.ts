@@ -1,0 +1,73 @@
+import { Prisma } from "../generated/prisma/client";
+import { getDb } from "../db";
+import { now } from "../clock";
+
+/** A learner's invitation as the console shows it; "none": the account was not made by an invitation. */
+export type InvitationStateLabel = "pending" | "accepted" | "expired" | "revoked" | "none";
+
+export type LearnerRow = {
+  /** null while only invited (no account yet). */
+  userId: string | null;
+  email: string;
+  name: string | null;
+  createdAt: Date;
+  invitationId: string | null;
+  invitation: InvitationStateLabel;
+  invitationExpiresAt: Date | null;
+  /** How the account can sign in: "password", "sso"; none yet (e.g. made by the platform API). */
+  signIn: ("password" | "sso")[];
+};
+
+/**
+ * The console's Learners page: every learner account and every invitation not yet accepted, one
+ * row per email, newest first, with a search over email and name. Offset paging: the list is a
+ * human's (hundreds to thousands of rows), and the page wants "page n of m".
+ */
+export async function listLearners(opts: { search?: string; page: number; pageSize: number }) {
+  const at = now();
+  const term = opts.search?.trim() ? `%${opts.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const where = Prisma.sql`
+    WHERE (u.id IS NULL OR u.role = 'learner')
+      ${term ? Prisma.sql`AND (coalesce(u.email, i.email) ILIKE ${term} OR u.name ILIKE ${term})` : Prisma.empty}`;
+  const from = Prisma.sql`FROM "User" u FULL OUTER JOIN "Invitation" i ON i.email = u.email`;
+  const db = getDb();
+  const [rows, total] = await Promise.all([
+    db.$queryRaw<
+      {
+        userId: string | null;
+        email: string;
+        name: string | null;
+        createdAt: Date;
+        invitationId: string | null;
+        status: "pending" | "accepted" | "revoked" | null;
+        expiresAt: Date | null;
+        password: boolean;
+        sso: boolean;
+      }[]
+    >`
+      SELECT u.id AS "userId", coalesce(u.email, i.email) AS email, u.name,
+             coalesce(u."createdAt", i."createdAt") AS "createdAt",
+             i.id AS "invitationId", i.status::text AS status, i."expiresAt",
+             EXISTS (SELECT 1 FROM "Account" a WHERE a."userId" = u.id AND a."providerId" = 'credential' AND a.password IS NOT NULL) AS password,
+             EXISTS (SELECT 1 FROM "Account" a WHERE a."userId" = u.id AND a."providerId" <> 'credential') AS sso
+      ${from} ${where}
+      ORDER BY coalesce(u."createdAt", i."createdAt") DESC, email
+      LIMIT ${opts.pageSize} OFFSET ${(opts.page - 1) * opts.pageSize}`,
+    db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n ${from} ${where}`,
+  ]);
+  const items: LearnerRow[] = rows.map((r) => ({
+    userId: r.userId,
+    email: r.email,
+    name: r.name,
+    createdAt: r.createdAt,
+    invitationId: r.invitationId,
+    invitation: !r.status
+      ? "none"
+      : r.status === "pending" && r.expiresAt && r.expiresAt.getTime() <= at.getTime()
+        ? "expired"
+        : r.status,
+    invitationExpiresAt: r.expiresAt,
+    signIn: [...(r.password ? (["password"] as const) : []), ...(r.sso ? (["sso"] as const) : [])],
+  }));
+  return { items, total: Number(total[0]?.n ?? 0), page: opts.page, pageSize: opts.pageSize };
+}
