@@ -1,3 +1,5 @@
+import createNextIntlPlugin from "next-intl/plugin";
+
 // The same values as server/security/headers.ts (this file is plain JS and cannot import it);
 // tests/e2e/security.spec.ts checks the answers, so the two cannot drift unnoticed.
 const common = [
@@ -31,4 +33,5 @@ const nextConfig = {
   },
 };
 
-export default nextConfig;
+// next-intl finds its per-request configuration (the learner's language) in i18n/request.ts.
+export default createNextIntlPlugin("./i18n/request.ts")(nextConfig);

@@ -1,10 +1,12 @@
 "use client";
 
+import { useLocale } from "next-intl";
 import { useSyncExternalStore } from "react";
 
 /**
- * Every time on every page goes through here: one format, in the viewer's own locale and time
- * zone (the browser's; never the server's), relative where recency matters ("2 min ago") with
+ * Every time on every page goes through here: one format, in the page's language (the learner's
+ * choice, i18n/request.ts; English in the console) and the viewer's own time zone (the browser's;
+ * never the server's), relative where recency matters ("2 min ago") with
  * the absolute time on hover, and a machine-readable <time dateTime>.
  *
  * The server cannot know the viewer's zone, so server rendering and hydration show a neutral UTC
@@ -42,7 +44,7 @@ export function useNow(): number {
   return useSyncExternalStore(subscribe, getSnapshot, getServerSnapshot);
 }
 
-/** `where` is for tests; pages always use the viewer's own locale and zone (undefined). */
+/** `where` is for tests and the page's language; the zone is always the viewer's own (undefined). */
 type Where = { locale?: string; timeZone?: string };
 const absolute = (w: Where = {}) =>
   new Intl.DateTimeFormat(w.locale, {
@@ -55,8 +57,8 @@ const absolute = (w: Where = {}) =>
     timeZoneName: "short",
     timeZone: w.timeZone,
   });
-const dayOnly = () => new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
-const clockOnly = () => new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+const dayOnly = (locale?: string) => new Intl.DateTimeFormat(locale, { month: "short", day: "numeric" });
+const clockOnly = (locale?: string) => new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit" });
 
 /** "Nov 30, 2026, 18:20:05 GMT+1" in the viewer's locale and zone. */
 export function formatAbsolute(value: Date | string, where?: Where): string {
@@ -89,8 +91,8 @@ export function formatRelative(value: Date | string, nowMs: number, where?: Wher
 }
 
 /** Chart axis labels: the day for week-long windows, the clock time otherwise; viewer's zone. */
-export function formatAxis(value: Date | string, longWindow: boolean): string {
-  return (longWindow ? dayOnly() : clockOnly()).format(new Date(value));
+export function formatAxis(value: Date | string, longWindow: boolean, locale?: string): string {
+  return (longWindow ? dayOnly(locale) : clockOnly(locale)).format(new Date(value));
 }
 
 /**
@@ -107,13 +109,14 @@ export function Time({
   className?: string;
 }) {
   const nowMs = useNow();
+  const locale = useLocale();
   if (value === null || value === undefined) return <span className={className}>—</span>;
   const iso = new Date(value).toISOString();
   const ready = nowMs > 0;
-  const abs = ready ? formatAbsolute(iso) : formatUtc(iso);
+  const abs = ready ? formatAbsolute(iso, { locale }) : formatUtc(iso);
   return (
     <time dateTime={iso} title={abs} className={className}>
-      {relative && ready ? formatRelative(iso, nowMs) : abs}
+      {relative && ready ? formatRelative(iso, nowMs, { locale }) : abs}
     </time>
   );
 }

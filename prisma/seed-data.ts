@@ -10,6 +10,8 @@ export type DemoLearner = {
   sessions: { materialId: string; daysAgo: number; minutes: number }[];
   daysAgo: number;
   materials: string[];
+  /** The learner's saved language (User.locale); unset learners follow their browser. */
+  locale?: "zh-CN" | "en";
 };
 
 export const MATERIALS: Material[] = [
@@ -85,6 +87,49 @@ export const MATERIALS: Material[] = [
       },
     ],
   },
+  // Chinese materials for the Chinese-speaking demo learner (li@example.com), as the source
+  // documents of this product usually are: titles long enough to wrap on a phone.
+  {
+    id: "mat_zh_photosynthesis",
+    title: "光合作用：光反应与暗反应",
+    content:
+      "光合作用把光能转化为化学能。在光反应阶段，类囊体薄膜上的叶绿素吸收光能，把水分解并释放氧气，同时产生ATP和NADPH。在暗反应（卡尔文循环）阶段，叶绿体基质中的RuBisCO酶固定二氧化碳，并利用ATP和NADPH合成葡萄糖。光照强度、二氧化碳浓度和温度是影响光合作用速率的主要因素。",
+    kps: [
+      {
+        id: "kp_zh_light_reactions",
+        title: "光反应",
+        description: "类囊体薄膜上的叶绿素吸收光能，分解水、释放氧气，并产生ATP和NADPH。",
+      },
+      {
+        id: "kp_zh_calvin_cycle",
+        title: "暗反应（卡尔文循环）",
+        description: "在叶绿体基质中，RuBisCO固定二氧化碳，利用光反应产生的ATP和NADPH合成葡萄糖。",
+      },
+      {
+        id: "kp_zh_limiting_factors",
+        title: "影响光合作用速率的环境因素（光照强度、二氧化碳浓度与温度）",
+        description: "光合作用速率受光照强度、二氧化碳浓度和温度的限制。",
+      },
+    ],
+  },
+  {
+    id: "mat_zh_linear_equations",
+    title: "一元一次方程",
+    content:
+      "一元一次方程的一般形式是ax + b = c（a ≠ 0）。解方程时，在等式两边进行相同的运算：先减去b，再除以a。移项时要变号。列方程解应用题的关键是找出题目中的等量关系。",
+    kps: [
+      {
+        id: "kp_zh_solving_linear",
+        title: "解一元一次方程",
+        description: "等式两边同时进行相同的运算：先移项（变号），再把系数化为1。",
+      },
+      {
+        id: "kp_zh_word_problems",
+        title: "列方程解应用题",
+        description: "找出题目中的等量关系，设未知数，列出方程并求解，最后检验答案是否符合实际。",
+      },
+    ],
+  },
 ];
 
 /**
@@ -146,5 +191,24 @@ export const LEARNERS: DemoLearner[] = [
     daysAgo: 0,
     history: { kp_er_verbs: [true] },
     sessions: [{ materialId: "mat_french_verbs", daysAgo: 0, minutes: 20 }],
+  },
+  {
+    id: "user_li",
+    email: "li@example.com",
+    name: "李明",
+    locale: "zh-CN",
+    materials: ["mat_zh_photosynthesis", "mat_zh_linear_equations"],
+    daysAgo: 1,
+    history: {
+      kp_zh_light_reactions: [true, true, false, true],
+      kp_zh_calvin_cycle: [false, false, true, false],
+      kp_zh_limiting_factors: [true, false, true, true, true],
+      kp_zh_solving_linear: [true, true, true],
+      kp_zh_word_problems: [false, true, false],
+    },
+    sessions: [
+      { materialId: "mat_zh_photosynthesis", daysAgo: 1, minutes: 30 },
+      { materialId: "mat_zh_linear_equations", daysAgo: 3, minutes: 20 },
+    ],
   },
 ];

@@ -23,7 +23,13 @@ export async function seed() {
   for (const learner of LEARNERS) {
     await db.user.upsert({
       where: { id: learner.id },
-      create: { id: learner.id, email: learner.email, name: learner.name, role: "learner" },
+      create: {
+        id: learner.id,
+        email: learner.email,
+        name: learner.name,
+        role: "learner",
+        locale: learner.locale ?? null,
+      },
       update: {},
     });
     await ensurePassword(learner.id, DEMO_PASSWORDS.learner);
@@ -42,7 +48,8 @@ export async function seed() {
           data: answers.map((correct, i) => ({
             userId: learner.id,
             knowledgePointId: kpId,
-            question: `${kp.title}: practice question ${i + 1}`,
+            question:
+              learner.locale === "zh-CN" ? `${kp.title}：练习题 ${i + 1}` : `${kp.title}: practice question ${i + 1}`,
             correct,
             answeredAt: new Date(at - (answers.length - 1 - i) * DAY),
           })),

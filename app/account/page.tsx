@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { getTranslations } from "next-intl/server";
 import { DataRights } from "@/components/account/data-rights";
 import { PageHeader } from "@/components/learner/page-header";
 import { requirePageSession } from "@/server/auth/page-guards";
@@ -8,16 +9,17 @@ export const dynamic = "force-dynamic";
 /** The signed-in user's account: password, download of their data, deletion of the account. */
 export default async function AccountPage() {
   const { user } = await requirePageSession("/account");
+  const t = await getTranslations("account");
   return (
     <>
       <PageHeader name={user.name} isAdmin={user.role === "admin"} />
       <main id="main" tabIndex={-1} className="mx-auto max-w-2xl space-y-6 px-4 py-6 focus:outline-none">
         <div>
-          <h1 className="text-2xl font-semibold">Your account</h1>
+          <h1 className="text-2xl font-semibold">{t("title")}</h1>
           <p className="mt-1 text-sm text-slate-600">
-            Signed in as {user.email}.{" "}
+            {t("signedInAs", { email: user.email })}{" "}
             <Link href="/account/password" className="text-indigo-700 underline">
-              Change your password
+              {t("changePassword")}
             </Link>
           </p>
         </div>

@@ -1,10 +1,21 @@
+import { NextIntlClientProvider } from "next-intl";
 import { AdminShell } from "@/components/admin/admin-shell";
 import { requireAdminPage } from "@/server/auth/page-guards";
 
 export const dynamic = "force-dynamic";
 
-/** The first of the two admin guards: non-admins never get a page; every admin procedure checks again. */
+/**
+ * The first of the two admin guards: non-admins never get a page; every admin procedure checks again.
+ * The console is English whatever the admin's own learner language (issue 24): its times and
+ * numbers are formatted as English too, and the subtree says so to screen readers.
+ */
 export default async function AdminLayout({ children }: { children: React.ReactNode }) {
   const { user } = await requireAdminPage();
-  return <AdminShell email={user.email}>{children}</AdminShell>;
+  return (
+    <NextIntlClientProvider locale="en" messages={null}>
+      <div lang="en">
+        <AdminShell email={user.email}>{children}</AdminShell>
+      </div>
+    </NextIntlClientProvider>
+  );
 }

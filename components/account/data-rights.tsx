@@ -1,27 +1,31 @@
 "use client";
 
+import { useTranslations } from "next-intl";
+
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 
-/** Every learner-facing sentence of this component, in one place (for the translation catalogues). */
-const TEXT = {
-  downloadHeading: "Your data",
-  downloadBody:
-    "Download everything this service stores about you as one JSON file: your account, materials, knowledge points, answers, study time, analyses and their results.",
-  download: "Download my data",
-  deleteHeading: "Delete my account",
-  deleteBody:
-    "This deletes your account and everything stored about you: materials, knowledge points, answers, study time, analyses, results and settings. Analyses still running are stopped. It cannot be undone.",
-  adminNote: "Admin accounts cannot be deleted here.",
-  confirmLabel: (email: string) => `Type your email address (${email}) to confirm`,
-  delete: "Delete my account for good",
-  deleting: "Deleting…",
-};
+/** Every learner-facing sentence of this component, from the catalogues (messages/*.json, "dataRights"). */
+function useText() {
+  const t = useTranslations("dataRights");
+  return {
+    downloadHeading: t("downloadHeading"),
+    downloadBody: t("downloadBody"),
+    download: t("download"),
+    deleteHeading: t("deleteHeading"),
+    deleteBody: t("deleteBody"),
+    adminNote: t("adminNote"),
+    confirmLabel: (email: string) => t("confirmLabel", { email }),
+    delete: t("delete"),
+    deleting: t("deleting"),
+  };
+}
 
 /** The account page's data rights: download everything, or delete the account (typed confirmation). */
 export function DataRights({ email, isAdmin }: { email: string; isAdmin: boolean }) {
+  const TEXT = useText();
   const trpc = useTRPC();
   const router = useRouter();
   const [typed, setTyped] = useState("");

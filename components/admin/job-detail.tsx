@@ -9,6 +9,7 @@ import { useLiveOptions } from "./live";
 import { RejectedOutput } from "./rejected-output";
 import { ErrorBox, JobLink, Json, Loading, Panel, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
+import { describeLocale } from "@/server/i18n/locales";
 import { isHeld } from "@/server/jobs/constants";
 
 /** One job in full: fields, live lease and progress, the timeline with each attempt's error, input, result, lineage. */
@@ -74,7 +75,13 @@ export function JobDetail({ jobId }: { jobId: string }) {
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
             {[
               ["Type", job.jobType],
-              ["User", d.user ? `${d.user.email} (${d.user.id})` : job.userId],
+              ["User", d.user ? `${d.user.name} <${d.user.email}> (${d.user.id})` : job.userId],
+              [
+                "Learner language",
+                <span key="lang" data-testid="learner-language">
+                  {describeLocale(d.user?.locale)}
+                </span>,
+              ],
               ["Target", `${job.targetType} ${job.targetId}`],
               ["Priority", job.priority],
               ["Attempt", `${job.attemptNo} · retries ${job.retryCount}/${job.maxRetryCount}`],

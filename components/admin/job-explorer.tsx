@@ -152,8 +152,20 @@ export function JobExplorer() {
                   )}
                 </td>
                 <td className="px-2 py-1.5 text-xs whitespace-nowrap">{r.jobType}</td>
-                <td className="max-w-40 truncate px-2 py-1.5 text-xs" title={r.userId}>
-                  {r.userEmail ?? r.userId}
+                <td className="max-w-48 px-2 py-1.5 text-xs" title={r.userId}>
+                  <span className="block truncate">{r.userName ?? r.userEmail ?? r.userId}</span>
+                  <span className="block truncate text-slate-600">
+                    {r.userName ? r.userEmail : null}
+                    {r.userLocale && (
+                      <span
+                        className="ml-1 rounded bg-slate-100 px-1"
+                        data-testid="user-locale"
+                        title="learner's language"
+                      >
+                        {r.userLocale}
+                      </span>
+                    )}
+                  </span>
                 </td>
                 <td
                   className="px-2 py-1.5 text-right font-mono text-xs tabular-nums"

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 
@@ -18,6 +19,7 @@ export function Field({ label, ...input }: { label: string } & React.InputHTMLAt
  * `failure` makes of the answer. The credentials travel in the POST body only.
  */
 export function usePostThenGo(returnTo: string, initialError: string | null = null) {
+  const t = useTranslations("common");
   const router = useRouter();
   const [error, setError] = useState<string | null>(initialError);
   const [pending, setPending] = useState(false);
@@ -38,7 +40,7 @@ export function usePostThenGo(returnTo: string, initialError: string | null = nu
       }
       setError(failure(res.status, await res.json().catch(() => null)));
     } catch {
-      setError("Could not reach the server.");
+      setError(t("serverUnreachable"));
     } finally {
       setPending(false);
     }

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { Field, FormEnd, usePostThenGo } from "./form-parts";
 
 /**
@@ -9,21 +10,19 @@ import { Field, FormEnd, usePostThenGo } from "./form-parts";
  * session arrives as an http-only cookie, never in page script.
  */
 export function SignInForm({ returnTo, initialError }: { returnTo: string; initialError?: string | null }) {
+  const t = useTranslations("signIn");
   const { error, pending, post } = usePostThenGo(returnTo, initialError ?? null);
 
   function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    void post(
-      "/api/auth/sign-in/email",
-      { email: form.get("email"), password: form.get("password") },
-      (status, answer) => {
-        const message = (answer as { message?: string } | null)?.message;
-        if (status === 401) return "Wrong email or password.";
-        if (status === 429) return message ?? "Too many attempts; wait a while and try again.";
-        return message ?? `Sign-in failed (${status}).`;
-      },
-    );
+    void post("/api/auth/sign-in/email", { email: form.get("email"), password: form.get("password") }, (status) => {
+      // better-auth's own messages are English: the learner gets the catalogue's sentence instead.
+      if (status === 401) return t("errors.wrong");
+      if (status === 429) return t("errors.locked");
+      if (status === 403) return t("errors.refused");
+      return t("errors.status", { status });
+    });
   }
 
   return (
@@ -32,12 +31,12 @@ export function SignInForm({ returnTo, initialError }: { returnTo: string; initi
       action="/api/auth/sign-in-form"
       onSubmit={onSubmit}
       className="mt-6 space-y-4"
-      aria-label="sign in"
+      aria-label={t("formLabel")}
     >
       <input type="hidden" name="next" value={returnTo} />
-      <Field label="Email" name="email" type="email" autoComplete="username" />
-      <Field label="Password" name="password" type="password" autoComplete="current-password" />
-      <FormEnd error={error} pending={pending} idle="Sign in" busy="Signing in…" />
+      <Field label={t("email")} name="email" type="email" autoComplete="username" />
+      <Field label={t("password")} name="password" type="password" autoComplete="current-password" />
+      <FormEnd error={error} pending={pending} idle={t("submit")} busy={t("busy")} />
     </form>
   );
 }

@@ -1,8 +1,10 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useRouter } from "next/navigation";
 
 export function SignOutButton() {
+  const t = useTranslations("header");
   const router = useRouter();
   async function signOut() {
     await fetch("/api/auth/sign-out", { method: "POST" });
@@ -11,7 +13,7 @@ export function SignOutButton() {
   }
   return (
     <button type="button" onClick={signOut} className="rounded border px-3 py-1 text-sm">
-      Sign out
+      {t("signOut")}
     </button>
   );
 }

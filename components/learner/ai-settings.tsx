@@ -1,12 +1,16 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { appCodeOf, explainError } from "./labels";
 
 /** AI consent (SPEC §7) and which DeepSeek key pays for the analyses. */
 export function AiSettings() {
+  const t = useTranslations("aiSettings");
+  const tErrors = useTranslations("errors");
+  const tCommon = useTranslations("common");
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const consent = useQuery(trpc.consent.get.queryOptions());
@@ -19,15 +23,17 @@ export function AiSettings() {
       queryClient.invalidateQueries(trpc.credentials.pathFilter()),
       queryClient.invalidateQueries(trpc.jobs.pathFilter()),
     ]);
-  const onError = (e: { message: string }) => setNotice(explainError(appCodeOf(e), e.message));
+  const onError = (e: { message: string }) => setNotice(explainError(tErrors, appCodeOf(e), e.message));
 
   const setConsent = useMutation(
     trpc.consent.set.mutationOptions({
       onSuccess: (r) => {
         setNotice(
           r.granted
-            ? "AI analysis is on."
-            : `AI analysis is off. ${r.cancelled} waiting ${r.cancelled === 1 ? "analysis was" : "analyses were"} cancelled${r.cancelRequested ? ` and ${r.cancelRequested} running ${r.cancelRequested === 1 ? "one was" : "ones were"} asked to stop` : ""}.`,
+            ? t("on")
+            : r.cancelRequested
+              ? t("offAndStopping", { cancelled: r.cancelled, stopping: r.cancelRequested })
+              : t("off", { cancelled: r.cancelled }),
         );
         void refresh();
       },
@@ -48,7 +54,7 @@ export function AiSettings() {
       onSuccess: async () => {
         setKeyText("");
         await setMode.mutateAsync({ apiKeyMode: "user_deepseek_key" });
-        setNotice("Your key is saved and will be used from now on.");
+        setNotice(t("keySaved"));
       },
       onError,
     }),
@@ -56,7 +62,7 @@ export function AiSettings() {
   const deleteKey = useMutation(
     trpc.credentials.delete.mutationOptions({
       onSuccess: () => {
-        setNotice("Your key was deleted; analyses use the platform key.");
+        setNotice(t("keyDeleted"));
         void refresh();
       },
       onError,
@@ -69,12 +75,12 @@ export function AiSettings() {
   return (
     <section aria-labelledby="settings-heading" className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200">
       <h2 id="settings-heading" className="text-lg font-semibold">
-        AI settings
+        {t("heading")}
       </h2>
-      {consent.isLoading && <p className="mt-2 text-sm text-slate-600">Loading…</p>}
+      {consent.isLoading && <p className="mt-2 text-sm text-slate-600">{tCommon("loading")}</p>}
       {consent.error && (
         <p role="alert" className="mt-2 text-sm text-rose-700">
-          Could not load your settings.
+          {t("loadError")}
         </p>
       )}
       {consent.data && (
@@ -82,12 +88,10 @@ export function AiSettings() {
           <div className="mt-3 flex items-start justify-between gap-3">
             <div>
               <p id="consent-label" className="font-medium">
-                Let AI analyse my learning
+                {t("consentLabel")}
               </p>
               <p id="consent-help" className="text-sm text-slate-600">
-                When on, your materials, topics, quiz answers and study time are sent to an AI model to produce these
-                analyses. Turning it off stops waiting analyses at once and asks running ones to stop; nothing new
-                starts until you turn it back on.
+                {t("consentHelp")}
               </p>
             </div>
             <button
@@ -108,7 +112,7 @@ export function AiSettings() {
           </div>
 
           <fieldset className="mt-4">
-            <legend className="font-medium">Which key pays for the AI</legend>
+            <legend className="font-medium">{t("keyLegend")}</legend>
             <label className="mt-2 flex items-start gap-2 text-sm">
               <input
                 type="radio"
@@ -117,9 +121,7 @@ export function AiSettings() {
                 onChange={() => setMode.mutate({ apiKeyMode: "platform_key" })}
                 className="mt-1 accent-indigo-600"
               />
-              <span>
-                <span className="font-medium">The platform’s key</span> — nothing to set up.
-              </span>
+              <span>{t.rich("platformKey", { b: (chunks) => <span className="font-medium">{chunks}</span> })}</span>
             </label>
             <label className="mt-2 flex items-start gap-2 text-sm">
               <input
@@ -131,14 +133,16 @@ export function AiSettings() {
                 className="mt-1 accent-indigo-600"
               />
               <span>
-                <span className="font-medium">My own DeepSeek key</span>
+                <span className="font-medium">{t("ownKey")}</span>
                 {credential.data ? (
                   <span className="text-slate-600" data-testid="masked-key">
-                    {" "}
-                    — saved, ending in <span className="font-mono">••••{credential.data.last4}</span>
+                    {t.rich("savedEnding", {
+                      last4: credential.data.last4,
+                      mono: (chunks) => <span className="font-mono">{chunks}</span>,
+                    })}
                   </span>
                 ) : (
-                  <span className="text-slate-600"> — save a key below first.</span>
+                  <span className="text-slate-600">{t("saveFirst")}</span>
                 )}
               </span>
             </label>
@@ -152,13 +156,13 @@ export function AiSettings() {
             }}
           >
             <label htmlFor="deepseek-key" className="sr-only">
-              DeepSeek API key
+              {t("keyLabel")}
             </label>
             <input
               id="deepseek-key"
               type="password"
               autoComplete="off"
-              placeholder={credential.data ? "Replace your DeepSeek key" : "sk-… your DeepSeek key"}
+              placeholder={credential.data ? t("replacePlaceholder") : t("newPlaceholder")}
               value={keyText}
               onChange={(e) => setKeyText(e.target.value)}
               className="min-w-0 flex-1 rounded-md border border-slate-300 px-2 py-1.5 text-sm"
@@ -168,7 +172,7 @@ export function AiSettings() {
               disabled={!keyText.trim() || saveKey.isPending}
               className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50"
             >
-              Save key
+              {t("saveKey")}
             </button>
             {credential.data && (
               <button
@@ -176,13 +180,11 @@ export function AiSettings() {
                 onClick={() => deleteKey.mutate()}
                 className="rounded-md px-3 py-1.5 text-sm text-rose-700 ring-1 ring-rose-200"
               >
-                Delete key
+                {t("deleteKey")}
               </button>
             )}
           </form>
-          <p className="mt-1 text-xs text-slate-600">
-            Stored encrypted; it is never shown again, only its last four characters.
-          </p>
+          <p className="mt-1 text-xs text-slate-600">{t("stored")}</p>
         </>
       )}
       <div role="status" aria-live="polite">

@@ -1,27 +1,25 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useFormatter, useTranslations } from "next-intl";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import {
-  appCodeOf,
-  explainError,
-  isInFlight,
-  JOB_TYPES,
-  TYPE_INFO,
-  type Job,
-  type JobType,
-  type Target,
-} from "./labels";
+import { appCodeOf, explainError, isInFlight, JOB_TYPES, type Job, type JobType, type Target } from "./labels";
 import { JobProgress } from "./progress-bar";
 import { TypeIcon } from "./type-icon";
-import { QuotaLine, quotaSentence } from "./quota";
+import { QuotaLine, useQuotaSentence } from "./quota";
 import { defaultParams, paramsFormOf } from "./results";
 
 type Props = { target: Target; targetLabel: string; jobs: Job[]; consent: boolean; onOpen: (jobId: string) => void };
 
 /** One card per analysis type with its options and a start button; "Run all five" starts every one. */
 export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Props) {
+  const t = useTranslations("analyses");
+  const tTypes = useTranslations("jobTypes");
+  const tErrors = useTranslations("errors");
+  const tStages = useTranslations("stages");
+  const format = useFormatter();
+  const quotaSentence = useQuotaSentence();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [params, setParams] = useState(defaultParams);
@@ -35,11 +33,19 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
         const parts = [];
         if (started)
           parts.push(
-            `Started ${started === 1 ? TYPE_INFO[data.items.find((i) => i.created)!.jobType].title.toLowerCase() : `${started} analyses`}.`,
+            started === 1
+              ? t("startedOne", { title: tTypes(`${data.items.find((i) => i.created)!.jobType}.title`) })
+              : t("startedMany", { count: started }),
           );
         if (again.length)
           parts.push(
-            `${again.map((i) => TYPE_INFO[i.jobType].title).join(", ")} ${again.length === 1 ? "is" : "are"} already running for this — showing the existing ${again.length === 1 ? "one" : "ones"}.`,
+            t("alreadyRunning", {
+              titles: format.list(
+                again.map((i) => tTypes(`${i.jobType}.title`)),
+                { type: "conjunction" },
+              ),
+              count: again.length,
+            }),
           );
         setNotice({ tone: "ok", text: parts.join(" ") });
         if (data.items.length === 1) onOpen(data.items[0]!.job.id);
@@ -59,7 +65,7 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
       onError: (e) =>
         setNotice({
           tone: "error",
-          text: appCodeOf(e) === "QUOTA_EXCEEDED" ? quotaSentence(e) : explainError(appCodeOf(e), e.message),
+          text: appCodeOf(e) === "QUOTA_EXCEEDED" ? quotaSentence(e) : explainError(tErrors, appCodeOf(e), e.message),
         }),
     }),
   );
@@ -81,11 +87,13 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h2 id="analyses-heading" className="text-lg font-semibold">
-            Analyses
+            {t("heading")}
           </h2>
           <p className="text-sm text-slate-600">
-            For <span className="font-medium text-slate-800">{targetLabel}</span>. Each runs in the background; you can
-            keep using the page.
+            {t.rich("forTarget", {
+              target: targetLabel,
+              b: (chunks) => <span className="font-medium break-words text-slate-800">{chunks}</span>,
+            })}
           </p>
           <QuotaLine />
         </div>
@@ -96,12 +104,12 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
           aria-disabled={trigger.isPending || undefined}
           className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-50"
         >
-          Run all five
+          {t("runAll")}
         </button>
       </div>
       {!consent && (
         <p className="mt-3 rounded-lg bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
-          AI analysis is off. Turn it on in “AI settings” to start analyses.
+          {t("consentOff")}
         </p>
       )}
       <div role="status" aria-live="polite" className="min-h-0">
@@ -115,7 +123,7 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
       </div>
       <ul className="mt-4 grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
         {JOB_TYPES.map((type) => {
-          const info = TYPE_INFO[type];
+          const info = { title: tTypes(`${type}.title`), blurb: tTypes(`${type}.blurb`) };
           const form = paramsFormOf(type);
           const running = inFlight(type);
           return (
@@ -134,7 +142,7 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
               </div>
               {running && (
                 <button type="button" onClick={() => onOpen(running.id)} className="mt-2 text-left">
-                  <JobProgress job={running} label={`${info.title} progress`} />
+                  <JobProgress job={running} label={tStages("progressLabel", { title: info.title })} />
                 </button>
               )}
               <button
@@ -145,8 +153,10 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
                 className="mt-3 rounded-lg bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-slate-900 disabled:cursor-not-allowed disabled:opacity-50"
               >
                 {/* The visible words are part of the accessible name (WCAG 2.5.3), which also names the analysis. */}
-                {running ? "Running… show it" : "Start"}
-                <span className="sr-only">{running ? ` — Start ${info.title}` : ` ${info.title}`}</span>
+                {running ? t("runningShow") : t("start")}
+                <span className="sr-only">
+                  {running ? t("srStartTitle", { title: info.title }) : t("srTitle", { title: info.title })}
+                </span>
               </button>
             </li>
           );

@@ -1,5 +1,7 @@
 "use client";
 
+import { useTranslations } from "next-intl";
+
 export type QuizParams = {
   count: number;
   difficulty: "easy" | "medium" | "hard" | "mixed";
@@ -13,11 +15,8 @@ export const DEFAULT_PARAMS: AllParams = {
   plan: { timeBudgetMinutes: 60 },
 };
 
-const QUESTION_TYPES = [
-  ["single_choice", "Multiple choice"],
-  ["true_false", "True / false"],
-  ["short_answer", "Short answer"],
-] as const;
+const QUESTION_TYPES = ["single_choice", "true_false", "short_answer"] as const;
+const DIFFICULTIES = ["mixed", "easy", "medium", "hard"] as const;
 
 const input =
   "w-20 rounded-md border border-slate-300 px-2 py-1 text-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200";
@@ -55,34 +54,36 @@ function NumberField({
 }
 
 export function QuizParamsFields({ value, onChange }: { value: QuizParams; onChange: (v: QuizParams) => void }) {
+  const t = useTranslations("params");
   return (
     <div className="space-y-2">
       <NumberField
         id="quiz-count"
-        label="Questions"
+        label={t("questions")}
         value={value.count}
         min={1}
         max={20}
         onChange={(count) => onChange({ ...value, count })}
       />
       <label htmlFor="quiz-difficulty" className="flex items-center justify-between gap-2 text-sm">
-        <span>Difficulty</span>
+        <span>{t("difficulty")}</span>
         <select
           id="quiz-difficulty"
           value={value.difficulty}
           onChange={(e) => onChange({ ...value, difficulty: e.target.value as QuizParams["difficulty"] })}
           className={`${input} w-28`}
         >
-          <option value="mixed">Mixed</option>
-          <option value="easy">Easy</option>
-          <option value="medium">Medium</option>
-          <option value="hard">Hard</option>
+          {DIFFICULTIES.map((d) => (
+            <option key={d} value={d}>
+              {t(d)}
+            </option>
+          ))}
         </select>
       </label>
       <fieldset className="text-sm">
-        <legend className="mb-1">Question types</legend>
+        <legend className="mb-1">{t("questionTypes")}</legend>
         <div className="flex flex-wrap gap-x-3 gap-y-1">
-          {QUESTION_TYPES.map(([type, label]) => (
+          {QUESTION_TYPES.map((type) => (
             <label key={type} className="inline-flex items-center gap-1">
               <input
                 type="checkbox"
@@ -97,7 +98,7 @@ export function QuizParamsFields({ value, onChange }: { value: QuizParams; onCha
                 }
                 className="accent-indigo-600"
               />
-              {label}
+              {t(type)}
             </label>
           ))}
         </div>
@@ -113,10 +114,11 @@ export function FlashcardParamsFields({
   value: { count: number };
   onChange: (v: { count: number }) => void;
 }) {
+  const t = useTranslations("params");
   return (
     <NumberField
       id="flashcard-count"
-      label="Cards"
+      label={t("cards")}
       value={value.count}
       min={1}
       max={50}
@@ -132,10 +134,11 @@ export function PlanParamsFields({
   value: { timeBudgetMinutes: number };
   onChange: (v: { timeBudgetMinutes: number }) => void;
 }) {
+  const t = useTranslations("params");
   return (
     <NumberField
       id="plan-minutes"
-      label="Minutes you have"
+      label={t("minutes")}
       value={value.timeBudgetMinutes}
       min={10}
       max={600}

@@ -1,24 +1,23 @@
 "use client";
 
-/** Every learner-facing sentence of this component, in one place (for the translation catalogues). */
-const TEXT = {
-  heading: "Welcome! Three steps to your first analysis",
-  steps: [
-    {
-      title: "Add a material",
-      body: "Your notes, a chapter or an article: type it, paste it, or load a .txt or .md file.",
-    },
-    {
-      title: "Name its knowledge points",
-      body: "The topics in it you want to master. Analyses, quizzes and flashcards are organised by them.",
-    },
-    { title: "Run the analyses", body: "" },
-  ],
-  runNeedsConsent: "Turn on AI in “AI settings”, then press “Run all five”. Results appear here within a minute.",
-  runReady: "Press “Run all five” under Analyses. Results appear here within a minute.",
-  done: "Done",
-  addFirst: "Add your first material",
-};
+import { useTranslations } from "next-intl";
+
+/** Every learner-facing sentence of this component, from the catalogues (messages/*.json, "firstRun"). */
+function useText() {
+  const t = useTranslations("firstRun");
+  return {
+    heading: t("heading"),
+    steps: [
+      { title: t("step1Title"), body: t("step1Body") },
+      { title: t("step2Title"), body: t("step2Body") },
+      { title: t("step3Title"), body: "" },
+    ],
+    runNeedsConsent: t("runNeedsConsent"),
+    runReady: t("runReady"),
+    done: t("done"),
+    addFirst: t("addFirst"),
+  };
+}
 
 /** What a brand-new learner sees instead of empty panels: what to do first, ticked as they go. */
 export function FirstRun({
@@ -32,6 +31,7 @@ export function FirstRun({
   consent: boolean;
   onAdd: () => void;
 }) {
+  const TEXT = useText();
   const done = [hasMaterial, hasPoints, false];
   return (
     <section

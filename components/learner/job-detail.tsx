@@ -1,8 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { useTRPC } from "@/components/trpc/client";
-import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, type Job, type Targets } from "./labels";
+import { appCodeOf, explainError, isInFlight, targetTitle, type Job, type Targets } from "./labels";
 import { JobProgress } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { TypeIcon } from "./type-icon";
@@ -13,19 +14,32 @@ type Props = { jobId: string; live: Job | undefined; targets: Targets | undefine
 
 /** One analysis: its state while it runs, its result for people when done, and earlier results of its type. */
 export function JobDetail({ jobId, live, targets, onOpen }: Props) {
+  const t = useTranslations("jobDetail");
+  const tTypes = useTranslations("jobTypes");
+  const tTargets = useTranslations("targets");
+  const tErrors = useTranslations("errors");
+  const tStages = useTranslations("stages");
   const trpc = useTRPC();
   const inFlightNow = live ? isInFlight(live.status) : true;
   const detail = useQuery({
     ...trpc.jobs.get.queryOptions({ jobId }),
     // The live feed refreshes this when the job finishes; the interval covers a closed stream.
-    refetchInterval: inFlightNow ? 3000 : false,
+    // Also while the server's own copy is still in flight or without its result: the list's live
+    // copy can say "succeeded" before this query has read the finished job, and a missed refresh
+    // would otherwise leave the page with a "Ready" badge and no result.
+    refetchInterval: (q) => {
+      const stored = q.state.data;
+      const unsettled =
+        stored && (isInFlight(stored.job.status) || (stored.job.status === "succeeded" && !stored.result));
+      return inFlightNow || unsettled ? 3000 : false;
+    },
     retry: (n, e) => appCodeOf(e) !== "JOB_NOT_FOUND" && n < 2,
   });
 
   if (detail.isLoading)
     return (
       <Panel>
-        <p className="text-slate-600">Loading the analysis…</p>
+        <p className="text-slate-600">{t("loading")}</p>
       </Panel>
     );
   if (detail.error) {
@@ -33,9 +47,7 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
     return (
       <Panel>
         <p role="alert" className="text-rose-700" data-testid="job-not-found">
-          {notFound
-            ? "This analysis does not exist, or it is not yours."
-            : `Could not load this analysis: ${detail.error.message}`}
+          {notFound ? t("notFound") : t("loadError", { message: detail.error.message })}
         </p>
       </Panel>
     );
@@ -44,7 +56,7 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
   // The list's copy moves with the live feed, so it leads while the job runs; once the server's
   // copy is final it wins (the list may lag a moment behind a finish).
   const job = live && isInFlight(stored.status) ? { ...stored, ...pickLive(live) } : stored;
-  const info = TYPE_INFO[job.jobType];
+  const info = { title: tTypes(`${job.jobType}.title`) };
 
   return (
     <Panel>
@@ -54,24 +66,24 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
             <TypeIcon type={job.jobType} />
             {info.title}
           </h2>
-          <p className="text-sm text-slate-600">
-            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · started{" "}
-            <Time value={job.createdAt} relative />
-            {result?.degraded ? " · checked with warnings" : ""}
+          <p className="text-sm break-words text-slate-600">
+            {t.rich("meta", {
+              target: targetTitle(tTargets, targets, { type: job.targetType, id: job.targetId }),
+              time: () => <Time value={job.createdAt} relative />,
+            })}
+            {result?.degraded ? t("warnings") : ""}
           </p>
         </div>
         <StatusBadge status={job.status} />
       </header>
       <div className="mt-4" data-testid="detail-body" data-status={job.status}>
-        {isInFlight(job.status) && <JobProgress job={job} label={`${info.title} progress`} />}
+        {isInFlight(job.status) && <JobProgress job={job} label={tStages("progressLabel", { title: info.title })} />}
         {job.status === "failed" && (
-          <p className="rounded-lg bg-rose-50 p-3 text-rose-900">{explainError(job.errorCode, job.errorMessage)}</p>
-        )}
-        {job.status === "cancelled" && (
-          <p className="rounded-lg bg-slate-100 p-3 text-slate-700">
-            This analysis was stopped before it finished. Start it again whenever you like.
+          <p className="rounded-lg bg-rose-50 p-3 text-rose-900">
+            {explainError(tErrors, job.errorCode, job.errorMessage)}
           </p>
         )}
+        {job.status === "cancelled" && <p className="rounded-lg bg-slate-100 p-3 text-slate-700">{t("cancelled")}</p>}
         {job.status === "succeeded" && result && <ResultView job={job} output={result.output} />}
       </div>
       <History jobType={job.jobType} currentId={job.id} onOpen={onOpen} targets={targets} />
@@ -101,16 +113,20 @@ function History({
   onOpen: (id: string) => void;
   targets: Targets | undefined;
 }) {
+  const t = useTranslations("jobDetail");
+  const tTypes = useTranslations("jobTypes");
+  const tTargets = useTranslations("targets");
+  const tCommon = useTranslations("common");
   const trpc = useTRPC();
   const history = useQuery(trpc.jobs.list.queryOptions({ jobType: [jobType], status: ["succeeded"], pageSize: 10 }));
   const others = history.data?.items.filter((j) => j.id !== currentId) ?? [];
   return (
     <section aria-labelledby="history-heading" className="mt-6 border-t border-slate-100 pt-4">
       <h3 id="history-heading" className="text-sm font-semibold text-slate-700">
-        Earlier {TYPE_INFO[jobType].title.toLowerCase()} results
+        {t("historyHeading", { title: tTypes(`${jobType}.title`) })}
       </h3>
-      {history.isLoading && <p className="mt-1 text-sm text-slate-600">Loading…</p>}
-      {history.data && others.length === 0 && <p className="mt-1 text-sm text-slate-600">None yet.</p>}
+      {history.isLoading && <p className="mt-1 text-sm text-slate-600">{tCommon("loading")}</p>}
+      {history.data && others.length === 0 && <p className="mt-1 text-sm text-slate-600">{t("historyNone")}</p>}
       <ul className="mt-1 flex flex-wrap gap-2" data-testid="history">
         {others.map((j) => (
           <li key={j.id}>
@@ -119,7 +135,8 @@ function History({
               onClick={() => onOpen(j.id)}
               className="rounded-full bg-slate-100 px-3 py-1 text-xs hover:bg-slate-200"
             >
-              <Time value={j.createdAt} relative /> · {targetTitle(targets, { type: j.targetType, id: j.targetId })}
+              <Time value={j.createdAt} relative /> ·{" "}
+              {targetTitle(tTargets, targets, { type: j.targetType, id: j.targetId })}
             </button>
           </li>
         ))}
@@ -129,8 +146,9 @@ function History({
 }
 
 function Panel({ children }: { children: React.ReactNode }) {
+  const t = useTranslations("jobDetail");
   return (
-    <section className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-6" aria-label="analysis result">
+    <section className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:p-6" aria-label={t("panelLabel")}>
       {children}
     </section>
   );

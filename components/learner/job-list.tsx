@@ -1,9 +1,10 @@
 "use client";
 
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { appCodeOf, explainError, isInFlight, targetTitle, TYPE_INFO, type Job, type Targets } from "./labels";
+import { appCodeOf, explainError, isInFlight, targetTitle, type Job, type Targets } from "./labels";
 import { JobProgress } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { TypeIcon } from "./type-icon";
@@ -23,23 +24,24 @@ export const LIVE_PAGE_SIZE = 20;
 
 /** The learner's recent jobs, newest first, with live state, stage and progress; then the whole history on demand. */
 export function JobList({ jobs, loading, error, targets, selectedId, onOpen }: Props) {
+  const t = useTranslations("jobList");
+  const tCommon = useTranslations("common");
   return (
     <section aria-labelledby="activity-heading" className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200">
       <h2 id="activity-heading" className="text-lg font-semibold">
-        Your analyses
+        {t("heading")}
       </h2>
-      {loading && <p className="mt-3 text-sm text-slate-600">Loading…</p>}
+      {loading && <p className="mt-3 text-sm text-slate-600">{tCommon("loading")}</p>}
       {error && (
         <p role="alert" className="mt-3 text-sm text-rose-700">
-          Could not load your analyses: {error}
+          {t("loadError", { message: error })}
         </p>
       )}
-      {jobs && jobs.length === 0 && (
-        <p className="mt-3 text-sm text-slate-600">
-          Nothing yet. Pick a target and start an analysis — it will show up here.
-        </p>
-      )}
-      <ul className="-mx-1 mt-3 max-h-[32rem] divide-y divide-slate-100 overflow-y-auto px-1" aria-label="analyses">
+      {jobs && jobs.length === 0 && <p className="mt-3 text-sm text-slate-600">{t("empty")}</p>}
+      <ul
+        className="-mx-1 mt-3 max-h-[32rem] divide-y divide-slate-100 overflow-y-auto px-1"
+        aria-label={t("listLabel")}
+      >
         {jobs?.map((job) => (
           <JobRow key={job.id} job={job} targets={targets} selected={job.id === selectedId} onOpen={onOpen} />
         ))}
@@ -62,12 +64,17 @@ function JobRow({
   selected: boolean;
   onOpen: (id: string) => void;
 }) {
+  const t = useTranslations("jobList");
+  const tTypes = useTranslations("jobTypes");
+  const tTargets = useTranslations("targets");
+  const tErrors = useTranslations("errors");
+  const tStages = useTranslations("stages");
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const cancel = useMutation(
     trpc.jobs.cancel.mutationOptions({ onSettled: () => queryClient.invalidateQueries(trpc.jobs.pathFilter()) }),
   );
-  const info = TYPE_INFO[job.jobType];
+  const info = { title: tTypes(`${job.jobType}.title`) };
   const cancellable = isInFlight(job.status) && !job.cancelRequested;
   return (
     <li
@@ -89,7 +96,8 @@ function JobRow({
             {info.title}
           </span>
           <span className="mt-0.5 block truncate text-xs text-slate-600">
-            {targetTitle(targets, { type: job.targetType, id: job.targetId })} · <Time value={job.createdAt} relative />
+            {targetTitle(tTargets, targets, { type: job.targetType, id: job.targetId })} ·{" "}
+            <Time value={job.createdAt} relative />
           </span>
         </button>
         <div className="flex shrink-0 items-center gap-2">
@@ -99,21 +107,21 @@ function JobRow({
               type="button"
               onClick={() => !cancel.isPending && cancel.mutate({ jobId: job.id })}
               aria-disabled={cancel.isPending || undefined}
-              aria-label={`Cancel ${info.title}`}
+              aria-label={t("cancelLabel", { title: info.title })}
               className="rounded-md px-2 py-0.5 text-xs text-rose-700 ring-1 ring-rose-200 hover:bg-rose-50"
             >
-              Cancel
+              {t("cancel")}
             </button>
           )}
         </div>
       </div>
-      {isInFlight(job.status) && <JobProgress job={job} label={`${info.title} progress`} />}
+      {isInFlight(job.status) && <JobProgress job={job} label={tStages("progressLabel", { title: info.title })} />}
       {job.status === "failed" && (
-        <p className="mt-1 text-xs text-rose-700">{explainError(job.errorCode, job.errorMessage)}</p>
+        <p className="mt-1 text-xs text-rose-700">{explainError(tErrors, job.errorCode, job.errorMessage)}</p>
       )}
       {cancel.error && (
         <p role="alert" className="mt-1 text-xs text-rose-700">
-          {explainError(appCodeOf(cancel.error), cancel.error.message)}
+          {explainError(tErrors, appCodeOf(cancel.error), cancel.error.message)}
         </p>
       )}
     </li>
@@ -137,6 +145,8 @@ function OlderJobs({
   selectedId: string | null;
   onOpen: (id: string) => void;
 }) {
+  const t = useTranslations("jobList");
+  const tCommon = useTranslations("common");
   const trpc = useTRPC();
   const [open, setOpen] = useState(false);
   const older = useInfiniteQuery({
@@ -158,7 +168,7 @@ function OlderJobs({
   return (
     <div className="mt-2">
       {items.length > 0 && (
-        <ul className="-mx-1 divide-y divide-slate-100 px-1" aria-label="older analyses">
+        <ul className="-mx-1 divide-y divide-slate-100 px-1" aria-label={t("olderLabel")}>
           {items.map((job) => (
             <JobRow key={job.id} job={job} targets={targets} selected={job.id === selectedId} onOpen={onOpen} />
           ))}
@@ -166,7 +176,7 @@ function OlderJobs({
       )}
       {older.error && (
         <p role="alert" className="mt-2 text-xs text-rose-700">
-          Could not load older analyses: {older.error.message}
+          {t("olderError", { message: older.error.message })}
         </p>
       )}
       {more ? (
@@ -176,11 +186,11 @@ function OlderJobs({
           disabled={older.isFetching}
           className="mt-2 w-full rounded-md px-3 py-1.5 text-sm font-medium text-indigo-800 ring-1 ring-indigo-200 hover:bg-indigo-50 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-600 disabled:opacity-60"
         >
-          {older.isFetching ? "Loading…" : "Show older analyses"}
+          {older.isFetching ? tCommon("loading") : t("showOlder")}
         </button>
       ) : (
         <p className="mt-2 text-center text-xs text-slate-600" data-testid="history-end">
-          That is everything: {all.length} analyses in all.
+          {t("end", { count: all.length })}
         </p>
       )}
     </div>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { AiSettings } from "./ai-settings";
@@ -16,6 +17,8 @@ import { useJobFeed } from "./use-job-feed";
 
 /** The learner page: pick a target, start analyses, watch them live, use the results. */
 export function LearnerPage({ userId, initialJobId }: { userId: string; initialJobId: string | null }) {
+  const t = useTranslations("learnerPage");
+  const tTargets = useTranslations("targets");
   const trpc = useTRPC();
   const live = useJobFeed();
   const [target, setTarget] = useState<Target>({ type: "user", id: userId });
@@ -56,18 +59,12 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
           className="rounded-xl bg-gradient-to-br from-indigo-600 to-violet-600 p-5 text-white shadow-sm"
         >
           <h1 id="intro-heading" className="text-2xl font-semibold">
-            Your AI study coach
+            {t("introTitle")}
           </h1>
           <ol className="mt-2 grid gap-1 text-sm text-indigo-50 sm:grid-cols-3">
-            <li>
-              <span className="font-semibold">1. Pick</span> what to look at: everything, a material or one topic.
-            </li>
-            <li>
-              <span className="font-semibold">2. Start</span> an analysis — it runs in the background.
-            </li>
-            <li>
-              <span className="font-semibold">3. Use</span> the result: read it, play the quiz, flip the cards.
-            </li>
+            {(["step1", "step2", "step3"] as const).map((step) => (
+              <li key={step}>{t.rich(step, { b: (chunks) => <span className="font-semibold">{chunks}</span> })}</li>
+            ))}
           </ol>
         </section>
 
@@ -82,10 +79,10 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
         <MyMaterials adding={adding} onAddingChange={setAdding} />
 
         <div className="mt-6">
-          {targets.isLoading && <p className="text-sm text-slate-600">Loading your materials…</p>}
+          {targets.isLoading && <p className="text-sm text-slate-600">{t("loadingMaterials")}</p>}
           {targets.error && (
             <p role="alert" className="text-sm text-rose-700">
-              Could not load your materials: {targets.error.message}
+              {t("materialsError", { message: targets.error.message })}
             </p>
           )}
           {targets.data && !nothingYet && <TargetPicker targets={targets.data} value={target} onChange={setTarget} />}
@@ -105,7 +102,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
         {!nothingYet && (
           <AnalysisPanel
             target={target}
-            targetLabel={targetTitle(targets.data, target)}
+            targetLabel={targetTitle(tTargets, targets.data, target)}
             jobs={jobs.data?.items ?? []}
             consent={consent.data?.granted ?? true}
             onOpen={open}
@@ -120,7 +117,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
             className={`inline-block h-2 w-2 rounded-full ${live ? "bg-emerald-500" : "bg-amber-400"}`}
             aria-hidden="true"
           />
-          {live ? "Live updates on" : "Reconnecting — refreshing every few seconds"}
+          {live ? t("liveOn") : t("liveOff")}
         </p>
         {!nothingYet && (
           <JobList

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useLocale, useTranslations } from "next-intl";
 import { useState } from "react";
 import { formatAxis, Time } from "@/components/time";
 import { useTRPC } from "@/components/trpc/client";
@@ -18,6 +19,8 @@ const PAD = { l: 36, r: 12, t: 10, b: 24 };
 const COLORS = ["#4338ca", "#b91c1c", "#047857", "#b45309", "#7c3aed", "#0e7490", "#be185d", "#4d7c0f"];
 
 export function MasteryChart() {
+  const t = useTranslations("mastery");
+  const tCommon = useTranslations("common");
   const trpc = useTRPC();
   const q = useQuery(trpc.progress.mastery.queryOptions());
   const [hidden, setHidden] = useState<Set<string>>(new Set());
@@ -29,19 +32,15 @@ export function MasteryChart() {
       data-testid="mastery-history"
     >
       <h2 id="progress-heading" className="text-lg font-semibold">
-        Your mastery over time
+        {t("heading")}
       </h2>
-      {q.isLoading && <p className="mt-2 text-sm text-slate-600">Loading…</p>}
+      {q.isLoading && <p className="mt-2 text-sm text-slate-600">{tCommon("loading")}</p>}
       {q.error && (
         <p role="alert" className="mt-2 text-sm text-rose-700">
-          Could not load your progress: {q.error.message}
+          {t("loadError", { message: q.error.message })}
         </p>
       )}
-      {data && data.analyses === 0 && (
-        <p className="mt-2 text-sm text-slate-600">
-          Run a learning-state analysis to start your chart; each new one adds a point per topic.
-        </p>
-      )}
+      {data && data.analyses === 0 && <p className="mt-2 text-sm text-slate-600">{t("empty")}</p>}
       {data && data.analyses > 0 && (
         <Chart
           data={data}
@@ -60,6 +59,8 @@ type Data = {
 };
 
 function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; toggle: (id: string) => void }) {
+  const t = useTranslations("mastery");
+  const locale = useLocale();
   const times = data.overall.map((p) => new Date(p.at).getTime());
   const t0 = Math.min(...times);
   const t1 = Math.max(...times);
@@ -71,14 +72,13 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
   return (
     <>
       <p className="mt-1 text-sm text-slate-600">
-        {data.analyses} analys{data.analyses === 1 ? "is" : "es"} since <Time value={data.overall[0]!.at} />. Click a
-        topic to hide or show its line.
+        {t.rich("summary", { count: data.analyses, time: () => <Time value={data.overall[0]!.at} /> })}
       </p>
       <svg
         viewBox={`0 0 ${W} ${H}`}
         className="mt-3 w-full"
         role="img"
-        aria-label={`Mastery per topic over ${data.analyses} analyses`}
+        aria-label={t("chartLabel", { count: data.analyses })}
       >
         {[0, 0.25, 0.5, 0.75, 1].map((m) => (
           <g key={m}>
@@ -102,7 +102,7 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
               fontSize="10"
               fill="#475569"
             >
-              {formatAxis(at, spanDays >= 2)}
+              {formatAxis(at, spanDays >= 2, locale)}
             </text>
           ))}
         {data.topics.map((t, i) =>
@@ -123,7 +123,7 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
           ),
         )}
       </svg>
-      <ul className="mt-2 flex flex-wrap gap-2" aria-label="Topics">
+      <ul className="mt-2 flex flex-wrap gap-2" aria-label={t("topicsLabel")}>
         {data.topics.map((t, i) => {
           const last = t.points.at(-1)!;
           const first = t.points[0]!;
@@ -134,7 +134,7 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
                 type="button"
                 aria-pressed={!hidden.has(t.knowledgePointId)}
                 onClick={() => toggle(t.knowledgePointId)}
-                className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-1 text-xs ring-1 ring-slate-300 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-600 ${hidden.has(t.knowledgePointId) ? "text-slate-600" : "text-slate-900"}`}
+                className={`inline-flex max-w-full items-center gap-1.5 rounded-full text-left [overflow-wrap:anywhere] px-2.5 py-1 text-xs ring-1 ring-slate-300 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-600 ${hidden.has(t.knowledgePointId) ? "text-slate-600" : "text-slate-900"}`}
               >
                 <span
                   className="inline-block h-2.5 w-2.5 rounded-full"
@@ -154,38 +154,41 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
         })}
       </ul>
       <details className="mt-2 text-sm">
-        <summary className="cursor-pointer text-slate-700">Show as a table</summary>
-        <table className="mt-2 w-full text-left text-xs">
-          <thead>
-            <tr>
-              <th scope="col" className="py-1 pr-2">
-                Topic
-              </th>
-              {data.overall.map((p, k) => (
-                <th key={k} scope="col" className="pr-2 font-medium">
-                  <Time value={p.at} />
+        <summary className="cursor-pointer text-slate-700">{t("showTable")}</summary>
+        {/* Scrolls sideways on a phone rather than squeezing long topic names into a column of single characters. */}
+        <div className="mt-2 overflow-x-auto">
+          <table className="w-full text-left text-xs">
+            <thead>
+              <tr>
+                <th scope="col" className="py-1 pr-2">
+                  {t("topic")}
                 </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {data.topics.map((t) => (
-              <tr key={t.knowledgePointId} className="border-t border-slate-100">
-                <th scope="row" className="py-1 pr-2 font-normal">
-                  {t.title}
-                </th>
-                {data.overall.map((o, k) => (
-                  <td key={k} className="pr-2 tabular-nums">
-                    {(() => {
-                      const p = t.points.find((x) => x.at === o.at);
-                      return p ? pct(p.mastery) : "—";
-                    })()}
-                  </td>
+                {data.overall.map((p, k) => (
+                  <th key={k} scope="col" className="pr-2 font-medium whitespace-nowrap">
+                    <Time value={p.at} />
+                  </th>
                 ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.topics.map((t) => (
+                <tr key={t.knowledgePointId} className="border-t border-slate-100">
+                  <th scope="row" className="min-w-32 py-1 pr-2 font-normal [overflow-wrap:anywhere]">
+                    {t.title}
+                  </th>
+                  {data.overall.map((o, k) => (
+                    <td key={k} className="pr-2 tabular-nums">
+                      {(() => {
+                        const p = t.points.find((x) => x.at === o.at);
+                        return p ? pct(p.mastery) : "—";
+                      })()}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       </details>
     </>
   );

@@ -1,23 +1,28 @@
 "use client";
 
+import { useTranslations } from "next-intl";
+
 import { useId, useState } from "react";
 
-/** Every learner-facing sentence of this component, in one place (for the translation catalogues). */
-const TEXT = {
-  title: "Title",
-  text: "Text",
-  textHint: "Type or paste your notes, or load a .txt or .md file (at most 200 KB).",
-  file: "Load from a file",
-  reading: "Reading the file…",
-  tooBig: (kb: number) => `That file is ${kb} KB; at most 200 KB is allowed.`,
-  wrongType: "Only .txt and .md files can be loaded.",
-  points: "Knowledge points (one per line)",
-  pointsHint: "The topics in this material you want to track, for example “Newton’s second law”.",
-  save: "Save material",
-  saving: "Saving…",
-  cancel: "Cancel",
-  size: (kb: string) => `${kb} KB of 200 KB`,
-};
+/** Every learner-facing sentence of this component, from the catalogues (messages/*.json, "materialForm"). */
+function useText() {
+  const t = useTranslations("materialForm");
+  return {
+    title: t("title"),
+    text: t("text"),
+    textHint: t("textHint"),
+    file: t("file"),
+    reading: t("reading"),
+    tooBig: (kb: number) => t("tooBig", { kb }),
+    wrongType: t("wrongType"),
+    points: t("points"),
+    pointsHint: t("pointsHint"),
+    save: t("save"),
+    saving: t("saving"),
+    cancel: t("cancel"),
+    size: (kb: string) => t("size", { kb }),
+  };
+}
 
 const MAX_BYTES = 200 * 1024;
 const bytesOf = (s: string) => new TextEncoder().encode(s).length;
@@ -43,6 +48,7 @@ export function MaterialForm({
   onSave: (draft: MaterialDraft) => void;
   onCancel: () => void;
 }) {
+  const TEXT = useText();
   const id = useId();
   const [title, setTitle] = useState(initial?.title ?? "");
   const [text, setText] = useState(initial?.text ?? "");

@@ -1,34 +1,38 @@
 "use client";
 
+import { useTranslations } from "next-intl";
+
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { MaterialForm, type MaterialDraft } from "./material-form";
 
-/** Every learner-facing sentence of this component, in one place (for the translation catalogues). */
-const TEXT = {
-  heading: "My materials",
-  intro: "What you study: notes, chapters, articles. The AI analyses these and your answers.",
-  add: "Add a material",
-  loading: "Loading your materials…",
-  loadError: (m: string) => `Could not load your materials: ${m}`,
-  edit: "Edit",
-  delete: "Delete",
-  confirmDelete: (n: number) =>
-    `Delete this material and its ${n} knowledge point${n === 1 ? "" : "s"} (with your quiz answers on them)? Past analyses stay readable.`,
-  yesDelete: "Yes, delete",
-  keep: "Keep it",
-  points: "Knowledge points",
-  noPoints: "No knowledge points yet: add the topics you want to track.",
-  addPoint: "Add a knowledge point",
-  newPoint: "New knowledge point",
-  rename: "Rename",
-  save: "Save",
-  cancel: "Cancel",
-  removePoint: (t: string) => `Delete knowledge point ${t}`,
-  renamePoint: (t: string) => `Rename knowledge point ${t}`,
-  size: (kb: string) => `${kb} KB`,
-};
+/** Every learner-facing sentence of this component, from the catalogues (messages/*.json, "materials"). */
+function useText() {
+  const t = useTranslations("materials");
+  return {
+    heading: t("heading"),
+    intro: t("intro"),
+    add: t("add"),
+    loading: t("loading"),
+    loadError: (m: string) => t("loadError", { message: m }),
+    edit: t("edit"),
+    delete: t("delete"),
+    confirmDelete: (n: number) => t("confirmDelete", { count: n }),
+    yesDelete: t("yesDelete"),
+    keep: t("keep"),
+    points: t("points"),
+    noPoints: t("noPoints"),
+    addPoint: t("addPoint"),
+    newPoint: t("newPoint"),
+    rename: t("rename"),
+    save: t("save"),
+    cancel: t("cancel"),
+    removePoint: (title: string) => t("removePoint", { title }),
+    renamePoint: (title: string) => t("renamePoint", { title }),
+    size: (kb: string) => t("size", { kb }),
+  };
+}
 
 type Material = {
   id: string;
@@ -51,6 +55,7 @@ function useRefreshMaterials() {
 
 /** "My materials": add, edit and delete materials and their knowledge points. */
 export function MyMaterials({ adding, onAddingChange }: { adding: boolean; onAddingChange: (v: boolean) => void }) {
+  const TEXT = useText();
   const trpc = useTRPC();
   const refresh = useRefreshMaterials();
   const list = useQuery(trpc.materials.list.queryOptions());
@@ -111,6 +116,7 @@ export function MyMaterials({ adding, onAddingChange }: { adding: boolean; onAdd
 }
 
 function MaterialCard({ material }: { material: Material }) {
+  const TEXT = useText();
   const trpc = useTRPC();
   const refresh = useRefreshMaterials();
   const [editing, setEditing] = useState(false);
@@ -195,6 +201,7 @@ function MaterialCard({ material }: { material: Material }) {
 }
 
 function KnowledgePoints({ materialId, points }: { materialId: string; points: Material["knowledgePoints"] }) {
+  const TEXT = useText();
   const trpc = useTRPC();
   const refresh = useRefreshMaterials();
   const [title, setTitle] = useState("");
@@ -247,6 +254,7 @@ function KnowledgePoints({ materialId, points }: { materialId: string; points: M
 }
 
 function PointChip({ point }: { point: { id: string; title: string } }) {
+  const TEXT = useText();
   const trpc = useTRPC();
   const refresh = useRefreshMaterials();
   const [editing, setEditing] = useState(false);

@@ -1,4 +1,5 @@
-import { STAGE_LABELS, type Job } from "./labels";
+import { useTranslations } from "next-intl";
+import { isStage, type Job } from "./labels";
 
 /** Stage and percentage of a job in flight; a polite live region so screen readers hear it move. */
 export function JobProgress({
@@ -8,15 +9,18 @@ export function JobProgress({
   job: Pick<Job, "status" | "stage" | "progress" | "cancelRequested">;
   label: string;
 }) {
+  const t = useTranslations("stages");
   const stage = job.cancelRequested
-    ? "Stopping…"
+    ? t("stopping")
     : job.status === "pending"
-      ? "In the queue"
+      ? t("queued")
       : job.status === "locked"
-        ? "Starting"
+        ? t("starting")
         : job.status === "expired"
-          ? "Retrying"
-          : (STAGE_LABELS[job.stage ?? ""] ?? "Working");
+          ? t("retrying")
+          : isStage(job.stage)
+            ? t(job.stage)
+            : t("working");
   return (
     <div className="mt-2">
       <div className="flex justify-between text-xs text-slate-600" aria-live="polite">
@@ -29,7 +33,7 @@ export function JobProgress({
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={job.progress}
-        aria-valuetext={`${stage}, ${job.progress}%`}
+        aria-valuetext={t("valueText", { stage, progress: job.progress })}
         className="mt-1 h-2 overflow-hidden rounded-full bg-slate-200"
       >
         <div

@@ -44,6 +44,8 @@ export function useJobFeed(): boolean {
       // Details (result, error text) and list filters by status need the server's copy.
       if (change.created || !known || finished) void queryClient.invalidateQueries(trpc.jobs.list.pathFilter());
       if (finished) void queryClient.invalidateQueries(trpc.jobs.get.queryFilter({ jobId: change.id }));
+      // A finished learning-state analysis adds a point per topic to the mastery chart.
+      if (finished) void queryClient.invalidateQueries(trpc.progress.mastery.pathFilter());
     };
 
     source.addEventListener("ready", () => setLive(true));

@@ -14,6 +14,9 @@ export type ExplorerRow = {
   status: JobStatus;
   userId: string;
   userEmail: string | null;
+  userName: string | null;
+  /** The learner's language (User.locale); the console is English but shows what the learner reads. */
+  userLocale: string | null;
   targetType: string;
   targetId: string;
   priority: number;
@@ -80,6 +83,7 @@ export async function explorerQuery(input: ExploreInput): Promise<Prisma.Sql> {
     : page({ cond: Prisma.sql`TRUE` });
   return Prisma.sql`
     SELECT j.id, j."jobType"::text AS "jobType", j.status::text AS status, j."userId", u.email AS "userEmail",
+      u.name AS "userName", u.locale AS "userLocale",
       j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."retryCount", j."maxRetryCount",
       j."errorCode", left(j."errorMessage", 300) AS "errorMessage", j."lockedBy", j.stage, j.progress, j."cancelRequested",
       j."idempotencyKey", j."retriedFromJobId", j."createdAt", j."finishedAt"

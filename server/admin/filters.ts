@@ -58,6 +58,10 @@ export async function filterSql(db: DbOrTx, f: JobFilter, opts: { withoutSearch?
  */
 export async function searchBranches(db: DbOrTx, q: string): Promise<{ cond: Prisma.Sql; lead?: Prisma.Sql }[]> {
   const users = [...new Set(await userIds(db, q))];
+  const titled = await titledTargets(db, q);
+  // Jobs on a titled material or topic, less those the id, key and user branches already have,
+  // so the branches stay disjoint (UNION ALL would otherwise list a job twice).
+  const notYet = Prisma.sql`j."userId" NOT IN (${Prisma.join(users)}) AND j.id <> ${q} AND j."idempotencyKey" IS DISTINCT FROM ${q}`;
   return [
     { cond: Prisma.sql`j.id = ${q}` },
     { cond: Prisma.sql`j."idempotencyKey" = ${q} AND j.id <> ${q}` },
@@ -65,15 +69,50 @@ export async function searchBranches(db: DbOrTx, q: string): Promise<{ cond: Pri
       cond: Prisma.sql`j."userId" = ${u} AND j.id <> ${q} AND j."idempotencyKey" IS DISTINCT FROM ${q}`,
       lead: Prisma.sql`j."userId"`,
     })),
+    ...titled.map((t) => ({
+      cond: Prisma.sql`j."targetType" = ${t.type}::"TargetType" AND j."targetId" IN (${Prisma.join(t.ids)}) AND ${notYet}`,
+    })),
   ];
 }
 
-/** An email names its user (emails are stored lower-case); anything else is taken as a user id. */
+/** Names and titles matched by the search box, at most this many each (the rest: narrow the text). */
+export const SEARCH_NAME_MATCHES = 50;
+
+/** `%`, `_` and `\` typed in the box are themselves, not LIKE wildcards. */
+const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * An email names its user (emails are stored lower-case); anything else is taken as a user id
+ * and as part of a learner's name. Names match as substrings, case-insensitively, so Chinese
+ * names (no spaces between words, often searched by the surname alone: 李) are found as well as
+ * Latin ones. The User table is read by a scan (its size is the number of learners, not of jobs;
+ * pg_trgm would not help: its trigrams ignore CJK characters outside a UTF-8 ctype locale).
+ */
 async function userIds(db: DbOrTx, who: string): Promise<string[]> {
-  if (!who.includes("@")) return [who];
-  const rows = await db.user.findMany({ where: { email: who.toLowerCase() }, select: { id: true } });
-  // No such user: an id no row can have keeps the SQL shape and matches nothing.
-  return rows.length ? [who, ...rows.map((r) => r.id)] : [who];
+  if (who.includes("@")) {
+    const rows = await db.user.findMany({ where: { email: who.toLowerCase() }, select: { id: true } });
+    // No such user: an id no row can have keeps the SQL shape and matches nothing.
+    return rows.length ? [who, ...rows.map((r) => r.id)] : [who];
+  }
+  const named = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM "User" WHERE name ILIKE ${likeContains(who)} ORDER BY id LIMIT ${SEARCH_NAME_MATCHES}`;
+  return [who, ...named.map((r) => r.id)];
+}
+
+/** Materials and knowledge points whose title contains the text (any script), as job targets. */
+async function titledTargets(db: DbOrTx, text: string) {
+  if (text.includes("@")) return [];
+  const pattern = likeContains(text);
+  const [materials, topics] = await Promise.all([
+    db.$queryRaw<{ id: string }[]>`
+      SELECT id FROM "Material" WHERE title ILIKE ${pattern} ORDER BY id LIMIT ${SEARCH_NAME_MATCHES}`,
+    db.$queryRaw<{ id: string }[]>`
+      SELECT id FROM "KnowledgePoint" WHERE title ILIKE ${pattern} ORDER BY id LIMIT ${SEARCH_NAME_MATCHES}`,
+  ]);
+  return [
+    { type: "material", ids: materials.map((r) => r.id) },
+    { type: "knowledge_point", ids: topics.map((r) => r.id) },
+  ].filter((t) => t.ids.length > 0);
 }
 
 /**

@@ -12,7 +12,7 @@ export async function getAdminJobDetail(jobId: string) {
   const detail = await getJobDetail(jobId);
   const { job } = detail;
   const [user, snapshot, retriedFrom, reruns, holder, rejections] = await Promise.all([
-    db.user.findUnique({ where: { id: job.userId }, select: { id: true, email: true, name: true } }),
+    db.user.findUnique({ where: { id: job.userId }, select: { id: true, email: true, name: true, locale: true } }),
     job.snapshotId
       ? db.snapshot.findUnique({
           where: { id: job.snapshotId },

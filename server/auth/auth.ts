@@ -64,6 +64,8 @@ function createAuth() {
         role: { type: ["learner", "admin"], required: false, defaultValue: "learner", input: false },
         // Set by `npm run admin:create` (one-time password); read by the procedure ladder and the page guards.
         mustChangePassword: { type: "boolean", required: false, defaultValue: false, input: false },
+        // The learner's language (zh-CN or en), saved by account.setLocale; null until they choose.
+        locale: { type: "string", required: false, input: false },
       },
     },
     // Per IP and path, stored in the database so every app instance shares the counts, decided by

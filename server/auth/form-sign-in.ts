@@ -3,27 +3,20 @@ import { handleAuthRequest } from "./handler";
 import { safeReturnPath } from "./page-guards";
 
 /** Why a form sign-in failed, as the sign-in page's `?error=` (never the credentials). */
-export type SignInFormError =
-  | "wrong"
-  | "locked"
-  | "refused"
-  | "failed"
-  | "SIGN_UP_CLOSED"
-  | "EMAIL_DOMAIN_NOT_ALLOWED"
-  | "ACCOUNT_NOT_LINKED"
-  | "SSO_FAILED";
-
-/** Every message the sign-in page shows for `?error=` (the form's and single sign-on's), in one place. */
-export const SIGN_IN_FORM_MESSAGES: Record<SignInFormError, string> = {
-  wrong: "Wrong email or password.",
-  locked: "Too many attempts; wait a while and try again.",
-  refused: "The sign-in was refused. Reload the page and try again.",
-  failed: "Sign-in failed. Try again.",
-  SIGN_UP_CLOSED: "There is no account for you here yet. Ask an administrator for an invitation.",
-  EMAIL_DOMAIN_NOT_ALLOWED: "Accounts with your email domain cannot be created here.",
-  ACCOUNT_NOT_LINKED: "An account with your email already exists with a password. Sign in with the password instead.",
-  SSO_FAILED: "Single sign-on did not complete. Try again.",
-};
+export const SIGN_IN_FORM_ERRORS = [
+  "wrong",
+  "locked",
+  "refused",
+  "failed",
+  "SIGN_UP_CLOSED",
+  "EMAIL_DOMAIN_NOT_ALLOWED",
+  "ACCOUNT_NOT_LINKED",
+  "SSO_FAILED",
+] as const;
+export type SignInFormError = (typeof SIGN_IN_FORM_ERRORS)[number];
+/** Only known codes are shown; the sign-in page words them in the visitor's language (signIn.errors). */
+export const isSignInFormError = (value: unknown): value is SignInFormError =>
+  typeof value === "string" && (SIGN_IN_FORM_ERRORS as readonly string[]).includes(value);
 
 function seeOther(location: string, setCookies: string[] = []): Response {
   const headers = new Headers({ location, "cache-control": "no-store" });

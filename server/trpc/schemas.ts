@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { API_KEY_MODES, JOB_STATUSES, JOB_TYPES, TARGET_TYPES } from "../jobs/constants";
+import { LOCALES } from "../i18n/locales";
 import { jobTypeSchema, snapshotContentSchema } from "../jobs/schemas";
 
 /**
@@ -20,6 +21,7 @@ export const userSchema = z.object({
   name: z.string(),
   role: roleSchema,
   mustChangePassword: z.boolean().optional(),
+  locale: z.enum(LOCALES).optional(),
 });
 
 /** A learner's view of one of their jobs. */

@@ -46,7 +46,7 @@ test("[LEARNER] keyboard only: start an analysis, open its result, flip a card, 
   const startCards = page.getByRole("button", { name: "Start Flashcards" });
   await tabTo(page, startCards);
   await page.keyboard.press("Enter");
-  await expect(page.getByRole("status").filter({ hasText: /Started flashcards|already running/ })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: /Started “Flashcards”|already running/ })).toBeVisible();
   expect(await isFocused(startCards)).toBe(true);
 
   // Open the result from the list.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RESULT_RENDERERS } from "@/components/learner/results";
-import { TYPE_INFO } from "@/components/learner/labels";
+import en from "@/messages/en.json";
+import zh from "@/messages/zh-CN.json";
 import { getDb } from "@/server/db";
 import { JobType } from "@/server/generated/prisma/enums";
 import { JOB_TYPE_REGISTRY, JOB_TYPES, jobTypeOf, jobTypeSchema, paramsSchemas } from "@/server/job-types";
@@ -28,7 +29,10 @@ describe("the job-type registry", () => {
     for (const t of JOB_TYPES) {
       expect(typeof RESULT_RENDERERS[t].View, t).toBe("function");
       expect(RESULT_RENDERERS[t].icon.tone, t).toMatch(/^bg-/);
-      expect(TYPE_INFO[t].title.length, t).toBeGreaterThan(0);
+      // The learner's words for it, in both catalogues (the console's English label is the registry's).
+      for (const messages of [en, zh])
+        expect((messages.jobTypes as Record<string, { title: string }>)[t]?.title, t).toBeTruthy();
+      expect(JOB_TYPE_REGISTRY[t].label.title.length, t).toBeGreaterThan(0);
     }
   });
 

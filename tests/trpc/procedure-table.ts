@@ -50,6 +50,7 @@ export const PROCEDURES: Record<string, Entry> = {
       return { currentPassword: current, newPassword: uid("new-password") };
     },
   },
+  "account.setLocale": { access: "user", input: () => ({ locale: "zh-CN" }) },
 
   "jobs.create": {
     access: "user",

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Flashcards } from "@/server/jobs/schemas";
@@ -15,6 +16,7 @@ function reviewDue(last: { current: number }): boolean {
 
 /** Cards to flip (click or Enter/Space) and mark as known; marks are saved per deck. */
 export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashcards }) {
+  const t = useTranslations("flashcards");
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [flipped, setFlipped] = useState<Set<number>>(new Set());
@@ -54,7 +56,7 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
   return (
     <div>
       <p className="text-sm text-slate-600" aria-live="polite" data-testid="known-count">
-        {known.size} of {output.flashcards.length} known
+        {t("known", { known: known.size, total: output.flashcards.length })}
       </p>
       <ul className="mt-3 grid gap-3 sm:grid-cols-2">
         {output.flashcards.map((card, i) => {
@@ -73,14 +75,14 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
                 className="min-h-24 flex-1 rounded-lg p-2 text-left focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
               >
                 {/* The card's name is its visible text (WCAG 2.5.3) plus which card and what pressing does. */}
-                <span className="sr-only">Card {i + 1}, </span>
+                <span className="sr-only">{t("cardNumber", { number: i + 1 })}</span>
                 <span className="block text-xs uppercase tracking-wide text-slate-600">
-                  {isFlipped ? "Answer" : "Question"}
+                  {isFlipped ? t("answer") : t("question")}
                 </span>
-                <span className={`mt-1 block ${isFlipped ? "text-slate-700" : "font-medium"}`}>
+                <span className={`mt-1 block [overflow-wrap:anywhere] ${isFlipped ? "text-slate-700" : "font-medium"}`}>
                   {isFlipped ? card.back : card.front}
                 </span>
-                {!isFlipped && <span className="sr-only">. Flip to see the answer</span>}
+                {!isFlipped && <span className="sr-only">{t("flipHint")}</span>}
               </button>
               <div className="mt-2 flex items-center justify-between gap-2">
                 <span className="truncate text-xs text-slate-600">{card.tags.join(" · ")}</span>
@@ -92,7 +94,7 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
                     onChange={(e) => setMark.mutate({ jobId, cardIndex: i, known: e.target.checked })}
                     className="accent-emerald-600"
                   />
-                  I know this
+                  {t("iKnow")}
                 </label>
               </div>
             </li>
@@ -101,7 +103,7 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
       </ul>
       {setMark.error && (
         <p role="alert" className="mt-2 text-sm text-rose-700">
-          Could not save: {setMark.error.message}
+          {t("saveError", { message: setMark.error.message })}
         </p>
       )}
     </div>

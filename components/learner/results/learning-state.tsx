@@ -1,3 +1,4 @@
+import { useTranslations } from "next-intl";
 import type { LearningAnalysis } from "@/server/jobs/schemas";
 import { pct } from "../labels";
 
@@ -7,33 +8,34 @@ function barColor(m: number) {
 
 /** Summary, overall mastery and a bar per knowledge point (mastery, with confidence and answers). */
 export function LearningStateResult({ output }: { output: LearningAnalysis }) {
+  const t = useTranslations("learningState");
   const kps = [...output.knowledgePoints].sort((a, b) => a.mastery - b.mastery);
   return (
     <div className="space-y-5">
       <div className="grid gap-3 sm:grid-cols-3">
-        <Stat label="Overall mastery" value={pct(output.overallMastery)} />
-        <Stat label="Engagement" value={output.engagementLevel[0]!.toUpperCase() + output.engagementLevel.slice(1)} />
-        <Stat label="Topics analysed" value={String(output.knowledgePoints.length)} />
+        <Stat label={t("overall")} value={pct(output.overallMastery)} />
+        <Stat label={t("engagement")} value={t("engagementLevel", { level: output.engagementLevel })} />
+        <Stat label={t("topicsAnalysed")} value={String(output.knowledgePoints.length)} />
       </div>
-      <p className="text-slate-700">{output.summary}</p>
+      <p className="text-slate-700 [overflow-wrap:anywhere]">{output.summary}</p>
       <figure>
-        <figcaption className="text-sm font-semibold">Mastery per topic</figcaption>
-        <ul className="mt-2 space-y-2" aria-label="mastery per topic">
+        <figcaption className="text-sm font-semibold">{t("perTopic")}</figcaption>
+        <ul className="mt-2 space-y-2" aria-label={t("perTopicLabel")}>
           {kps.map((k) => (
             <li key={k.knowledgePointId} data-testid="mastery-row" data-attempts={k.attempts}>
-              <div className="flex justify-between gap-2 text-sm">
-                <span className="truncate">{k.title}</span>
+              <div className="flex flex-wrap justify-between gap-x-2 text-sm">
+                <span className="min-w-0 [overflow-wrap:anywhere]">{k.title}</span>
                 <span className="shrink-0 tabular-nums text-slate-600">
                   {pct(k.mastery)}{" "}
                   <span className="text-xs text-slate-600">
-                    · {k.attempts} answers · confidence {pct(k.confidence)}
+                    {t("evidence", { attempts: k.attempts, confidence: pct(k.confidence) })}
                   </span>
                 </span>
               </div>
               <div
                 className="mt-1 h-3 overflow-hidden rounded-full bg-slate-100"
                 role="img"
-                aria-label={`${k.title}: ${pct(k.mastery)} mastery`}
+                aria-label={t("barLabel", { title: k.title, mastery: pct(k.mastery) })}
               >
                 <div
                   className={`h-full rounded-full ${barColor(k.mastery)}`}
@@ -43,11 +45,11 @@ export function LearningStateResult({ output }: { output: LearningAnalysis }) {
             </li>
           ))}
         </ul>
-        <p className="mt-2 text-xs text-slate-600">Fainter bars mean less evidence (few answers).</p>
+        <p className="mt-2 text-xs text-slate-600">{t("fainter")}</p>
       </figure>
       <div className="grid gap-4 sm:grid-cols-2">
-        <List title="Strengths" items={output.strengths} tone="text-emerald-700" />
-        <List title="Risks" items={output.risks} tone="text-rose-700" />
+        <List title={t("strengths")} items={output.strengths} tone="text-emerald-700" />
+        <List title={t("risks")} items={output.risks} tone="text-rose-700" />
       </div>
     </div>
   );
@@ -63,11 +65,12 @@ function Stat({ label, value }: { label: string; value: string }) {
 }
 
 function List({ title, items, tone }: { title: string; items: string[]; tone: string }) {
+  const t = useTranslations("learningState");
   return (
     <div>
       <h4 className={`text-sm font-semibold ${tone}`}>{title}</h4>
       {items.length === 0 ? (
-        <p className="text-sm text-slate-600">None found.</p>
+        <p className="text-sm text-slate-600">{t("noneFound")}</p>
       ) : (
         <ul className="mt-1 list-disc space-y-1 pl-5 text-sm text-slate-700">
           {items.map((s) => (

@@ -1,18 +1,19 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc/client";
 import type { NextActions } from "@/server/jobs/schemas";
 import { appCodeOf, explainError } from "../labels";
 
-const KIND = { review: "Review", practice: "Practice", learn_new: "Learn", rest: "Rest" } as const;
-
 /**
  * The plan as a checklist with time estimates. Ticks are saved on the server (per step, by its
  * index in the stored plan), so they survive a reload and show on every device.
  */
 export function NextActionsResult({ jobId, output }: { jobId: string; output: NextActions }) {
+  const t = useTranslations("nextActions");
+  const tErrors = useTranslations("errors");
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const ticksKey = trpc.progress.ticks.queryKey({ jobId });
@@ -63,12 +64,13 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
   return (
     <div>
       <p className="text-sm text-slate-600" data-testid="plan-summary">
-        {actions.length} steps, about {total} minutes in all
-        {done.size ? ` — ${done.size} done, ${left} minutes left` : ""}.
+        {done.size
+          ? t("summaryDone", { steps: actions.length, total, done: done.size, left })
+          : t("summary", { steps: actions.length, total })}
       </p>
       {setTick.error && (
         <p role="alert" className="mt-2 text-sm text-rose-700">
-          Could not save that tick: {explainError(appCodeOf(setTick.error), setTick.error.message)}
+          {t("tickError", { message: explainError(tErrors, appCodeOf(setTick.error), setTick.error.message) })}
         </p>
       )}
       <ul className="mt-3 space-y-2">
@@ -87,7 +89,7 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
                 onChange={(e) => tick(a.index, e.target.checked)}
                 className="mt-1 h-4 w-4 accent-indigo-600"
               />
-              <span className="min-w-0 flex-1">
+              <span className="min-w-0 flex-1 [overflow-wrap:anywhere]">
                 <span className={`block font-medium ${done.has(a.index) ? "text-slate-600 line-through" : ""}`}>
                   {a.title}
                 </span>
@@ -95,9 +97,11 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
               </span>
               <span className="shrink-0 text-right text-xs">
                 <span className="block rounded-full bg-indigo-50 px-2 py-0.5 font-medium text-indigo-800">
-                  {KIND[a.actionType]}
+                  {t("kind", { kind: a.actionType })}
                 </span>
-                <span className="mt-1 block tabular-nums text-slate-600">~{a.estimatedMinutes} min</span>
+                <span className="mt-1 block tabular-nums text-slate-600">
+                  {t("minutes", { minutes: a.estimatedMinutes })}
+                </span>
               </span>
             </label>
           </li>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Quiz } from "@/server/jobs/schemas";
@@ -9,6 +10,8 @@ import { Time } from "@/components/time";
 
 /** The generated quiz, playable: answers are graded on the server and saved as quiz attempts. */
 export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
+  const t = useTranslations("quiz");
+  const tErrors = useTranslations("errors");
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [answers, setAnswers] = useState<Record<number, string>>({});
@@ -39,7 +42,7 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
   };
 
   return (
-    <form ref={formRef} onSubmit={onSubmit} aria-label="quiz">
+    <form ref={formRef} onSubmit={onSubmit} aria-label={t("formLabel")}>
       {graded && (
         <div
           ref={scoreRef}
@@ -48,12 +51,8 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
           className="mb-4 rounded-lg bg-indigo-50 p-4 ring-1 ring-indigo-200 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
           data-testid="quiz-score"
         >
-          <p className="text-xl font-semibold">
-            You scored {graded.score} / {graded.total}
-          </p>
-          <p className="text-sm text-indigo-900">
-            Saved to your quiz history — your next analysis will take these answers into account.
-          </p>
+          <p className="text-xl font-semibold">{t("score", { score: graded.score, total: graded.total })}</p>
+          <p className="text-sm text-indigo-900">{t("saved")}</p>
         </div>
       )}
       <ol className="space-y-4">
@@ -63,8 +62,11 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
           return (
             <li key={i} className="rounded-lg p-3 ring-1 ring-slate-200" data-testid="quiz-question">
               <fieldset disabled={!!graded}>
-                <legend className="font-medium">
-                  {i + 1}. {q.stem} <span className="ml-1 text-xs font-normal text-slate-600">({q.difficulty})</span>
+                <legend className="font-medium [overflow-wrap:anywhere]">
+                  {i + 1}. {q.stem}{" "}
+                  <span className="ml-1 text-xs font-normal text-slate-600">
+                    {t("difficulty", { difficulty: q.difficulty })}
+                  </span>
                 </legend>
                 {options.length > 0 ? (
                   <div className="mt-2 space-y-1">
@@ -81,14 +83,21 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
                           onChange={() => setAnswers({ ...answers, [i]: o })}
                           className="accent-indigo-600"
                         />
-                        <span className="text-sm">{o}</span>
+                        <span className="min-w-0 text-sm [overflow-wrap:anywhere]">
+                          {/* The built-in true/false pair is graded by its English value; only its words are translated. */}
+                          {q.options.length === 0 && o === "True"
+                            ? t("true")
+                            : q.options.length === 0 && o === "False"
+                              ? t("false")
+                              : o}
+                        </span>
                       </label>
                     ))}
                   </div>
                 ) : (
                   <input
                     type="text"
-                    aria-label={`Answer to question ${i + 1}`}
+                    aria-label={t("answerLabel", { number: i + 1 })}
                     value={answers[i] ?? ""}
                     onChange={(e) => setAnswers({ ...answers, [i]: e.target.value })}
                     className="mt-2 w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
@@ -99,10 +108,10 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
                 <div
                   className={`mt-2 rounded-md p-2 text-sm ${result.correct ? "bg-emerald-50 text-emerald-900" : "bg-rose-50 text-rose-900"}`}
                 >
-                  <p className="font-medium">
-                    {result.correct ? "✓ Correct" : `✗ Not quite — the answer is “${result.answer}”`}
+                  <p className="font-medium [overflow-wrap:anywhere]">
+                    {result.correct ? t("correct") : t("wrong", { answer: result.answer })}
                   </p>
-                  <p className="mt-1">{result.explanation}</p>
+                  <p className="mt-1 [overflow-wrap:anywhere]">{result.explanation}</p>
                 </div>
               )}
             </li>
@@ -111,7 +120,7 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
       </ol>
       {submit.error && (
         <p role="alert" className="mt-3 text-sm text-rose-700">
-          {explainError(appCodeOf(submit.error), submit.error.message)}
+          {explainError(tErrors, appCodeOf(submit.error), submit.error.message)}
         </p>
       )}
       <div className="mt-4 flex flex-wrap items-center gap-3">
@@ -125,7 +134,7 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
             }}
             className="rounded-lg bg-slate-900 px-4 py-2 text-sm font-medium text-white"
           >
-            Play again
+            {t("playAgain")}
           </button>
         ) : (
           <button
@@ -134,14 +143,16 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
             aria-disabled={submit.isPending || undefined}
             className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white disabled:opacity-50"
           >
-            {submit.isPending ? "Checking…" : "Submit answers"}
+            {submit.isPending ? t("checking") : t("submit")}
           </button>
         )}
-        {!graded && unanswered > 0 && <span className="text-sm text-slate-600">{unanswered} left to answer</span>}
+        {!graded && unanswered > 0 && (
+          <span className="text-sm text-slate-600">{t("left", { count: unanswered })}</span>
+        )}
       </div>
       {!!plays.data?.items.length && (
         <p className="mt-3 text-xs text-slate-600">
-          Earlier plays:{" "}
+          {t("earlierPlays")}{" "}
           {plays.data.items.map((p, i) => (
             <span key={i}>
               {i > 0 && ", "}

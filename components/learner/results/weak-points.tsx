@@ -1,3 +1,4 @@
+import { useTranslations } from "next-intl";
 import type { WeakPoints } from "@/server/jobs/schemas";
 
 const RANK = { high: 0, medium: 1, low: 2 } as const;
@@ -9,8 +10,9 @@ const TONE = {
 
 /** Weak points, most severe first, with their evidence and what to review. */
 export function WeakPointsResult({ output }: { output: WeakPoints }) {
+  const t = useTranslations("weakPoints");
   const items = [...output.weakPoints].sort((a, b) => RANK[a.severity] - RANK[b.severity]);
-  if (!items.length) return <p className="text-slate-700">No weak points found — nice work.</p>;
+  if (!items.length) return <p className="text-slate-700">{t("none")}</p>;
   return (
     <ol className="space-y-3">
       {items.map((w, i) => (
@@ -19,21 +21,21 @@ export function WeakPointsResult({ output }: { output: WeakPoints }) {
           className="rounded-lg p-3 ring-1 ring-slate-200"
           data-testid="weak-point"
         >
-          <div className="flex items-center justify-between gap-2">
-            <h4 className="font-semibold">
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <h4 className="min-w-0 font-semibold [overflow-wrap:anywhere]">
               {i + 1}. {w.title}
             </h4>
-            <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${TONE[w.severity]}`}>
-              {w.severity} severity
+            <span className={`shrink-0 rounded-full px-2 py-0.5 text-xs font-medium ${TONE[w.severity]}`}>
+              {t("severity", { severity: w.severity })}
             </span>
           </div>
-          <ul className="mt-2 list-disc space-y-0.5 pl-5 text-sm text-slate-600" aria-label="evidence">
+          <ul className="mt-2 list-disc space-y-0.5 pl-5 text-sm text-slate-600" aria-label={t("evidenceLabel")}>
             {w.evidence.map((e) => (
               <li key={e}>{e}</li>
             ))}
           </ul>
           <p className="mt-2 text-sm">
-            <span className="font-medium">Review: </span>
+            <span className="font-medium">{t("review")}</span>
             {w.suggestedReview}
           </p>
         </li>

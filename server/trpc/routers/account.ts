@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { setUserLocale } from "../../account/locale";
 import { changePassword } from "../../account/password";
 import { eraseLearnerConfirmed } from "../../learners/erase";
+import { LOCALES } from "../../i18n/locales";
 import { router, sessionProcedure, userProcedure } from "../init";
 
 export const erasureSchema = z.object({ erasureId: z.string(), counts: z.record(z.string(), z.number().int()) });
@@ -14,6 +16,11 @@ export const accountRouter = router({
     .mutation(({ ctx, input }) =>
       changePassword(ctx.user.id, ctx.session.id, input.currentPassword, input.newPassword),
     ),
+  /** The learner's language for every learner page (the switcher on the learner and password pages). */
+  setLocale: sessionProcedure
+    .input(z.object({ locale: z.enum(LOCALES) }))
+    .output(z.object({ locale: z.enum(LOCALES) }))
+    .mutation(({ ctx, input }) => setUserLocale(ctx.user.id, input.locale)),
 
   /** "Delete my account": erasure of everything (server/learners/erase.ts), confirmed by typing the email. */
   erase: userProcedure

@@ -11,6 +11,8 @@ const rowSchema = z.object({
   status: jobStatusSchema,
   userId: z.string(),
   userEmail: z.string().nullable(),
+  userName: z.string().nullable(),
+  userLocale: z.string().nullable(),
   targetType: z.string(),
   targetId: z.string(),
   priority: z.number().int(),
@@ -57,7 +59,9 @@ export const adminExplorerRouter = router({
         job: adminJobSchema,
         result: resultSchema.nullable(),
         events: z.array(adminEventSchema),
-        user: z.object({ id: z.string(), email: z.string(), name: z.string() }).nullable(),
+        user: z
+          .object({ id: z.string(), email: z.string(), name: z.string(), locale: z.string().nullable() })
+          .nullable(),
         snapshot: z
           .object({
             id: z.string(),
