@@ -1,9 +1,11 @@
 import { expect, test, type Page } from "@playwright/test";
 import { rowsOf, shot, signIn } from "./learner-helpers";
 import { createNewLearner } from "./new-learner";
+import { acceptInvitation, inviteByConsole, newEmail } from "./invitation-helpers";
 
 /**
- * A brand-new learner's first run, in the browser against the real app and Runtime: nothing yet →
+ * A brand-new learner's first run, in the browser against the real app and Runtime: the
+ * invitation link → their password → nothing yet →
  * what to do first → a material with two knowledge points (typed, or from an uploaded .md file) →
  * AI on → "Run all five" → the results.
  */
@@ -33,12 +35,12 @@ async function runAllFiveAndSeeResults(page: Page) {
   await expect(page.getByTestId("first-run")).toHaveCount(0);
 }
 
-test("[LEARNER] a new learner with nothing is guided: add a material with two knowledge points, run all five, see results", async ({
+test("[LEARNER] an invited learner sets a password and is guided: add a material with two knowledge points, run all five, see results", async ({
   page,
 }) => {
-  const who = await createNewLearner();
-  await signIn(page, who);
-  await page.goto("/");
+  // The whole first run of a real learner: the admin's invitation link → the password → the learner page.
+  await acceptInvitation(page, await inviteByConsole(newEmail("first-run")));
+  await expect(page).toHaveURL(/\/$/);
   const guide = page.getByTestId("first-run");
   await expect(guide.getByRole("heading", { name: /Three steps to your first analysis/ })).toBeVisible();
   // No empty panels: no analyses, no history, no target picker yet.
