@@ -1,61 +1,35 @@
+import { getTranslations } from "next-intl/server";
+import { INVITATION_DAYS } from "@/server/account/invitations";
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from "@/server/auth/password-policy";
 import { Field } from "./form-parts";
 
-/** Every learner-facing line of the invitation page, in one place (for the zh-CN/en catalogues). */
-export const INVITATION_TEXT = {
-  title: "Set up your account",
-  invitedAs: (email: string) => `You were invited as ${email}. Choose a password to finish.`,
-  name: "Your name (optional)",
-  password: `Password (at least ${MIN_PASSWORD_LENGTH} characters)`,
-  repeat: "Password again",
-  submit: "Create my account",
-  signIn: "Go to sign-in",
-  states: {
-    not_found: {
-      title: "This invitation link is not valid",
-      body: "Check that you opened the whole link, or ask for a new one.",
-    },
-    expired: {
-      title: "This invitation has expired",
-      body: "Invitation links work for 7 days. Ask an administrator to send a new one.",
-    },
-    used: {
-      title: "This invitation was already used",
-      body: "The account is set up. Sign in with your email and password.",
-    },
-    revoked: {
-      title: "This invitation was withdrawn",
-      body: "Ask an administrator for a new invitation if you still need an account.",
-    },
-    closed: {
-      title: "Sign-up is closed",
-      body: "New accounts are not being created right now. Existing accounts can still sign in.",
-    },
-  },
-  errors: {
-    WEAK_PASSWORD: `Choose a password of ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters, typed the same twice.`,
-    ACCOUNT_EXISTS: "This email already has an account with a password. Sign in instead.",
-    INVITATION_USED: "This invitation was already used. Sign in instead.",
-    INVITATION_EXPIRED: "This invitation has expired. Ask for a new one.",
-    INVITATION_REVOKED: "This invitation was withdrawn.",
-    INVITATION_NOT_FOUND: "This invitation link is not valid.",
-    SIGN_UP_CLOSED: "New accounts are not being created right now.",
-    FORBIDDEN: "The request was refused. Reload the page and try again.",
-    other: "Something went wrong. Try again.",
-  } as Record<string, string>,
-};
+/** The states of a link that cannot be used; each has a title and a body in the `invitation` catalogue. */
+export type InvitationPageState = "not_found" | "expired" | "used" | "revoked" | "closed";
 
-export type InvitationPageState = keyof typeof INVITATION_TEXT.states;
+/** The `?error=CODE` values /api/invitations/accept sends back; any other code shows `errors.other`. */
+const INVITATION_ERRORS = [
+  "WEAK_PASSWORD",
+  "ACCOUNT_EXISTS",
+  "INVITATION_USED",
+  "INVITATION_EXPIRED",
+  "INVITATION_REVOKED",
+  "INVITATION_NOT_FOUND",
+  "SIGN_UP_CLOSED",
+  "FORBIDDEN",
+] as const;
+type InvitationError = (typeof INVITATION_ERRORS)[number];
+const isInvitationError = (code: string): code is InvitationError =>
+  (INVITATION_ERRORS as readonly string[]).includes(code);
 
 /** What a link that cannot be used shows: a plain explanation and the way to sign in (never a 500). */
-export function InvitationNotice({ state }: { state: InvitationPageState }) {
-  const text = INVITATION_TEXT.states[state];
+export async function InvitationNotice({ state }: { state: InvitationPageState }) {
+  const t = await getTranslations("invitation");
   return (
     <>
-      <h1 className="text-2xl font-semibold">{text.title}</h1>
-      <p className="mt-2 text-sm text-slate-600">{text.body}</p>
+      <h1 className="text-2xl font-semibold">{t(`states.${state}.title`)}</h1>
+      <p className="mt-2 text-sm text-slate-600">{t(`states.${state}.body`, { days: INVITATION_DAYS })}</p>
       <a href="/sign-in" className="mt-6 inline-block underline">
-        {INVITATION_TEXT.signIn}
+        {t("signIn")}
       </a>
     </>
   );
@@ -66,25 +40,23 @@ export function InvitationNotice({ state }: { state: InvitationPageState }) {
  * password travels only in the body, and the answer is a redirect to the learner page (signed
  * in) or back here with `?error=CODE`.
  */
-export function InvitationForm({ token, email, error }: { token: string; email: string; error: string | null }) {
-  const message = error ? (INVITATION_TEXT.errors[error] ?? INVITATION_TEXT.errors.other) : null;
+export async function InvitationForm({ token, email, error }: { token: string; email: string; error: string | null }) {
+  const t = await getTranslations("invitation");
+  const message = error
+    ? isInvitationError(error)
+      ? t(`errors.${error}`, { min: MIN_PASSWORD_LENGTH, max: MAX_PASSWORD_LENGTH })
+      : t("errors.other")
+    : null;
   return (
     <>
-      <h1 className="text-2xl font-semibold">{INVITATION_TEXT.title}</h1>
-      <p className="mt-2 text-sm text-slate-600">{INVITATION_TEXT.invitedAs(email)}</p>
-      <form method="post" action="/api/invitations/accept" className="mt-6 space-y-4" aria-label="accept invitation">
+      <h1 className="text-2xl font-semibold">{t("title")}</h1>
+      <p className="mt-2 text-sm text-slate-600">{t("invitedAs", { email })}</p>
+      <form method="post" action="/api/invitations/accept" className="mt-6 space-y-4" aria-label={t("formLabel")}>
         <input type="hidden" name="token" value={token} />
         <input type="hidden" name="email" value={email} autoComplete="username" />
+        <Field label={t("name")} name="name" type="text" autoComplete="name" required={false} maxLength={100} />
         <Field
-          label={INVITATION_TEXT.name}
-          name="name"
-          type="text"
-          autoComplete="name"
-          required={false}
-          maxLength={100}
-        />
-        <Field
-          label={INVITATION_TEXT.password}
+          label={t("password", { min: MIN_PASSWORD_LENGTH })}
           name="password"
           type="password"
           autoComplete="new-password"
@@ -92,7 +64,7 @@ export function InvitationForm({ token, email, error }: { token: string; email: 
           maxLength={MAX_PASSWORD_LENGTH}
         />
         <Field
-          label={INVITATION_TEXT.repeat}
+          label={t("repeat")}
           name="repeat"
           type="password"
           autoComplete="new-password"
@@ -105,7 +77,7 @@ export function InvitationForm({ token, email, error }: { token: string; email: 
           </p>
         )}
         <button type="submit" className="w-full rounded bg-slate-900 px-3 py-2 text-white">
-          {INVITATION_TEXT.submit}
+          {t("submit")}
         </button>
       </form>
     </>

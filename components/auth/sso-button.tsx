@@ -1,17 +1,15 @@
-/** The single sign-on button (only when OIDC_* is configured): a plain form, so it works without JavaScript. */
-export const SSO_TEXT = {
-  button: (provider: string) => `Sign in with ${provider}`,
-  or: "or",
-};
+import { getTranslations } from "next-intl/server";
 
-export function SsoButton({ provider, returnTo }: { provider: string; returnTo: string }) {
+/** The single sign-on button (only when OIDC_* is configured): a plain form, so it works without JavaScript. */
+export async function SsoButton({ provider, returnTo }: { provider: string; returnTo: string }) {
+  const t = await getTranslations("sso");
   return (
-    <form method="post" action="/api/auth/sso-start" className="mt-6" aria-label="single sign-on">
+    <form method="post" action="/api/auth/sso-start" className="mt-6" aria-label={t("formLabel")}>
       <input type="hidden" name="next" value={returnTo} />
       <button type="submit" className="w-full rounded border border-slate-900 px-3 py-2">
-        {SSO_TEXT.button(provider)}
+        {t("button", { provider })}
       </button>
-      <p className="mt-4 text-center text-xs text-slate-500">{SSO_TEXT.or}</p>
+      <p className="mt-4 text-center text-xs text-slate-500">{t("or")}</p>
     </form>
   );
 }

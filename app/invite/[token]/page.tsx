@@ -1,3 +1,5 @@
+import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import { InvitationForm, InvitationNotice } from "@/components/auth/invitation-form";
 import { lookupInvitation } from "@/server/account/invitations";
 import { signupConfig } from "@/server/config";
@@ -5,7 +7,10 @@ import { signupConfig } from "@/server/config";
 export const dynamic = "force-dynamic";
 // The site-wide Referrer-Policy (strict-origin-when-cross-origin) sends no path, so no token, to other sites.
 // Not "no-referrer": browsers then post the form with `Origin: null`, which the CSRF check refuses.
-export const metadata = { title: "Invitation" };
+export async function generateMetadata(): Promise<Metadata> {
+  const t = await getTranslations("invitation");
+  return { title: t("metaTitle") };
+}
 
 /** The link of an invitation (npm run learner:invite, or the console's Learners page). */
 export default async function InvitationPage({
