@@ -1,3 +1,4 @@
+import { createServiceKey } from "@/server/platform/service-keys";
 import { hashPassword } from "better-auth/crypto";
 import { startBulkRun } from "@/server/admin/bulk";
 import { getDb } from "@/server/db";
@@ -212,6 +213,12 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.runtimeKeys.revoke": {
     access: "admin",
     input: async () => ({ id: (await createRuntimeKey(uid("runtime"))).id }),
+  },
+  "admin.serviceKeys.create": { access: "admin", input: () => ({ name: uid("service"), scopes: ["jobs:read"] }) },
+  "admin.serviceKeys.list": { access: "admin", input: () => undefined },
+  "admin.serviceKeys.revoke": {
+    access: "admin",
+    input: async () => ({ id: (await createServiceKey(uid("service"), ["jobs:read"], "test")).id }),
   },
   "admin.webhooks.list": { access: "admin", input: () => ({}) },
   // Learner accounts (issue 22): invitations.
