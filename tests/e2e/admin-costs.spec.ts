@@ -141,7 +141,7 @@ test("[ADMIN][LEARNER] a used-up daily token budget refuses new analyses with a 
     await expect(row).not.toContainText("raised or lowered");
     await learner.reload();
     await expect(learner.getByTestId("quota-line")).toHaveText(
-      /You can start \d+ more analys[ie]s this hour and \d+ more today\./,
+      /You can start [\d,]+ more analys[ie]s this hour and [\d,]+ more today\./,
     );
     await learner.close();
   } finally {

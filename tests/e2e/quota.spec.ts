@@ -62,7 +62,7 @@ test("[ADMIN][LEARNER] a limit set on the Quotas page is what the learner meets,
   await expect(row).not.toContainText("raised or lowered");
   await learner.reload();
   await expect(learner.getByTestId("quota-line")).toHaveText(
-    /You can start \d+ more analys[ie]s this hour and \d+ more today\./,
+    /You can start [\d,]+ more analys[ie]s this hour and [\d,]+ more today\./,
   );
   await learner.close();
 });

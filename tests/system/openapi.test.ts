@@ -73,12 +73,9 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual(Object.values(PATHS).sort());
     expect(doc.components.securitySchemes.runtimeKey).toEqual({ type: "http", scheme: "bearer" });
-    for (const [name, schema] of Object.entries(doc.components.schemas)) {
-      expect(
-        () => new Ajv2020({ strict: false, validateFormats: false }).compile(schema as object),
-        name,
-      ).not.toThrow();
-    }
+    // Each schema compiles in the document (they refer to each other through #/components/schemas/…).
+    for (const name of Object.keys(doc.components.schemas))
+      expect(() => validator(`/components/schemas/${escape(name)}`), name).not.toThrow();
   });
 
   it("describes what the live routes answer: success and error bodies for every operation", async () => {
