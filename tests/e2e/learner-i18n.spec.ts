@@ -150,7 +150,7 @@ test.describe("简体中文", () => {
     await shot(page, "zh-CN-sign-in");
     await page.getByLabel(ZH.email).fill(LI.email);
     await page.getByLabel(ZH.password).fill(LI.password);
-    await page.getByRole("button", { name: ZH.signIn }).click();
+    await page.getByRole("button", { name: ZH.signIn, exact: true }).click();
     await page.waitForURL((url) => url.pathname === "/");
     await mainPath(page, ZH, "zh-CN");
   });
@@ -167,7 +167,7 @@ test.describe("English", () => {
     await shot(page, "en-sign-in");
     await page.getByLabel(EN.email).fill(LI.email);
     await page.getByLabel(EN.password).fill(LI.password);
-    await page.getByRole("button", { name: EN.signIn }).click();
+    await page.getByRole("button", { name: EN.signIn, exact: true }).click();
     await page.waitForURL((url) => url.pathname === "/");
     // Li saved 简体中文: the page speaks it although this browser asks for English.
     await expect(page.getByRole("heading", { name: ZH.title })).toBeVisible();

@@ -61,7 +61,8 @@ test("[LEARNER] saves their own DeepSeek key, sees only its last four characters
   const created = await trpc<{ key: string }>(
     adminApi,
     "admin.runtimeKeys.create",
-    { name: `e2e own key ${randomUUID().slice(0, 6)}` },
+    // The scope to receive learners' own keys (SPEC §7): a key without it never takes such a job.
+    { name: `e2e own key ${randomUUID().slice(0, 6)}`, mayReceiveLearnerKeys: true },
     "mutation",
   );
   const rt = runtimeClient(chen, created.data.key);
