@@ -156,7 +156,12 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
       <details className="mt-2 text-sm">
         <summary className="cursor-pointer text-slate-700">{t("showTable")}</summary>
         {/* Scrolls sideways on a phone rather than squeezing long topic names into a column of single characters. */}
-        <div className="mt-2 overflow-x-auto">
+        <div
+          tabIndex={0}
+          role="region"
+          aria-label={t("tableLabel")}
+          className="mt-2 overflow-x-auto focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+        >
           <table className="w-full text-left text-xs">
             <thead>
               <tr>
