@@ -45,7 +45,7 @@ test("[ADMIN][LEARNER] a limit set on the Quotas page is what the learner meets,
   );
   await learner.getByRole("button", { name: "Start Weak points" }).click();
   await expect(learner.getByRole("status").filter({ hasText: "You have reached your limit of" })).toHaveText(
-    new RegExp(`You have reached your limit of ${used} analyses an hour\\. You can start more at .+\\.`),
+    new RegExp(`You have reached your limit of ${used} analys[ie]s an hour\\. You can start more at .+\\.`),
   );
   const me = await trpc<{ user: { id: string } }>(ada, "me.get", undefined, "query");
   const refused = await trpc(
