@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { BulkScope } from "@/server/admin/filter-schema";
 import { BulkProgress } from "./bulk-progress";
@@ -18,6 +18,7 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const ref = useRef<HTMLDialogElement>(null);
+  const [startPaused, setStartPaused] = useState(false);
   const preview = useQuery({
     ...trpc.admin.actions.bulkPreview.queryOptions({ action: request.action, scope: request.scope }),
     staleTime: 0,
@@ -68,9 +69,16 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
                 : "Pending jobs are cancelled at once; locked or running ones are asked to stop at their next heartbeat."}
             </p>
             {p.count > 0 && (
-              <p className="text-xs text-slate-600">
-                It runs in the background in batches; you can close this and follow it under “Bulk actions”, or stop it.
-              </p>
+              <>
+                <p className="text-xs text-slate-600">
+                  It runs in the background in batches; you can close this and follow it under “Bulk actions”, pause it,
+                  or stop it.
+                </p>
+                <label className="flex items-center gap-2 text-xs text-slate-700">
+                  <input type="checkbox" checked={startPaused} onChange={(e) => setStartPaused(e.target.checked)} />
+                  Start paused (run it one batch at a time, or resume when ready)
+                </label>
+              </>
             )}
           </div>
         )}
@@ -89,7 +97,15 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
               type="button"
               className={buttonClass(request.action === "cancel" ? "danger" : "primary")}
               disabled={!p || p.count === 0 || run.isPending || preview.isFetching}
-              onClick={() => p && run.mutate({ action: request.action, scope: request.scope, expectedCount: p.count })}
+              onClick={() =>
+                p &&
+                run.mutate({
+                  action: request.action,
+                  scope: request.scope,
+                  expectedCount: p.count,
+                  paused: startPaused,
+                })
+              }
             >
               {run.isPending ? "Working…" : `${verb} ${p?.count ?? ""} job${p?.count === 1 ? "" : "s"}`}
             </button>

@@ -5,7 +5,16 @@ import { now } from "../clock";
 import { cancelPending, requestCancel } from "../jobs/cancel";
 import { rerunJob } from "../jobs/rerun";
 import { recordAudit } from "../audit";
-import { cancelBulkRun, eligibleSql, scopeSql, startBulkRun, type BulkAction } from "./bulk";
+import { AppError } from "../errors";
+import {
+  cancelBulkRun,
+  eligibleSql,
+  getBulkRun,
+  scopeSql,
+  setBulkRunPaused,
+  startBulkRun,
+  type BulkAction,
+} from "./bulk";
 import type { BulkScope } from "./filter-schema";
 
 type RunRow = {
@@ -18,30 +27,33 @@ type RunRow = {
   affected: number;
   errors: number;
   cancelRequested: boolean;
+  paused: boolean;
   createdAt: Date;
   cursorCreatedAt: Date | null;
   cursorId: string | null;
 };
 
-export type BatchOutcome = "batch" | "done" | "cancelled" | "busy" | "finished";
+export type BatchOutcome = "batch" | "done" | "cancelled" | "busy" | "finished" | "paused";
 
 /**
  * One batch of a bulk run, in one transaction that holds the run's row (FOR UPDATE SKIP LOCKED):
  * two runners, in one process or several, never work the same run at once, and a batch's job
  * changes commit together with the progress and cursor that count them, so a crash mid-run
- * neither loses nor repeats work. A cancel request ends the run before the next batch.
+ * neither loses nor repeats work. A cancel request ends the run before the next batch; a paused
+ * run starts no batch, unless `step` (an admin running one batch by hand) asks for exactly one.
  */
-export async function runBulkBatch(id: string): Promise<BatchOutcome> {
+export async function runBulkBatch(id: string, opts: { step?: boolean } = {}): Promise<BatchOutcome> {
   return getDb().$transaction(
     async (tx) => {
       const [run] = await tx.$queryRaw<RunRow[]>`
-        SELECT id, "actorId", action, scope, total, processed, affected, errors, "cancelRequested", "createdAt", "cursorCreatedAt", "cursorId"
+        SELECT id, "actorId", action, scope, total, processed, affected, errors, "cancelRequested", paused, "createdAt", "cursorCreatedAt", "cursorId"
         FROM "BulkRun" WHERE id = ${id} AND status = 'running' FOR UPDATE SKIP LOCKED`;
       if (!run) {
         const exists = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM "BulkRun" WHERE id = ${id}`;
         return exists[0]?.status === "running" ? "busy" : "finished";
       }
       if (run.cancelRequested) return finish(tx, run, "cancelled", `cancelled after ${run.processed} of ${run.total}`);
+      if (run.paused && !opts.step) return "paused";
 
       const where = await scopeSql(run.scope);
       const after =
@@ -80,6 +92,45 @@ export async function processBulkRun(id: string, opts: { maxBatches?: number } =
     outcome = await runBulkBatch(id);
   }
   return outcome;
+}
+
+/**
+ * Runs exactly one batch of a paused run, by hand, and answers the run as that batch left it
+ * (audited). The last batch ends the run as usual; a run that is not paused is refused, since
+ * its runner is already working it.
+ */
+export async function stepBulkRun(id: string, actorId: string) {
+  const run = await getBulkRun(id);
+  if (run.status !== "running" || !run.paused || run.cancelRequested)
+    throw new AppError(
+      "INVALID_REQUEST",
+      run.status !== "running"
+        ? `bulk run is already ${run.status}`
+        : "only a paused bulk run is run one batch at a time",
+      { status: run.status },
+    );
+  let outcome = await runBulkBatch(id, { step: true });
+  // A run whose last batch just went through ends now, not at the next resume.
+  if (outcome === "batch") {
+    const after = await getBulkRun(id);
+    if (after.processed >= after.total) outcome = await runBulkBatch(id, { step: true });
+  }
+  if (outcome === "busy") throw new AppError("INVALID_REQUEST", "a batch of this run is already in hand; try again");
+  const after = await getBulkRun(id);
+  await recordAudit({
+    actorId,
+    action: "jobs.bulk_step",
+    scope: { bulkRunId: id, processed: after.processed, total: after.total, status: after.status },
+    count: after.affected - run.affected,
+  });
+  return after;
+}
+
+/** Holds a run at its next batch boundary, or lets it go on (see setBulkRunPaused). */
+export async function pauseBulkRun(id: string, paused: boolean, actorId: string) {
+  const run = await setBulkRunPaused(id, paused, actorId);
+  if (!paused) kickBulkRun(id);
+  return run;
 }
 
 /** Every run still running, oldest first: what the scheduler tick and the Inngest cron call (crash recovery). */

@@ -1,6 +1,7 @@
 import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import { now } from "../clock";
+import { recordAudit } from "../audit";
 import { AppError } from "../errors";
 import { CANCELLABLE_STATUSES, RERUNNABLE_STATUSES } from "../jobs/constants";
 import { statusList } from "../jobs/status-sql";
@@ -66,6 +67,7 @@ export type BulkRunView = {
   affected: number;
   errors: number;
   cancelRequested: boolean;
+  paused: boolean;
   message: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -73,7 +75,7 @@ export type BulkRunView = {
 };
 
 const VIEW = Prisma.raw(
-  `id, "actorId", action, scope, status, total, processed, affected, errors, "cancelRequested", message, "createdAt", "updatedAt", "finishedAt"`,
+  `id, "actorId", action, scope, status, total, processed, affected, errors, "cancelRequested", paused, message, "createdAt", "updatedAt", "finishedAt"`,
 );
 
 /**
@@ -81,12 +83,14 @@ const VIEW = Prisma.raw(
  * the scope changed since the preview, nothing starts and the new count is returned with
  * SCOPE_CHANGED. The run covers jobs created up to now only, so its total stays exact while new
  * jobs keep arriving; the BulkRun row is its progress, and the runner works it in batches.
+ * With `paused`, it starts held: nothing runs until it is resumed or run one batch at a time.
  */
 export async function startBulkRun(
   action: BulkAction,
   scope: BulkScope,
   expectedCount: number,
   actorId: string,
+  opts: { paused?: boolean } = {},
 ): Promise<BulkRunView> {
   const at = now();
   const total = await eligibleCount(action, scope, at);
@@ -97,8 +101,8 @@ export async function startBulkRun(
       { count: total },
     );
   const [row] = await getDb().$queryRaw<BulkRunView[]>`
-    INSERT INTO "BulkRun" (id, "actorId", action, scope, total, "createdAt", "updatedAt")
-    VALUES (gen_random_uuid()::text, ${actorId}, ${action}, ${JSON.stringify(scope)}::jsonb, ${total}, ${at}::timestamp(3), ${at}::timestamp(3))
+    INSERT INTO "BulkRun" (id, "actorId", action, scope, total, paused, "createdAt", "updatedAt")
+    VALUES (gen_random_uuid()::text, ${actorId}, ${action}, ${JSON.stringify(scope)}::jsonb, ${total}, ${opts.paused ?? false}, ${at}::timestamp(3), ${at}::timestamp(3))
     RETURNING ${VIEW}`;
   return row!;
 }
@@ -111,6 +115,37 @@ export async function cancelBulkRun(id: string): Promise<BulkRunView> {
   if (row) return row;
   const existing = await getBulkRun(id);
   throw new AppError("INVALID_REQUEST", `bulk run is already ${existing.status}`, { status: existing.status });
+}
+
+/**
+ * Holds or releases a running bulk action, audited in the same transaction. The update waits for
+ * the row lock a batch in hand holds, so a pause lands at a batch boundary: its answer is the
+ * exact state the run stopped at, and no further batch starts until it is resumed.
+ */
+export async function setBulkRunPaused(id: string, paused: boolean, actorId: string): Promise<BulkRunView> {
+  const row = await getDb().$transaction(async (tx) => {
+    const [updated] = await tx.$queryRaw<BulkRunView[]>`
+      UPDATE "BulkRun" SET paused = ${paused}, "updatedAt" = ${now()}::timestamp(3)
+      WHERE id = ${id} AND status = 'running' AND NOT "cancelRequested" RETURNING ${VIEW}`;
+    if (updated)
+      await recordAudit(
+        {
+          actorId,
+          action: paused ? "jobs.bulk_pause" : "jobs.bulk_resume",
+          scope: { bulkRunId: id, processed: updated.processed, total: updated.total },
+          count: 0,
+        },
+        tx,
+      );
+    return updated;
+  });
+  if (row) return row;
+  const existing = await getBulkRun(id);
+  throw new AppError(
+    "INVALID_REQUEST",
+    existing.status === "running" ? "bulk run is being stopped" : `bulk run is already ${existing.status}`,
+    { status: existing.status },
+  );
 }
 
 export async function getBulkRun(id: string): Promise<BulkRunView> {

@@ -1,7 +1,7 @@
 import { InngestTestEngine } from "@inngest/test";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { cancelBulkRun, getBulkRun, previewBulk, startBulkRun } from "@/server/admin/bulk";
-import { processBulkRun, processPendingBulkRuns } from "@/server/admin/bulk-runner";
+import { cancelBulkRun, getBulkRun, previewBulk, setBulkRunPaused, startBulkRun } from "@/server/admin/bulk";
+import { processBulkRun, processPendingBulkRuns, stepBulkRun } from "@/server/admin/bulk-runner";
 import { getDb } from "@/server/db";
 import { processBulkRunsFn } from "@/server/inngest/functions/process-bulk-runs";
 import { cancelJob } from "@/server/jobs/cancel";
@@ -19,7 +19,6 @@ beforeAll(async () => {
 });
 afterEach(() => {
   delete process.env.BULK_BATCH_SIZE;
-  delete process.env.BULK_BATCH_PAUSE_MS;
 });
 afterAll(async () => {
   for (const l of learners) await setConsent(l.user.id, false, { type: "learner", id: l.user.id });
@@ -83,7 +82,8 @@ describe("a bulk action larger than any single request", () => {
     process.env.BULK_BATCH_SIZE = "2";
     const { learner, filter } = await jobsOf(5, "pending");
     const run = await startBulkRun("cancel", { filter }, 5, admin.user.id);
-    await new Promise((r) => setTimeout(r, 5));
+    // A job made after the run started: created once the clock has passed the run's start (ms resolution).
+    while (Date.now() <= run.createdAt.getTime()) await new Promise((r) => setImmediate(r));
     const late = await createTestJob(learner, "quiz_generation", { params: { count: 2 } });
     expect(await processBulkRun(run.id)).toBe("done");
     expect(await getBulkRun(run.id)).toMatchObject({ processed: 5, affected: 5 });
@@ -91,25 +91,62 @@ describe("a bulk action larger than any single request", () => {
   });
 });
 
-describe("a paced bulk run (BULK_BATCH_PAUSE_MS)", () => {
-  it("pauses between batches: while it runs its progress is visible part-way (done < total), then it ends exact", async () => {
+describe("a paused bulk run", () => {
+  it("holds at a batch boundary: one batch by hand shows the exact middle state, resume finishes it exact", async () => {
     process.env.BULK_BATCH_SIZE = "5";
-    process.env.BULK_BATCH_PAUSE_MS = "300";
     const { learner, filter } = await jobsOf(20, "pending");
-    const run = await startBulkRun("cancel", { filter }, 20, admin.user.id);
-    const working = processBulkRun(run.id);
-    // After the first batch the runner rests; what an admin's poll reads then is a run part-way.
-    let seen = await getBulkRun(run.id);
-    for (let i = 0; i < 200 && seen.processed === 0; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-      seen = await getBulkRun(run.id);
-    }
-    expect(seen).toMatchObject({ status: "running" });
-    expect(seen.processed).toBeGreaterThan(0);
-    expect(seen.processed).toBeLessThan(20);
-    expect(await working).toBe("done");
+    const run = await startBulkRun("cancel", { filter }, 20, admin.user.id, { paused: true });
+    expect(run).toMatchObject({ status: "running", paused: true, processed: 0 });
+    // No runner starts a batch of a paused run (the scheduler tick and the Inngest cron included).
+    expect(await processBulkRun(run.id)).toBe("paused");
+    expect((await processPendingBulkRuns())[run.id]).toBe("paused");
+    expect(await statusCount(learner.user.id, "pending")).toBe(20);
+    // One batch by hand: exactly one batch's worth, and still paused.
+    expect(await stepBulkRun(run.id, admin.user.id)).toMatchObject({
+      status: "running",
+      paused: true,
+      processed: 5,
+      affected: 5,
+    });
+    expect(await statusCount(learner.user.id, "pending")).toBe(15);
+    expect(await processBulkRun(run.id)).toBe("paused");
+    // Resumed, it runs to the end with its final count.
+    expect(await setBulkRunPaused(run.id, false, admin.user.id)).toMatchObject({ paused: false, processed: 5 });
+    expect(await processBulkRun(run.id)).toBe("done");
     expect(await getBulkRun(run.id)).toMatchObject({ status: "done", processed: 20, affected: 20 });
     expect(await statusCount(learner.user.id, "cancelled")).toBe(20);
+    const actions = await db().$queryRaw<{ action: string; count: number }[]>`
+      SELECT action, count FROM "AdminAuditLog" WHERE scope->>'bulkRunId' = ${run.id} ORDER BY id`;
+    expect(actions).toEqual([
+      { action: "jobs.bulk_step", count: 5 },
+      { action: "jobs.bulk_resume", count: 0 },
+      { action: "jobs.bulk_cancel", count: 20 },
+    ]);
+  });
+
+  it("a pause lands at the boundary after the batch in hand; a running run is not stepped; a paused run can be stopped", async () => {
+    process.env.BULK_BATCH_SIZE = "4";
+    const { learner, filter } = await jobsOf(12, "pending");
+    const run = await startBulkRun("cancel", { filter }, 12, admin.user.id);
+    await expect(stepBulkRun(run.id, admin.user.id)).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    expect(await processBulkRun(run.id, { maxBatches: 1 })).toBe("batch");
+    const paused = await setBulkRunPaused(run.id, true, admin.user.id);
+    expect(paused).toMatchObject({ paused: true, processed: 4 });
+    expect(await processBulkRun(run.id)).toBe("paused");
+    // Stopping a paused run ends it (cancelled) with what was done; it cannot be resumed after.
+    expect((await cancelBulkRun(run.id)).cancelRequested).toBe(true);
+    await expect(setBulkRunPaused(run.id, false, admin.user.id)).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    expect(await processBulkRun(run.id)).toBe("cancelled");
+    expect(await getBulkRun(run.id)).toMatchObject({ status: "cancelled", processed: 4, affected: 4 });
+    expect(await statusCount(learner.user.id, "pending")).toBe(8);
+    await expect(setBulkRunPaused(run.id, true, admin.user.id)).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+  });
+
+  it("the last batch run by hand ends the run", async () => {
+    process.env.BULK_BATCH_SIZE = "10";
+    const { filter } = await jobsOf(3, "pending");
+    const run = await startBulkRun("cancel", { filter }, 3, admin.user.id, { paused: true });
+    expect(await stepBulkRun(run.id, admin.user.id)).toMatchObject({ status: "done", processed: 3, affected: 3 });
   });
 });
 

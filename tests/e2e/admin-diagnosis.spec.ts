@@ -1,6 +1,16 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { randomUUID } from "node:crypto";
-import { ADA, ADMIN, failedJob, rejectedJob, shot, signIn, signedInRequest, trpc } from "./admin-helpers";
+import {
+  ADA,
+  ADMIN,
+  failedJob,
+  holdReferenceRuntime,
+  rejectedJob,
+  shot,
+  signIn,
+  signedInRequest,
+  trpc,
+} from "./admin-helpers";
 
 /**
  * "Why did it fail": a Runtime's refused output is shown at its attempt with the broken rules and
@@ -30,29 +40,6 @@ test.afterAll(async () => {
 });
 
 type Run = { id: string; status: string; total: number; processed: number; affected: number };
-
-/**
- * Starts a bulk cancel of `scope` with the count its preview gives. The reference Runtime keeps
- * taking jobs, so the count may change in between (409 SCOPE_CHANGED): preview again, up to 5 times.
- */
-async function startBulkCancel(scope: unknown): Promise<Run | undefined> {
-  for (let i = 0; i < 5; i++) {
-    const preview = await trpc<{ count: number }>(
-      adminApi,
-      "admin.actions.bulkPreview",
-      { action: "cancel", scope },
-      "query",
-    );
-    const started = await trpc<Run>(
-      adminApi,
-      "admin.actions.bulkRun",
-      { action: "cancel", scope, expectedCount: preview.data.count },
-      "mutation",
-    );
-    if (started.status === 200) return started.data;
-  }
-  return undefined;
-}
 
 test("[ADMIN] sees which field broke which rule on the failed attempt, and finds such jobs by rule", async ({
   page,
@@ -193,93 +180,111 @@ test("[ADMIN] a failure spike raises the console's banner on every page", async 
   await expect(page.getByTestId("alert-banner")).toBeVisible();
 });
 
-test("[ADMIN] the Jobs page lists bulk runs with their progress and final counts; a run can be stopped", async ({
-  page,
-}) => {
+/**
+ * `n` jobs of Ada's of one type, made while the reference Runtime is held off that type (so they
+ * stay pending), and a bulk cancel of exactly those jobs started paused through the admin API.
+ */
+async function pausedBulkCancel(jobType: string, n: number) {
   const me = await trpc<{ user: { id: string } }>(learner, "me.get", undefined, "query");
   const t = tag();
-  for (let i = 0; i < 30; i++) {
-    const res = await trpc(
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await trpc<{ job: { id: string } }>(
       learner,
       "jobs.create",
       {
-        jobType: "flashcard_generation",
+        jobType,
         target: { type: "user", id: me.data.user.id },
-        params: { count: 2 },
+        ...(jobType === "flashcard_generation" ? { params: { count: 2 } } : {}),
         idempotencyKey: `${t}-${i}`,
       },
       "mutation",
     );
     expect(res.status).toBe(200);
+    ids.push(res.data.job.id);
   }
-  const scope = {
-    filter: { user: ADA.email, jobType: ["flashcard_generation"], status: ["pending", "locked", "running"] },
-  };
-  const run = await startBulkCancel(scope);
-  expect(run).toBeDefined();
-  // Asked to stop at once: it ends cancelled, or done if its single batch was already through.
-  const stop = await trpc<Run>(adminApi, "admin.actions.bulkCancel", { id: run!.id }, "mutation");
-  expect([200, 400]).toContain(stop.status);
-
-  await signIn(page.request, ADMIN);
-  await page.goto("/admin/jobs");
-  const panel = page.getByRole("list", { name: "Bulk actions" });
-  const line = panel.getByTestId("bulk-progress").first();
-  await expect(line).toHaveAttribute("data-status", /^(done|cancelled)$/);
-  const ended = await trpc<Run>(adminApi, "admin.actions.bulkStatus", { id: run!.id }, "query");
-  await expect(line).toContainText(`${ended.data.affected} of ${ended.data.total} job`);
-  await expect(line.getByRole("progressbar")).toHaveAttribute("aria-valuemax", String(ended.data.total));
-  await shot(page, "bulk-runs-panel");
-  const audit = await trpc<{ items: { action: string; count: number; scope: { bulkRunId?: string } }[] }>(
+  const started = await trpc<Run & { paused: boolean }>(
     adminApi,
-    "admin.monitor.audit",
-    { limit: 50 },
-    "query",
+    "admin.actions.bulkRun",
+    { action: "cancel", scope: { ids }, expectedCount: n, paused: true },
+    "mutation",
   );
-  expect(audit.data.items.find((a) => a.scope?.bulkRunId === run!.id)?.count).toBe(ended.data.affected);
-});
+  expect(started.status, JSON.stringify(started.error)).toBe(200);
+  expect(started.data).toMatchObject({ status: "running", paused: true, total: n, processed: 0 });
+  return started.data;
+}
 
-test("[ADMIN] a large bulk run shows its progress while it runs (done < total), then its final count", async ({
+test("[ADMIN] the Jobs page lists bulk runs with their progress and final counts; a run can be stopped", async ({
   page,
 }) => {
-  const me = await trpc<{ user: { id: string } }>(learner, "me.get", undefined, "query");
-  const t = tag();
-  // 60 jobs in batches of 5 with a 500 ms pause (the e2e server's BULK_BATCH_SIZE / BULK_BATCH_PAUSE_MS): ~6 s of progress.
-  for (let i = 0; i < 60; i++) {
-    const res = await trpc(
-      learner,
-      "jobs.create",
-      { jobType: "next_action_planning", target: { type: "user", id: me.data.user.id }, idempotencyKey: `${t}-${i}` },
-      "mutation",
+  const release = await holdReferenceRuntime(adminApi, ["flashcard_generation"]);
+  try {
+    const run = await pausedBulkCancel("flashcard_generation", 30);
+    await signIn(page.request, ADMIN);
+    await page.goto("/admin/jobs");
+    const item = page.getByRole("list", { name: "Bulk actions" }).getByRole("listitem").first();
+    const line = item.getByTestId("bulk-progress");
+    await expect(line).toHaveAttribute("data-status", "paused");
+    await expect(line.getByRole("status")).toHaveText("0 of 30 handled · 0 cancelled · paused");
+    // One batch (5, the e2e server's BULK_BATCH_SIZE), then stopped: it ends with exactly those.
+    await item.getByRole("button", { name: "Run one batch" }).click();
+    await expect(line.getByRole("status")).toHaveText("5 of 30 handled · 5 cancelled · paused");
+    await item.getByRole("button", { name: "Stop this bulk action" }).click();
+    const ended = page.getByRole("list", { name: "Bulk actions" }).getByTestId("bulk-progress").first();
+    await expect(ended).toHaveAttribute("data-status", "cancelled");
+    await expect(ended.getByRole("status")).toHaveText("Stopped: 5 of 30 jobs cancelled. cancelled after 5 of 30.");
+    await expect(ended.getByRole("progressbar")).toHaveAttribute("aria-valuemax", "30");
+    await expect(ended.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "5");
+    await shot(page, "bulk-runs-panel");
+    const status = await trpc<Run>(adminApi, "admin.actions.bulkStatus", { id: run.id }, "query");
+    expect(status.data).toMatchObject({ status: "cancelled", processed: 5, affected: 5, total: 30 });
+    const audit = await trpc<{ items: { action: string; count: number; scope: { bulkRunId?: string } }[] }>(
+      adminApi,
+      "admin.monitor.audit",
+      { limit: 50 },
+      "query",
     );
-    expect(res.status).toBe(200);
+    const mine = audit.data.items.filter((a) => a.scope?.bulkRunId === run.id);
+    expect(mine.map((a) => [a.action, a.count]).sort()).toEqual([
+      ["jobs.bulk_cancel", 5],
+      ["jobs.bulk_step", 5],
+    ]);
+  } finally {
+    await release();
   }
-  const scope = {
-    filter: { user: ADA.email, jobType: ["next_action_planning"], status: ["pending", "locked", "running"] },
-  };
-  const run = await startBulkCancel(scope);
-  expect(run).toBeDefined();
-  expect(run!.total).toBeGreaterThan(20);
+});
 
-  await signIn(page.request, ADMIN);
-  await page.goto("/admin/jobs");
-  const item = page.getByRole("list", { name: "Bulk actions" }).getByRole("listitem").first();
-  const line = item.getByTestId("bulk-progress");
-  // Caught mid-run: the bar and the words both say how far it is, and it is not there yet.
-  await expect(line).toHaveAttribute("data-status", "running");
-  await expect(line.getByRole("status")).toContainText(new RegExp(`^\\d+ of ${run!.total} handled`));
-  const bar = line.getByRole("progressbar");
-  await expect(bar).toHaveAttribute("aria-valuemax", String(run!.total));
-  const done = Number(await bar.getAttribute("aria-valuenow"));
-  expect(done).toBeLessThan(run!.total);
-  await expect(item.getByRole("button", { name: "Stop this bulk action" })).toBeVisible();
-  await shot(page, "bulk-run-in-progress");
-  // It moves on by itself (polled) and ends with the audited count.
-  await expect
-    .poll(async () => Number(await bar.getAttribute("aria-valuenow").catch(() => "0")), { timeout: 30_000 })
-    .toBeGreaterThan(done);
-  const finished = page.getByRole("list", { name: "Bulk actions" }).getByTestId("bulk-progress").first();
-  await expect(finished).toHaveAttribute("data-status", "done", { timeout: 30_000 });
-  const ended = await trpc<Run>(adminApi, "admin.actions.bulkStatus", { id: run!.id }, "query");
-  await expect(finished).toContainText(`Finished: ${ended.data.affected} of ${ended.data.total} job`);
+test("[ADMIN] a large bulk run shows its progress while it runs (paused at a batch boundary), then its final count", async ({
+  page,
+}) => {
+  const release = await holdReferenceRuntime(adminApi, ["next_action_planning"]);
+  try {
+    const run = await pausedBulkCancel("next_action_planning", 32);
+    await signIn(page.request, ADMIN);
+    await page.goto("/admin/jobs");
+    const item = page.getByRole("list", { name: "Bulk actions" }).getByRole("listitem").first();
+    const line = item.getByTestId("bulk-progress");
+    await expect(line.getByRole("status")).toHaveText("0 of 32 handled · 0 cancelled · paused");
+    // Two batches by hand: the bar and the words both say exactly how far it is.
+    await item.getByRole("button", { name: "Run one batch" }).click();
+    await expect(line.getByRole("status")).toHaveText("5 of 32 handled · 5 cancelled · paused");
+    await item.getByRole("button", { name: "Run one batch" }).click();
+    await expect(line.getByRole("status")).toHaveText("10 of 32 handled · 10 cancelled · paused");
+    const bar = line.getByRole("progressbar");
+    await expect(bar).toHaveAttribute("aria-valuenow", "10");
+    await expect(bar).toHaveAttribute("aria-valuemax", "32");
+    await expect(line).toHaveAttribute("data-status", "paused");
+    await expect(item.getByRole("button", { name: "Resume" })).toBeVisible();
+    await expect(item.getByRole("button", { name: "Stop this bulk action" })).toBeVisible();
+    await shot(page, "bulk-run-in-progress");
+    // Resumed, it runs on by itself (polled) and ends with the audited count.
+    await item.getByRole("button", { name: "Resume" }).click();
+    const finished = page.getByRole("list", { name: "Bulk actions" }).getByTestId("bulk-progress").first();
+    await expect(finished).toHaveAttribute("data-status", "done", { timeout: 30_000 });
+    await expect(finished.getByRole("status")).toHaveText("Finished: 32 of 32 jobs cancelled.");
+    const ended = await trpc<Run>(adminApi, "admin.actions.bulkStatus", { id: run.id }, "query");
+    expect(ended.data).toMatchObject({ status: "done", processed: 32, affected: 32 });
+  } finally {
+    await release();
+  }
 });

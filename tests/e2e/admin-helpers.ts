@@ -176,3 +176,35 @@ export async function shot(page: Page, name: string) {
   await page.screenshot({ path: `test-results/screenshots/admin-${name}.png`, fullPage: true });
   await expectAccessible(page, `admin ${name}`);
 }
+
+const ALL_JOB_TYPES = [
+  "weak_point_analysis",
+  "next_action_planning",
+  "quiz_generation",
+  "flashcard_generation",
+  "learning_state_analysis",
+];
+
+/**
+ * Holds the e2e server's reference Runtime off `jobTypes` with the admin's own control: its key's
+ * scope (admin.runtimeKeys.setScope) leaves those types out, so jobs of them stay pending until
+ * the returned release gives the key every type again. The scope change reaches the key's very
+ * next request (the app drops its cached key before answering), so jobs created after this
+ * returns are never claimed by it.
+ */
+export async function holdReferenceRuntime(adminApi: APIRequestContext, jobTypes: string[]) {
+  const keys = await trpc<{ items: { id: string; name: string; revokedAt: string | null }[] }>(
+    adminApi,
+    "admin.runtimeKeys.list",
+    undefined,
+    "query",
+  );
+  const ref = keys.data.items.find((k) => k.name === "e2e reference runtime" && !k.revokedAt);
+  expect(ref, "the e2e server's reference Runtime key").toBeDefined();
+  const set = async (types: string[]) => {
+    const res = await trpc(adminApi, "admin.runtimeKeys.setScope", { id: ref!.id, jobTypes: types }, "mutation");
+    expect(res.status, JSON.stringify(res.error)).toBe(200);
+  };
+  await set(ALL_JOB_TYPES.filter((t) => !jobTypes.includes(t)));
+  return () => set([]);
+}

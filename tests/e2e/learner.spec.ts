@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { ADMIN, holdReferenceRuntime, signedInRequest } from "./admin-helpers";
 import { ADA, recordProgress, rowsOf, seenProgress, shot, signIn } from "./learner-helpers";
 
 /**
@@ -123,32 +124,40 @@ test("[LEARNER] play the quiz, see the score, and the next analysis counts the n
 });
 
 test("[LEARNER] a repeated trigger shows the job already in flight", async ({ page }) => {
-  await signIn(page, ADA);
-  await page.goto("/");
-  await page.getByLabel("What should the AI look at?").selectOption({ label: "Linear equations (whole material)" });
-  // Cards of several types keep the Runtime busy so the jobs stay in flight for a moment.
-  await page.getByRole("button", { name: "Run all five" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Started 5 analyses" })).toBeVisible();
-  await page.getByRole("button", { name: "Start Practice quiz" }).click();
-  const repeated = page.getByRole("status").filter({ hasText: "already running" });
-  const finished = page.getByRole("status").filter({ hasText: "Started practice quiz" });
-  // Unless the first one already finished (then a new one may run), the existing job is shown.
-  await expect(repeated.or(finished)).toBeVisible();
-  // The same request twice at once: one job, the second answer names it (created=false).
-  const origin = new URL(test.info().project.use.baseURL!).origin;
-  const body = {
-    target: { type: "user", id: "user_ada" },
-    jobTypes: ["next_action_planning"],
-    params: { next_action_planning: { timeBudgetMinutes: 20 + (Date.now() % 500) } },
-  };
-  const twice = await Promise.all(
-    [0, 1].map(() => page.request.post("/api/trpc/analyses.trigger", { headers: { origin }, data: body })),
-  );
-  const answers = await Promise.all(
-    twice.map(async (r) => (await r.json()).result.data.items[0] as { created: boolean; job: { id: string } }),
-  );
-  expect(answers[0]!.job.id).toBe(answers[1]!.job.id);
-  expect(answers.filter((a) => a.created)).toHaveLength(1);
+  // The reference Runtime is held off quizzes and plans (its key's scope, set by the admin), so
+  // the first job of each stays in flight until the test lets it go.
+  const adminApi = await signedInRequest(ADMIN);
+  const release = await holdReferenceRuntime(adminApi, ["quiz_generation", "next_action_planning"]);
+  try {
+    await signIn(page, ADA);
+    await page.goto("/");
+    await page
+      .getByLabel("What should the AI look at?")
+      .selectOption({ label: "Linear equations (whole material)" });
+    await page.getByRole("button", { name: "Run all five" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Started 5 analyses" })).toBeVisible();
+    await page.getByRole("button", { name: "Start Practice quiz" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "already running" })).toBeVisible();
+    await expect(page.getByRole("status").filter({ hasText: "Started practice quiz" })).toHaveCount(0);
+    // The same request twice at once: one job, the second answer names it (created=false).
+    const origin = new URL(test.info().project.use.baseURL!).origin;
+    const body = {
+      target: { type: "user", id: "user_ada" },
+      jobTypes: ["next_action_planning"],
+      params: { next_action_planning: { timeBudgetMinutes: 20 + (Date.now() % 500) } },
+    };
+    const twice = await Promise.all(
+      [0, 1].map(() => page.request.post("/api/trpc/analyses.trigger", { headers: { origin }, data: body })),
+    );
+    const answers = await Promise.all(
+      twice.map(async (r) => (await r.json()).result.data.items[0] as { created: boolean; job: { id: string } }),
+    );
+    expect(answers[0]!.job.id).toBe(answers[1]!.job.id);
+    expect(answers.filter((a) => a.created)).toHaveLength(1);
+  } finally {
+    await release();
+    await adminApi.dispose();
+  }
 });
 
 async function totalAnswers(page: import("@playwright/test").Page) {

@@ -268,6 +268,19 @@ export const PROCEDURES: Record<string, Entry> = {
       id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id)).id,
     }),
   },
+  "admin.actions.bulkPause": {
+    access: "admin",
+    input: async (w) => ({
+      id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id)).id,
+      paused: true,
+    }),
+  },
+  "admin.actions.bulkStep": {
+    access: "admin",
+    input: async (w) => ({
+      id: (await startBulkRun("cancel", { ids: [(await jobOf(w.b)).id] }, 1, w.admin.user.id, { paused: true })).id,
+    }),
+  },
   "admin.monitor.runtimes": { access: "admin", input: () => undefined },
   "admin.monitor.audit": { access: "admin", input: () => ({}) },
   // Quotas (issue 13).

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BULK_ACTIONS, bulkScopeSchema } from "../../admin/filter-schema";
 import { getBulkRun, listBulkRuns, previewBulk } from "../../admin/bulk";
-import { launchBulkRun, stopBulkRun } from "../../admin/bulk-runner";
+import { launchBulkRun, pauseBulkRun, stepBulkRun, stopBulkRun } from "../../admin/bulk-runner";
 import { setJobPriority } from "../../admin/priority";
 import { adminProcedure, router } from "../init";
 import { isoDate, jobIdInput } from "../schemas";
@@ -20,6 +20,7 @@ const bulkRunSchema = z.object({
   affected: z.number().int(),
   errors: z.number().int(),
   cancelRequested: z.boolean(),
+  paused: z.boolean(),
   message: z.string().nullable(),
   createdAt: isoDate,
   updatedAt: isoDate,
@@ -52,9 +53,18 @@ export const adminActionsRouter = router({
    * (else 409 SCOPE_CHANGED, nothing done). Answers the run at once; its progress is bulkStatus.
    */
   bulkRun: adminProcedure
-    .input(z.object({ ...bulkInput, expectedCount: z.number().int().min(1).max(100_000_000) }))
+    .input(
+      z.object({
+        ...bulkInput,
+        expectedCount: z.number().int().min(1).max(100_000_000),
+        /** Start held: nothing runs until bulkPause {paused: false} or bulkStep. */
+        paused: z.boolean().optional(),
+      }),
+    )
     .output(bulkRunSchema)
-    .mutation(({ ctx, input }) => launchBulkRun(input.action, input.scope, input.expectedCount, ctx.user.id)),
+    .mutation(({ ctx, input }) =>
+      launchBulkRun(input.action, input.scope, input.expectedCount, ctx.user.id, { paused: input.paused }),
+    ),
 
   bulkStatus: adminProcedure
     .input(runIdInput)
@@ -65,6 +75,21 @@ export const adminActionsRouter = router({
     .input(z.object({ limit: z.number().int().min(1).max(100).default(10) }))
     .output(z.object({ items: z.array(bulkRunSchema) }))
     .query(async ({ input }) => ({ items: await listBulkRuns(input.limit) })),
+
+  /**
+   * Holds a running bulk action at its next batch boundary (the answer is the exact state it
+   * stopped at) or lets it go on; audited (jobs.bulk_pause / jobs.bulk_resume).
+   */
+  bulkPause: adminProcedure
+    .input(runIdInput.extend({ paused: z.boolean() }))
+    .output(bulkRunSchema)
+    .mutation(({ ctx, input }) => pauseBulkRun(input.id, input.paused, ctx.user.id)),
+
+  /** Runs one batch of a paused bulk action and answers the run as it left it; audited (jobs.bulk_step). */
+  bulkStep: adminProcedure
+    .input(runIdInput)
+    .output(bulkRunSchema)
+    .mutation(({ ctx, input }) => stepBulkRun(input.id, ctx.user.id)),
 
   /** Stops a running bulk action after the batch in hand; the audit row records how many it changed. */
   bulkCancel: adminProcedure

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "BulkRun" ADD COLUMN     "paused" BOOLEAN NOT NULL DEFAULT false;
