@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorResponse } from "../runtime-api/contract";
+import { RETRY_AFTER_HEADER } from "../runtime-api/openapi";
 import { maxBodyBytes } from "./dispatch";
 import { ROUTES } from "./routes";
 import { EXTERNAL_ID, MATERIAL_TEXT_BYTES, MAX_ACTIVITY_ITEMS } from "./schemas";
@@ -70,8 +71,23 @@ export function buildPlatformOpenApi() {
       errors[Number(status)] = [...new Set([...(errors[Number(status)] ?? []), ...codes])];
     for (const [status, codes] of Object.entries(errors)) {
       responses[status] = {
-        description: `error.code is one of: ${codes.join(", ")}`,
-        ...(status === "429" ? { headers: { "Retry-After": { schema: { type: "integer" } } } } : {}),
+        description:
+          status === "503"
+            ? "error.code is UNAVAILABLE: the database is unreachable or timed out; nothing was changed. Retry after the Retry-After header's seconds."
+            : `error.code is one of: ${codes.join(", ")}`,
+        ...(status === "429"
+          ? {
+              headers: {
+                "Retry-After": {
+                  description: "Seconds until the rate limit allows another request.",
+                  required: true,
+                  schema: { type: "integer", minimum: 1 },
+                },
+              },
+            }
+          : status === "503"
+            ? { headers: { "Retry-After": RETRY_AFTER_HEADER } }
+            : {}),
         content: { "application/json": { schema: errorBody(codes) } },
       };
     }

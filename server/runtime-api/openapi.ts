@@ -3,6 +3,7 @@ import { COMMON_QUALITY_RULES } from "../job-types/define";
 import { JOB_TYPES, jobTypeOf, type JobTypeName } from "../job-types";
 import { FAILURE_CODES } from "../jobs/constants";
 import { errorResponse, jobSummary, leasedJob, RESULT_LIMITS, REJECTION_LIMITS, violationSchema } from "./contract";
+import { RETRY_AFTER_SECONDS } from "../errors";
 import { MAX_BODY_BYTES } from "./dispatch";
 import { ENDPOINTS } from "./endpoints";
 
@@ -59,12 +60,17 @@ const DETAILS: Record<number, JsonSchema> = {
   },
   409: {
     description:
-      "The job's state when it matters: {status, attemptNo} (LOCK_LOST), {status, runAfter?} (JOB_NOT_LOCKABLE), {resultId} (RESULT_ALREADY_EXISTS).",
+      "The job's state when it matters: {status, attemptNo} (LOCK_LOST), {status, runAfter?, reason?} (JOB_NOT_LOCKABLE), {resultId} (RESULT_ALREADY_EXISTS). JOB_NOT_LOCKABLE with `reason: \"key_scope\"`: the Runtime key's scopes forbid this job (its type is not among the key's job types, or it runs on a learner's own model key and the key may not receive learners' keys). Retrying with the same key never succeeds: skip the job (poll and claim never hand such a job to this key).",
     type: "object",
     properties: {
       status: { type: "string" },
       attemptNo: { type: "integer" },
       runAfter: { type: "string", format: "date-time" },
+      reason: {
+        type: "string",
+        enum: ["key_scope"],
+        description: "Why the job cannot be locked by this key, when it is not the job's state: its scopes.",
+      },
       resultId: { type: "string" },
     },
   },
@@ -74,6 +80,13 @@ const DETAILS: Record<number, JsonSchema> = {
     type: "array",
     items: ref("Violation"),
   },
+};
+
+/** The header every 503 UNAVAILABLE answer carries. */
+export const RETRY_AFTER_HEADER = {
+  description: "Seconds to wait before retrying (503 UNAVAILABLE: the database is unreachable or timed out).",
+  required: true,
+  schema: { type: "integer", minimum: 1, example: RETRY_AFTER_SECONDS },
 };
 
 /** An error answer of one status: its codes as an enum, and `details` typed for that status. */
@@ -199,7 +212,11 @@ export function buildOpenApiDocument() {
     };
     for (const [status, codes] of Object.entries(errors)) {
       responses[status] = {
-        description: `error.code is one of: ${codes.join(", ")}`,
+        description:
+          status === "503"
+            ? `error.code is UNAVAILABLE: the database is unreachable or timed out; nothing was changed. Retry after the Retry-After header's seconds (${RETRY_AFTER_SECONDS}), with backoff.`
+            : `error.code is one of: ${codes.join(", ")}`,
+        ...(status === "503" ? { headers: { "Retry-After": RETRY_AFTER_HEADER } } : {}),
         content: { "application/json": { schema: errorBody(Number(status), codes) } },
       };
     }
@@ -230,7 +247,7 @@ export function buildOpenApiDocument() {
       title: "AI Job Runtime — Runtime protocol",
       version: "1.1.0",
       description:
-        "How an external Runtime takes and executes AI jobs (SPEC §4). Every request carries `Authorization: Bearer <runtime key>` and `runtimeInstanceId`. Generated from server/runtime-api/contract.ts, endpoints.ts and the job-type registry (server/job-types); unknown request fields are ignored. Leases, long polls, hand-backs and snapshots: docs/protocol.md.",
+        'How an external Runtime takes and executes AI jobs (SPEC §4). Every request carries `Authorization: Bearer <runtime key>` and `runtimeInstanceId`. A key has scopes (SPEC §7): the job types it may claim (none listed: all) and whether it may receive learners\' own model keys; poll and claim pass by jobs outside them, and lock answers 409 JOB_NOT_LOCKABLE with details.reason "key_scope". Any endpoint may answer 503 UNAVAILABLE with a Retry-After header when the database is unreachable or timed out (nothing changed): retry after that many seconds. Generated from server/runtime-api/contract.ts, endpoints.ts and the job-type registry (server/job-types); unknown request fields are ignored. Leases, long polls, hand-backs and snapshots: docs/protocol.md.',
     },
     servers: [
       { url: "/", description: "The origin this document was fetched from" },

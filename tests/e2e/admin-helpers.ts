@@ -52,8 +52,8 @@ export function runtimeClient(req: APIRequestContext, key: string, id = `e2e-adm
     id,
     poll: () => post("poll", { capabilities: ["quiz_generation"], limit: 1 }),
     lock: (jobId: string) => post(`${jobId}/lock`, {}),
-    heartbeat: (jobId: string, attemptNo: number) =>
-      post(`${jobId}/heartbeat`, { attemptNo, stage: "model_inference", progress: 40 }),
+    heartbeat: (jobId: string, attemptNo: number, at = { stage: "model_inference", progress: 40 }) =>
+      post(`${jobId}/heartbeat`, { attemptNo, ...at }),
     fail: (
       jobId: string,
       attemptNo: number,

@@ -131,9 +131,7 @@ test("[LEARNER] a repeated trigger shows the job already in flight", async ({ pa
   try {
     await signIn(page, ADA);
     await page.goto("/");
-    await page
-      .getByLabel("What should the AI look at?")
-      .selectOption({ label: "Linear equations (whole material)" });
+    await page.getByLabel("What should the AI look at?").selectOption({ label: "Linear equations (whole material)" });
     await page.getByRole("button", { name: "Run all five" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Started 5 analyses" })).toBeVisible();
     await page.getByRole("button", { name: "Start Practice quiz" }).click();

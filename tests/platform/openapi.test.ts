@@ -1,4 +1,5 @@
 import Ajv2020 from "ajv/dist/2020";
+import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as openapiGet } from "@/app/api/v1/openapi.json/route";
 import { ROUTES } from "@/server/platform/routes";
@@ -104,6 +105,49 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     const readOnly = await serviceKey(["jobs:read"]);
     expect((await documented("PUT", "/learners/{externalId}", ids, { name: "x" }, readOnly)).status).toBe(403);
     expect(await getDb().user.count({ where: { externalId: learner } })).toBe(1);
+  });
+
+  it("documents 503 UNAVAILABLE with Retry-After on every route, and a live 503 (quota row held) matches it", async () => {
+    for (const r of ROUTES) {
+      const op = doc.paths[`/api/v1${r.path}`][r.method.toLowerCase()];
+      expect(op.responses["503"].headers["Retry-After"], `${r.method} ${r.path}`).toMatchObject({
+        required: true,
+        schema: { type: "integer", minimum: 1 },
+      });
+      expect(op.responses["503"].description).toMatch(/Retry-After/);
+      expect(op.responses["429"].headers["Retry-After"].schema.type).toBe("integer");
+    }
+    // A real 503: another connection holds the learner's quota counter, so the creation misses its deadline.
+    const key = await serviceKey();
+    const ids = { externalId: uid("ext-busy") };
+    expect(
+      (await documented("PUT", "/learners/{externalId}", ids, { name: "Busy", aiConsent: true }, key)).status,
+    ).toBe(201);
+    const job = { jobType: "weak_point_analysis", target: { type: "user" }, idempotencyKey: "doc-busy" };
+    expect((await documented("POST", "/learners/{externalId}/jobs", ids, job, key)).status).toBe(201);
+    const user = await getDb().user.findFirstOrThrow({ where: { externalId: ids.externalId } });
+    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await holder.connect();
+    process.env.JOB_CREATE_TIMEOUT_MS = "800";
+    let busy: Awaited<ReturnType<typeof documented>>;
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT * FROM "QuotaUsage" WHERE "userId" = $1 FOR UPDATE`, [user.id]);
+      busy = await documented(
+        "POST",
+        "/learners/{externalId}/jobs",
+        ids,
+        { ...job, idempotencyKey: "doc-busy-2" },
+        key,
+      );
+    } finally {
+      await holder.query("ROLLBACK");
+      await holder.end();
+      delete process.env.JOB_CREATE_TIMEOUT_MS;
+    }
+    expect(busy.status).toBe(503);
+    expect(busy.body.error.code).toBe("UNAVAILABLE");
+    expect(Number(busy.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 
   it("unknown routes and methods answer in the error shape", async () => {

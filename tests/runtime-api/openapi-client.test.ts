@@ -138,4 +138,34 @@ describe("the document's contract", () => {
     check("/components/schemas/Output", output);
     expect((await rt.result(weak.id, 1, output)).status).toBe(200);
   });
+
+  it("documents 503 UNAVAILABLE with Retry-After on every operation, and the key_scope refusal a live lock answers", async () => {
+    for (const [p, item] of Object.entries(doc.paths as Record<string, { post: { responses: Record<string, any> } }>)) {
+      const unavailable = item.post.responses["503"];
+      expect(unavailable.headers["Retry-After"], p).toMatchObject({ required: true, schema: { type: "integer" } });
+      expect(unavailable.description).toMatch(/Retry-After/);
+      expect(unavailable.content["application/json"].schema.properties.error.properties.code.enum).toEqual([
+        "UNAVAILABLE",
+      ]);
+    }
+    expect(doc.info.description).toMatch(/key_scope/);
+    const lock409 =
+      doc.paths["/internal/runtime/jobs/{jobId}/lock"].post.responses[409].content["application/json"].schema;
+    expect(lock409.properties.error.properties.details.properties.reason).toMatchObject({ enum: ["key_scope"] });
+    expect(lock409.properties.error.properties.details.description).toMatch(/key_scope.*scopes forbid this job/);
+    // A key limited to quizzes, locking a weak-point job: the refusal the document describes.
+    const learner = await createLearner();
+    const weak = await createTestJob(learner, "weak_point_analysis");
+    const rt = runtime(await runtimeKey({ jobTypes: ["quiz_generation"] }), uid("rt-scope"));
+    const refused = await rt.lock(weak.id);
+    expect([refused.status, refused.body.error.code, refused.body.error.details.reason]).toEqual([
+      409,
+      "JOB_NOT_LOCKABLE",
+      "key_scope",
+    ]);
+    const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+    const validate = ajv.compile(lock409);
+    expect(validate(refused.body), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ error: { ...refused.body.error, details: { reason: "other" } } })).toBe(false);
+  });
 });
