@@ -23,15 +23,19 @@ try {
   process.exit(78);
 }
 const port = process.env.PORT ?? "3000";
+// Everything dev keeps between runs (embedded database, Runtime key, generated secrets) lives here.
+const dataDir = process.env.APP_DATA_DIR ?? DATA_DIR;
 const children: ChildProcess[] = [];
 let stopDb = async () => {};
 
 let url = process.env.DATABASE_URL;
 if (!url) {
-  const db = await startDevDb();
+  const db = await startDevDb(dataDir);
   url = db.url;
   stopDb = db.stop;
-  console.log(`[dev] embedded PostgreSQL at ${url.replace(/:[^:@/]+@/, ":***@")} (data in .data/pg)`);
+  console.log(
+    `[dev] embedded PostgreSQL at ${url.replace(/:[^:@/]+@/, ":***@")} (data in ${path.join(dataDir, "pg")})`,
+  );
 }
 process.env.DATABASE_URL = url;
 
@@ -39,7 +43,7 @@ const applied = await deployMigrations(url);
 console.log(applied.length ? `[dev] applied migrations: ${applied.join(", ")}` : "[dev] database schema is current");
 const { seed } = await import("../prisma/seed");
 await seed();
-const runtimeKey = await ensureLocalRuntimeKey(DATA_DIR);
+const runtimeKey = await ensureLocalRuntimeKey(dataDir);
 const { closeDb } = await import("../server/db");
 await closeDb();
 
@@ -47,7 +51,7 @@ const env = {
   DATABASE_URL: url,
   PORT: port,
   NEXT_TELEMETRY_DISABLED: "1",
-  APP_DATA_DIR: process.env.APP_DATA_DIR ?? DATA_DIR,
+  APP_DATA_DIR: dataDir,
   // No Inngest server in zero-setup mode: the app sweeps passed leases itself (instrumentation.ts).
   SWEEP_INTERVAL_MS: process.env.SWEEP_INTERVAL_MS ?? "60000",
 };
@@ -62,14 +66,16 @@ if (demo) {
   children.push(startGroup(next, ["dev", "-p", port], env, "next"));
 }
 console.log(
-  `[dev] app on http://localhost:${port}  (runtime key for curl: ${runtimeKey.slice(0, 12)}…, full key in .data/runtime-key)`,
+  `[dev] app on http://localhost:${port}  (runtime key for curl: ${runtimeKey.slice(0, 12)}…, full key in ${path.join(dataDir, "runtime-key")})`,
 );
 
 // The reference Runtime, as its own process speaking the HTTP protocol like any external one.
 // Until Next answers it backs off; the local analyzer's small delay makes progress visible.
 const runtime = withRuntime ? startRuntime() : null;
 if (!runtime)
-  console.log("[dev] DEV_RUNTIME=off: no reference Runtime; point yours at this app with the key in .data/runtime-key");
+  console.log(
+    `[dev] DEV_RUNTIME=off: no reference Runtime; point yours at this app with the key in ${path.join(dataDir, "runtime-key")}`,
+  );
 
 function startRuntime() {
   const child = startGroup(

@@ -18,9 +18,10 @@ export async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<
   }
 }
 
-export function startDevDb() {
+/** The zero-setup database: the embedded PostgreSQL in `<dataDir>/pg` (default .data/pg) on EMBEDDED_PG_PORT. */
+export function startDevDb(dataDir = DATA_DIR) {
   return startEmbeddedDb({
-    dir: path.join(DATA_DIR, "pg"),
+    dir: path.join(dataDir, "pg"),
     port: Number(process.env.EMBEDDED_PG_PORT ?? 54329),
     database: "ai_job_runtime",
   });

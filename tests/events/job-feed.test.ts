@@ -64,9 +64,12 @@ describe("the job feed (LISTEN/NOTIFY)", () => {
         throw new Error("roll back");
       })
       .catch(() => {});
-    await new Promise((r) => setTimeout(r, 300));
-    expect(changes.filter((c) => c.id === job.id && c.status === "cancelled")).toHaveLength(0);
     expect((await getDb().aiRuntimeJob.findUniqueOrThrow({ where: { id: job.id } })).status).toBe("pending");
+    // Then the same change, committed: notifications arrive in commit order on the one listening
+    // connection, so once this one is here, a notification of the rolled-back one would be too.
+    await getDb().$transaction((tx) => cancelPending(tx, Prisma.sql`j.id = ${job.id}`, { type: "admin", id: "a" }));
+    await until(() => changes.find((c) => c.id === job.id && c.status === "cancelled"));
+    expect(changes.filter((c) => c.id === job.id && c.status === "cancelled")).toHaveLength(1);
   });
 
   it("zero-setup relay: a finished job's webhook is delivered in-process, after commit", async () => {
