@@ -25,6 +25,9 @@ describe("the in-process scheduler (zero-setup mode)", () => {
     let running = 0;
     let maxConcurrent = 0;
     let runs = 0;
+    // The task holds until the test lets it go: every other tick meets it running, on any machine.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
     const slow = {
       id: uid("slow-task"),
       everyMs: 60_000,
@@ -32,14 +35,27 @@ describe("the in-process scheduler (zero-setup mode)", () => {
         running++;
         runs++;
         maxConcurrent = Math.max(maxConcurrent, running);
-        await new Promise((r) => setTimeout(r, 300));
+        await gate;
         running--;
       },
     };
     const seen: TaskRun[] = [];
     const a = new InProcessScheduler(process.env.DATABASE_URL!, [slow], (r) => seen.push(r));
     const b = new InProcessScheduler(process.env.DATABASE_URL!, [slow], (r) => seen.push(r));
-    const results = await Promise.all([a.tick(slow), b.tick(slow), a.tick(slow), b.tick(slow)]);
+    let refused = 0;
+    let allRefused!: () => void;
+    const threeRefused = new Promise<void>((r) => (allRefused = r));
+    const ticks = [a.tick(slow), b.tick(slow), a.tick(slow), b.tick(slow)].map((t) =>
+      t.then((r) => {
+        if (!r.ran && ++refused === 3) allRefused();
+        return r;
+      }),
+    );
+    // Three ticks come back refused while the fourth's run is held; then it may finish.
+    await threeRefused;
+    expect(runs).toBe(1);
+    release();
+    const results = await Promise.all(ticks);
     expect(maxConcurrent).toBe(1);
     expect(runs).toBe(1);
     expect(results.filter((r) => r.ran)).toHaveLength(1);

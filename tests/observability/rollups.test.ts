@@ -34,10 +34,12 @@ const norm = (rows: { status: string; jobType: string; n: number }[]) =>
 async function settle() {
   const [row] = await db().$queryRaw<{ max: bigint | null }[]>`SELECT max(id) AS max FROM "JobEvent"`;
   const max = row?.max ?? 0n;
-  for (let i = 0; i < 200; i++) {
+  // Waits until the fold has caught up (a transaction still open holds it back); the bound only fails a hang.
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
     const r = await advanceRollups();
     if (r.ran && BigInt(r.eventId) >= max) return r;
-    await new Promise((res) => setTimeout(res, 50));
+    await new Promise((res) => setImmediate(res));
   }
   throw new Error("rollups never caught up");
 }
