@@ -68,9 +68,8 @@ export function runtimeClient(req: APIRequestContext, key: string, id = `e2e-adm
 type Job = { id: string; status: string };
 
 /**
- * Creates a job as Ada and takes its lease before the e2e server's reference Runtime can (it
- * claims every 300 ms; this locks right after creation, or on the first moment the job becomes
- * visible again after a retry backoff). Returns null when the reference Runtime won the race.
+ * Creates a job as Ada and takes its lease. Callers hold the e2e server's reference Runtime off
+ * the job's type (whileHeld), so the lease is this test Runtime's, never a race.
  */
 async function lockNew(
   learner: APIRequestContext,
@@ -88,18 +87,15 @@ async function lockNew(
   );
   expect(created.status, JSON.stringify(created.error)).toBe(200);
   const lock = await rt.lock(created.data.job.id);
-  return lock.status === 200 ? created.data.job.id : null;
+  expect(lock.status, JSON.stringify(lock.body)).toBe(200);
+  return created.data.job.id;
 }
 
-async function relockAfterBackoff(rt: ReturnType<typeof runtimeClient>, jobId: string, runAfter: string) {
-  const until = new Date(runAfter).getTime() + 3_000;
-  while (Date.now() < until) {
-    const lock = await rt.lock(jobId);
-    if (lock.status === 200) return true;
-    if (lock.status === 409 && lock.body?.error?.code === "JOB_ALREADY_LOCKED") return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return false;
+/** Locks a job again once its retry backoff has passed (it answers JOB_NOT_LOCKABLE until then). */
+async function relockAfterBackoff(rt: ReturnType<typeof runtimeClient>, jobId: string) {
+  await expect
+    .poll(async () => (await rt.lock(jobId)).status, { timeout: 60_000, intervals: [50, 100, 200] })
+    .toBe(200);
 }
 
 /**
@@ -119,15 +115,14 @@ export async function failedJob(
 ) {
   const jobType = opts.jobType ?? "quiz_generation";
   const params = jobType === "quiz_generation" || jobType === "flashcard_generation" ? { count: 2 } : {};
-  for (let round = 0; round < 6; round++) {
+  return whileHeld(jobType, async () => {
     const rt = runtimeClient(learner, key);
-    const jobId = await lockNew(learner, rt, jobType, params, `${opts.tag}-${round}`);
-    if (!jobId) continue;
+    const jobId = await lockNew(learner, rt, jobType, params, opts.tag);
     let attempt = 1;
     if (opts.retryFirst) {
       const first = await rt.fail(jobId, 1, "MODEL_TIMEOUT", "model took longer than 60 s");
       expect(first.body.status).toBe("pending");
-      if (!(await relockAfterBackoff(rt, jobId, first.body.runAfter))) continue;
+      await relockAfterBackoff(rt, jobId);
       attempt = 2;
     }
     const last = await rt.fail(
@@ -139,8 +134,7 @@ export async function failedJob(
     );
     expect(last.body.status).toBe("failed");
     return jobId;
-  }
-  throw new Error("the reference Runtime won every race for a fresh job");
+  });
 }
 
 /**
@@ -148,27 +142,23 @@ export async function failedJob(
  * gets 422 INVALID_SCHEMA with the violations, which are returned with the job id.
  */
 export async function rejectedJob(learner: APIRequestContext, key: string, output: unknown, tag: string) {
-  for (let round = 0; round < 6; round++) {
+  return whileHeld("quiz_generation", async () => {
     const rt = runtimeClient(learner, key);
-    const jobId = await lockNew(learner, rt, "quiz_generation", { count: 2 }, `${tag}-${round}`);
-    if (!jobId) continue;
+    const jobId = await lockNew(learner, rt, "quiz_generation", { count: 2 }, tag);
     const res = await rt.result(jobId, 1, output);
     expect(res.status).toBe(422);
     return { jobId, violations: res.body.error.details as { path: string; rule: string; message: string }[] };
-  }
-  throw new Error("the reference Runtime won every race for a fresh job");
+  });
 }
 
 /** A job of Ada's held by a test Runtime, moved to running by a heartbeat. */
 export async function runningJob(learner: APIRequestContext, key: string, tag: string) {
-  for (let round = 0; round < 6; round++) {
+  return whileHeld("learning_state_analysis", async () => {
     const rt = runtimeClient(learner, key);
-    const jobId = await lockNew(learner, rt, "learning_state_analysis", {}, `${tag}-${round}`);
-    if (!jobId) continue;
+    const jobId = await lockNew(learner, rt, "learning_state_analysis", {}, tag);
     expect((await rt.heartbeat(jobId, 1)).status).toBe(200);
     return { jobId, rt };
-  }
-  throw new Error("the reference Runtime won every race for a fresh job");
+  });
 }
 
 /** A screenshot of the state, and axe over it (every state worth a screenshot is checked for accessibility). */
@@ -193,7 +183,7 @@ const ALL_JOB_TYPES = [
  * returns are never claimed by it.
  */
 export async function holdReferenceRuntime(adminApi: APIRequestContext, jobTypes: string[]) {
-  const keys = await trpc<{ items: { id: string; name: string; revokedAt: string | null }[] }>(
+  const keys = await trpc<{ items: { id: string; name: string; revokedAt: string | null; jobTypes: string[] }[] }>(
     adminApi,
     "admin.runtimeKeys.list",
     undefined,
@@ -205,6 +195,22 @@ export async function holdReferenceRuntime(adminApi: APIRequestContext, jobTypes
     const res = await trpc(adminApi, "admin.runtimeKeys.setScope", { id: ref!.id, jobTypes: types }, "mutation");
     expect(res.status, JSON.stringify(res.error)).toBe(200);
   };
-  await set(ALL_JOB_TYPES.filter((t) => !jobTypes.includes(t)));
-  return () => set([]);
+  // Holds nest: each takes its types out of what the key may run now, and gives back exactly that.
+  const before = ref!.jobTypes;
+  const allowed = (before.length ? before : ALL_JOB_TYPES).filter((t) => !jobTypes.includes(t));
+  expect(allowed.length, "a key needs at least one job type (none listed means all)").toBeGreaterThan(0);
+  await set(allowed);
+  return () => set(before);
+}
+
+/** Runs `fn` while the reference Runtime is held off `jobType` (an admin session of its own does the holding). */
+async function whileHeld<T>(jobType: string, fn: () => Promise<T>): Promise<T> {
+  const admin = await signedInRequest(ADMIN);
+  const release = await holdReferenceRuntime(admin, [jobType]);
+  try {
+    return await fn();
+  } finally {
+    await release();
+    await admin.dispose();
+  }
 }

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { ADMIN, holdReferenceRuntime, runningJob, signedInRequest, trpc } from "./admin-helpers";
+import { ADMIN, runningJob, signedInRequest, trpc } from "./admin-helpers";
 import { ADA, shot, signIn } from "./learner-helpers";
 
 /**
@@ -20,9 +20,7 @@ test("[LEARNER] with the event stream unavailable, the page polls: progress and 
     await trpc<{ key: string }>(admin, "admin.runtimeKeys.create", { name: `e2e polling ${Date.now()}` }, "mutation")
   ).data.key;
   await signIn(page, ADA);
-  // The reference Runtime is held off the type, so the job is this test's to lock.
-  const release = await holdReferenceRuntime(admin, ["learning_state_analysis"]);
-  const { jobId, rt } = await runningJob(page.request, key, `learner-polling-${Date.now()}`).finally(release);
+  const { jobId, rt } = await runningJob(page.request, key, `learner-polling-${Date.now()}`);
 
   await page.goto("/");
   await expect(page.getByTestId("live-indicator")).toHaveText(/Reconnecting — refreshing every few seconds/);

@@ -92,14 +92,25 @@ test.describe("[PUBLIC] security headers and the CSP", () => {
     const ran = await page.evaluate(async () => {
       const w = window as unknown as { __injected?: string[] };
       w.__injected = [];
+      // Positive signals that each injection had its chance: the browser's own CSP refusals, the
+      // image's error event (after the inline handler's turn) and the frame's load (after its script's).
+      const refusals: string[] = [];
+      let refused!: () => void;
+      const twoRefusals = new Promise<void>((r) => (refused = r));
+      document.addEventListener("securitypolicyviolation", (e) => {
+        refusals.push(e.violatedDirective);
+        if (refusals.length >= 2) refused();
+      });
       const box = document.createElement("div");
       box.innerHTML = `<img src="/nonexistent.png" onerror="window.__injected.push('onerror')"><a id="js-link" href="javascript:window.__injected.push('href')">x</a>`;
+      const imgFailed = new Promise((r) => box.querySelector("img")!.addEventListener("error", r));
       document.body.appendChild(box);
       const frame = document.createElement("iframe");
       frame.srcdoc = "<script>parent.__injected.push('srcdoc')</script>";
+      const frameLoaded = new Promise((r) => frame.addEventListener("load", r));
       document.body.appendChild(frame);
       (document.getElementById("js-link") as HTMLAnchorElement).click();
-      await new Promise((r) => setTimeout(r, 500));
+      await Promise.all([imgFailed, frameLoaded, twoRefusals]);
       return w.__injected;
     });
     expect(ran).toEqual([]);
@@ -121,8 +132,12 @@ test.describe("[PUBLIC] security headers and the CSP", () => {
   test("no page can be framed, not even by this site", async ({ page }) => {
     const signInUrl = new URL("/sign-in", test.info().project.use.baseURL).href;
     await page.goto("about:blank");
+    // The browser says it refused to frame the page (frame-ancestors / X-Frame-Options): then look.
+    const refused = page.waitForEvent("console", {
+      predicate: (m) => /Refused to (frame|display)/.test(m.text()) && m.text().includes("/sign-in"),
+    });
     await page.setContent(`<iframe src="${signInUrl}"></iframe>`);
-    await page.waitForTimeout(1000);
+    await refused;
     const frame = page.frames().find((f) => f !== page.mainFrame());
     const framedText = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
     expect(framedText).not.toContain("AI Job Runtime");
