@@ -271,7 +271,8 @@ describe("[SYSTEM] production start", () => {
     expect(stoppedOutput).toMatch(/\[server\] SIGTERM: draining \d+ in-flight request/);
     // Every request the server accepted was answered in full; none was cut by the shutdown.
     expect(stoppedOutput).toMatch(/\[server\] stopped: \d+ request\(s\) answered while draining, 0 cut/);
-    await new Promise((r) => setTimeout(r, 500));
+    // Down until the load has met the stopped instance (a refused connection), then back up.
+    await eventually("a request refused while down", async () => outcomes.includes("ECONNREFUSED") || null, 30_000);
     await app.start();
     await loops;
 
