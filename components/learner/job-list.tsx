@@ -165,8 +165,16 @@ function OlderJobs({
     if (open && all.length > 0 && items.length === 0 && hasNextPage && !isFetching) void fetchNextPage();
   }, [open, all.length, items.length, hasNextPage, isFetching, fetchNextPage]);
   const more = !open || older.hasNextPage;
+  // Settled: nothing in flight and no read-on pending, so what is shown stays until the next click.
+  const readingOn = open && all.length > 0 && items.length === 0 && hasNextPage;
+  const settled = !isFetching && !readingOn;
   return (
-    <div className="mt-2">
+    <div
+      className="mt-2"
+      data-testid="older-history"
+      data-pages={older.data?.pages.length ?? 0}
+      data-settled={settled ? "true" : "false"}
+    >
       {items.length > 0 && (
         <ul className="-mx-1 divide-y divide-slate-100 px-1" aria-label={t("olderLabel")}>
           {items.map((job) => (

@@ -140,14 +140,19 @@ test("[LEARNER] ticks on next steps are saved; mastery shows across analyses; th
   await page.goto("/");
   await expect(rowsOf(page, "flashcard_generation").first()).toBeVisible();
   await expect(page.getByRole("list", { name: "analyses" }).getByTestId("job-row")).toHaveCount(20);
-  // Page in until the end. The list also reads on by itself while a page brings nothing new, so
-  // the button may turn into the end between a look and a click: each step waits for one of the
-  // two, and a click on a button that has just given way to the end is not an error.
+  // Page in until the end, one click at a time. The list may read on by itself after a page that
+  // brings nothing new, so each step waits until it has settled (nothing in flight, no read-on
+  // pending): then the button or the end it shows stays as it is until the test acts.
+  const history = page.getByTestId("older-history");
   const end = page.getByTestId("history-end");
   const older = page.getByRole("button", { name: "Show older analyses" });
-  for (let i = 0; i < 20 && !(await end.isVisible()); i++) {
-    await expect(older.or(end)).toBeVisible();
-    if (await older.isVisible()) await older.click({ timeout: 5_000 }).catch(() => undefined);
+  const pages = async () => Number(await history.getAttribute("data-pages"));
+  for (let i = 0; i < 20; i++) {
+    await expect(history).toHaveAttribute("data-settled", "true");
+    if (await end.isVisible()) break;
+    const before = await pages();
+    await older.click();
+    await expect(history).toHaveAttribute("data-pages", new RegExp(`^(?!${before}$)\\d+$`));
   }
   await expect(page.getByTestId("history-end")).toContainText(`${all.data.total} analyses in all`);
   await expect(page.getByRole("list", { name: "older analyses" }).getByTestId("job-row")).toHaveCount(
