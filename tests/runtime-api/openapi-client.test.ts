@@ -140,6 +140,7 @@ describe("the document's contract", () => {
   });
 
   it("documents 503 UNAVAILABLE with Retry-After on every operation, and the key_scope refusal a live lock answers", async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document, read by shape
     for (const [p, item] of Object.entries(doc.paths as Record<string, { post: { responses: Record<string, any> } }>)) {
       const unavailable = item.post.responses["503"];
       expect(unavailable.headers["Retry-After"], p).toMatchObject({ required: true, schema: { type: "integer" } });
