@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { eventually } from "../helpers/eventually";
 import { createLearner, createTestJob } from "../helpers/factories";
 import { GET } from "@/app/api/jobs/events/route";
 import { getJobFeed } from "@/server/events/job-feed";
@@ -26,7 +27,7 @@ describe("live job changes over Server-Sent Events", () => {
     const a = await createLearner();
     const b = await createLearner();
     const feed = getJobFeed();
-    for (let i = 0; i < 100 && !feed.connected; i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually("the job feed listening", async () => feed.connected);
     const abort = new AbortController();
     const stream = jobEventStream(feed, (c) => c.userId === a.user.id, abort.signal);
     const reading = readUntil(stream, (t) => (t.match(/event: job/g) ?? []).length >= 1);

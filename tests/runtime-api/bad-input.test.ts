@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../helpers/eventually";
 import { createLearner, createTestJob, runtimeKey, uid, type Learner } from "../helpers/factories";
 import { fingerprint } from "../helpers/states";
 import { call, runtime, type Endpoint } from "../helpers/runtime-api";
@@ -183,7 +184,7 @@ describe("the key cache", () => {
     const created = await createRuntimeKey(uid("cached"));
     const rt = runtime(created.key, uid("rt"));
     const feed = getJobFeed();
-    for (let i = 0; i < 100 && !feed.connected; i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually("the job feed listening", async () => feed.connected);
     expect((await rt.poll()).status).toBe(200); // now cached
     // Revoke as another instance would: straight in the database, plus the NOTIFY.
     const seen = new Promise((r) => feed.once("key-revoked", r));
