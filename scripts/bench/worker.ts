@@ -22,6 +22,7 @@ const waitMs = Number(process.env.BENCH_WAIT_MS ?? 20_000);
 let stopping = false;
 let done = 0;
 let conflicts = 0;
+let refused = 0;
 
 const post = (path: string, body: unknown) => postJson(agent, `${base}/internal/runtime/jobs/${path}`, key, body);
 
@@ -30,6 +31,22 @@ async function timed(name: string, path: string, body: unknown) {
   const res = await post(path, body);
   latencies[name]!.push(performance.now() - t);
   return res;
+}
+
+/** A claim's jobs; a refused claim (503 under load) is asked again, never taken for an empty queue. */
+async function claim(limit: number, name = "claim", extra: Record<string, unknown> = {}) {
+  for (;;) {
+    const res = await timed(name, "poll", {
+      runtimeInstanceId: id,
+      capabilities: ["learning_state_analysis"],
+      limit,
+      claim: true,
+      ...extra,
+    });
+    if (res.status === 200) return (res.json?.jobs ?? []) as { job: { id: string; attemptNo: number } }[];
+    refused++;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function submit(jobId: string, attemptNo: number) {
@@ -54,13 +71,7 @@ async function slotsLoop() {
   const running = new Set<Promise<void>>();
   for (;;) {
     const free = Math.min(concurrency - running.size, 50);
-    const res = await timed("claim", "poll", {
-      runtimeInstanceId: id,
-      capabilities: ["learning_state_analysis"],
-      limit: free,
-      claim: true,
-    });
-    const jobs = res.json?.jobs ?? [];
+    const jobs = await claim(free);
     if (!jobs.length && !running.size) return;
     for (const j of jobs) {
       const p: Promise<void> = submit(j.job.id, j.job.attemptNo).finally(() => running.delete(p));
@@ -73,13 +84,7 @@ async function slotsLoop() {
 
 async function claimLoop() {
   for (;;) {
-    const res = await timed("claim", "poll", {
-      runtimeInstanceId: id,
-      capabilities: ["learning_state_analysis"],
-      limit: 1,
-      claim: true,
-    });
-    const jobs = res.json?.jobs ?? [];
+    const jobs = await claim(1);
     if (!jobs.length) return;
     for (const j of jobs) await finish(j.job.id, j.job.attemptNo);
   }
@@ -110,14 +115,7 @@ async function pollLockLoop() {
 
 async function longPollLoop() {
   while (!stopping) {
-    const res = await timed("longpoll", "poll", {
-      runtimeInstanceId: id,
-      capabilities: ["learning_state_analysis"],
-      limit: 1,
-      claim: true,
-      waitMs,
-    });
-    for (const j of res.json?.jobs ?? []) await finish(j.job.id, j.job.attemptNo);
+    for (const j of await claim(1, "longpoll", { waitMs })) await finish(j.job.id, j.job.attemptNo);
   }
 }
 
@@ -136,6 +134,6 @@ const elapsedMs = performance.now() - started;
 agent.destroy();
 const cpu = process.cpuUsage(cpuAtGo);
 process.stdout.write(
-  JSON.stringify({ id, done, conflicts, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n",
+  JSON.stringify({ id, done, conflicts, refused, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n",
 );
 process.stdin.destroy();
