@@ -1,21 +1,26 @@
 import http from "node:http";
 import { postJson } from "./http";
-import { output, usage } from "./payload";
+import { outputFor, usage } from "./payload";
 
 /**
  * A bench Runtime: speaks the real protocol over HTTP with trivial work, `concurrency` loops in
  * one process, until the queue is empty. Prints one JSON line: jobs done and latencies per endpoint.
- * Usage: tsx scripts/bench/worker.ts <mode: claim|poll-lock|longpoll> (env BENCH_URL, BENCH_KEY, BENCH_ID, BENCH_CONCURRENCY, BENCH_WAIT_MS)
+ * Usage: tsx scripts/bench/worker.ts <mode: claim|poll-lock|longpoll> (env BENCH_URL, BENCH_KEY, BENCH_ID, BENCH_CONCURRENCY, BENCH_WAIT_MS,
+ * BENCH_CAPABILITIES: job types, comma-separated, default learning_state_analysis; BENCH_INSTANCE_PER_LOOP=1: each loop is its own
+ * Runtime instance, `<BENCH_ID>-<loop>`, as many single-slot Runtimes would be)
  * longpoll: an idle Runtime as the reference one is: claim with waitMs, run, repeat, until "stop" on stdin.
  */
 const mode = process.argv[2] ?? "claim";
 const base = process.env.BENCH_URL!;
 const key = process.env.BENCH_KEY!;
-const id = process.env.BENCH_ID ?? `bench-${process.pid}`;
+const runtime = process.env.BENCH_ID ?? `bench-${process.pid}`;
+const id = runtime;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency * 2 });
 const latencies: Record<string, number[]> = { claim: [], poll: [], lock: [], heartbeat: [], result: [], longpoll: [] };
 const waitMs = Number(process.env.BENCH_WAIT_MS ?? 20_000);
+const capabilities = (process.env.BENCH_CAPABILITIES ?? "learning_state_analysis").split(",");
+const perLoop = process.env.BENCH_INSTANCE_PER_LOOP === "1";
 let stopping = false;
 let done = 0;
 let conflicts = 0;
@@ -29,7 +34,7 @@ async function timed(name: string, path: string, body: unknown) {
   return res;
 }
 
-async function finish(jobId: string, attemptNo: number) {
+async function finish(jobId: string, attemptNo: number, jobType = capabilities[0]!, id = runtime) {
   const hb = await timed("heartbeat", `${jobId}/heartbeat`, {
     runtimeInstanceId: id,
     attemptNo,
@@ -37,7 +42,12 @@ async function finish(jobId: string, attemptNo: number) {
     progress: 50,
   });
   if (hb.status !== 200) throw new Error(`heartbeat ${hb.status} ${JSON.stringify(hb.json)}`);
-  const res = await timed("result", `${jobId}/result`, { runtimeInstanceId: id, attemptNo, output, usage });
+  const res = await timed("result", `${jobId}/result`, {
+    runtimeInstanceId: id,
+    attemptNo,
+    output: outputFor(jobType),
+    usage,
+  });
   if (res.status !== 200) throw new Error(`result ${res.status} ${JSON.stringify(res.json)}`);
   done++;
 }
@@ -46,7 +56,7 @@ async function claimLoop() {
   for (;;) {
     const res = await timed("claim", "poll", {
       runtimeInstanceId: id,
-      capabilities: ["learning_state_analysis"],
+      capabilities,
       limit: 1,
       claim: true,
     });
@@ -60,7 +70,7 @@ async function pollLockLoop() {
   for (;;) {
     const res = await timed("poll", "poll", {
       runtimeInstanceId: id,
-      capabilities: ["learning_state_analysis"],
+      capabilities,
       limit: 20,
     });
     const jobs = res.json?.jobs ?? [];
@@ -79,16 +89,18 @@ async function pollLockLoop() {
   }
 }
 
-async function longPollLoop() {
+async function longPollLoop(loop: number) {
+  const instance = perLoop ? `${runtime}-${loop}` : runtime;
   while (!stopping) {
     const res = await timed("longpoll", "poll", {
-      runtimeInstanceId: id,
-      capabilities: ["learning_state_analysis"],
+      runtimeInstanceId: instance,
+      capabilities,
       limit: 1,
       claim: true,
       waitMs,
     });
-    for (const j of res.json?.jobs ?? []) await finish(j.job.id, j.job.attemptNo);
+    if (res.status !== 200) throw new Error(`long poll ${res.status} ${JSON.stringify(res.json)}`);
+    for (const j of res.json?.jobs ?? []) await finish(j.job.id, j.job.attemptNo, j.job.jobType, instance);
   }
 }
 
@@ -102,7 +114,7 @@ const started = performance.now();
 // Our own CPU from "go" on: process start-up (tsx, imports) is not the protocol's cost.
 const cpuAtGo = process.cpuUsage();
 const loop = mode === "claim" ? claimLoop : mode === "longpoll" ? longPollLoop : pollLockLoop;
-await Promise.all(Array.from({ length: concurrency }, () => loop()));
+await Promise.all(Array.from({ length: concurrency }, (_, i) => loop(i)));
 const elapsedMs = performance.now() - started;
 agent.destroy();
 const cpu = process.cpuUsage(cpuAtGo);
