@@ -118,8 +118,9 @@ export async function idleLongPollers(opts: {
  * PostgreSQL work are the load), while `idle` long-pollers — real HTTP long polls to the app, each
  * its own Runtime instance (one process, one keep-alive connection each) — wait for the measured
  * type. `jobs` jobs of that type are created one by one through the domain at random 0–100 ms gaps.
- * Pickup: the row's createdAt (its creating transaction's start) → the lock event; and, tighter,
- * the creation's commit as this process saw it return → the lock event (same machine clock).
+ * Pickup: the creation's commit → the lock's commit (PostgreSQL's commit timestamps; the bench's
+ * server runs with track_commit_timestamp); also the row's createdAt (stamped inside the creating
+ * transaction, before its quota update, insert, event and NOTIFY) → the lock event.
  */
 export async function pickupUnderLoad(opts: {
   db: pg.Client;
@@ -199,10 +200,14 @@ export async function pickupUnderLoad(opts: {
   busy.stop();
   idle.stop();
   const [busyOuts, idleOuts] = await Promise.all([busy.done, idle.done]);
+  // The creation event's row is written by the creating transaction and never updated, so its
+  // xmin's commit timestamp is the creation's commit; likewise the lock event's is the lock's.
   const { rows } = await opts.db.query(
     `SELECT j.id, EXTRACT(EPOCH FROM (e."createdAt" - j."createdAt")) * 1000 AS ms,
-       EXTRACT(EPOCH FROM e."createdAt") * 1000 AS "lockedAt"
+       EXTRACT(EPOCH FROM e."createdAt") * 1000 AS "lockedAt",
+       EXTRACT(EPOCH FROM (pg_xact_commit_timestamp(e.xmin) - pg_xact_commit_timestamp(c.xmin))) * 1000 AS "commitMs"
      FROM "AiRuntimeJob" j JOIN "JobEvent" e ON e."jobId" = j.id AND e."toStatus" = 'locked' AND e."attemptNo" = 1
+       JOIN "JobEvent" c ON c."jobId" = j.id AND c."fromStatus" IS NULL
      WHERE j."idempotencyKey" LIKE $1`,
     [`${tag}%`],
   );
@@ -220,7 +225,12 @@ export async function pickupUnderLoad(opts: {
     busyBacklogMin: minBacklog,
     busyReports: busyOuts.length,
     pickupMs: percentiles(rows.map((r) => Number(r.ms))),
-    commitToLockMs: percentiles(rows.map((r) => Number(r.lockedAt) - commits[r.id]!)),
+    /** The headline: the creation's commit → the lock's commit, both PostgreSQL's own commit timestamps. */
+    commitToLockMs: percentiles(rows.map((r) => Number(r.commitMs))),
+    /** The creation's return in its caller → the lock's statement start (a loaded caller sees its commit late). */
+    returnToLockMs: percentiles(rows.map((r) => Number(r.lockedAt) - commits[r.id]!)),
+    /** Claims the idle pollers made (each long poll answered, with a job or empty after 20 s): one per job means no herd. */
+    idleRequests: idleOuts.reduce((n, o) => n + (o.latencies.longpoll?.length ?? 0), 0),
     appCpuPercentOfCore: Math.round((cpu.app / elapsed) * 1000) / 10,
     postgresCpuPercentOfCore: Math.round((cpu.postgres / elapsed) * 1000) / 10,
   };

@@ -30,7 +30,6 @@ const withCost = <T extends Sums>(r: T) => ({
 export const CLOSE_MARGIN_MINUTES = 10;
 
 type Range = { from: Date; to: Date };
-const ceilDay = (d: Date) => new Date(Math.ceil(d.getTime() / DAY_MS) * DAY_MS);
 const floorDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY_MS) * DAY_MS);
 
 /**
