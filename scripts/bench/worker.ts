@@ -27,6 +27,7 @@ const perLoop = process.env.BENCH_INSTANCE_PER_LOOP === "1";
 let stopping = false;
 let done = 0;
 let conflicts = 0;
+let refused = 0;
 
 const post = (path: string, body: unknown) => postJson(agent, `${base}/internal/runtime/jobs/${path}`, key, body);
 
@@ -35,6 +36,23 @@ async function timed(name: string, path: string, body: unknown) {
   const res = await post(path, body);
   latencies[name]!.push(performance.now() - t);
   return res;
+}
+
+/** A claim's jobs; a refused claim (503 under load) is asked again, never taken for an empty queue. */
+async function claim(limit: number, name = "claim", extra: Record<string, unknown> = {}, instance = runtime) {
+  for (;;) {
+    const res = await timed(name, "poll", {
+      runtimeInstanceId: instance,
+      capabilities,
+      limit,
+      claim: true,
+      ...extra,
+    });
+    if (res.status === 200)
+      return (res.json?.jobs ?? []) as { job: { id: string; attemptNo: number; jobType: string } }[];
+    refused++;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function submit(jobId: string, attemptNo: number, jobType = capabilities[0]!, id = runtime) {
@@ -64,13 +82,7 @@ async function slotsLoop() {
   const running = new Set<Promise<void>>();
   for (;;) {
     const free = Math.min(concurrency - running.size, 50);
-    const res = await timed("claim", "poll", {
-      runtimeInstanceId: id,
-      capabilities,
-      limit: free,
-      claim: true,
-    });
-    const jobs = res.json?.jobs ?? [];
+    const jobs = await claim(free);
     if (!jobs.length && !running.size) return;
     for (const j of jobs) {
       const p: Promise<void> = submit(j.job.id, j.job.attemptNo).finally(() => running.delete(p));
@@ -83,13 +95,7 @@ async function slotsLoop() {
 
 async function claimLoop() {
   for (;;) {
-    const res = await timed("claim", "poll", {
-      runtimeInstanceId: id,
-      capabilities,
-      limit: 1,
-      claim: true,
-    });
-    const jobs = res.json?.jobs ?? [];
+    const jobs = await claim(1);
     if (!jobs.length) return;
     for (const j of jobs) await finish(j.job.id, j.job.attemptNo);
   }
@@ -121,15 +127,8 @@ async function pollLockLoop() {
 async function longPollLoop(loop: number) {
   const instance = perLoop ? `${runtime}-${loop}` : runtime;
   while (!stopping) {
-    const res = await timed("longpoll", "poll", {
-      runtimeInstanceId: instance,
-      capabilities,
-      limit: 1,
-      claim: true,
-      waitMs,
-    });
-    if (res.status !== 200) throw new Error(`long poll ${res.status} ${JSON.stringify(res.json)}`);
-    for (const j of res.json?.jobs ?? []) await finish(j.job.id, j.job.attemptNo, j.job.jobType, instance);
+    for (const j of await claim(1, "longpoll", { waitMs }, instance))
+      await finish(j.job.id, j.job.attemptNo, j.job.jobType, instance);
   }
 }
 
@@ -148,6 +147,6 @@ const elapsedMs = performance.now() - started;
 agent.destroy();
 const cpu = process.cpuUsage(cpuAtGo);
 process.stdout.write(
-  JSON.stringify({ id, done, conflicts, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n",
+  JSON.stringify({ id, done, conflicts, refused, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n",
 );
 process.stdin.destroy();
