@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
+import { useEffect, useRef } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { appCodeOf, explainError, isInFlight, targetTitle, type Job, type Targets } from "./labels";
 import { JobProgress } from "./progress-bar";
@@ -35,6 +36,21 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
     },
     retry: (n, e) => appCodeOf(e) !== "JOB_NOT_FOUND" && n < 2,
   });
+  // The live feed has just said the job finished and this copy is still from before: read it
+  // now. (The feed's own invalidation can be swallowed by a read already in flight that started
+  // before the finish — measured: the result then waited for the 3 s interval, issue 26.)
+  // At most a few times per job: the interval above covers a copy that somehow stays behind.
+  const liveFinished = !!live && !isInFlight(live.status);
+  const copy = detail.data;
+  const copyBehind = !!copy && (isInFlight(copy.job.status) || (copy.job.status === "succeeded" && !copy.result));
+  const { refetch, isFetching } = detail;
+  const catchUps = useRef({ jobId, n: 0 });
+  useEffect(() => {
+    if (catchUps.current.jobId !== jobId) catchUps.current = { jobId, n: 0 };
+    if (!liveFinished || !copyBehind || isFetching || catchUps.current.n >= 3) return;
+    catchUps.current.n++;
+    void refetch();
+  }, [jobId, liveFinished, copyBehind, isFetching, refetch]);
 
   if (detail.isLoading)
     return (

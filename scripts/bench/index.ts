@@ -15,9 +15,10 @@ import { consoleBench, consoleMarkdown } from "./console";
 import { runWorkers } from "./workers";
 import { cpuNow, cpuSince, loadAverage, perJob, postmasterPid } from "./cpu";
 import { pgBossRun, type PeerMode } from "./pgboss";
-import { idleLongPollers, pickup } from "./pickup";
+import { idleLongPollers, pickup, pickupUnderLoad } from "./pickup";
 import { fairOrder } from "./fair";
 import { ingestBench, ingestMarkdown } from "./ingest";
+import { clickMarkdown, clickToResult } from "./click";
 
 /**
  * `npm run bench`: a production build on the embedded PostgreSQL, driven by bench Runtimes
@@ -33,14 +34,25 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
 const CONSOLE_ROWS = Number(process.env.BENCH_CONSOLE_ROWS ?? 1_000_000);
-/** BENCH_ONLY=throughput,pgboss,pickup,race,big,console,ingest,sweep runs a subset (the ceiling always runs); BENCH_MODES / BENCH_PROCESSES narrow the throughput runs. */
-const ONLY = new Set((process.env.BENCH_ONLY ?? "throughput,pgboss,pickup,race,big,console,ingest,sweep").split(","));
+/**
+ * BENCH_ONLY=throughput,pgboss,pickup,pickupload,race,big,console,ingest,sweep (or `npm run bench -- --only=…`) runs a
+ * subset (the ceiling always runs); BENCH_MODES / BENCH_PROCESSES narrow the throughput runs.
+ */
+const onlyArg = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+if (onlyArg) process.env.BENCH_ONLY = onlyArg;
+const ONLY = new Set(
+  (process.env.BENCH_ONLY ?? "throughput,pgboss,pickup,pickupload,race,big,console,ingest,click,sweep").split(","),
+);
 /** Ingestion: BENCH_INGEST_BATCHES batches of 1,000 activity items, BENCH_INGEST_CONCURRENCY in flight. */
 const INGEST_BATCHES = Number(process.env.BENCH_INGEST_BATCHES ?? 100);
 const INGEST_CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 4);
 /** Long-poll sections: pickup over BENCH_PICKUP_JOBS jobs; BENCH_IDLE_RUNTIMES idle long-pollers. */
 const PICKUP_JOBS = Number(process.env.BENCH_PICKUP_JOBS ?? 200);
 const IDLE_RUNTIMES = Number(process.env.BENCH_IDLE_RUNTIMES ?? 500);
+/** Click to result: BENCH_CLICK_RUNS clicks (20). */
+const CLICK_RUNS = Number(process.env.BENCH_CLICK_RUNS ?? 20);
+/** Pickup under load: BENCH_BUSY_RUNTIMES busy Runtime processes beside the idle long-pollers. */
+const BUSY_RUNTIMES = Number(process.env.BENCH_BUSY_RUNTIMES ?? 8);
 type Mode = "slots" | "claim" | "poll-lock";
 const MODES = (process.env.BENCH_MODES ?? "slots,claim,poll-lock").split(",") as Mode[];
 /** slots: each process holds BENCH_SLOTS jobs at once and claims up to its free slots, as the reference Runtime does. */
@@ -51,12 +63,21 @@ const MODE_LABEL: Record<Mode, string> = {
   "poll-lock": "poll → lock → heartbeat → result",
 };
 const PROCESSES = (process.env.BENCH_PROCESSES ?? "1,4,8").split(",").map(Number);
-const database = `ajr_bench_${process.pid}`;
+/** BENCH_DATABASE names the bench database and keeps it afterwards (with BENCH_CONSOLE_REUSE=1 the console section reuses its million jobs). */
+const database = process.env.BENCH_DATABASE ?? `ajr_bench_${process.pid}`;
+const REUSE_CONSOLE = process.env.BENCH_CONSOLE_REUSE === "1" && !!process.env.BENCH_DATABASE;
 const log = (m: string) => console.log(`[bench] ${m}`);
 /** Keep-alive connections, as Runtimes keep them (fetch would add its own per-call overhead to the figures). */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-const pgServer = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-bench-${port}`), port, database, fast: true });
+// track_commit_timestamp: the pickup sections time a job from its creation's commit (pg_xact_commit_timestamp).
+const pgServer = await startEmbeddedDb({
+  dir: path.join(DATA_DIR, `pg-bench-${port}`),
+  port,
+  database,
+  fast: true,
+  settings: { track_commit_timestamp: "on" },
+});
 const adminUrl = pgServer.url.replace(/\/[^/]+$/, "/postgres");
 const url = pgServer.url;
 const db = new pg.Client({ connectionString: url });
@@ -99,14 +120,15 @@ try {
   const roles = { postmaster: postmasterPid(path.join(DATA_DIR, `pg-bench-${port}`)), appGroup: app.pgid() };
 
   // 1. The ceiling: raw SQL claim + complete, one process, one job at a time.
+  // (Not when the console section reuses its million jobs: the ceiling's runs clear the table.)
   const ceilings: number[] = [];
-  for (let r = 0; r < REPEATS; r++) {
+  for (let r = 0; r < (REUSE_CONSOLE ? 0 : REPEATS); r++) {
     await clearJobs(db);
     await insertJobs(db, JOBS);
     ceilings.push((await rawCeiling(url, JOBS)).jobsPerSecond);
   }
   const ceiling = median(ceilings);
-  results.rawCeiling = { jobsPerSecond: round(ceiling), runs: ceilings.map(round) };
+  if (!REUSE_CONSOLE) results.rawCeiling = { jobsPerSecond: round(ceiling), runs: ceilings.map(round) };
   log(`raw SQL ceiling ${round(ceiling)} jobs/s`);
 
   // 2. Full cycle over HTTP with 1, 4, 8 Runtime processes, both protocol shapes.
@@ -218,6 +240,26 @@ try {
     log(`idle long-pollers: ${JSON.stringify(results.idleLongPoll)}`);
   }
 
+  // 2d. Pickup under load: 8 busy Runtimes, 500 idle long-pollers, one new job at a time (issue 26).
+  if (ONLY.has("pickupload")) {
+    await clearJobs(db);
+    results.pickupUnderLoad = {
+      ...(await pickupUnderLoad({
+        db,
+        appUrl,
+        key,
+        jobs: PICKUP_JOBS,
+        busy: BUSY_RUNTIMES,
+        idle: IDLE_RUNTIMES,
+        roles,
+        log,
+      })),
+      loadAverage: loadAverage(),
+    };
+    log(`pickup under load: ${JSON.stringify(results.pickupUnderLoad)}`);
+    await clearJobs(db);
+  }
+
   // 3. 50 Runtimes racing to lock the same jobs: one wins each, the rest get 409 quickly.
   if (ONLY.has("race")) {
     await clearJobs(db);
@@ -244,7 +286,7 @@ try {
 
   // 4b. Every console call with a million jobs and three million events (scripts/bench/console.ts).
   if (ONLY.has("console")) {
-    await clearJobs(db);
+    if (!REUSE_CONSOLE) await clearJobs(db);
     results.console = await consoleBench({
       db,
       appUrl,
@@ -252,8 +294,9 @@ try {
       rows: CONSOLE_ROWS,
       log,
       dir: path.join(ROOT, "bench-results"),
+      reuse: REUSE_CONSOLE,
     });
-    await clearJobs(db);
+    if (!REUSE_CONSOLE) await clearJobs(db);
   }
 
   // 4c. Activity ingestion through the platform API (scripts/bench/ingest.ts).
@@ -270,6 +313,16 @@ try {
       learners: 4,
       log,
     });
+  }
+
+  // 4d. A learner's click to a shown result, in chromium (scripts/bench/click.ts).
+  if (ONLY.has("click")) {
+    await clearJobs(db);
+    results.click = {
+      ...(await clickToResult({ db, appUrl, key, runs: CLICK_RUNS, log })),
+      loadAverage: loadAverage(),
+    };
+    log(`click to result: ${JSON.stringify(results.click)}`);
   }
 
   // 5. Sweeping expired leases, in this process, with the app stopped (its own sweeper would share the work).
@@ -318,7 +371,7 @@ try {
   agent.destroy();
   await app?.stop();
   await db.end().catch(() => {});
-  await dropDatabase(adminUrl, database).catch(() => {});
+  if (!process.env.BENCH_DATABASE) await dropDatabase(adminUrl, database).catch(() => {});
   await pgServer.stop();
 }
 
@@ -444,6 +497,12 @@ function writeResults(fresh: Results) {
           ``,
         ]
       : []),
+    ...(r.pickupUnderLoad
+      ? [
+          `Pickup under load: ${r.pickupUnderLoad.busyRuntimes} busy Runtime processes × ${r.pickupUnderLoad.busyLoopsPerRuntime} (${r.pickupUnderLoad.busyJobsPerSecond} jobs/s of another type, backlog never below ${r.pickupUnderLoad.busyBacklogMin}) and ${r.pickupUnderLoad.idleLongPollers} idle long-pollers (real HTTP, one Runtime instance each); ${r.pickupUnderLoad.jobs} jobs created one by one: creation's commit → lock's commit **p50 ${r.pickupUnderLoad.commitToLockMs.p50} ms, p95 ${r.pickupUnderLoad.commitToLockMs.p95} ms, p99 ${r.pickupUnderLoad.commitToLockMs.p99} ms** (max ${r.pickupUnderLoad.commitToLockMs.max}); row createdAt (inside the creating transaction) → lock p50 ${r.pickupUnderLoad.pickupMs.p50} ms, p99 ${r.pickupUnderLoad.pickupMs.p99} ms; ${r.pickupUnderLoad.idleRequests ?? "?"} long-poll answers to the idle pollers for ${r.pickupUnderLoad.jobs} jobs. App ${r.pickupUnderLoad.appCpuPercentOfCore} % of a core, PostgreSQL ${r.pickupUnderLoad.postgresCpuPercentOfCore} % (load ${r.pickupUnderLoad.loadAverage.join(" ")}).`,
+          ``,
+        ]
+      : []),
     ...(r.idleLongPoll
       ? [
           `${r.idleLongPoll.runtimes} idle long-polling Runtimes (waitMs ${r.idleLongPoll.waitMs}) over ${r.idleLongPoll.windowMs} ms: ${r.idleLongPoll.requests} requests (${r.idleLongPoll.requestsPerRuntimePerWait} per Runtime per waitMs); app ${r.idleLongPoll.appCpuPercentOfCore} % of a core, PostgreSQL ${r.idleLongPoll.postgresCpuPercentOfCore} % (load ${r.idleLongPoll.loadAverage.join(" ")}).`,
@@ -469,6 +528,7 @@ function writeResults(fresh: Results) {
         ]
       : []),
     ...(r.console ? consoleMarkdown(r.console) : []),
+    ...(r.click ? clickMarkdown(r.click) : []),
     ...(r.ingest ? ingestMarkdown(r.ingest) : []),
     ...(r.fairOrder
       ? [

@@ -8,6 +8,11 @@ export const output = {
   knowledgePoints: [],
 };
 
+/** A minimal valid output per job type the bench runs (weak_point_analysis: the busy Runtimes' own type in the pickup-under-load section). */
+export function outputFor(jobType: string): unknown {
+  return jobType === "weak_point_analysis" ? { weakPoints: [] } : output;
+}
+
 /** Sent with every result, as real Runtimes do (SPEC §4 result.usage), so the usage row and the token budget are part of the measured cycle. */
 export const usage = {
   provider: "deepseek",

@@ -111,3 +111,127 @@ export async function idleLongPollers(opts: {
     postgresCpuPercentOfCore: Math.round((cpu.postgres / elapsed) * 1000) / 10,
   };
 }
+
+/**
+ * Pickup under load (issue 26, item 5): `busy` Runtime processes (4 loops each) work a backlog of
+ * another job type the whole time (topped up so it never runs dry: their NOTIFYs, HTTP and
+ * PostgreSQL work are the load), while `idle` long-pollers — real HTTP long polls to the app, each
+ * its own Runtime instance (one process, one keep-alive connection each) — wait for the measured
+ * type. `jobs` jobs of that type are created one by one through the domain at random 0–100 ms gaps.
+ * Pickup: the creation's commit → the lock's commit (PostgreSQL's commit timestamps; the bench's
+ * server runs with track_commit_timestamp); also the row's createdAt (stamped inside the creating
+ * transaction, before its quota update, insert, event and NOTIFY) → the lock event.
+ */
+export async function pickupUnderLoad(opts: {
+  db: pg.Client;
+  appUrl: string;
+  key: string;
+  jobs: number;
+  busy: number;
+  idle: number;
+  roles: Roles;
+  log: (m: string) => void;
+}) {
+  const { createJob } = await import("../../server/jobs/create");
+  const { insertJobs } = await import("./setup");
+  const BUSY_TYPE = "weak_point_analysis";
+  const backlog = async () =>
+    (
+      await opts.db.query(
+        `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status = 'pending' AND "jobType" = $1::"JobType"`,
+        [BUSY_TYPE],
+      )
+    ).rows[0].n as number;
+  await insertJobs(opts.db, 20_000, { jobType: BUSY_TYPE });
+  const idle = await startWorkers("longpoll", opts.appUrl, opts.key, 1, opts.idle, {
+    BENCH_ID: "idle",
+    BENCH_WAIT_MS: "20000",
+    BENCH_INSTANCE_PER_LOOP: "1",
+    BENCH_CAPABILITIES: "learning_state_analysis",
+  });
+  const busy = await startWorkers("longpoll", opts.appUrl, opts.key, opts.busy, 4, {
+    BENCH_WAIT_MS: "20000",
+    BENCH_CAPABILITIES: BUSY_TYPE,
+  });
+  idle.go();
+  busy.go();
+  // Every idle poller parks its first long poll; the busy ones reach their pace.
+  await new Promise((r) => setTimeout(r, 5000));
+  const busyStart = await opts.db.query(
+    `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status = 'succeeded' AND "jobType" = $1::"JobType"`,
+    [BUSY_TYPE],
+  );
+  let minBacklog = Infinity;
+  const tag = `load_${Date.now()}`;
+  const commits: Record<string, number> = {};
+  const cpu0 = cpuNow(opts.roles);
+  const t0 = performance.now();
+  for (let i = 0; i < opts.jobs; i++) {
+    const made = await createJob({
+      userId: "bench_user_b",
+      jobType: "learning_state_analysis",
+      target: { type: "user", id: "bench_user_b" },
+      idempotencyKey: `${tag}_${i}`,
+      actor: { type: "learner", id: "bench_user_b" },
+    });
+    commits[made.job.id] = Date.now();
+    if (i % 20 === 0) {
+      const left = await backlog();
+      minBacklog = Math.min(minBacklog, left);
+      if (left < 10_000) await insertJobs(opts.db, 10_000, { jobType: BUSY_TYPE });
+    }
+    await new Promise((r) => setTimeout(r, Math.random() * 100));
+  }
+  for (let t = 0; t < 300; t++) {
+    const left = await opts.db.query(
+      `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE "idempotencyKey" LIKE $1 AND status <> 'succeeded'`,
+      [`${tag}%`],
+    );
+    if (left.rows[0].n === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const elapsed = performance.now() - t0;
+  const cpu = cpuSince(cpu0, opts.roles);
+  const busyEnd = await opts.db.query(
+    `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status = 'succeeded' AND "jobType" = $1::"JobType"`,
+    [BUSY_TYPE],
+  );
+  minBacklog = Math.min(minBacklog, await backlog());
+  busy.stop();
+  idle.stop();
+  const [busyOuts, idleOuts] = await Promise.all([busy.done, idle.done]);
+  // The creation event's row is written by the creating transaction and never updated, so its
+  // xmin's commit timestamp is the creation's commit; likewise the lock event's is the lock's.
+  const { rows } = await opts.db.query(
+    `SELECT j.id, EXTRACT(EPOCH FROM (e."createdAt" - j."createdAt")) * 1000 AS ms,
+       EXTRACT(EPOCH FROM e."createdAt") * 1000 AS "lockedAt",
+       EXTRACT(EPOCH FROM (pg_xact_commit_timestamp(e.xmin) - pg_xact_commit_timestamp(c.xmin))) * 1000 AS "commitMs"
+     FROM "AiRuntimeJob" j JOIN "JobEvent" e ON e."jobId" = j.id AND e."toStatus" = 'locked' AND e."attemptNo" = 1
+       JOIN "JobEvent" c ON c."jobId" = j.id AND c."fromStatus" IS NULL
+     WHERE j."idempotencyKey" LIKE $1`,
+    [`${tag}%`],
+  );
+  if (rows.length !== opts.jobs) throw new Error(`pickup under load: ${rows.length} of ${opts.jobs} jobs were locked`);
+  const idleDone = idleOuts.reduce((n, o) => n + o.done, 0);
+  const busyDone = busyEnd.rows[0].n - busyStart.rows[0].n;
+  return {
+    jobs: opts.jobs,
+    busyRuntimes: opts.busy,
+    busyLoopsPerRuntime: 4,
+    idleLongPollers: opts.idle,
+    /** Jobs the idle pollers finished (every measured job: the busy Runtimes do not take its type). */
+    idleDone,
+    busyJobsPerSecond: Math.round((busyDone / elapsed) * 1000),
+    busyBacklogMin: minBacklog,
+    busyReports: busyOuts.length,
+    pickupMs: percentiles(rows.map((r) => Number(r.ms))),
+    /** The headline: the creation's commit → the lock's commit, both PostgreSQL's own commit timestamps. */
+    commitToLockMs: percentiles(rows.map((r) => Number(r.commitMs))),
+    /** The creation's return in its caller → the lock's statement start (a loaded caller sees its commit late). */
+    returnToLockMs: percentiles(rows.map((r) => Number(r.lockedAt) - commits[r.id]!)),
+    /** Claims the idle pollers made (each long poll answered, with a job or empty after 20 s): one per job means no herd. */
+    idleRequests: idleOuts.reduce((n, o) => n + (o.latencies.longpoll?.length ?? 0), 0),
+    appCpuPercentOfCore: Math.round((cpu.app / elapsed) * 1000) / 10,
+    postgresCpuPercentOfCore: Math.round((cpu.postgres / elapsed) * 1000) / 10,
+  };
+}

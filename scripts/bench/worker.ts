@@ -1,11 +1,13 @@
 import http from "node:http";
 import { postJson } from "./http";
-import { output, usage } from "./payload";
+import { outputFor, usage } from "./payload";
 
 /**
  * A bench Runtime: speaks the real protocol over HTTP with trivial work, `concurrency` loops in
  * one process, until the queue is empty. Prints one JSON line: jobs done and latencies per endpoint.
- * Usage: tsx scripts/bench/worker.ts <mode: claim|slots|poll-lock|longpoll> (env BENCH_URL, BENCH_KEY, BENCH_ID, BENCH_CONCURRENCY, BENCH_WAIT_MS)
+ * Usage: tsx scripts/bench/worker.ts <mode: claim|slots|poll-lock|longpoll> (env BENCH_URL, BENCH_KEY, BENCH_ID, BENCH_CONCURRENCY, BENCH_WAIT_MS,
+ * BENCH_CAPABILITIES: job types, comma-separated, default learning_state_analysis; BENCH_INSTANCE_PER_LOOP=1: each loop is its own
+ * Runtime instance, `<BENCH_ID>-<loop>`, as many single-slot Runtimes would be)
  * slots: as the reference Runtime claims, up to its free slots (`limit` ≤ 50) in one poll, and a job
  * that is done before its first stage report is due answers straight from locked (SPEC §3: a
  * result may come straight from locked), so a short job costs its result call and a share of a claim.
@@ -14,11 +16,14 @@ import { output, usage } from "./payload";
 const mode = process.argv[2] ?? "claim";
 const base = process.env.BENCH_URL!;
 const key = process.env.BENCH_KEY!;
-const id = process.env.BENCH_ID ?? `bench-${process.pid}`;
+const runtime = process.env.BENCH_ID ?? `bench-${process.pid}`;
+const id = runtime;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency * 2 });
 const latencies: Record<string, number[]> = { claim: [], poll: [], lock: [], heartbeat: [], result: [], longpoll: [] };
 const waitMs = Number(process.env.BENCH_WAIT_MS ?? 20_000);
+const capabilities = (process.env.BENCH_CAPABILITIES ?? "learning_state_analysis").split(",");
+const perLoop = process.env.BENCH_INSTANCE_PER_LOOP === "1";
 let stopping = false;
 let done = 0;
 let conflicts = 0;
@@ -34,28 +39,34 @@ async function timed(name: string, path: string, body: unknown) {
 }
 
 /** A claim's jobs; a refused claim (503 under load) is asked again, never taken for an empty queue. */
-async function claim(limit: number, name = "claim", extra: Record<string, unknown> = {}) {
+async function claim(limit: number, name = "claim", extra: Record<string, unknown> = {}, instance = runtime) {
   for (;;) {
     const res = await timed(name, "poll", {
-      runtimeInstanceId: id,
-      capabilities: ["learning_state_analysis"],
+      runtimeInstanceId: instance,
+      capabilities,
       limit,
       claim: true,
       ...extra,
     });
-    if (res.status === 200) return (res.json?.jobs ?? []) as { job: { id: string; attemptNo: number } }[];
+    if (res.status === 200)
+      return (res.json?.jobs ?? []) as { job: { id: string; attemptNo: number; jobType: string } }[];
     refused++;
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-async function submit(jobId: string, attemptNo: number) {
-  const res = await timed("result", `${jobId}/result`, { runtimeInstanceId: id, attemptNo, output, usage });
+async function submit(jobId: string, attemptNo: number, jobType = capabilities[0]!, id = runtime) {
+  const res = await timed("result", `${jobId}/result`, {
+    runtimeInstanceId: id,
+    attemptNo,
+    output: outputFor(jobType),
+    usage,
+  });
   if (res.status !== 200) throw new Error(`result ${res.status} ${JSON.stringify(res.json)}`);
   done++;
 }
 
-async function finish(jobId: string, attemptNo: number) {
+async function finish(jobId: string, attemptNo: number, jobType = capabilities[0]!, id = runtime) {
   const hb = await timed("heartbeat", `${jobId}/heartbeat`, {
     runtimeInstanceId: id,
     attemptNo,
@@ -63,7 +74,7 @@ async function finish(jobId: string, attemptNo: number) {
     progress: 50,
   });
   if (hb.status !== 200) throw new Error(`heartbeat ${hb.status} ${JSON.stringify(hb.json)}`);
-  await submit(jobId, attemptNo);
+  await submit(jobId, attemptNo, jobType, id);
 }
 
 /** One claimer per process; every claimed job runs at once, and the claimer asks again for what has come free. */
@@ -94,7 +105,7 @@ async function pollLockLoop() {
   for (;;) {
     const res = await timed("poll", "poll", {
       runtimeInstanceId: id,
-      capabilities: ["learning_state_analysis"],
+      capabilities,
       limit: 20,
     });
     const jobs = res.json?.jobs ?? [];
@@ -113,9 +124,11 @@ async function pollLockLoop() {
   }
 }
 
-async function longPollLoop() {
+async function longPollLoop(loop: number) {
+  const instance = perLoop ? `${runtime}-${loop}` : runtime;
   while (!stopping) {
-    for (const j of await claim(1, "longpoll", { waitMs })) await finish(j.job.id, j.job.attemptNo);
+    for (const j of await claim(1, "longpoll", { waitMs }, instance))
+      await finish(j.job.id, j.job.attemptNo, j.job.jobType, instance);
   }
 }
 
@@ -129,7 +142,7 @@ const started = performance.now();
 // Our own CPU from "go" on: process start-up (tsx, imports) is not the protocol's cost.
 const cpuAtGo = process.cpuUsage();
 const loop = mode === "claim" ? claimLoop : mode === "longpoll" ? longPollLoop : pollLockLoop;
-await (mode === "slots" ? slotsLoop() : Promise.all(Array.from({ length: concurrency }, () => loop())));
+await (mode === "slots" ? slotsLoop() : Promise.all(Array.from({ length: concurrency }, (_, i) => loop(i))));
 const elapsedMs = performance.now() - started;
 agent.destroy();
 const cpu = process.cpuUsage(cpuAtGo);

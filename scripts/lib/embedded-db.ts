@@ -20,6 +20,8 @@ export async function startEmbeddedDb(opts: {
   port: number;
   database: string;
   fast?: boolean;
+  /** More server settings, as `-c name=value` pairs (the bench turns on track_commit_timestamp). */
+  settings?: Record<string, string>;
 }): Promise<EmbeddedDb> {
   const before = new Map(
     (["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "uncaughtException"] as const).map((e) => [
@@ -38,6 +40,7 @@ export async function startEmbeddedDb(opts: {
   let writeLog: (text: string) => void = () => {};
   // Tests and benchmarks throw their data away: durability on every commit only costs time there.
   if (opts.fast) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  for (const [name, value] of Object.entries(opts.settings ?? {})) flags.push("-c", `${name}=${value}`);
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     port: opts.port,

@@ -30,7 +30,6 @@ const withCost = <T extends Sums>(r: T) => ({
 export const CLOSE_MARGIN_MINUTES = 10;
 
 type Range = { from: Date; to: Date };
-const ceilDay = (d: Date) => new Date(Math.ceil(d.getTime() / DAY_MS) * DAY_MS);
 const floorDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY_MS) * DAY_MS);
 
 /**
@@ -64,38 +63,109 @@ export async function closeDays(from: Date, to: Date): Promise<Date> {
   return row!.folded;
 }
 
-/** [from, to) as whole folded days (read from the rollups) and the raw edges (read from JobUsage). */
-export function split(from: Date, to: Date, folded: Date): { days: Range | null; raw: Range[] } {
-  const lo = ceilDay(from);
-  if (lo.getTime() >= folded.getTime()) return { days: null, raw: [{ from, to }] };
-  return {
-    days: { from: lo, to: folded },
-    raw: [
-      { from, to: lo },
-      { from: folded, to },
-    ].filter((r) => r.from.getTime() < r.to.getTime()),
-  };
+/**
+ * The UTC hours of `ranges` that are over (by CLOSE_MARGIN_MINUTES) and not folded yet are folded
+ * into UsageHourRollup / UsageHourLearner, in one statement, as closeDays does for days (the
+ * marker insert decides which racing caller folds an hour). Hour rows older than the panel's
+ * reach are pruned when something new is folded. Returns the end of the folded hours: every hour
+ * of `ranges` before it is in the hour rollups.
+ */
+export async function closeHours(ranges: Range[], to: Date): Promise<Date> {
+  const r = ranges.length ? ranges : [{ from: to, to }];
+  const [row] = await getDb().$queryRaw<{ folded: Date }[]>`
+    WITH r(lo, hi) AS (VALUES ${Prisma.join(r.map((x) => Prisma.sql`(${x.from}::timestamp(3), ${x.to}::timestamp(3))`))}),
+    hours AS (
+      SELECT DISTINCT h AS hour FROM r, generate_series(date_trunc('hour', r.lo - interval '1 millisecond') + interval '1 hour', r.hi - interval '1 hour', interval '1 hour') h
+      WHERE h + interval '1 hour' + make_interval(mins => ${CLOSE_MARGIN_MINUTES}) <= now() AT TIME ZONE 'UTC'
+    ), closed AS (
+      INSERT INTO "UsageHourClosed" (hour) SELECT hour FROM hours ON CONFLICT DO NOTHING RETURNING hour
+    ), u AS (
+      SELECT c.hour, x."jobType", x."apiKeyMode", x."userId", x."promptTokens", x."completionTokens"
+      FROM closed c JOIN "JobUsage" x ON x."createdAt" >= c.hour AND x."createdAt" < c.hour + interval '1 hour'
+    ), a AS (
+      INSERT INTO "UsageHourRollup" (hour, "jobType", "apiKeyMode", "promptTokens", "completionTokens", attempts)
+      SELECT hour, "jobType", "apiKeyMode", sum("promptTokens"), sum("completionTokens"), count(*) FROM u GROUP BY 1, 2, 3
+      RETURNING 1
+    ), b AS (
+      INSERT INTO "UsageHourLearner" (hour, "userId", "promptTokens", "completionTokens", attempts)
+      SELECT hour, "userId", sum("promptTokens"), sum("completionTokens"), count(*) FROM u GROUP BY 1, 2
+      RETURNING 1
+    ), p1 AS (
+      DELETE FROM "UsageHourRollup" WHERE hour < now() AT TIME ZONE 'UTC' - make_interval(days => ${HOUR_ROWS_KEPT_DAYS})
+        AND EXISTS (SELECT 1 FROM closed) RETURNING 1
+    ), p2 AS (
+      DELETE FROM "UsageHourLearner" WHERE hour < now() AT TIME ZONE 'UTC' - make_interval(days => ${HOUR_ROWS_KEPT_DAYS})
+        AND EXISTS (SELECT 1 FROM closed) RETURNING 1
+    ), p3 AS (
+      DELETE FROM "UsageHourClosed" WHERE hour < now() AT TIME ZONE 'UTC' - make_interval(days => ${HOUR_ROWS_KEPT_DAYS})
+        AND EXISTS (SELECT 1 FROM closed) RETURNING 1
+    )
+    SELECT least(date_trunc('hour', ${to}::timestamp(3)),
+      date_trunc('hour', now() AT TIME ZONE 'UTC' - make_interval(mins => ${CLOSE_MARGIN_MINUTES}))) AS folded,
+      (SELECT count(*) FROM a) + (SELECT count(*) FROM b) + (SELECT count(*) FROM p1) + (SELECT count(*) FROM p2) + (SELECT count(*) FROM p3) AS written`;
+  return row!.folded;
 }
 
-const rawWhere = (raw: Range[]) =>
-  raw.length
+/** Hour rollups are kept this long (the panel reads at most 14 days back). */
+export const HOUR_ROWS_KEPT_DAYS = 16;
+const HOUR_MS = 3_600_000;
+
+export type Cover = { days: Range | null; hours: Range[]; raw: Range[] };
+
+/** The whole `unit`s of `r` before `folded`, and what is left of `r` around them. */
+function whole(r: Range, unit: number, folded: Date): { part: Range | null; rest: Range[] } {
+  const lo = Math.ceil(r.from.getTime() / unit) * unit;
+  const hi = Math.floor(Math.min(r.to.getTime(), folded.getTime()) / unit) * unit;
+  if (lo >= hi) return { part: null, rest: [r] };
+  const rest = [
+    { from: r.from, to: new Date(lo) },
+    { from: new Date(hi), to: r.to },
+  ].filter((x) => x.from.getTime() < x.to.getTime());
+  return { part: { from: new Date(lo), to: new Date(hi) }, rest };
+}
+
+/**
+ * [from, to) as whole folded days (read from the day rollups), whole folded hours of what is left
+ * (the hour rollups), and the raw edges (JobUsage rows: at most the last hour or so, and the
+ * minutes before the first whole hour).
+ */
+export function split(from: Date, to: Date, foldedDays: Date, foldedHours: Date = from): Cover {
+  const d = whole({ from, to }, DAY_MS, foldedDays);
+  const out: Cover = { days: d.part, hours: [], raw: [] };
+  for (const piece of d.rest) {
+    const h = whole(piece, HOUR_MS, foldedHours);
+    if (h.part) out.hours.push(h.part);
+    out.raw.push(...h.rest);
+  }
+  return out;
+}
+
+const inRanges = (column: string, ranges: Range[]) =>
+  ranges.length
     ? Prisma.join(
-        raw.map((r) => Prisma.sql`("createdAt" >= ${r.from}::timestamp(3) AND "createdAt" < ${r.to}::timestamp(3))`),
+        ranges.map(
+          (r) =>
+            Prisma.sql`(${Prisma.raw(`"${column}"`)} >= ${r.from}::timestamp(3) AND ${Prisma.raw(`"${column}"`)} < ${r.to}::timestamp(3))`,
+        ),
         " OR ",
       )
     : Prisma.sql`false`;
+const rawWhere = (raw: Range[]) => inRanges("createdAt", raw);
 
 /**
  * Per day, per job type and per key mode in one pass (GROUPING SETS): folded days from
  * UsageDayRollup, the rest (today, or days not over yet) from the usage rows through
  * JobUsage_createdAt_idx (tests/admin/costs.test.ts checks the plan at 200k rows).
  */
-export function groupsSql(from: Date, to: Date, folded: Date = from) {
-  const { days, raw } = split(from, to, folded);
+export function groupsSql(from: Date, to: Date, folded: Date = from, foldedHours: Date = from) {
+  const { days, hours, raw } = split(from, to, folded, foldedHours);
   return Prisma.sql`
     WITH x AS (
       SELECT day::timestamp AS day, "jobType", "apiKeyMode", "promptTokens"::float8 AS p, "completionTokens"::float8 AS c, attempts::bigint AS n
       FROM "UsageDayRollup" WHERE ${days ? Prisma.sql`day >= ${days.from}::date AND day < ${days.to}::date` : Prisma.sql`false`}
+      UNION ALL
+      SELECT date_trunc('day', hour), "jobType", "apiKeyMode", "promptTokens"::float8, "completionTokens"::float8, attempts::bigint
+      FROM "UsageHourRollup" WHERE ${inRanges("hour", hours)}
       UNION ALL
       SELECT date_trunc('day', "createdAt"), "jobType", "apiKeyMode", "promptTokens", "completionTokens", 1
       FROM "JobUsage" WHERE ${rawWhere(raw)}
@@ -108,8 +178,8 @@ export function groupsSql(from: Date, to: Date, folded: Date = from) {
     GROUP BY GROUPING SETS ((day), ("jobType"), ("apiKeyMode"), ())`;
 }
 
-export function topLearnersSql(from: Date, to: Date, folded: Date = from) {
-  const { days, raw } = split(from, to, folded);
+export function topLearnersSql(from: Date, to: Date, folded: Date = from, foldedHours: Date = from) {
+  const { days, hours, raw } = split(from, to, folded, foldedHours);
   return Prisma.sql`
     SELECT t."userId", u.email, u.name, t."promptTokens", t."completionTokens", t.attempts
     FROM (
@@ -117,6 +187,8 @@ export function topLearnersSql(from: Date, to: Date, folded: Date = from) {
       FROM (
         SELECT "userId", "promptTokens" AS p, "completionTokens" AS c, attempts::bigint AS n
         FROM "UsageDayLearner" WHERE ${days ? Prisma.sql`day >= ${days.from}::date AND day < ${days.to}::date` : Prisma.sql`false`}
+        UNION ALL
+        SELECT "userId", "promptTokens", "completionTokens", attempts::bigint FROM "UsageHourLearner" WHERE ${inRanges("hour", hours)}
         UNION ALL
         SELECT "userId", "promptTokens", "completionTokens", 1 FROM "JobUsage" WHERE ${rawWhere(raw)}
       ) x
@@ -133,9 +205,12 @@ export async function getCosts(at: Date = now()) {
   const from = new Date(windowOf("day", at).start.getTime() - (COST_DAYS - 1) * DAY_MS);
   const weekFrom = new Date(at.getTime() - 7 * DAY_MS);
   const folded = await closeDays(from, at);
+  // What whole days do not cover (today, the week's first part-day) is read by whole hours.
+  const byHours = [...split(from, at, folded).raw, ...split(weekFrom, at, folded).raw];
+  const foldedHours = await closeHours(byHours, at);
   const [groups, learners] = await Promise.all([
-    db.$queryRaw<GroupRow[]>(groupsSql(from, at, folded)),
-    db.$queryRaw<LearnerRow[]>(topLearnersSql(weekFrom, at, folded)),
+    db.$queryRaw<GroupRow[]>(groupsSql(from, at, folded, foldedHours)),
+    db.$queryRaw<LearnerRow[]>(topLearnersSql(weekFrom, at, folded, foldedHours)),
   ]);
   // GROUPING bits: day 4, jobType 2, apiKeyMode 1; a set's row has its own bit clear.
   const sums = (r: Sums): Sums => ({

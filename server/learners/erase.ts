@@ -92,8 +92,9 @@ async function deleteEverything(tx: DbOrTx, user: { id: string; email: string },
   const counts: ErasureCounts = {};
   counts.webhookDeliveries = (await tx.webhookDelivery.deleteMany({ where: { jobId: { in: jobIds } } })).count;
   counts.jobUsage = (await tx.jobUsage.deleteMany({ where })).count;
-  // The cost panel's per-learner day sums (its per-type sums are anonymous and stay).
+  // The cost panel's per-learner day and hour sums (its per-type sums are anonymous and stay).
   counts.usageDays = (await tx.usageDayLearner.deleteMany({ where })).count;
+  counts.usageHours = (await tx.usageHourLearner.deleteMany({ where })).count;
   counts.flashcardMarks = (await tx.flashcardMark.deleteMany({ where })).count;
   counts.nextActionTicks = (await tx.nextActionTick.deleteMany({ where })).count;
   // Results, events and rejections go with their jobs (ON DELETE CASCADE).

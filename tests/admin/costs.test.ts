@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { estimateCost, getCosts, groupsSql, topLearnersSql } from "@/server/admin/costs";
+import { estimateCost, getCosts, groupsSql, split, topLearnersSql } from "@/server/admin/costs";
 import { createLearner, createTestJob, runtimeKey, uid } from "../helpers/factories";
 import { runtime } from "../helpers/runtime-api";
 import { validOutput } from "../helpers/outputs";
@@ -214,5 +214,78 @@ describe("the cost queries at volume", () => {
       INSERT INTO "JobUsage" (id, "jobId", "attemptNo", "userId", "jobType", "apiKeyMode", "promptTokens", "completionTokens", outcome, "createdAt")
       VALUES ('late_row', 'late_job', 1, 'benchuser_1', 'quiz_generation', 'platform_key', 5, 5, 'succeeded', '2022-09-10 10:00')`;
     expect((await getCosts(at)).total.attempts).toBe(c1.total.attempts);
+  });
+
+  it("the hours of a day not yet over are read from the hour rollups, the last part-hour from the rows, with the same figures", async () => {
+    // Issue 26: today (00:00–15:00 of 2022-08-20 here) and the top learners' first part-day
+    // (2022-08-13 16:00–24:00) are whole closed hours; 15:00–15:30 is read live from the rows.
+    const at = new Date("2022-08-20T15:30:00.000Z");
+    const [c1, c2] = await Promise.all([getCosts(at), getCosts(at)]);
+    expect(c2).toEqual(c1);
+    const hours = await getDb().$queryRaw<{ today: number; edge: number }[]>`
+      SELECT count(*) FILTER (WHERE hour >= '2022-08-20' AND hour < '2022-08-21')::int AS today,
+        count(*) FILTER (WHERE hour >= '2022-08-13' AND hour < '2022-08-14')::int AS edge
+      FROM "UsageHourClosed"`;
+    expect(hours[0]).toEqual({ today: 15, edge: 8 });
+    const rolled = await getDb().$queryRaw<{ n: number }[]>`
+      SELECT coalesce(sum(attempts), 0)::int AS n FROM "UsageHourRollup" WHERE hour >= '2022-08-20' AND hour < '2022-08-20 15:00'`;
+    expect(rolled[0]!.n).toBeGreaterThan(100);
+    // Every figure equals the same queries over the usage rows alone.
+    const rawGroups = await getDb().$queryRaw<{ g: number; attempts: number; promptTokens: number; day: Date }[]>(
+      groupsSql(c1.from, at),
+    );
+    const rawTotal = rawGroups.find((r) => r.g === 7)!;
+    expect(c1.total.attempts).toBe(rawTotal.attempts);
+    expect(c1.total.promptTokens).toBe(rawTotal.promptTokens);
+    expect(c1.byDay.map((d) => d.attempts)).toEqual(
+      c1.byDay.map((d) => rawGroups.find((r) => r.g === 3 && r.day.getTime() === d.day.getTime())?.attempts ?? 0),
+    );
+    expect(c1.byType.map((t) => [t.jobType, t.attempts, t.promptTokens])).toEqual(
+      rawGroups
+        .filter((r) => r.g === 5)
+        .map((r) => [(r as unknown as { jobType: string }).jobType, r.attempts, r.promptTokens])
+        .sort(
+          (a, b) => c1.byType.findIndex((t) => t.jobType === a[0]) - c1.byType.findIndex((t) => t.jobType === b[0]),
+        ),
+    );
+    const rawTop = await getDb().$queryRaw<{ userId: string; promptTokens: number; completionTokens: number }[]>(
+      topLearnersSql(new Date(at.getTime() - 7 * 86_400_000), at),
+    );
+    expect(c1.topLearners.map((l) => [l.userId, l.promptTokens, l.completionTokens])).toEqual(
+      rawTop.map((l) => [l.userId, l.promptTokens, l.completionTokens]),
+    );
+    // A row slipped into a folded hour is not read again; one in the last part-hour is (read live).
+    const late = (id: string, t: string) => getDb().$executeRaw`
+      INSERT INTO "JobUsage" (id, "jobId", "attemptNo", "userId", "jobType", "apiKeyMode", "promptTokens", "completionTokens", outcome, "createdAt")
+      VALUES (${id}, ${id}, 1, 'benchuser_1', 'quiz_generation', 'platform_key', 5, 5, 'succeeded', ${t}::timestamp(3))`;
+    await late("late_in_hour", "2022-08-20 10:00");
+    expect((await getCosts(at)).total.attempts).toBe(c1.total.attempts);
+    await late("late_in_raw", "2022-08-20 15:10");
+    expect((await getCosts(at)).total.attempts).toBe(c1.total.attempts + 1);
+  });
+
+  it("splits a window into whole folded days, whole folded hours and raw edges", () => {
+    const d = (s: string) => new Date(s);
+    const c = split(
+      d("2022-08-13T15:30:00Z"),
+      d("2022-08-20T15:30:00Z"),
+      d("2022-08-20T00:00:00Z"),
+      d("2022-08-20T15:00:00Z"),
+    );
+    expect(c.days).toEqual({ from: d("2022-08-14T00:00:00Z"), to: d("2022-08-20T00:00:00Z") });
+    expect(c.hours).toEqual([
+      { from: d("2022-08-13T16:00:00Z"), to: d("2022-08-14T00:00:00Z") },
+      { from: d("2022-08-20T00:00:00Z"), to: d("2022-08-20T15:00:00Z") },
+    ]);
+    expect(c.raw).toEqual([
+      { from: d("2022-08-13T15:30:00Z"), to: d("2022-08-13T16:00:00Z") },
+      { from: d("2022-08-20T15:00:00Z"), to: d("2022-08-20T15:30:00Z") },
+    ]);
+    // Nothing folded: all raw.
+    expect(split(d("2022-08-13T15:30:00Z"), d("2022-08-20T15:30:00Z"), d("2022-08-13T15:30:00Z"))).toEqual({
+      days: null,
+      hours: [],
+      raw: [{ from: d("2022-08-13T15:30:00Z"), to: d("2022-08-20T15:30:00Z") }],
+    });
   });
 });

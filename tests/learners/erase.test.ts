@@ -151,8 +151,28 @@ async function learnerWithEverything(admin: { id: string }) {
       createdAt: new Date(Date.now() - 3 * 86_400_000),
     },
   });
+  // And in hours no closed day covers, folded into the hour sums: two hours ago (today, unless it
+  // is just after midnight) and an hour into the top learners' week (its first part-day then).
+  for (const [attemptNo, ago] of [
+    [98, 2 * 3_600_000],
+    [97, 7 * 86_400_000 - 3_600_000],
+  ] as const)
+    await getDb().jobUsage.create({
+      data: {
+        jobId: withUsage.id,
+        attemptNo,
+        userId: me,
+        jobType: "learning_state_analysis",
+        apiKeyMode: "platform_key",
+        promptTokens: 10,
+        completionTokens: 5,
+        outcome: "succeeded",
+        createdAt: new Date(Date.now() - ago),
+      },
+    });
   await getCosts();
   expect(await getDb().usageDayLearner.count({ where: { userId: me } })).toBeGreaterThan(0);
+  expect(await getDb().usageHourLearner.count({ where: { userId: me } })).toBeGreaterThan(0);
   // A learner's own cancel (their id on a JobEvent), flashcard marks, next-action ticks, a review session.
   await cancelJob((await createTestJob(learner)).id, { type: "learner", id: me }, { ownerId: me });
   const deck = await succeededJob(learner, "flashcard_generation", { count: 4 });
