@@ -57,6 +57,16 @@ export function resolveLocale(input: {
   return fromAcceptLanguage(input.acceptLanguage) ?? DEFAULT_LOCALE;
 }
 
+/** The language one request resolves to from its headers (the saved choice, the `locale` cookie, Accept-Language). */
+export function requestLocale(headers: Headers, saved?: string | null): Locale {
+  const cookie = (headers.get("cookie") ?? "")
+    .slice(0, 8192)
+    .split(";")
+    .map((c) => c.trim().split("="))
+    .find(([name]) => name === LOCALE_COOKIE)?.[1];
+  return resolveLocale({ saved, cookie, acceptLanguage: headers.get("accept-language") });
+}
+
 /** Each language by its own name (an autonym reads the same in every language's interface). */
 export const LOCALE_NAMES: Record<Locale, string> = { en: "English", "zh-CN": "简体中文" };
 
