@@ -70,6 +70,11 @@ export function requestLocale(headers: Headers, saved?: string | null): Locale {
 /** Each language by its own name (an autonym reads the same in every language's interface). */
 export const LOCALE_NAMES: Record<Locale, string> = { en: "English", "zh-CN": "简体中文" };
 
+/** A job's language as the console shows it: "简体中文 (zh-CN)". */
+export function describeJobLocale(locale: string): string {
+  return isLocale(locale) ? `${LOCALE_NAMES[locale]} (${locale})` : locale;
+}
+
 /** A learner's language as the (English) console shows it: "简体中文 (zh-CN)", or that none was chosen. */
 export function describeLocale(saved: string | null | undefined): string {
   return isLocale(saved) ? `${LOCALE_NAMES[saved]} (${saved})` : "not chosen (follows the browser)";
