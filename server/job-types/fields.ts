@@ -7,8 +7,9 @@ import { z } from "zod";
 export const id = z.string().min(1).max(64);
 /**
  * A text field of at most `max` characters as a reader counts them (graphemes: a Chinese
- * character or an emoji is one, however many UTF-16 units it takes), and at most 4·max UTF-16
- * units whatever it is made of (a grapheme can stack any number of combining marks). Too long is
+ * character or an emoji is one, however many UTF-16 units it takes), and at most 10·max UTF-16
+ * units whatever it is made of (a grapheme can stack any number of combining marks; the longest
+ * emoji sequences take about 10). Too long is
  * zod's `too_big`, as a plain `.max` would report it; the JSON Schema says `maxLength: max`.
  */
 export const text = (max: number) =>
@@ -18,7 +19,7 @@ export const text = (max: number) =>
     .min(1)
     .superRefine((s, ctx) => {
       if (s.length <= max) return;
-      if (s.length > 4 * max || graphemes(s) > max)
+      if (s.length > 10 * max || graphemes(s) > max)
         ctx.addIssue({
           code: "too_big",
           maximum: max,
@@ -61,13 +62,7 @@ const END_PUNCTUATION = /[\s.!?。！？…]+$/u;
  * "光合作用"), and no sentence punctuation at the end ("什么是光合作用？" is "什么是光合作用").
  */
 export const norm = (s: string) =>
-  s
-    .normalize("NFKC")
-    .trim()
-    .toLowerCase()
-    .replace(/\s+/g, " ")
-    .replace(SPACE_BY_CJK, "")
-    .replace(END_PUNCTUATION, "");
+  s.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, " ").replace(SPACE_BY_CJK, "").replace(END_PUNCTUATION, "");
 
 let segmenter: Intl.Segmenter | undefined;
 /** A text's length as a reader counts it: user-perceived characters (a CJK character, an emoji with its modifiers: 1 each). */

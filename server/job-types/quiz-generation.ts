@@ -37,7 +37,9 @@ export type QuizParams = z.infer<typeof quizParamsSchema>;
 
 /** The true/false option pairs, normalised and sorted: the learner's language's, and English's (models often keep it). */
 function trueFalsePairs(locale: Locale) {
-  return new Set([TEMPLATES[locale] ?? TEMPLATES.en, TEMPLATES.en].map((t) => t.quiz.trueFalse.map(norm).sort().join("|")));
+  return new Set(
+    [TEMPLATES[locale] ?? TEMPLATES.en, TEMPLATES.en].map((t) => t.quiz.trueFalse.map(norm).sort().join("|")),
+  );
 }
 
 export const quizGeneration = defineJobType({

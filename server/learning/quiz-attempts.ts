@@ -7,7 +7,6 @@ import { graphemes, norm } from "../job-types/fields";
 
 export type QuizAnswer = { index: number; response: string };
 
-
 /**
  * Choice and true/false questions are right when the chosen option is the answer. A short answer
  * is right when it matches the model answer, or contains it when that answer is a word or a short

@@ -24,10 +24,14 @@ describe("a job records the language it is produced in", () => {
     const { user, cookie } = await signedInLearner();
     const target = { type: "user" as const, id: user.id };
     const trigger = async (headers: Record<string, string>) =>
-      (await (await callerFromHeaders({ cookie, ...headers })).analyses.trigger({
-        target,
-        jobTypes: ["weak_point_analysis"],
-      })).items[0]!;
+      (
+        await (
+          await callerFromHeaders({ cookie, ...headers })
+        ).analyses.trigger({
+          target,
+          jobTypes: ["weak_point_analysis"],
+        })
+      ).items[0]!;
 
     // No saved language: the browser's Accept-Language decides.
     const zh = await trigger({ "accept-language": "zh-CN,zh;q=0.9,en;q=0.5" });
@@ -125,7 +129,9 @@ describe("the Runtime receives the language and writes in it", () => {
       const stored = await rt.result(job.id, parsed.attemptNo, result.output);
       expect(stored.status, JSON.stringify(stored.body)).toBe(200);
     }
-    const zhOut = (await jobRow(zh.id)).result!.output as { weakPoints: { evidence: string[]; suggestedReview: string }[] };
+    const zhOut = (await jobRow(zh.id)).result!.output as {
+      weakPoints: { evidence: string[]; suggestedReview: string }[];
+    };
     const enOut = (await jobRow(en.id)).result!.output as typeof zhOut;
     expect(zhOut.weakPoints.length).toBeGreaterThan(0);
     for (const w of zhOut.weakPoints) {

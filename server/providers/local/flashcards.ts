@@ -44,7 +44,11 @@ function make(
  * reverse card, then cloze cards from the material's sentences, weakest points first; tagged
  * with the material and "needs-review" for weak points. Fronts never repeat.
  */
-export function generateFlashcards(snapshot: SnapshotContent, params: FlashcardParams, locale: Locale = "en"): Flashcards {
+export function generateFlashcards(
+  snapshot: SnapshotContent,
+  params: FlashcardParams,
+  locale: Locale = "en",
+): Flashcards {
   const F = templatesFor(locale).flashcards;
   const order = quizOrder(knowledgeStats(snapshot));
   if (!order.length)

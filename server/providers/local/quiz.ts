@@ -127,9 +127,7 @@ function make(
         : null;
     }
     const s = sources[variant - 2];
-    return s
-      ? tf(Q.trueOrFalseSource(s.materialTitle, s.sentence), true, Q.materialSays(s.sentence))
-      : null;
+    return s ? tf(Q.trueOrFalseSource(s.materialTitle, s.sentence), true, Q.materialSays(s.sentence)) : null;
   }
   if (variant === 0)
     return {
