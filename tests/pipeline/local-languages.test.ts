@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { JOB_TYPES, paramsSchemas, type JobTypeName } from "@/server/job-types";
 import type { SnapshotContent } from "@/server/jobs/schemas";
+import type { Flashcards } from "@/server/job-types/flashcard-generation";
+import type { Quiz } from "@/server/job-types/quiz-generation";
 import { LOCALES } from "@/server/i18n/locales";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
 import { analyse, localProvider } from "@/server/providers/local";
@@ -97,8 +99,8 @@ describe("the local analyzer writes in the job's language", () => {
 
   it("true/false questions offer 正确 and 错误 in Chinese, True and False in English", () => {
     const params = paramsSchemas.quiz_generation.parse({ count: 4, questionTypes: ["true_false"] });
-    const zh = analyse("quiz_generation", chineseSnapshot(), params, AS_OF, "zh-CN");
-    const en = analyse("quiz_generation", chineseSnapshot(), params, AS_OF, "en");
+    const zh = analyse("quiz_generation", chineseSnapshot(), params, AS_OF, "zh-CN") as Quiz;
+    const en = analyse("quiz_generation", chineseSnapshot(), params, AS_OF, "en") as Quiz;
     for (const q of zh.questions) {
       expect(q.options).toEqual(["正确", "错误"]);
       expect(q.options).toContain(q.answer);
@@ -132,7 +134,7 @@ describe("the local analyzer writes in the job's language", () => {
     // English keeps its rule: the longest word of 5+ letters.
     expect(keyword("Chlorophyll absorbs light and splits water.")).toBe("Chlorophyll");
 
-    const cards = analyse("flashcard_generation", snapshot, { count: 12 }, AS_OF, "zh-CN");
+    const cards = analyse("flashcard_generation", snapshot, { count: 12 }, AS_OF, "zh-CN") as Flashcards;
     const cloze = cards.flashcards.filter((c) => c.front.startsWith("填空："));
     expect(cloze.length).toBeGreaterThan(0);
     for (const c of cloze) {
