@@ -107,6 +107,8 @@ async function runOne(page: Page, w: Words, type: string) {
 }
 
 async function mainPath(page: Page, w: Words, locale: string) {
+  // Three analyses and six axe runs: on a loaded machine this outlasts the default 90 s.
+  test.setTimeout(240_000);
   await expect(page.locator("html")).toHaveAttribute("lang", locale);
   await expect(page.getByRole("heading", { name: w.title })).toBeVisible();
   await expect(page.getByTestId("live-indicator")).toHaveText(w.live);
