@@ -9,7 +9,7 @@ import { useLiveOptions } from "./live";
 import { RejectedOutput } from "./rejected-output";
 import { ErrorBox, JobLink, Json, Loading, Panel, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
-import { describeLocale } from "@/server/i18n/locales";
+import { describeJobLocale, describeLocale } from "@/server/i18n/locales";
 import { isHeld } from "@/server/jobs/constants";
 
 /** One job in full: fields, live lease and progress, the timeline with each attempt's error, input, result, lineage. */
@@ -80,6 +80,12 @@ export function JobDetail({ jobId }: { jobId: string }) {
                 "Learner language",
                 <span key="lang" data-testid="learner-language">
                   {describeLocale(d.user?.locale)}
+                </span>,
+              ],
+              [
+                "Result language",
+                <span key="job-lang" data-testid="job-language">
+                  {describeJobLocale(job.locale)}
                 </span>,
               ],
               ["Target", `${job.targetType} ${job.targetId}`],

@@ -10,6 +10,7 @@ import { useLiveOptions } from "./live";
 import { buttonClass, Empty, ErrorBox, Loading, ScrollBox, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
 import { isHeld } from "@/server/jobs/constants";
+import { describeJobLocale } from "@/server/i18n/locales";
 
 const PAGE = 50;
 
@@ -151,7 +152,18 @@ export function JobExplorer() {
                     </span>
                   )}
                 </td>
-                <td className="px-2 py-1.5 text-xs whitespace-nowrap">{r.jobType}</td>
+                <td className="px-2 py-1.5 text-xs whitespace-nowrap">
+                  {r.jobType}
+                  {r.locale !== "en" && (
+                    <span
+                      className="ml-1 rounded bg-slate-100 px-1"
+                      data-testid="job-locale"
+                      title={`results in ${describeJobLocale(r.locale)}`}
+                    >
+                      {r.locale}
+                    </span>
+                  )}
+                </td>
                 <td className="max-w-48 px-2 py-1.5 text-xs" title={r.userId}>
                   <span className="block truncate">{r.userName ?? r.userEmail ?? r.userId}</span>
                   <span className="block truncate text-slate-600">

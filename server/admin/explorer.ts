@@ -17,6 +17,8 @@ export type ExplorerRow = {
   userName: string | null;
   /** The learner's language (User.locale); the console is English but shows what the learner reads. */
   userLocale: string | null;
+  /** The language the job's text is produced in. */
+  locale: string;
   targetType: string;
   targetId: string;
   priority: number;
@@ -84,7 +86,7 @@ export async function explorerQuery(input: ExploreInput): Promise<Prisma.Sql> {
   return Prisma.sql`
     SELECT j.id, j."jobType"::text AS "jobType", j.status::text AS status, j."userId", u.email AS "userEmail",
       u.name AS "userName", u.locale AS "userLocale",
-      j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."retryCount", j."maxRetryCount",
+      j.locale, j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."retryCount", j."maxRetryCount",
       j."errorCode", left(j."errorMessage", 300) AS "errorMessage", j."lockedBy", j.stage, j.progress, j."cancelRequested",
       j."idempotencyKey", j."retriedFromJobId", j."createdAt", j."finishedAt"
     FROM ${source} j

@@ -57,8 +57,23 @@ export function resolveLocale(input: {
   return fromAcceptLanguage(input.acceptLanguage) ?? DEFAULT_LOCALE;
 }
 
+/** The language one request resolves to from its headers (the saved choice, the `locale` cookie, Accept-Language). */
+export function requestLocale(headers: Headers, saved?: string | null): Locale {
+  const cookie = (headers.get("cookie") ?? "")
+    .slice(0, 8192)
+    .split(";")
+    .map((c) => c.trim().split("="))
+    .find(([name]) => name === LOCALE_COOKIE)?.[1];
+  return resolveLocale({ saved, cookie, acceptLanguage: headers.get("accept-language") });
+}
+
 /** Each language by its own name (an autonym reads the same in every language's interface). */
 export const LOCALE_NAMES: Record<Locale, string> = { en: "English", "zh-CN": "简体中文" };
+
+/** A job's language as the console shows it: "简体中文 (zh-CN)". */
+export function describeJobLocale(locale: string): string {
+  return isLocale(locale) ? `${LOCALE_NAMES[locale]} (${locale})` : locale;
+}
 
 /** A learner's language as the (English) console shows it: "简体中文 (zh-CN)", or that none was chosen. */
 export function describeLocale(saved: string | null | undefined): string {

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Locale } from "../i18n/locales";
 import type { SnapshotContent } from "./fields";
 
 /** Rules every type's output is checked against beyond its schema (the API adds them to each type's own). */
@@ -45,11 +46,17 @@ export type JobTypeDefinition<
    * The pipeline's own bar, stricter than the API's: findings send the model round the quality
    * loop again, and after the last loop the output is submitted marked degraded.
    */
-  review(output: z.infer<O>, ctx: { snapshot: SnapshotContent; params: Record<string, unknown> }): string[];
+  review(
+    output: z.infer<O>,
+    ctx: { snapshot: SnapshotContent; params: Record<string, unknown>; locale: Locale },
+  ): string[];
   /** The model's task, and the rules that depend on the job's params. */
-  prompt: { task: string; rules?: (params: Record<string, unknown>) => string[] };
-  /** The local analyzer: a pure function of snapshot, params and the snapshot's time. */
-  analyse(snapshot: SnapshotContent, params: z.infer<P>, asOf: Date): z.infer<O>;
+  prompt: { task: string; rules?: (params: Record<string, unknown>, locale: Locale) => string[] };
+  /**
+   * The local analyzer: a pure function of snapshot, params, the snapshot's time and the job's
+   * language (every text it writes comes from templates in both languages, providers/local/templates.ts).
+   */
+  analyse(snapshot: SnapshotContent, params: z.infer<P>, asOf: Date, locale: Locale): z.infer<O>;
 };
 
 /** Keeps the module's own types (params, output, rule names) while checking it is a whole definition. */

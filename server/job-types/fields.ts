@@ -5,7 +5,31 @@ import { z } from "zod";
  * no server imports: the learner's browser, the reference Runtime and the API all load them.
  */
 export const id = z.string().min(1).max(64);
-export const text = (max: number) => z.string().trim().min(1).max(max);
+/**
+ * A text field of at most `max` characters as a reader counts them (graphemes: a Chinese
+ * character or an emoji is one, however many UTF-16 units it takes), and at most 10·max UTF-16
+ * units whatever it is made of (a grapheme can stack any number of combining marks; the longest
+ * emoji sequences take about 10). Too long is
+ * zod's `too_big`, as a plain `.max` would report it; the JSON Schema says `maxLength: max`.
+ */
+export const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .superRefine((s, ctx) => {
+      if (s.length <= max) return;
+      if (s.length > 10 * max || graphemes(s) > max)
+        ctx.addIssue({
+          code: "too_big",
+          maximum: max,
+          origin: "string",
+          inclusive: true,
+          input: s,
+          message: `Too big: expected string to have <=${max} characters`,
+        });
+    })
+    .meta({ maxLength: max });
 export const unit = z.number().min(0).max(1);
 
 export const questionTypeSchema = z.enum(["single_choice", "true_false", "short_answer"]);
@@ -26,8 +50,31 @@ export const snapshotContentSchema = z.object({
 });
 export type SnapshotContent = z.infer<typeof snapshotContentSchema>;
 
-/** Trimmed, lower-cased, single-spaced: how two texts are compared for "the same". */
-export const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, " ");
+/** Han and kana, and CJK punctuation: written without spaces between words (Korean has spaces). */
+const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\u3000-\\u303f";
+const SPACE_BY_CJK = new RegExp(`(?<=[${CJK}])\\s+|\\s+(?=[${CJK}])`, "gu");
+const END_PUNCTUATION = /[\s.!?。！？…]+$/u;
+
+/**
+ * How two texts are compared for "the same": Unicode NFKC (full-width letters, digits and
+ * punctuation become their plain forms: "Ａ？" is "A?"), lower-cased, single-spaced, no spaces
+ * next to Chinese or Japanese characters (which are written without them: "光合 作用" is
+ * "光合作用"), and no sentence punctuation at the end ("什么是光合作用？" is "什么是光合作用").
+ */
+export const norm = (s: string) =>
+  s.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, " ").replace(SPACE_BY_CJK, "").replace(END_PUNCTUATION, "");
+
+let segmenter: Intl.Segmenter | undefined;
+/** A text's length as a reader counts it: user-perceived characters (a CJK character, an emoji with its modifiers: 1 each). */
+export function graphemes(s: string): number {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  let n = 0;
+  for (const _ of segmenter.segment(s)) n++;
+  return n;
+}
+
+/** True when the text has Chinese or Japanese characters (or their punctuation). */
+export const hasCjk = (s: string) => new RegExp(`[${CJK}]`, "u").test(s);
 
 /** The normalised values that occur more than once. */
 export function duplicates(values: string[]): string[] {

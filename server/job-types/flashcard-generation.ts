@@ -29,7 +29,8 @@ export const flashcardGeneration = defineJobType({
   output: { version: "v1", schema: flashcardsSchema },
   qualityRules: {
     count_mismatch: "Exactly `params.count` flashcards.",
-    duplicate_front: "No two cards share a front (compared trimmed, case- and space-insensitively).",
+    duplicate_front:
+      "No two cards share a front (compared after Unicode NFKC normalisation, case- and space-insensitively, ignoring spaces next to Chinese characters and the final punctuation).",
   },
   quality(v, check) {
     const params = check.params();
@@ -52,5 +53,5 @@ export const flashcardGeneration = defineJobType({
     task: "Write flashcards from the knowledge points' and materials' own content: a question or cue on the front, the answer on the back.",
     rules: (params) => [`Generate exactly ${params.count} flashcards.`],
   },
-  analyse: (snapshot, params) => generateFlashcards(snapshot, params),
+  analyse: (snapshot, params, _asOf, locale) => generateFlashcards(snapshot, params, locale),
 });

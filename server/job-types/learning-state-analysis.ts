@@ -44,5 +44,5 @@ export const learningStateAnalysis = defineJobType({
   prompt: {
     task: "Analyse the learner's state: a short summary, overall mastery 0..1, engagement level, strengths, risks, and for every knowledge point its mastery 0..1 (recent answers count more), a confidence 0..1 that grows with the number of answers, and the number of answers.",
   },
-  analyse: (snapshot, _params, asOf) => analyseLearningState(snapshot, asOf),
+  analyse: (snapshot, _params, asOf, locale) => analyseLearningState(snapshot, asOf, locale),
 });

@@ -53,5 +53,5 @@ export const nextActionPlanning = defineJobType({
     task: "Plan the learner's next study actions (review, practice, learn_new or rest) from their weak points, the time since they last studied and their time budget. The estimated minutes of all actions together must fit in the budget.",
     rules: (params) => [`The time budget is ${params.timeBudgetMinutes} minutes.`],
   },
-  analyse: (snapshot, params, asOf) => planNextActions(snapshot, params, asOf),
+  analyse: (snapshot, params, asOf, locale) => planNextActions(snapshot, params, asOf, locale),
 });

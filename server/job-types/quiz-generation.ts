@@ -1,5 +1,7 @@
 import { z } from "zod";
+import type { Locale } from "../i18n/locales";
 import { generateQuiz } from "../providers/local/quiz";
+import { TEMPLATES } from "../providers/local/templates";
 import { defineJobType } from "./define";
 import { difficultySchema, duplicates, id, norm, questionTypeSchema, text } from "./fields";
 
@@ -33,6 +35,13 @@ export const quizParamsSchema = z.strictObject({
 });
 export type QuizParams = z.infer<typeof quizParamsSchema>;
 
+/** The true/false option pairs, normalised and sorted: the learner's language's, and English's (models often keep it). */
+function trueFalsePairs(locale: Locale) {
+  return new Set(
+    [TEMPLATES[locale] ?? TEMPLATES.en, TEMPLATES.en].map((t) => t.quiz.trueFalse.map(norm).sort().join("|")),
+  );
+}
+
 export const quizGeneration = defineJobType({
   label: {
     title: "Practice quiz",
@@ -42,7 +51,8 @@ export const quizGeneration = defineJobType({
   output: { version: "v1", schema: quizSchema },
   qualityRules: {
     count_mismatch: "Exactly `params.count` questions.",
-    duplicate_stem: "No two questions share a stem (compared trimmed, case- and space-insensitively).",
+    duplicate_stem:
+      "No two questions share a stem (compared after Unicode NFKC normalisation, case- and space-insensitively, ignoring spaces next to Chinese characters and the final punctuation).",
     question_type_not_requested: "Every question's `type` is one of `params.questionTypes`.",
     difficulty_mismatch: "Unless `params.difficulty` is `mixed`, every question has that difficulty.",
     too_few_options: "A single-choice or true/false question has at least two options.",
@@ -83,13 +93,15 @@ export const quizGeneration = defineJobType({
         );
     });
   },
-  review(v) {
+  review(v, { locale }) {
     const findings: string[] = [];
+    const [yes, no] = TEMPLATES[locale].quiz.trueFalse;
+    const pairs = trueFalsePairs(locale);
     v.questions.forEach((q, i) => {
       if (q.type === "true_false") {
-        const options = q.options.map(norm).sort();
-        if (options.join("|") !== "false|true")
-          findings.push(`questions.${i}: a true/false question has the options True and False`);
+        const options = q.options.map(norm).sort().join("|");
+        if (!pairs.has(options))
+          findings.push(`questions.${i}: a true/false question has the options ${yes} and ${no}`);
       }
       if (q.type === "short_answer" && q.options.length)
         findings.push(`questions.${i}: a short-answer question has no options`);
@@ -98,12 +110,13 @@ export const quizGeneration = defineJobType({
   },
   prompt: {
     task: "Write quiz questions from the knowledge points' and materials' own content. Single-choice and true/false questions have exactly one option equal to the answer among at least two distinct options; short-answer questions have no options.",
-    rules: (params) => [
+    rules: (params, locale) => [
+      `A true/false question has exactly the two options ${JSON.stringify(TEMPLATES[locale].quiz.trueFalse)}.`,
       `Generate exactly ${params.count} questions of the types ${JSON.stringify(params.questionTypes)}.`,
       params.difficulty === "mixed"
         ? "Choose each question's difficulty (easy, medium, hard) from the learner's mastery."
         : `Every question has difficulty "${params.difficulty}".`,
     ],
   },
-  analyse: (snapshot, params) => generateQuiz(snapshot, params),
+  analyse: (snapshot, params, _asOf, locale) => generateQuiz(snapshot, params, locale),
 });

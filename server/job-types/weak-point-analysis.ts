@@ -33,5 +33,5 @@ export const weakPointAnalysis = defineJobType({
   prompt: {
     task: "Find the learner's weak knowledge points, ranked by low mastery and recent errors. For each give a severity, the concrete evidence from the quiz history, and a suggested review.",
   },
-  analyse: (snapshot) => analyseWeakPoints(snapshot),
+  analyse: (snapshot, _params, _asOf, locale) => analyseWeakPoints(snapshot, locale),
 });

@@ -13,6 +13,7 @@ import { paramsSchemas } from "./schemas";
 import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
 import { spendsQuota, type Actor } from "./state-machine";
 import { activeCredential } from "../credentials";
+import { DEFAULT_LOCALE, isLocale, type Locale } from "../i18n/locales";
 import { toJobView } from "./views";
 
 export type CreateJobInput = {
@@ -29,6 +30,13 @@ export type CreateJobInput = {
   /** Admin re-run: run the old job's snapshot again instead of capturing a new one. */
   snapshotId?: string;
   retriedFromJobId?: string;
+  /**
+   * The language the job's text is produced in, when it is fixed (an admin re-run keeps the old
+   * job's). Otherwise the learner's saved language (User.locale), else `requestLocale`, else English.
+   */
+  locale?: Locale;
+  /** The language the learner's own request resolved to (cookie, Accept-Language): used when they saved none. */
+  requestLocale?: Locale;
   actor: Actor;
   /** Runs in the creating transaction (a re-run's audit row): both commit or neither does. */
   alsoInTransaction?: (tx: DbOrTx, jobId: string) => Promise<unknown>;
@@ -118,7 +126,10 @@ async function planJob(input: CreateJobInput): Promise<Created | Planned> {
     if (existing) return { job: toJobView(existing), created: false };
   }
 
-  const consent = await db.aiConsent.findUnique({ where: { userId: input.userId } });
+  const consent = await db.aiConsent.findUnique({
+    where: { userId: input.userId },
+    include: { user: { select: { locale: true } } },
+  });
   if (!consent?.granted) throw new AppError("CONSENT_REQUIRED", "AI analysis is turned off for this learner");
   const apiKeyMode = input.apiKeyMode ?? consent.apiKeyMode;
   let credentialId: string | null = null;
@@ -136,7 +147,15 @@ async function planJob(input: CreateJobInput): Promise<Created | Planned> {
       })
     : null;
   const prepared = given ? null : await prepareSnapshot(db, input.userId, input.target);
-  const inputHash = hashJson({ ...where, params, snapshot: given?.contentHash ?? prepared!.contentHash, apiKeyMode });
+  const locale = jobLocale(input, consent.user.locale);
+  // The language is part of the input: the same analysis asked for in another language is another job.
+  const inputHash = hashJson({
+    ...where,
+    params,
+    snapshot: given?.contentHash ?? prepared!.contentHash,
+    apiKeyMode,
+    ...(locale === DEFAULT_LOCALE ? {} : { locale }),
+  });
 
   if (!key) {
     const inflight = await findInFlight(db, input.userId, inputHash);
@@ -169,6 +188,7 @@ async function planJob(input: CreateJobInput): Promise<Created | Planned> {
       timeoutSeconds: input.timeoutSeconds ?? jobConfig.defaultTimeoutSeconds,
       retriedFromJobId: input.retriedFromJobId ?? null,
       outputSchemaVersion: "v1",
+      locale,
     },
   };
 }
@@ -240,6 +260,11 @@ async function insertJobs(plans: Planned[]) {
     },
     { timeout: budget + 1_000, maxWait: budget },
   );
+}
+
+/** The job's language: fixed by the caller, else the learner's saved one, else the request's, else English. */
+export function jobLocale(input: Pick<CreateJobInput, "locale" | "requestLocale">, saved: string | null): Locale {
+  return input.locale ?? (isLocale(saved) ? saved : undefined) ?? input.requestLocale ?? DEFAULT_LOCALE;
 }
 
 function findInFlight(db: DbOrTx, userId: string, inputHash: string) {

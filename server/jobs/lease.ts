@@ -10,6 +10,7 @@ import { FULL_SCOPE, type KeyScope } from "./key-scope";
 import { HELD_STATUSES, MIN_TIMEOUT_SECONDS, TERMINAL_STATUSES } from "./constants";
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
+import { DEFAULT_LOCALE, isLocale } from "../i18n/locales";
 import { QUEUE_ORDER } from "./fair-queue";
 import {
   BEFORE,
@@ -326,6 +327,7 @@ async function loadLeases(rows: JobRow[], scope: KeyScope = FULL_SCOPE) {
           timeoutSeconds: job.timeoutSeconds,
           outputSchemaVersion: job.outputSchemaVersion ?? "v1",
           promptVersion: job.promptVersion,
+          locale: isLocale(job.locale) ? job.locale : DEFAULT_LOCALE,
           createdAt: job.createdAt,
           snapshot: snapshot
             ? {

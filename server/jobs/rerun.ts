@@ -3,6 +3,7 @@ import { getDb } from "../db";
 import { AppError } from "../errors";
 import { RERUNNABLE_STATUSES } from "./constants";
 import { createJob } from "./create";
+import { DEFAULT_LOCALE, isLocale } from "../i18n/locales";
 import type { Actor } from "./state-machine";
 
 /**
@@ -31,6 +32,8 @@ export async function rerunJob(jobId: string, actor: Actor, opts: { audited?: bo
     timeoutSeconds: old.timeoutSeconds,
     snapshotId: old.snapshotId ?? undefined,
     retriedFromJobId: old.id,
+    // In the language the old job was produced in, whatever the learner has chosen since.
+    locale: isLocale(old.locale) ? old.locale : DEFAULT_LOCALE,
     idempotencyKey: `rerun:${old.id}`,
     actor,
     alsoInTransaction:

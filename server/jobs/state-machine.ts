@@ -67,6 +67,7 @@ const RETURNED = [
   "modelName",
   "promptVersion",
   "outputSchemaVersion",
+  "locale",
   "createdAt",
 ] as const satisfies readonly (keyof AiRuntimeJob)[];
 const ENUM_COLUMNS: ReadonlySet<string> = new Set([

@@ -3,10 +3,9 @@ import { ownJobOutput } from "./own-output";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { quizSchema, type Quiz } from "../jobs/schemas";
+import { graphemes, norm } from "../job-types/fields";
 
 export type QuizAnswer = { index: number; response: string };
-
-const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, " ");
 
 /**
  * Choice and true/false questions are right when the chosen option is the answer. A short answer
@@ -19,7 +18,7 @@ export function grade(question: Quiz["questions"][number], response: string): bo
   const a = norm(question.answer);
   if (!r) return false;
   if (question.type !== "short_answer") return r === a;
-  return r === a || (a.length <= 40 && r.includes(a));
+  return r === a || (graphemes(a) <= 40 && r.includes(a));
 }
 
 /** The generated quiz of one of the learner's own succeeded quiz jobs; anything else is not found. */

@@ -3,6 +3,7 @@ import { createJobs, parseParams } from "../jobs/create";
 import { assertJobQuotaRoom } from "../jobs/quota";
 import { captureSnapshot, type Target } from "../jobs/snapshot";
 import { getDb } from "../db";
+import type { Locale } from "../i18n/locales";
 import { spendsQuota, type Actor } from "../jobs/state-machine";
 
 export type TriggerInput = {
@@ -12,6 +13,8 @@ export type TriggerInput = {
   jobTypes: JobType[];
   /** Parameters per job type; types without parameters take none. */
   params?: Partial<Record<JobType, Record<string, unknown>>>;
+  /** The language the learner's request resolved to; their saved language wins (createJob). */
+  requestLocale?: Locale;
 };
 
 /**
@@ -34,6 +37,7 @@ export async function triggerAnalyses(input: TriggerInput) {
       target: input.target,
       params: input.params?.[jobType],
       snapshotId: snapshot.id,
+      requestLocale: input.requestLocale,
       actor: input.actor,
     })),
   );

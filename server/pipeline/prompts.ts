@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { jobTypeOf, outputSchemas, type JobTypeName } from "../job-types";
 import type { SnapshotContent } from "../job-types/fields";
+import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
 
 /**
  * Versioned prompts. Bump PROMPT_VERSION whenever the wording or the rules change: every result
  * records the version it was produced with, so outputs of different prompts can be told apart.
  */
-export const PROMPT_VERSION = "analysis-v2";
+export const PROMPT_VERSION = "analysis-v3";
 
 /**
  * Learner-written text (names, material titles and contents, quiz questions) reaches the model
@@ -43,6 +44,15 @@ function outputSchemaText(jobType: JobTypeName) {
   return text;
 }
 
+/** The language rule: every text the learner reads in their language, the JSON's own words in English. */
+export function languageRule(locale: Locale): string {
+  const name = LANGUAGE_IN_ENGLISH[locale];
+  return `Write every text field (summaries, titles, reasons, evidence, questions, options, answers, explanations, card fronts and backs, tags) in ${name} (${locale}): the learner reads ${name}. Keep the JSON keys and the enum values (such as "single_choice", "high", "review") exactly as the schema gives them, in English. Quote the snapshot's own titles as they are written.`;
+}
+
+/** The languages by their English names, for the (English) prompt. */
+const LANGUAGE_IN_ENGLISH: Record<Locale, string> = { en: "English", "zh-CN": "Simplified Chinese" };
+
 export type Prompt = { system: string; user: string };
 
 /**
@@ -54,15 +64,19 @@ export function buildPrompt(input: {
   snapshot: SnapshotContent;
   params: Record<string, unknown>;
   asOf: Date;
+  /** The learner's language (left out: English). */
+  locale?: Locale;
   findings?: string[];
 }): Prompt {
   const { jobType, snapshot, params, findings } = input;
   const type = jobTypeOf(jobType);
+  const locale = input.locale ?? DEFAULT_LOCALE;
   const system = [
     "You are a careful learning analyst. You only use facts from the snapshot you are given.",
     type.prompt.task,
     ...RULES,
-    ...(type.prompt.rules?.(params) ?? []),
+    ...(type.prompt.rules?.(params, locale) ?? []),
+    languageRule(locale),
     `The JSON object must match this JSON Schema: ${outputSchemaText(jobType)}`,
   ].join("\n");
   const user = [

@@ -1,5 +1,6 @@
 import { jobTypeOf, type JobTypeName } from "../job-types";
 import type { SnapshotContent } from "../job-types/fields";
+import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
 
 export type Review = { ok: true } | { ok: false; findings: string[] };
 /** A quality rule the pipeline applies on top of the API's (which checkOutput enforces). */
@@ -8,6 +9,8 @@ export type Reviewer = (input: {
   output: unknown;
   snapshot: SnapshotContent;
   params: Record<string, unknown>;
+  /** The job's language (left out: English). */
+  locale?: Locale;
   attempt: number;
 }) => Review | Promise<Review>;
 
@@ -16,8 +19,8 @@ export type Reviewer = (input: {
  * in server/job-types). An output that misses only these is still acceptable to the API: after the
  * last quality loop it is submitted marked degraded instead of failing the job.
  */
-export const reviewOutput: Reviewer = ({ jobType, output, snapshot, params }) => {
+export const reviewOutput: Reviewer = ({ jobType, output, snapshot, params, locale = DEFAULT_LOCALE }) => {
   const type = jobTypeOf(jobType);
-  const findings = type.review(type.output.schema.parse(output), { snapshot, params });
+  const findings = type.review(type.output.schema.parse(output), { snapshot, params, locale });
   return findings.length ? { ok: false, findings } : { ok: true };
 };

@@ -8,6 +8,7 @@ import {
 } from "../jobs/schemas";
 import type { Provider } from "../providers/types";
 import type { Usage } from "../runtime-api/contract";
+import { DEFAULT_LOCALE, isLocale, type Locale } from "../i18n/locales";
 import { addUsage, isJobFailure, JobFailure, type Rejected } from "./errors";
 import { buildPrompt, PROMPT_VERSION } from "./prompts";
 import { reviewOutput, type Reviewer } from "./review-checks";
@@ -20,6 +21,8 @@ export type PipelineInput = {
   snapshot: unknown;
   /** The analysis's "now" (the snapshot's capture time), so results do not depend on when a job runs. */
   asOf: Date;
+  /** The language of the output's text (the job's `locale`); English when left out. */
+  locale?: Locale;
 };
 
 /** The pipeline's input from a leased job (lock or claim answer), for every executor. */
@@ -29,6 +32,8 @@ export function pipelineInput(job: {
   params: unknown;
   snapshot: { content: unknown; capturedAt: string | Date } | null;
   createdAt: string | Date;
+  /** From an older API: missing. A tag this Runtime does not know: English. */
+  locale?: string | null;
 }): PipelineInput {
   return {
     jobType: job.jobType,
@@ -36,6 +41,7 @@ export function pipelineInput(job: {
     params: job.params,
     snapshot: job.snapshot?.content ?? null,
     asOf: new Date(job.snapshot?.capturedAt ?? job.createdAt),
+    locale: isLocale(job.locale) ? job.locale : DEFAULT_LOCALE,
   };
 }
 
@@ -100,6 +106,7 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
   const started = Date.now();
   const { jobType, snapshot, params } = parseInput(input);
   const version = input.outputSchemaVersion ?? "v1";
+  const locale = input.locale ?? DEFAULT_LOCALE;
   const maxLoops = opts.maxQualityLoops ?? 3;
   const reviewer = opts.reviewer ?? reviewOutput;
   const ctx = { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params };
@@ -122,7 +129,7 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
     const retryNote = attempt > 1 ? `quality retry ${attempt - 1} of ${maxLoops}` : undefined;
     const prompt = await stage("prompt-builder", async () => {
       await report("prompt_builder", STAGES.prompt_builder.from, retryNote ?? "building the prompt");
-      return buildPrompt({ jobType, snapshot, params, asOf: input.asOf, findings });
+      return buildPrompt({ jobType, snapshot, params, asOf: input.asOf, locale, findings });
     });
 
     let inferred;
@@ -136,6 +143,7 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
             snapshot,
             params,
             asOf: input.asOf,
+            locale,
             prompt,
             attempt,
             signal: opts.signal,
@@ -182,7 +190,7 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
         : checkOutput(jobType, version, inferred.output, ctx);
       if (!hard.ok) return { output: null, findings: hard.findings, accepted: false, violations: hard.violations };
       const output = hard.output as Record<string, unknown>;
-      const review = await reviewer({ jobType, output, snapshot, params, attempt });
+      const review = await reviewer({ jobType, output, snapshot, params, locale, attempt });
       return { output, findings: review.ok ? [] : review.findings, accepted: review.ok };
     });
     if (checked.accepted) {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { getDb } from "../db";
 import { AppError } from "../errors";
+import { DEFAULT_LOCALE, isLocale } from "../i18n/locales";
 import { createJob } from "../jobs/create";
 import type { Target } from "../jobs/snapshot";
 import type { Actor } from "../jobs/state-machine";
@@ -28,6 +29,7 @@ export async function startJob(
     target,
     params: input.params,
     idempotencyKey: input.idempotencyKey ?? null,
+    locale: input.locale,
     actor,
   });
   return { created, job: await readJob(job.id) };
@@ -73,6 +75,7 @@ export async function readJob(jobId: string): Promise<JobAnswer> {
       externalId: await targetExternalId(job.targetType, job.targetId, job.user.externalId),
     },
     idempotencyKey: job.idempotencyKey,
+    locale: isLocale(job.locale) ? job.locale : DEFAULT_LOCALE,
     stage: job.stage,
     progress: job.progress,
     progressMessage: job.progressMessage,

@@ -137,6 +137,8 @@ export const jobBody = z
     params: z.record(z.string(), z.unknown()).optional(),
     /** The same key for the same learner, type and target answers the job it made, whatever else changed. */
     idempotencyKey: z.string().min(1).max(200).optional(),
+    /** The language of the job's text; left out: the learner's `locale`, else English. */
+    locale: z.enum(LOCALES).optional(),
   })
   .superRefine(refuseUnstorable);
 
@@ -147,6 +149,8 @@ export const jobAnswer = z.object({
   learnerExternalId: z.string(),
   target: z.object({ type: z.enum(TARGET_TYPES), externalId: z.string().nullable() }),
   idempotencyKey: z.string().nullable(),
+  /** The language the job's text is produced in. */
+  locale: z.enum(LOCALES),
   stage: z.string().nullable(),
   progress: z.number().int(),
   progressMessage: z.string().nullable(),

@@ -1,5 +1,6 @@
 import type { JobTypeName, SnapshotContent } from "../jobs/schemas";
 import type { Usage } from "../runtime-api/contract";
+import type { Locale } from "../i18n/locales";
 
 /** What a provider is asked to produce for one model call of the pipeline. */
 export type InferenceRequest = {
@@ -9,6 +10,8 @@ export type InferenceRequest = {
   params: Record<string, unknown>;
   /** When the snapshot was captured: the analysis's "now", so the same input gives the same output. */
   asOf: Date;
+  /** The language of the output's text (keys and enum values stay English). */
+  locale: Locale;
   prompt: { system: string; user: string };
   /** 1 for the first call, 2.. for calls after a failed quality check. */
   attempt: number;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { JOB_TYPES, jobTypeSchema } from "../job-types";
 import { snapshotContentSchema } from "../job-types/fields";
 import { REJECTION_LIMITS } from "../jobs/rejection-limits";
+import { DEFAULT_LOCALE, LOCALES } from "../i18n/locales";
 import { refuseUnstorable } from "../security/storable-text";
 
 /**
@@ -199,6 +200,17 @@ export const leasedJob = z.object({
   timeoutSeconds: z.number().int(),
   outputSchemaVersion: z.string(),
   promptVersion: z.string().nullable(),
+  /**
+   * The language every text field of the output is written in (JSON keys and enum values stay
+   * English). Missing (an older API): English. A tag the Runtime does not know: it writes English.
+   */
+  locale: z
+    .string()
+    .max(35)
+    .default(DEFAULT_LOCALE)
+    .describe(
+      `The learner's language: write every text field of the output in it (keys and enum values stay English). Today one of ${LOCALES.map((l) => `\`${l}\``).join(", ")}; a Runtime that does not know a tag writes English.`,
+    ),
   createdAt: isoDate,
   snapshot: z
     .object({ id: z.string(), contentHash: z.string(), capturedAt: isoDate, content: snapshotContentSchema })

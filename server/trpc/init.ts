@@ -2,16 +2,22 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import { AppError, isAppError, isDatabaseUnavailable, unavailable } from "../errors";
 import { unstorableDetails } from "../security/storable-text";
 import { getSession, type Session } from "../auth/session";
+import { requestLocale, type Locale } from "../i18n/locales";
 import { describeError, toTRPCError } from "./errors";
 
 /**
  * The tRPC context is the session and nothing else: procedures reach the database through the
  * domain services. A Runtime's bearer key means nothing here (Runtimes only speak /internal/runtime).
  */
-export type Context = { session: Session | null };
+export type Context = {
+  session: Session | null;
+  /** The language the request resolved to (saved choice, cookie, Accept-Language): new jobs' language when none is saved. */
+  locale?: Locale;
+};
 
 export async function createContext({ headers }: { headers: Headers }): Promise<Context> {
-  return { session: await getSession(headers) };
+  const session = await getSession(headers);
+  return { session, locale: requestLocale(headers, session?.user.locale) };
 }
 
 const t = initTRPC.context<Context>().create({

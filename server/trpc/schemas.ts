@@ -38,6 +38,8 @@ export const learnerJobSchema = z.object({
   modelProvider: z.string(),
   modelName: z.string(),
   params: z.record(z.string(), z.unknown()),
+  /** The language the job's text is produced in ("en", "zh-CN"). */
+  locale: z.string(),
   attemptNo: z.number().int(),
   retryCount: z.number().int(),
   maxRetryCount: z.number().int(),

@@ -31,6 +31,10 @@ type Words = {
   iKnow: string;
   known: RegExp;
   question: string;
+  /** The AI's own words (the local analyzer's templates), in the job's language. */
+  summary: RegExp;
+  quizStem: RegExp;
+  cardFront: RegExp;
 };
 
 const ZH: Words = {
@@ -51,6 +55,9 @@ const ZH: Words = {
   iKnow: "我已掌握",
   known: /已掌握 1 \/ \d+/,
   question: "问题",
+  summary: /李明已练习 \d+ 个知识点中的 \d+ 个（共作答 \d+ 次），总体掌握度为 \d+%。/,
+  quizStem: /下列哪一项描述了|这段话描述的是哪个知识点|判断正误|填空|请用自己的话解释/,
+  cardFront: /什么是“|这是哪个概念|填空：/,
 };
 
 const EN: Words = {
@@ -80,6 +87,9 @@ const EN: Words = {
   iKnow: "I know this",
   known: /1 of \d+ known/,
   question: "Question",
+  summary: /李明 has practised \d+ of \d+ knowledge points \(\d+ answers\); overall mastery is \d+%\./,
+  quizStem: /Which statement describes|Which knowledge point|True or false|Fill in the blank|Explain/,
+  cardFront: /What is "|Which idea is this|Fill in the blank/,
 };
 
 async function shot(page: Page, name: string) {
@@ -97,6 +107,8 @@ async function runOne(page: Page, w: Words, type: string) {
 }
 
 async function mainPath(page: Page, w: Words, locale: string) {
+  // Three analyses and six axe runs: on a loaded machine this outlasts the default 90 s.
+  test.setTimeout(240_000);
   await expect(page.locator("html")).toHaveAttribute("lang", locale);
   await expect(page.getByRole("heading", { name: w.title })).toBeVisible();
   await expect(page.getByTestId("live-indicator")).toHaveText(w.live);
@@ -113,6 +125,8 @@ async function mainPath(page: Page, w: Words, locale: string) {
     `stages shown: ${stages.join(", ")}`,
   ).toEqual([]);
   await expect(page.getByText(w.overall, { exact: true })).toBeVisible();
+  // The result itself is written in the learner's language (the job's locale), not only the page around it.
+  await expect(page.getByTestId("detail-body")).toContainText(w.summary);
   await expect(page.getByTestId("mastery-row").filter({ hasText: "光反应" }).first()).toBeVisible();
   await expect(page.getByRole("heading", { name: w.masteryHeading })).toBeVisible();
   await expect(page.getByTestId("mastery-line").first()).toBeAttached();
@@ -121,6 +135,7 @@ async function mainPath(page: Page, w: Words, locale: string) {
   await runOne(page, w, "quiz_generation");
   const questions = page.getByTestId("quiz-question");
   await expect(questions.first()).toBeVisible();
+  await expect(questions.first().locator("legend")).toContainText(w.quizStem);
   for (let i = 0; i < (await questions.count()); i++) {
     const q = questions.nth(i);
     if (await q.getByRole("radio").count()) await q.getByRole("radio").first().check();
@@ -134,6 +149,7 @@ async function mainPath(page: Page, w: Words, locale: string) {
   await runOne(page, w, "flashcard_generation");
   const card = page.getByTestId("flashcard").first();
   await expect(card).toContainText(w.question);
+  await expect(card).toContainText(w.cardFront);
   await card.getByRole("button").first().click();
   await card.getByLabel(w.iKnow).check();
   await expect(page.getByTestId("known-count")).toHaveText(w.known);
@@ -240,7 +256,7 @@ test.describe("on a phone (390 px), in Chinese", () => {
 test.describe("the admin console", () => {
   test.use({ locale: "zh-CN" });
 
-  test("[ADMIN] stays English for a Chinese-speaking admin, finds 李明 by name and shows each learner's language", async ({
+  test("[ADMIN] stays English for a Chinese-speaking admin, finds 李明 by name, shows his language and his jobs'", async ({
     page,
   }) => {
     const origin = new URL(test.info().project.use.baseURL!).origin;
@@ -257,8 +273,15 @@ test.describe("the admin console", () => {
     await expect(page.locator("div[lang=en] #main")).toBeAttached();
     await page.screenshot({ path: "test-results/screenshots/i18n-admin-search-zh.png", fullPage: true });
     await expectAccessible(page, "admin search by Chinese name");
-    await row.getByRole("link").first().click();
+    // Li's jobs run in Chinese (the English walk's jobs in English): the row and the page say which.
+    const zhRow = page
+      .locator("#main tbody tr")
+      .filter({ has: page.getByTestId("job-locale") })
+      .first();
+    await expect(zhRow.getByTestId("job-locale")).toHaveText("zh-CN");
+    await zhRow.getByRole("link").first().click();
     await expect(page.getByTestId("learner-language")).toHaveText("简体中文 (zh-CN)");
+    await expect(page.getByTestId("job-language")).toHaveText("简体中文 (zh-CN)");
     await page.screenshot({ path: "test-results/screenshots/i18n-admin-job-detail.png", fullPage: true });
     await expectAccessible(page, "admin job detail with the learner's language");
   });

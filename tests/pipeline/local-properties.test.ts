@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { paramsSchemas, snapshotContentSchema, type SnapshotContent } from "@/server/jobs/schemas";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
 import { localProvider } from "@/server/providers/local";
+import { LOCALES } from "@/server/i18n/locales";
 import { AS_OF } from "./fixtures";
 
 const ids = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/), { minLength: 1, maxLength: 6 });
@@ -19,6 +20,10 @@ const words = fc.array(
     "of",
     "Ätherisch",
     "光合作用",
+    "叶绿素吸收光能。",
+    "二氧化碳！",
+    "𠀀𠀁",
+    "👩🏽‍🔬",
   ),
   {
     minLength: 0,
@@ -89,7 +94,7 @@ const quizParams = fc.record({
 });
 
 describe("the local analyzer on arbitrary snapshots", () => {
-  it("passes the API's checks and the pipeline's own review for every job type, never degraded", async () => {
+  it("passes the API's checks and the pipeline's own review for every job type and language, never degraded", async () => {
     const provider = localProvider();
     await fc.assert(
       fc.asyncProperty(
@@ -97,7 +102,8 @@ describe("the local analyzer on arbitrary snapshots", () => {
         quizParams,
         fc.integer({ min: 1, max: 50 }),
         fc.integer({ min: 10, max: 600 }),
-        async (snapshot, quiz, cards, budget) => {
+        fc.constantFrom(...LOCALES),
+        async (snapshot, quiz, cards, budget, locale) => {
           const cases = [
             ["learning_state_analysis", {}],
             ["weak_point_analysis", {}],
@@ -107,8 +113,8 @@ describe("the local analyzer on arbitrary snapshots", () => {
           ] as const;
           for (const [jobType, raw] of cases) {
             const params = paramsSchemas[jobType].parse(raw);
-            const result = await runPipeline({ jobType, params, snapshot, asOf: AS_OF }, { provider });
-            expect(result.degraded, `${jobType}: ${result.findings.join("; ")}`).toBe(false);
+            const result = await runPipeline({ jobType, params, snapshot, asOf: AS_OF, locale }, { provider });
+            expect(result.degraded, `${locale} ${jobType}: ${result.findings.join("; ")}`).toBe(false);
             expect(result.qualityLoops).toBe(0);
           }
         },

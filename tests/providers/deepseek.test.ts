@@ -55,6 +55,22 @@ describe("deepseek provider against a fake OpenAI-compatible server", () => {
     expect(messages[1]!.content).toContain("kp_b");
   });
 
+  it("asks for the job's language by name, and keeps the JSON's keys and enums English", async () => {
+    const zhAnswer = JSON.stringify(analyse("weak_point_analysis", smallSnapshot(), {}, AS_OF, "zh-CN"));
+    const server = await fake([{ content: zhAnswer }, { content: good }]);
+    const provider = deepseekProvider({ apiKey: "k", baseURL: server.url });
+    const zh = await runPipeline({ ...job, locale: "zh-CN" }, { provider });
+    expect(zh.output).toEqual(JSON.parse(zhAnswer));
+    await runPipeline(job, { provider });
+    const system = (n: number) => (server.requests[n]!.body.messages as { content: string }[])[0]!.content;
+    expect(system(0)).toContain("Write every text field");
+    expect(system(0)).toContain("in Simplified Chinese (zh-CN)");
+    expect(system(0)).toContain("Keep the JSON keys and the enum values");
+    expect(system(0)).not.toContain("in English (en)");
+    expect(system(1)).toContain("in English (en)");
+    expect(system(1)).not.toContain("Chinese");
+  });
+
   it("retries a malformed answer through the quality loop with the parse error in the prompt, then uses the good one", async () => {
     const server = await fake([{ content: '{"weakPoints": [' }, { content: good }]);
     const result = await runPipeline(job, { provider: deepseekProvider({ apiKey: "k", baseURL: server.url }) });

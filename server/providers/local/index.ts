@@ -1,12 +1,22 @@
 import { jobTypeOf, type JobTypeName } from "../../job-types";
 import type { SnapshotContent } from "../../job-types/fields";
+import { DEFAULT_LOCALE, type Locale } from "../../i18n/locales";
 import type { InferenceRequest, InferenceResult, Provider } from "../types";
 
 export const LOCAL_MODEL = "local-analyzer-1";
 
-/** The deterministic analysis of one job (its type's `analyse`): a pure function of snapshot, params and the snapshot's time. */
-export function analyse(jobType: JobTypeName, snapshot: SnapshotContent, params: Record<string, unknown>, asOf: Date) {
-  return jobTypeOf(jobType).analyse(snapshot, params, asOf);
+/**
+ * The deterministic analysis of one job (its type's `analyse`): a pure function of snapshot,
+ * params, the snapshot's time and the job's language (the text it writes; ./templates.ts).
+ */
+export function analyse(
+  jobType: JobTypeName,
+  snapshot: SnapshotContent,
+  params: Record<string, unknown>,
+  asOf: Date,
+  locale: Locale = DEFAULT_LOCALE,
+) {
+  return jobTypeOf(jobType).analyse(snapshot, params, asOf, locale);
 }
 
 /**
@@ -20,7 +30,7 @@ export function localProvider(opts: { delayMs?: number } = {}): Provider {
       if (opts.delayMs) await sleep(opts.delayMs, req.signal);
       req.signal?.throwIfAborted();
       return {
-        output: analyse(req.jobType, req.snapshot, req.params, req.asOf),
+        output: analyse(req.jobType, req.snapshot, req.params, req.asOf, req.locale),
         provider: "local",
         model: LOCAL_MODEL,
       };

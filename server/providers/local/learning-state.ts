@@ -1,10 +1,14 @@
 import type { SnapshotContent } from "../../job-types/fields";
+import type { Locale } from "../../i18n/locales";
 import type { LearningAnalysis } from "../../job-types/learning-state-analysis";
 import { activityOf, knowledgeStats, pct, round3 } from "./statistics";
+import { templatesFor } from "./templates";
 import { clip, titleOf } from "./text";
 
-/** learning_state_analysis from the snapshot's quiz history and study sessions. */
-export function analyseLearningState(snapshot: SnapshotContent, asOf: Date): LearningAnalysis {
+/** learning_state_analysis from the snapshot's quiz history and study sessions, written in the job's language. */
+export function analyseLearningState(snapshot: SnapshotContent, asOf: Date, locale: Locale = "en"): LearningAnalysis {
+  const T = templatesFor(locale);
+  const L = T.learningState;
   const stats = knowledgeStats(snapshot);
   const activity = activityOf(snapshot, asOf);
   const practised = stats.filter((s) => s.attempts.length > 0);
@@ -13,33 +17,28 @@ export function analyseLearningState(snapshot: SnapshotContent, asOf: Date): Lea
 
   const strengths = practised
     .filter((s) => s.mastery >= 0.8 && s.attempts.length >= 2)
-    .map((s) => clip(`${titleOf(s.kp)}: ${pct(s.mastery)} mastery over ${s.attempts.length} answers`, 300));
+    .map((s) => clip(L.strength(titleOf(s.kp), pct(s.mastery), s.attempts.length), 300));
   const risks = [
     ...practised
       .filter((s) => s.mastery < 0.5)
-      .map((s) =>
-        clip(
-          `${titleOf(s.kp)}: ${pct(s.mastery)} mastery, ${s.recentErrors} of the last ${s.recentCount} answers wrong`,
-          300,
-        ),
-      ),
-    ...stats.filter((s) => !s.attempts.length).map((s) => clip(`${titleOf(s.kp)}: not practised yet`, 300)),
-    ...(activity.engagement === "low" ? [`Little study in the last 14 days (${activity.recentMinutes} minutes)`] : []),
+      .map((s) => clip(L.risk(titleOf(s.kp), pct(s.mastery), s.recentErrors, s.recentCount), 300)),
+    ...stats.filter((s) => !s.attempts.length).map((s) => clip(L.notPractised(titleOf(s.kp)), 300)),
+    ...(activity.engagement === "low" ? [L.littleStudy(activity.recentMinutes)] : []),
     ...(activity.daysSinceLastStudy !== null && activity.daysSinceLastStudy >= 7
-      ? [`No study for ${activity.daysSinceLastStudy} days`]
+      ? [L.away(activity.daysSinceLastStudy)]
       : []),
   ];
 
   const strongest = [...practised].sort((a, b) => b.mastery - a.mastery)[0];
   const weakest = [...practised].sort((a, b) => a.mastery - b.mastery)[0];
   const summary = [
-    `${snapshot.learner.name || "The learner"} has practised ${practised.length} of ${stats.length} knowledge points (${answers} answers); overall mastery is ${pct(overall)}.`,
-    `Engagement is ${activity.engagement} (${activity.recentMinutes} minutes in the last 14 days).`,
-    strongest && strongest !== weakest ? `Strongest: ${titleOf(strongest.kp)} (${pct(strongest.mastery)}).` : "",
-    weakest ? `Needs the most work: ${titleOf(weakest.kp)} (${pct(weakest.mastery)}).` : "",
+    L.practised(snapshot.learner.name || L.learner, practised.length, stats.length, answers, pct(overall)),
+    L.engagement(activity.engagement, activity.recentMinutes),
+    strongest && strongest !== weakest ? L.strongest(titleOf(strongest.kp), pct(strongest.mastery)) : "",
+    weakest ? L.weakest(titleOf(weakest.kp), pct(weakest.mastery)) : "",
   ]
     .filter(Boolean)
-    .join(" ");
+    .join(T.sentenceGap);
 
   return {
     summary: clip(summary, 2000),

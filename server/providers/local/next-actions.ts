@@ -1,6 +1,8 @@
 import type { SnapshotContent } from "../../job-types/fields";
+import type { Locale } from "../../i18n/locales";
 import type { NextActions } from "../../job-types/next-action-planning";
 import { activityOf, DAY_MS, knowledgeStats, pct, rankWeak, severityOf } from "./statistics";
+import { templatesFor, type Templates } from "./templates";
 import { clip, titleOf } from "./text";
 
 type Action = NextActions["actions"][number];
@@ -23,19 +25,21 @@ export function planNextActions(
   snapshot: SnapshotContent,
   params: { timeBudgetMinutes: number },
   asOf: Date,
+  locale: Locale = "en",
 ): NextActions {
+  const N = templatesFor(locale).nextActions;
   const stats = knowledgeStats(snapshot);
   const activity = activityOf(snapshot, asOf);
   const away = activity.daysSinceLastStudy;
-  const awayNote = away !== null && away >= SPACED_DAYS ? ` You last studied ${away} days ago, so start here.` : "";
+  const awayNote = away !== null && away >= SPACED_DAYS ? N.away(away) : "";
   const candidates: Action[] = [];
 
   if (activity.minutesLast24h >= REST_AFTER_MINUTES) {
     candidates.push({
       actionType: "rest",
       target: { type: "none", id: null },
-      title: "Take a break before the next session",
-      reason: `You studied ${activity.minutesLast24h} minutes in the last 24 hours; a rest helps it stick.`,
+      title: N.restTitle,
+      reason: N.restReason(activity.minutesLast24h),
       priority: 1,
       estimatedMinutes: ACTION_MINUTES.rest,
     });
@@ -46,9 +50,9 @@ export function planNextActions(
     candidates.push({
       actionType: review ? "review" : "practice",
       target: { type: "knowledge_point", id: s.kp.id },
-      title: clip(`${review ? "Review" : "Practise"} ${titleOf(s.kp)}`, 300),
+      title: clip(review ? N.review(titleOf(s.kp)) : N.practise(titleOf(s.kp)), 300),
       reason: clip(
-        `Mastery ${pct(s.mastery)} with ${s.recentErrors} of the last ${s.recentCount} answers wrong (${severity} severity).${i === 0 ? awayNote : ""}`,
+        `${N.weakReason(pct(s.mastery), s.recentErrors, s.recentCount, severity)}${i === 0 ? awayNote : ""}`,
         1000,
       ),
       priority: severity === "high" ? 1 : severity === "medium" ? 2 : 3,
@@ -66,8 +70,8 @@ export function planNextActions(
       candidates.push({
         actionType: "learn_new",
         target: { type: "knowledge_point", id: s.kp.id },
-        title: clip(`Learn ${titleOf(s.kp)}`, 300),
-        reason: "Not practised yet.",
+        title: clip(N.learn(titleOf(s.kp)), 300),
+        reason: N.notPractised,
         priority: 3,
         estimatedMinutes: ACTION_MINUTES.learnNew,
       }),
@@ -81,13 +85,13 @@ export function planNextActions(
       candidates.push({
         actionType: "practice",
         target: { type: "knowledge_point", id: s.kp.id },
-        title: clip(`Practise ${titleOf(s.kp)} again`, 300),
-        reason: `Mastery ${pct(s.mastery)}, last practised ${days} days ago: spaced practice keeps it.`,
+        title: clip(N.practiseAgain(titleOf(s.kp)), 300),
+        reason: N.spacedReason(pct(s.mastery), days),
         priority: 4,
         estimatedMinutes: ACTION_MINUTES.practice,
       }),
     );
-  if (!candidates.length) candidates.push(fallback(snapshot));
+  if (!candidates.length) candidates.push(fallback(snapshot, N));
 
   const actions: Action[] = [];
   let left = params.timeBudgetMinutes;
@@ -101,14 +105,14 @@ export function planNextActions(
 }
 
 /** Nothing is weak, new or due: keep the best-known point warm, or start on a material. */
-function fallback(snapshot: SnapshotContent): Action {
+function fallback(snapshot: SnapshotContent, N: Templates["nextActions"]): Action {
   const kp = snapshot.knowledgePoints[0];
   if (kp) {
     return {
       actionType: "practice",
       target: { type: "knowledge_point", id: kp.id },
-      title: clip(`Practise ${titleOf(kp)}`, 300),
-      reason: "Everything is on track; a short practice keeps it that way.",
+      title: clip(N.practise(titleOf(kp)), 300),
+      reason: N.onTrack,
       priority: 5,
       estimatedMinutes: ACTION_MINUTES.practice,
     };
@@ -118,8 +122,8 @@ function fallback(snapshot: SnapshotContent): Action {
     return {
       actionType: "learn_new",
       target: { type: "material", id: material.id },
-      title: clip(`Start "${material.title}"`, 300),
-      reason: "No knowledge points are recorded yet for this material.",
+      title: clip(N.start(material.title), 300),
+      reason: N.noPoints,
       priority: 3,
       estimatedMinutes: ACTION_MINUTES.learnNew,
     };
@@ -127,8 +131,8 @@ function fallback(snapshot: SnapshotContent): Action {
   return {
     actionType: "rest",
     target: { type: "none", id: null },
-    title: "Nothing to study yet",
-    reason: "Add a material to get a study plan.",
+    title: N.nothingTitle,
+    reason: N.nothingReason,
     priority: 5,
     estimatedMinutes: ACTION_MINUTES.rest,
   };

@@ -1,4 +1,6 @@
 import type { SnapshotContent } from "../../job-types/fields";
+import type { Locale } from "../../i18n/locales";
+import { templatesFor, type Templates } from "./templates";
 import type { Quiz, QuizParams } from "../../job-types/quiz-generation";
 import { JobFailure } from "../../pipeline/errors";
 import { knowledgeStats, type KpStats } from "./statistics";
@@ -9,7 +11,6 @@ type QuestionType = Question["type"];
 type Difficulty = Question["difficulty"];
 
 const OPTIONS_BY_DIFFICULTY: Record<Difficulty, number> = { easy: 3, medium: 4, hard: 4 };
-const GENERIC_DISTRACTORS = ["None of the other options", "It is not covered in this material"];
 
 /** Weakest knowledge points first, so a quiz spends its questions where the learner needs them. */
 export function quizOrder(stats: KpStats[]) {
@@ -25,11 +26,11 @@ export function difficultyFor(s: KpStats): Difficulty {
 }
 
 /** Exactly one option equals the answer; the others are distinct from it and from each other. */
-function choice(answer: string, distractors: string[], total: number) {
+function choice(answer: string, distractors: string[], total: number, generic: readonly string[]) {
   const a = clip(answer, 300);
   const seen = new Set([norm(a)]);
   const others: string[] = [];
-  for (const d of [...distractors, ...GENERIC_DISTRACTORS]) {
+  for (const d of [...distractors, ...generic]) {
     const o = clip(d, 300);
     if (others.length >= total - 1 || seen.has(norm(o))) continue;
     seen.add(norm(o));
@@ -65,6 +66,7 @@ function make(
   type: QuestionType,
   variant: number,
   difficulty: Difficulty,
+  Q: Templates["quiz"],
 ): Omit<Question, "knowledgePointId" | "difficulty"> | null {
   const others = peersOf(snapshot, kp);
   const statement = statementOf(snapshot, kp);
@@ -76,7 +78,7 @@ function make(
     const word = s && keyword(s.sentence);
     return s && word ? { ...s, word, text: cloze(s.sentence, word) } : null;
   };
-  const explanation = clip(`From "${title}": ${statement}`, 2000);
+  const explanation = clip(Q.from(title, statement), 2000);
 
   if (type === "single_choice") {
     if (variant === 0) {
@@ -86,16 +88,16 @@ function make(
       ];
       return {
         type,
-        stem: clip(`Which statement describes "${title}"?`, 1000),
-        ...choice(statement, distractors, n),
+        stem: clip(Q.whichStatement(title), 1000),
+        ...choice(statement, distractors, n, Q.distractors),
         explanation,
       };
     }
     if (variant === 1) {
       return {
         type,
-        stem: clip(`Which knowledge point does this describe: "${statement}"?`, 1000),
-        ...choice(title, others.map(titleOf), n),
+        stem: clip(Q.whichPoint(statement), 1000),
+        ...choice(title, others.map(titleOf), n, Q.distractors),
         explanation,
       };
     }
@@ -104,8 +106,8 @@ function make(
     const words = sources.map((x) => keyword(x.sentence)).filter((w): w is string => !!w && w !== s.word);
     return {
       type,
-      stem: clip(`Fill in the blank (${s.materialTitle}): "${s.text}"`, 1000),
-      ...choice(s.word, words, n),
+      stem: clip(Q.fillBlank(s.materialTitle, s.text), 1000),
+      ...choice(s.word, words, n, Q.distractors),
       explanation: clip(s.sentence, 2000),
     };
   }
@@ -113,30 +115,24 @@ function make(
     const tf = (stem: string, truth: boolean, why: string) => ({
       type,
       stem: clip(stem, 1000),
-      options: ["True", "False"],
-      answer: truth ? "True" : "False",
+      options: [...Q.trueFalse],
+      answer: truth ? Q.trueFalse[0] : Q.trueFalse[1],
       explanation: clip(why, 2000),
     });
-    if (variant === 0) return tf(`True or false: "${title}" — ${statement}`, true, explanation);
+    if (variant === 0) return tf(Q.trueOrFalse(title, statement), true, explanation);
     if (variant === 1) {
       const other = others.find((k) => norm(statementOf(snapshot, k)) !== norm(statement));
       return other
-        ? tf(
-            `True or false: "${title}" — ${statementOf(snapshot, other)}`,
-            false,
-            `That describes "${titleOf(other)}". ${explanation}`,
-          )
+        ? tf(Q.trueOrFalse(title, statementOf(snapshot, other)), false, Q.describesOther(titleOf(other), explanation))
         : null;
     }
     const s = sources[variant - 2];
-    return s
-      ? tf(`True or false (${s.materialTitle}): ${s.sentence}`, true, `The material says so: ${s.sentence}`)
-      : null;
+    return s ? tf(Q.trueOrFalseSource(s.materialTitle, s.sentence), true, Q.materialSays(s.sentence)) : null;
   }
   if (variant === 0)
     return {
       type,
-      stem: clip(`Explain "${title}" in your own words.`, 1000),
+      stem: clip(Q.explain(title), 1000),
       options: [],
       answer: clip(statement, 1000),
       explanation,
@@ -145,7 +141,7 @@ function make(
   return s
     ? {
         type,
-        stem: clip(`Fill in the blank (${s.materialTitle}): "${s.text}"`, 1000),
+        stem: clip(Q.fillBlank(s.materialTitle, s.text), 1000),
         options: [],
         answer: clip(s.word, 1000),
         explanation: clip(s.sentence, 2000),
@@ -158,7 +154,8 @@ function make(
  * weakest points first, question types taken in turn, the requested difficulty (or, for
  * "mixed", one set by the point's mastery). Stems never repeat.
  */
-export function generateQuiz(snapshot: SnapshotContent, params: QuizParams): Quiz {
+export function generateQuiz(snapshot: SnapshotContent, params: QuizParams, locale: Locale = "en"): Quiz {
+  const Q = templatesFor(locale).quiz;
   const order = quizOrder(knowledgeStats(snapshot));
   if (!order.length)
     throw new JobFailure("INVALID_SNAPSHOT", "the snapshot has no knowledge points to write questions about");
@@ -175,14 +172,14 @@ export function generateQuiz(snapshot: SnapshotContent, params: QuizParams): Qui
     let q: ReturnType<typeof make> = null;
     // Try this point's next unused variant of the type; give up on it after a few blanks.
     for (let v = nextVariant.get(key) ?? 0, tries = 0; tries < 12 && !q; v++, tries++) {
-      const candidate = make(snapshot, s.kp, type, v, difficulty);
+      const candidate = make(snapshot, s.kp, type, v, difficulty, Q);
       nextVariant.set(key, v + 1);
       if (candidate && !stems.has(norm(candidate.stem))) q = candidate;
     }
     if (!q) {
       // Out of distinct material: a numbered variant of the first question keeps stems unique.
-      const base = make(snapshot, s.kp, type, 0, difficulty)!;
-      q = { ...base, stem: clip(`${base.stem} (question ${questions.length + 1})`, 1000) };
+      const base = make(snapshot, s.kp, type, 0, difficulty, Q)!;
+      q = { ...base, stem: clip(Q.numbered(base.stem, questions.length + 1), 1000) };
     }
     stems.add(norm(q.stem));
     questions.push({ ...q, knowledgePointId: s.kp.id, difficulty });

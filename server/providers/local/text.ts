@@ -1,19 +1,36 @@
-import type { SnapshotContent } from "../../job-types/fields";
+import { graphemes, hasCjk, type SnapshotContent } from "../../job-types/fields";
 
-/** Cuts to a schema's length limit on a character boundary, never leaving an empty string. */
+const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * Cuts to a schema's length limit (in graphemes, as the schemas count) on a grapheme boundary —
+ * never inside a surrogate pair or an emoji sequence — and never leaves an empty string.
+ */
 export function clip(s: string, max: number, fallback = "—") {
   const t = s.replace(/\s+/g, " ").trim();
   if (!t) return fallback;
-  return t.length <= max ? t : `${t.slice(0, max - 1).trimEnd()}…`;
+  if (t.length <= max || graphemes(t) <= max) return t;
+  let kept = "";
+  let n = 0;
+  for (const { segment } of graphemeSegmenter.segment(t)) {
+    if (++n > max - 1) break;
+    kept += segment;
+  }
+  return `${kept.trimEnd()}…`;
 }
 
-export const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, " ");
+/** Sentences this short say too little to quiz on: 20 graphemes of English, 8 of Chinese (a character is a word or most of one). */
+const MIN_SENTENCE = { latin: 20, cjk: 8 } as const;
 
+/** The API's comparison (NFKC, case, spaces, CJK): a text the generator thinks new is new to the quality rules too. */
+export { norm } from "../../job-types/fields";
+
+/** A text's sentences: after . ! ? and a space, or after 。！？； (Chinese puts no space after them), or a line break. */
 export function sentences(text: string): string[] {
   return text
-    .split(/(?<=[.!?。！？])\s+|\n+/)
+    .split(/(?<=[.!?])\s+|(?<=[。！？；])\s*|\n+/u)
     .map((s) => s.trim())
-    .filter((s) => s.length >= 20);
+    .filter((s) => graphemes(s) >= (hasCjk(s) ? MIN_SENTENCE.cjk : MIN_SENTENCE.latin));
 }
 
 const STOP = new Set([
@@ -39,8 +56,25 @@ function words(s: string) {
   return s.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? [];
 }
 
-/** The word a cloze question hides: the longest content word of 5+ letters (first on ties). */
+const wordSegmenter = new Intl.Segmenter("zh-CN", { granularity: "word" });
+/** Chinese words (ICU's dictionary): 2+ characters of Han script, not a number. */
+function chineseWords(s: string): string[] {
+  return [...wordSegmenter.segment(s)]
+    .filter((w) => w.isWordLike && /^\p{Script=Han}{2,}$/u.test(w.segment))
+    .map((w) => w.segment);
+}
+
+/**
+ * The word a cloze question hides: the longest content word of 5+ letters (first on ties); in
+ * Chinese, where words are not spaced, the longest word of 2+ characters that ICU's word
+ * segmenter finds (a whole clause is not a word).
+ */
 export function keyword(sentence: string): string | null {
+  if (hasCjk(sentence)) {
+    let word: string | null = null;
+    for (const w of chineseWords(sentence)) if (!word || w.length > word.length) word = w;
+    if (word) return word;
+  }
   let best: string | null = null;
   for (const w of words(sentence)) {
     if (w.length < 5 || STOP.has(w.toLowerCase()) || /^\d+$/.test(w)) continue;
@@ -58,9 +92,9 @@ export type Kp = SnapshotContent["knowledgePoints"][number];
 /** Sentences of the knowledge point's material (all materials if it has none), most related first. */
 export function sourceSentences(snapshot: SnapshotContent, kp: Kp): { sentence: string; materialTitle: string }[] {
   const materials = snapshot.materials.filter((m) => (kp.materialId ? m.id === kp.materialId : true));
-  const titleWords = words(kp.title)
-    .filter((w) => w.length >= 4)
-    .map((w) => w.toLowerCase());
+  const titleWords = [...words(kp.title).filter((w) => w.length >= 4 && !hasCjk(w)), ...chineseWords(kp.title)].map(
+    (w) => w.toLowerCase(),
+  );
   const all = materials.flatMap((m) =>
     sentences(m.content).map((sentence, i) => ({ sentence, materialTitle: m.title, i })),
   );

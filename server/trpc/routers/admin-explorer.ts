@@ -13,6 +13,7 @@ const rowSchema = z.object({
   userEmail: z.string().nullable(),
   userName: z.string().nullable(),
   userLocale: z.string().nullable(),
+  locale: z.string(),
   targetType: z.string(),
   targetId: z.string(),
   priority: z.number().int(),

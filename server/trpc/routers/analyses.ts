@@ -33,6 +33,7 @@ export const analysesRouter = router({
         target: input.target,
         jobTypes: input.jobTypes,
         params: input.params,
+        requestLocale: ctx.locale,
       }),
     ),
 });

@@ -35,6 +35,7 @@ export const jobsRouter = router({
       createJob({
         ...input,
         userId: ctx.user.id,
+        requestLocale: ctx.locale,
         actor: { type: ctx.user.role === "admin" ? "admin" : "learner", id: ctx.user.id },
       }),
     ),

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "AiRuntimeJob" ADD COLUMN     "locale" TEXT NOT NULL DEFAULT 'en';

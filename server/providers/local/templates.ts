@@ -1,0 +1,210 @@
+import type { Locale } from "../../i18n/locales";
+
+type Level = "low" | "medium" | "high";
+
+/**
+ * Every sentence the local analyzer writes, in each learner language: one table, so a new
+ * language is one more entry (TypeScript refuses a missing template). Server-side strings, not
+ * the learner page's catalogues: they become the stored output of a job, in the job's `locale`.
+ * Titles, descriptions and sentences from the snapshot are quoted as the learner wrote them.
+ */
+export type Templates = {
+  /** Joins the summary's sentences. */
+  sentenceGap: string;
+  level: Record<Level, string>;
+  learningState: {
+    learner: string;
+    strength(title: string, mastery: string, answers: number): string;
+    risk(title: string, mastery: string, wrong: number, recent: number): string;
+    notPractised(title: string): string;
+    littleStudy(minutes: number): string;
+    away(days: number): string;
+    practised(name: string, practised: number, total: number, answers: number, mastery: string): string;
+    engagement(level: Level, minutes: number): string;
+    strongest(title: string, mastery: string): string;
+    weakest(title: string, mastery: string): string;
+  };
+  weakPoints: {
+    mastery(mastery: string, answers: number): string;
+    recentWrong(wrong: number, recent: number): string;
+    wrongOn(date: string, question: string): string;
+    review(material: string | null, title: string, statement: string): string;
+  };
+  nextActions: {
+    away(days: number): string;
+    restTitle: string;
+    restReason(minutes: number): string;
+    review(title: string): string;
+    practise(title: string): string;
+    weakReason(mastery: string, wrong: number, recent: number, severity: Level): string;
+    learn(title: string): string;
+    notPractised: string;
+    practiseAgain(title: string): string;
+    spacedReason(mastery: string, days: number): string;
+    onTrack: string;
+    start(material: string): string;
+    noPoints: string;
+    nothingTitle: string;
+    nothingReason: string;
+  };
+  quiz: {
+    distractors: [string, string];
+    trueFalse: [string, string];
+    from(title: string, statement: string): string;
+    whichStatement(title: string): string;
+    whichPoint(statement: string): string;
+    fillBlank(material: string, text: string): string;
+    trueOrFalse(title: string, statement: string): string;
+    describesOther(other: string, explanation: string): string;
+    trueOrFalseSource(material: string, sentence: string): string;
+    materialSays(sentence: string): string;
+    explain(title: string): string;
+    numbered(stem: string, n: number): string;
+  };
+  flashcards: {
+    whatIs(title: string): string;
+    whichIdea(statement: string): string;
+    fillBlank(text: string): string;
+    clozeBack(word: string, sentence: string): string;
+    numbered(front: string, n: number): string;
+    general: string;
+    needsReview: string;
+  };
+};
+
+const en: Templates = {
+  sentenceGap: " ",
+  level: { low: "low", medium: "medium", high: "high" },
+  learningState: {
+    learner: "The learner",
+    strength: (t, m, n) => `${t}: ${m} mastery over ${n} answers`,
+    risk: (t, m, w, r) => `${t}: ${m} mastery, ${w} of the last ${r} answers wrong`,
+    notPractised: (t) => `${t}: not practised yet`,
+    littleStudy: (m) => `Little study in the last 14 days (${m} minutes)`,
+    away: (d) => `No study for ${d} days`,
+    practised: (name, p, total, answers, m) =>
+      `${name} has practised ${p} of ${total} knowledge points (${answers} answers); overall mastery is ${m}.`,
+    engagement: (level, m) => `Engagement is ${level} (${m} minutes in the last 14 days).`,
+    strongest: (t, m) => `Strongest: ${t} (${m}).`,
+    weakest: (t, m) => `Needs the most work: ${t} (${m}).`,
+  },
+  weakPoints: {
+    mastery: (m, n) => `Mastery ${m} over ${n} answers (recent answers weigh more)`,
+    recentWrong: (w, r) => `${w} of the last ${r} answers wrong`,
+    wrongOn: (d, q) => `Wrong on ${d}: "${q}"`,
+    review: (material, t, s) =>
+      `Re-read ${material ? `"${material}" on ` : ""}"${t}": ${s} Then answer a few practice questions on it.`,
+  },
+  nextActions: {
+    away: (d) => ` You last studied ${d} days ago, so start here.`,
+    restTitle: "Take a break before the next session",
+    restReason: (m) => `You studied ${m} minutes in the last 24 hours; a rest helps it stick.`,
+    review: (t) => `Review ${t}`,
+    practise: (t) => `Practise ${t}`,
+    weakReason: (m, w, r, s) => `Mastery ${m} with ${w} of the last ${r} answers wrong (${s} severity).`,
+    learn: (t) => `Learn ${t}`,
+    notPractised: "Not practised yet.",
+    practiseAgain: (t) => `Practise ${t} again`,
+    spacedReason: (m, d) => `Mastery ${m}, last practised ${d} days ago: spaced practice keeps it.`,
+    onTrack: "Everything is on track; a short practice keeps it that way.",
+    start: (m) => `Start "${m}"`,
+    noPoints: "No knowledge points are recorded yet for this material.",
+    nothingTitle: "Nothing to study yet",
+    nothingReason: "Add a material to get a study plan.",
+  },
+  quiz: {
+    distractors: ["None of the other options", "It is not covered in this material"],
+    trueFalse: ["True", "False"],
+    from: (t, s) => `From "${t}": ${s}`,
+    whichStatement: (t) => `Which statement describes "${t}"?`,
+    whichPoint: (s) => `Which knowledge point does this describe: "${s}"?`,
+    fillBlank: (m, text) => `Fill in the blank (${m}): "${text}"`,
+    trueOrFalse: (t, s) => `True or false: "${t}" — ${s}`,
+    describesOther: (o, e) => `That describes "${o}". ${e}`,
+    trueOrFalseSource: (m, s) => `True or false (${m}): ${s}`,
+    materialSays: (s) => `The material says so: ${s}`,
+    explain: (t) => `Explain "${t}" in your own words.`,
+    numbered: (stem, n) => `${stem} (question ${n})`,
+  },
+  flashcards: {
+    whatIs: (t) => `What is "${t}"?`,
+    whichIdea: (s) => `Which idea is this? ${s}`,
+    fillBlank: (text) => `Fill in the blank: ${text}`,
+    clozeBack: (w, s) => `${w} — ${s}`,
+    numbered: (front, n) => `${front} (card ${n})`,
+    general: "general",
+    needsReview: "needs-review",
+  },
+};
+
+const zhCN: Templates = {
+  sentenceGap: "",
+  level: { low: "低", medium: "中", high: "高" },
+  learningState: {
+    learner: "该学习者",
+    strength: (t, m, n) => `${t}：掌握度 ${m}，共作答 ${n} 次`,
+    risk: (t, m, w, r) => `${t}：掌握度 ${m}，最近 ${r} 次作答错了 ${w} 次`,
+    notPractised: (t) => `${t}：尚未练习`,
+    littleStudy: (m) => `近 14 天学习很少（${m} 分钟）`,
+    away: (d) => `已有 ${d} 天没有学习`,
+    practised: (name, p, total, answers, m) =>
+      `${name}已练习 ${total} 个知识点中的 ${p} 个（共作答 ${answers} 次），总体掌握度为 ${m}。`,
+    engagement: (level, m) => `学习投入度${zhLevel[level]}（近 14 天 ${m} 分钟）。`,
+    strongest: (t, m) => `掌握最好：${t}（${m}）。`,
+    weakest: (t, m) => `最需要加强：${t}（${m}）。`,
+  },
+  weakPoints: {
+    mastery: (m, n) => `掌握度 ${m}，共作答 ${n} 次（越近的作答权重越高）`,
+    recentWrong: (w, r) => `最近 ${r} 次作答错了 ${w} 次`,
+    wrongOn: (d, q) => `${d} 答错：“${q}”`,
+    review: (material, t, s) => `重读${material ? `《${material}》中的` : ""}“${t}”：${s} 然后做几道相关的练习题。`,
+  },
+  nextActions: {
+    away: (d) => `你上次学习是在 ${d} 天前，先从这里开始。`,
+    restTitle: "下次学习前先休息一下",
+    restReason: (m) => `过去 24 小时你学习了 ${m} 分钟，休息一下有助于记牢。`,
+    review: (t) => `复习“${t}”`,
+    practise: (t) => `练习“${t}”`,
+    weakReason: (m, w, r, s) => `掌握度 ${m}，最近 ${r} 次作答错了 ${w} 次（严重程度：${zhLevel[s]}）。`,
+    learn: (t) => `学习“${t}”`,
+    notPractised: "尚未练习。",
+    practiseAgain: (t) => `再次练习“${t}”`,
+    spacedReason: (m, d) => `掌握度 ${m}，上次练习在 ${d} 天前：间隔练习有助于保持。`,
+    onTrack: "一切进展顺利，做一次简短的练习就能保持下去。",
+    start: (m) => `开始学习《${m}》`,
+    noPoints: "这份材料还没有记录知识点。",
+    nothingTitle: "暂时没有可学习的内容",
+    nothingReason: "添加一份学习材料即可获得学习计划。",
+  },
+  quiz: {
+    distractors: ["以上选项都不对", "这份材料没有涉及"],
+    trueFalse: ["正确", "错误"],
+    from: (t, s) => `出自“${t}”：${s}`,
+    whichStatement: (t) => `下列哪一项描述了“${t}”？`,
+    whichPoint: (s) => `这段话描述的是哪个知识点：“${s}”？`,
+    fillBlank: (m, text) => `填空（《${m}》）：“${text}”`,
+    trueOrFalse: (t, s) => `判断正误：“${t}”——${s}`,
+    describesOther: (o, e) => `这句话描述的是“${o}”。${e}`,
+    trueOrFalseSource: (m, s) => `判断正误（《${m}》）：${s}`,
+    materialSays: (s) => `材料原文如此：${s}`,
+    explain: (t) => `请用自己的话解释“${t}”。`,
+    numbered: (stem, n) => `${stem}（第 ${n} 题）`,
+  },
+  flashcards: {
+    whatIs: (t) => `什么是“${t}”？`,
+    whichIdea: (s) => `这是哪个概念？${s}`,
+    fillBlank: (text) => `填空：${text}`,
+    clozeBack: (w, s) => `${w}——${s}`,
+    numbered: (front, n) => `${front}（第 ${n} 张）`,
+    general: "综合",
+    needsReview: "待复习",
+  },
+};
+const zhLevel: Record<Level, string> = zhCN.level;
+
+export const TEMPLATES: Record<Locale, Templates> = { en, "zh-CN": zhCN };
+
+/** The templates of a language (English for anything unknown). */
+export function templatesFor(locale: Locale | undefined): Templates {
+  return locale && Object.hasOwn(TEMPLATES, locale) ? TEMPLATES[locale] : en;
+}
