@@ -59,6 +59,7 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
   const snapshot = ctx.snapshotId ? await getSnapshot(db, ctx.snapshotId) : null;
   const check = checkOutput(ctx.jobType, version, input.output, {
     knowledgePointIds: snapshot?.kpIds ?? new Set(),
+    snapshot: snapshot?.content ?? null,
     params: ctx.params,
   });
   const outputHash = hashJson(check.ok ? check.output : input.output);
