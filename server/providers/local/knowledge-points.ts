@@ -101,6 +101,15 @@ function rankedTerms(text: string, freq: ReturnType<typeof frequencies>): string
     });
 }
 
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The term, or the two-word phrase it starts in `sentence` when the phrase recurs in the material ("carbon dioxide"), capitalised. */
+function phraseOf(term: string, sentence: string, material: string): string {
+  const next = new RegExp(`${escape(term)}\\s+([\\p{L}\\p{N}-]+)`, "u").exec(sentence)?.[1];
+  const phrase = next && !STOP.has(next.toLowerCase()) && next.length >= 4 ? `${term} ${next}` : null;
+  const count = (p: string) => material.toLowerCase().split(p.toLowerCase()).length - 1;
+  return capitalise(phrase && count(phrase) >= 2 ? phrase : term);
+}
 const capitalise = (w: string) => (HAN.test(w) ? w : w.charAt(0).toUpperCase() + w.slice(1));
 /** At most PASSAGE_MAX characters from the start (a prefix of a substring is still a substring), never splitting a character. */
 const passageOf = (s: string) => codePoints(s).slice(0, PASSAGE_MAX).join("").trimEnd();
@@ -143,16 +152,29 @@ export function extractKnowledgePoints(
   sentences.forEach((s, i) => {
     if (s.heading && sentences.findIndex((x) => x.heading === s.heading) === i) add(s.heading, s, i);
   });
-  // 2. The sentences that carry the most of the material's recurring terms, titled by their leading term.
+  // 2. The sentences that carry the most of the material's recurring terms, titled by their
+  // leading recurring term (or the two-word phrase it starts, when that recurs too).
+  const recurring = (w: string) => freq.get(w.toLowerCase())!.n >= 2;
   const score = (s: Sentence) => rankedTerms(s.text, freq).reduce((sum, w) => sum + freq.get(w.toLowerCase())!.n - 1, 0);
-  const byWeight = sentences.map((s, i) => ({ s, i, w: score(s) })).sort((a, b) => b.w - a.w || a.i - b.i);
+  const byWeight = sentences
+    .map((s, i) => ({ s, i, w: score(s) }))
+    .filter((x) => x.w > 0)
+    .sort((a, b) => b.w - a.w || a.i - b.i);
+  const sections = picked.length;
   for (const { s, i } of byWeight) {
     if (picked.some((p) => p.at === i)) continue;
-    const term = rankedTerms(s.text, freq).find((w) => !taken.has(norm(capitalise(w))));
-    if (term) add(capitalise(term), s, i);
+    const title = rankedTerms(s.text, freq)
+      .filter(recurring)
+      .map((w) => phraseOf(w, s.text, material.content))
+      // Not a title already, nor a word of one ("Dioxide" once "Carbon dioxide" is a point).
+      .find((t) => ![...taken].some((x) => x.includes(norm(t))));
+    if (title) add(title, s, i);
   }
+  // Sections first, in the material's order, then the other points in the material's order.
+  const rest = picked.splice(sections).sort((a, b) => a.at - b.at);
+  picked.push(...rest);
   // 3. A material with no usable term still yields a point.
   if (!picked.length) add(FALLBACK_TITLE[locale](1), sentences[0]!, 0);
   if (!picked.length) add(FALLBACK_TITLE[locale](taken.size + 1), sentences[0]!, 0);
-  return { knowledgePoints: picked.sort((a, b) => a.at - b.at).map((p) => p.point) };
+  return { knowledgePoints: picked.map((p) => p.point) };
 }
