@@ -59,7 +59,11 @@ export const knowledgePointExtraction = defineJobType({
     const params = check.params();
     const points = v.knowledgePoints;
     if (points.length > params.maxPoints)
-      check.add("knowledgePoints", "too_many_points", `${points.length} proposed, at most ${params.maxPoints} asked for`);
+      check.add(
+        "knowledgePoints",
+        "too_many_points",
+        `${points.length} proposed, at most ${params.maxPoints} asked for`,
+      );
     for (const d of duplicates(points.map((p) => p.title))) {
       const at = points.map((p) => norm(p.title)).lastIndexOf(d);
       check.add(`knowledgePoints.${at}.title`, "duplicate_title", `duplicate title "${d}"`);

@@ -1,5 +1,5 @@
 import { Prisma } from "../generated/prisma/client";
-import type { JobStatus, JobType } from "../generated/prisma/enums";
+import type { JobType } from "../generated/prisma/enums";
 import { getDb } from "../db";
 import { runSql } from "../sql";
 import { jobConfig } from "../config";

@@ -1,6 +1,5 @@
 import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
-import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { FAILURE_CODES, isFailureCode } from "./constants";

@@ -18,7 +18,14 @@ const TYPE = "knowledge_point_extraction" as const;
 async function ownExtraction(db: DbOrTx, userId: string, jobId: string) {
   const job = await db.aiRuntimeJob.findFirst({
     where: { id: jobId, userId },
-    select: { id: true, jobType: true, status: true, targetType: true, targetId: true, result: { select: { output: true } } },
+    select: {
+      id: true,
+      jobType: true,
+      status: true,
+      targetType: true,
+      targetId: true,
+      result: { select: { output: true } },
+    },
   });
   if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
   if (job.jobType !== TYPE || job.targetType !== "material")

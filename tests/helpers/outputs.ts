@@ -79,8 +79,18 @@ export function validOutput(jobType: JobType, kpIds: string[], params: Record<st
       const n = Math.min(Number(params.maxPoints ?? 8), 2);
       return {
         knowledgePoints: [
-          { title: "Photosynthesis inputs", summary: "Light, water and CO2.", keyTerms: ["light", "water"], passage: "Plants turn light, water and CO2" },
-          { title: "Photosynthesis outputs", summary: "Glucose and oxygen.", keyTerms: ["glucose"], passage: "into glucose and oxygen." },
+          {
+            title: "Photosynthesis inputs",
+            summary: "Light, water and CO2.",
+            keyTerms: ["light", "water"],
+            passage: "Plants turn light, water and CO2",
+          },
+          {
+            title: "Photosynthesis outputs",
+            summary: "Glucose and oxygen.",
+            keyTerms: ["glucose"],
+            passage: "into glucose and oxygen.",
+          },
         ].slice(0, n),
       };
     }

@@ -63,7 +63,9 @@ describe("knowledge_point_extraction: the local analyzer", () => {
       expect(p.keyTerms.length).toBeGreaterThan(0);
     }
     const light = out.knowledgePoints.find((p) => p.title === "Light reactions")!;
-    expect(light.passage).toBe("In the thylakoid membranes, chlorophyll absorbs light, splits water and releases oxygen.");
+    expect(light.passage).toBe(
+      "In the thylakoid membranes, chlorophyll absorbs light, splits water and releases oxygen.",
+    );
     // The material's recurring terms are the key terms (carbon dioxide recurs; "the" never counts).
     expect(out.knowledgePoints.flatMap((p) => p.keyTerms.map((k) => k.toLowerCase()))).toContain("carbon");
     expect(out.knowledgePoints.flatMap((p) => p.keyTerms)).not.toContain("the");
@@ -148,7 +150,9 @@ describe("knowledge_point_extraction through DeepSeek (a real HTTP fake)", () =>
 
   it("sends the type's task, sends the review's findings back, and returns the grounded answer", async () => {
     const s = snapshotOf(ENGLISH);
-    const invented = { knowledgePoints: [{ title: "Light", summary: "x y", keyTerms: ["light"], passage: "Made up." }] };
+    const invented = {
+      knowledgePoints: [{ title: "Light", summary: "x y", keyTerms: ["light"], passage: "Made up." }],
+    };
     const good = extract(s, 3);
     const fake = await startFakeOpenAI([{ content: JSON.stringify(invented) }, { content: JSON.stringify(good) }]);
     close = fake.close;

@@ -21,9 +21,9 @@ async function codeOf(promise: Promise<unknown>) {
 }
 
 const titlesOf = async (materialId: string) =>
-  (await getDb().knowledgePoint.findMany({ where: { materialId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map(
-    (k) => k.title,
-  );
+  (
+    await getDb().knowledgePoint.findMany({ where: { materialId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] })
+  ).map((k) => k.title);
 
 describe("knowledge_point_extraction jobs run on a material only", () => {
   it("refuses a learner or knowledge point target at creation with 400 INVALID_REQUEST, writing nothing", async () => {
@@ -36,9 +36,9 @@ describe("knowledge_point_extraction jobs run on a material only", () => {
       const made = createJob({ userId: l.user.id, jobType: TYPE, target, actor: { type: "learner", id: l.user.id } });
       await expect(made).rejects.toMatchObject({ code: "INVALID_REQUEST", status: 400 });
       await expect(made).rejects.toThrow(/runs on a material, not on a/);
-      await expect(
-        codeOf(as(l).analyses.trigger({ target, jobTypes: ["weak_point_analysis", TYPE] })),
-      ).resolves.toBe("BAD_REQUEST");
+      await expect(codeOf(as(l).analyses.trigger({ target, jobTypes: ["weak_point_analysis", TYPE] }))).resolves.toBe(
+        "BAD_REQUEST",
+      );
     }
     expect(await getDb().aiRuntimeJob.count({ where: { userId: l.user.id } })).toBe(before);
     expect(await getDb().snapshot.count({ where: { userId: l.user.id } })).toBe(0);
@@ -76,7 +76,9 @@ describe("reviewing and accepting proposals", () => {
     expect(latest).toMatchObject({ id: job.id, status: "succeeded" });
 
     const first = await as(l).materials.acceptProposals({ jobId: job.id, indexes: [1] });
-    expect(first.added.map((k) => [k.title, k.description])).toEqual([["Photosynthesis outputs", "Glucose and oxygen."]]);
+    expect(first.added.map((k) => [k.title, k.description])).toEqual([
+      ["Photosynthesis outputs", "Glucose and oxygen."],
+    ]);
     expect(first.alreadyPresent).toBe(0);
     expect((await as(l).materials.proposals({ jobId: job.id })).proposals.map((p) => p.present)).toEqual([false, true]);
 

@@ -46,7 +46,10 @@ export function sentencesOf(text: string): Sentence[] {
   const out: Sentence[] = [];
   let heading: string | null = null;
   lines.forEach((line, i) => {
-    const h = headingOf(line, lines.slice(i + 1).find((l) => l.trim()));
+    const h = headingOf(
+      line,
+      lines.slice(i + 1).find((l) => l.trim()),
+    );
     if (h) {
       heading = h;
       return;
@@ -144,7 +147,12 @@ export function extractKnowledgePoints(
     const keyTerms = rankedTerms(s.text, freq).slice(0, TERMS_PER_POINT);
     picked.push({
       at,
-      point: { title: t, summary: clip(s.text, 300), keyTerms: keyTerms.length ? keyTerms : [t.slice(0, 60)], passage: passageOf(s.text) },
+      point: {
+        title: t,
+        summary: clip(s.text, 300),
+        keyTerms: keyTerms.length ? keyTerms : [t.slice(0, 60)],
+        passage: passageOf(s.text),
+      },
     });
   };
 
@@ -155,7 +163,8 @@ export function extractKnowledgePoints(
   // 2. The sentences that carry the most of the material's recurring terms, titled by their
   // leading recurring term (or the two-word phrase it starts, when that recurs too).
   const recurring = (w: string) => freq.get(w.toLowerCase())!.n >= 2;
-  const score = (s: Sentence) => rankedTerms(s.text, freq).reduce((sum, w) => sum + freq.get(w.toLowerCase())!.n - 1, 0);
+  const score = (s: Sentence) =>
+    rankedTerms(s.text, freq).reduce((sum, w) => sum + freq.get(w.toLowerCase())!.n - 1, 0);
   const byWeight = sentences
     .map((s, i) => ({ s, i, w: score(s) }))
     .filter((x) => x.w > 0)
