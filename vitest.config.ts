@@ -12,8 +12,11 @@ export default defineConfig({
     // may run side by side: the clock they move and the leases they sweep are their own.
     fileParallelism: true,
     maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // A failure bound, never an outcome: no test waits on a timer to decide what it asserts. The
+    // bound fits a two-core machine under full load (a test that makes 46 jobs one by one took
+    // 30.1 s there), so a slow machine cannot turn a passing test into a failing one.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     setupFiles: ["tests/setup.ts"],
   },
 });

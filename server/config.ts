@@ -128,6 +128,10 @@ export const SETTINGS = {
     int(100).default(10_000),
     "deadline of job creation's transaction (its lock and statement waits too); past it the creation answers 503 UNAVAILABLE with Retry-After",
   ),
+  READY_DB_TIMEOUT_MS: def(
+    int(100).default(2_000),
+    "how long /api/health/ready waits for the database before it answers 503 (keep it under the probe's own timeout)",
+  ),
   JOB_MAX_RETRY_COUNT: def(int(0, 100).default(3), "default retries of new jobs"),
   JOB_BACKOFF_BASE_MS: def(int(0).default(5000), "first retry delay (doubles per retry, equal jitter)"),
   JOB_BACKOFF_CAP_MS: def(int(0).default(300_000), "longest retry delay"),

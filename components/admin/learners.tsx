@@ -5,6 +5,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Time } from "@/components/time";
 import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } from "./ui";
+import { ConfirmRevoke } from "./revoke";
 
 const PAGE_SIZE = 25;
 const STATE_LABEL = {
@@ -162,26 +163,15 @@ export function Learners() {
                           Re-send
                         </button>
                       )}{" "}
-                      {l.invitation === "pending" &&
-                        (confirm === l.invitationId ? (
-                          <span className="inline-flex gap-1">
-                            <button
-                              type="button"
-                              className={buttonClass("danger")}
-                              disabled={revoke.isPending}
-                              onClick={() => revoke.mutate({ invitationId: l.invitationId! })}
-                            >
-                              Confirm revoke
-                            </button>
-                            <button type="button" className={buttonClass("ghost")} onClick={() => setConfirm(null)}>
-                              Keep
-                            </button>
-                          </span>
-                        ) : (
-                          <button type="button" className={buttonClass()} onClick={() => setConfirm(l.invitationId)}>
-                            Revoke
-                          </button>
-                        ))}
+                      {l.invitation === "pending" && (
+                        <ConfirmRevoke
+                          asking={confirm === l.invitationId}
+                          pending={revoke.isPending}
+                          onAsk={() => setConfirm(l.invitationId)}
+                          onConfirm={() => revoke.mutate({ invitationId: l.invitationId! })}
+                          onKeep={() => setConfirm(null)}
+                        />
+                      )}
                     </td>
                   </tr>
                 );

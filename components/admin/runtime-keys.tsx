@@ -6,6 +6,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } from "./ui";
 import { Time } from "@/components/time";
 import { JOB_TYPES, type JobTypeName } from "@/server/job-types";
+import { ConfirmRevoke, KeyState } from "./revoke";
 
 type JobType = JobTypeName;
 type Scope = { jobTypes: JobType[]; mayReceiveLearnerKeys: boolean };
@@ -198,35 +199,18 @@ export function RuntimeKeys() {
                     )}
                   </td>
                   <td className="text-xs">
-                    {k.revokedAt ? (
-                      <span className="text-rose-700">
-                        revoked <Time value={k.revokedAt} />
-                      </span>
-                    ) : (
-                      <span className="text-emerald-700">active</span>
-                    )}
+                    <KeyState revokedAt={k.revokedAt} />
                   </td>
                   <td className="text-right">
-                    {!k.revokedAt &&
-                      (confirm === k.id ? (
-                        <span className="inline-flex gap-1">
-                          <button
-                            type="button"
-                            className={buttonClass("danger")}
-                            disabled={revoke.isPending}
-                            onClick={() => revoke.mutate({ id: k.id })}
-                          >
-                            Confirm revoke
-                          </button>
-                          <button type="button" className={buttonClass("ghost")} onClick={() => setConfirm(null)}>
-                            Keep
-                          </button>
-                        </span>
-                      ) : (
-                        <button type="button" className={buttonClass()} onClick={() => setConfirm(k.id)}>
-                          Revoke
-                        </button>
-                      ))}
+                    {!k.revokedAt && (
+                      <ConfirmRevoke
+                        asking={confirm === k.id}
+                        pending={revoke.isPending}
+                        onAsk={() => setConfirm(k.id)}
+                        onConfirm={() => revoke.mutate({ id: k.id })}
+                        onKeep={() => setConfirm(null)}
+                      />
+                    )}
                   </td>
                 </tr>
               ))}

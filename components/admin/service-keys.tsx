@@ -5,6 +5,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } from "./ui";
 import { Time } from "@/components/time";
+import { ConfirmRevoke, KeyState } from "./revoke";
 import { DEFAULT_SCOPES, SCOPES, type Scope } from "@/server/platform/scopes";
 
 /** Service keys of the platform API (/api/v1): create with scopes (the key is shown once), list, revoke (two-step). */
@@ -107,35 +108,18 @@ export function ServiceKeys() {
                     <Time value={k.lastUsedAt} relative />
                   </td>
                   <td className="text-xs">
-                    {k.revokedAt ? (
-                      <span className="text-rose-700">
-                        revoked <Time value={k.revokedAt} />
-                      </span>
-                    ) : (
-                      <span className="text-emerald-700">active</span>
-                    )}
+                    <KeyState revokedAt={k.revokedAt} />
                   </td>
                   <td className="text-right">
-                    {!k.revokedAt &&
-                      (confirm === k.id ? (
-                        <span className="inline-flex gap-1">
-                          <button
-                            type="button"
-                            className={buttonClass("danger")}
-                            disabled={revoke.isPending}
-                            onClick={() => revoke.mutate({ id: k.id })}
-                          >
-                            Confirm revoke
-                          </button>
-                          <button type="button" className={buttonClass("ghost")} onClick={() => setConfirm(null)}>
-                            Keep
-                          </button>
-                        </span>
-                      ) : (
-                        <button type="button" className={buttonClass()} onClick={() => setConfirm(k.id)}>
-                          Revoke
-                        </button>
-                      ))}
+                    {!k.revokedAt && (
+                      <ConfirmRevoke
+                        asking={confirm === k.id}
+                        pending={revoke.isPending}
+                        onAsk={() => setConfirm(k.id)}
+                        onConfirm={() => revoke.mutate({ id: k.id })}
+                        onKeep={() => setConfirm(null)}
+                      />
+                    )}
                   </td>
                 </tr>
               ))}

@@ -2,7 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { MIN_PASSWORD_LENGTH } from "@/server/auth/password-policy";
-import { Field, FormEnd, usePostThenGo } from "./form-parts";
+import { Field, FormEnd, NewPasswordField, usePostThenGo } from "./form-parts";
 
 /** Calls account.changePassword (tRPC over plain fetch: one mutation, no client cache needed). */
 export function ChangePasswordForm({ returnTo }: { returnTo: string }) {
@@ -25,20 +25,8 @@ export function ChangePasswordForm({ returnTo }: { returnTo: string }) {
   return (
     <form onSubmit={onSubmit} className="mt-6 space-y-4" aria-label={t("formLabel")}>
       <Field label={t("current")} name="currentPassword" type="password" autoComplete="current-password" />
-      <Field
-        label={t("new", { min: MIN_PASSWORD_LENGTH })}
-        name="newPassword"
-        type="password"
-        autoComplete="new-password"
-        minLength={MIN_PASSWORD_LENGTH}
-      />
-      <Field
-        label={t("repeat")}
-        name="repeat"
-        type="password"
-        autoComplete="new-password"
-        minLength={MIN_PASSWORD_LENGTH}
-      />
+      <NewPasswordField label={t("new", { min: MIN_PASSWORD_LENGTH })} name="newPassword" />
+      <NewPasswordField label={t("repeat")} name="repeat" />
       <FormEnd error={error} pending={pending} idle={t("submit")} busy={t("busy")} />
     </form>
   );

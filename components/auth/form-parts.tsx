@@ -3,6 +3,7 @@
 import { useTranslations } from "next-intl";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "@/server/auth/password-policy";
 
 /** What the sign-in and password forms share: fields, the POST that goes on on success, the error line and button. */
 export function Field({ label, ...input }: { label: string } & React.InputHTMLAttributes<HTMLInputElement>) {
@@ -11,6 +12,20 @@ export function Field({ label, ...input }: { label: string } & React.InputHTMLAt
       <span className="text-sm font-medium">{label}</span>
       <input required className="mt-1 w-full rounded border px-3 py-2" {...input} />
     </label>
+  );
+}
+
+/** A new password's field (the invitation, sign-up and change forms): the one password rule's lengths. */
+export function NewPasswordField({ label, name }: { label: string; name: string }) {
+  return (
+    <Field
+      label={label}
+      name={name}
+      type="password"
+      autoComplete="new-password"
+      minLength={MIN_PASSWORD_LENGTH}
+      maxLength={MAX_PASSWORD_LENGTH}
+    />
   );
 }
 

@@ -1,7 +1,7 @@
 import { getTranslations } from "next-intl/server";
 import { INVITATION_DAYS } from "@/server/account/invitations";
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from "@/server/auth/password-policy";
-import { Field } from "./form-parts";
+import { Field, NewPasswordField } from "./form-parts";
 
 /** The states of a link that cannot be used; each has a title and a body in the `invitation` catalogue. */
 export type InvitationPageState = "not_found" | "expired" | "used" | "revoked" | "closed";
@@ -55,22 +55,8 @@ export async function InvitationForm({ token, email, error }: { token: string; e
         <input type="hidden" name="token" value={token} />
         <input type="hidden" name="email" value={email} autoComplete="username" />
         <Field label={t("name")} name="name" type="text" autoComplete="name" required={false} maxLength={100} />
-        <Field
-          label={t("password", { min: MIN_PASSWORD_LENGTH })}
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          minLength={MIN_PASSWORD_LENGTH}
-          maxLength={MAX_PASSWORD_LENGTH}
-        />
-        <Field
-          label={t("repeat")}
-          name="repeat"
-          type="password"
-          autoComplete="new-password"
-          minLength={MIN_PASSWORD_LENGTH}
-          maxLength={MAX_PASSWORD_LENGTH}
-        />
+        <NewPasswordField label={t("password", { min: MIN_PASSWORD_LENGTH })} name="password" />
+        <NewPasswordField label={t("repeat")} name="repeat" />
         {message && (
           <p role="alert" className="text-sm text-red-700">
             {message}

@@ -1,8 +1,8 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "@/server/auth/password-policy";
-import { Field, FormEnd, usePostThenGo } from "./form-parts";
+import { MIN_PASSWORD_LENGTH } from "@/server/auth/password-policy";
+import { Field, FormEnd, NewPasswordField, usePostThenGo } from "./form-parts";
 
 /** SIGNUP_MODE=open only: better-auth's /sign-up/email, which signs the new learner in; then the learner page. */
 export function SignUpForm() {
@@ -24,14 +24,7 @@ export function SignUpForm() {
       <h2 className="text-lg font-semibold">{t("heading")}</h2>
       <Field label={t("name")} name="name" type="text" autoComplete="name" maxLength={100} />
       <Field label={t("email")} name="email" type="email" autoComplete="email" />
-      <Field
-        label={t("password", { min: MIN_PASSWORD_LENGTH })}
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        minLength={MIN_PASSWORD_LENGTH}
-        maxLength={MAX_PASSWORD_LENGTH}
-      />
+      <NewPasswordField label={t("password", { min: MIN_PASSWORD_LENGTH })} name="password" />
       <FormEnd error={error} pending={pending} idle={t("submit")} busy={t("busy")} />
     </form>
   );

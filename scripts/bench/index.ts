@@ -41,7 +41,15 @@ const INGEST_CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 4);
 /** Long-poll sections: pickup over BENCH_PICKUP_JOBS jobs; BENCH_IDLE_RUNTIMES idle long-pollers. */
 const PICKUP_JOBS = Number(process.env.BENCH_PICKUP_JOBS ?? 200);
 const IDLE_RUNTIMES = Number(process.env.BENCH_IDLE_RUNTIMES ?? 500);
-const MODES = (process.env.BENCH_MODES ?? "claim,poll-lock").split(",") as ("claim" | "poll-lock")[];
+type Mode = "slots" | "claim" | "poll-lock";
+const MODES = (process.env.BENCH_MODES ?? "slots,claim,poll-lock").split(",") as Mode[];
+/** slots: each process holds BENCH_SLOTS jobs at once and claims up to its free slots, as the reference Runtime does. */
+const SLOTS = Number(process.env.BENCH_SLOTS ?? 16);
+const MODE_LABEL: Record<Mode, string> = {
+  slots: "claim up to free slots → result",
+  claim: "claim(1) → heartbeat → result",
+  "poll-lock": "poll → lock → heartbeat → result",
+};
 const PROCESSES = (process.env.BENCH_PROCESSES ?? "1,4,8").split(",").map(Number);
 const database = `ajr_bench_${process.pid}`;
 const log = (m: string) => console.log(`[bench] ${m}`);
@@ -113,7 +121,8 @@ try {
         await clearJobs(db);
         await insertJobs(db, JOBS);
         const cpu0 = cpuNow(roles);
-        const { outs, elapsed } = await runWorkers(mode, appUrl, key, processes, CONCURRENCY);
+        const perProcess = mode === "slots" ? SLOTS : CONCURRENCY;
+        const { outs, elapsed } = await runWorkers(mode, appUrl, key, processes, perProcess);
         cpus.push(perJob({ ...cpuSince(cpu0, roles), runtimes: outs.reduce((t, o) => t + o.cpuMs, 0) }, JOBS));
         const done = outs.reduce((n, o) => n + o.done, 0);
         if (done !== JOBS) throw new Error(`${mode}×${processes}: ${done} of ${JOBS} jobs done`);
@@ -130,7 +139,7 @@ try {
       throughput.push({
         mode,
         processes,
-        concurrencyPerProcess: CONCURRENCY,
+        concurrencyPerProcess: mode === "slots" ? SLOTS : CONCURRENCY,
         jobsPerSecond: round(rate),
         ratioToCeiling: round(rate / ceiling),
         runs: rates.map(round),
@@ -369,7 +378,8 @@ async function bigTableLatency(appUrl: string, key: string) {
 
 /** This project's full cycle against pg-boss in the same run: the ratios that hold across machines. */
 function peerLines(r: Results) {
-  const ours = (r.throughput ?? []).find((t: Results) => t.mode === "claim" && t.processes === 8);
+  const at8 = (mode: Mode) => (r.throughput ?? []).find((t: Results) => t.mode === mode && t.processes === 8);
+  const ours = at8("slots") ?? at8("claim");
   const b = r.pgBoss;
   return [
     `| system (same run, same PostgreSQL) | jobs/s | PostgreSQL CPU ms per job | client CPU ms per job |`,
@@ -380,7 +390,7 @@ function peerLines(r: Results) {
     ),
     ...(ours
       ? [
-          `| this project, claim → heartbeat → result, 8 Runtime processes × ${ours.concurrencyPerProcess} | ${ours.jobsPerSecond} | ${ours.cpuPerJobMs.postgresMs} | app ${ours.cpuPerJobMs.appMs} + Runtimes ${ours.cpuPerJobMs.runtimesMs} |`,
+          `| this project, ${MODE_LABEL[ours.mode as Mode] ?? ours.mode}, 8 Runtime processes × ${ours.concurrencyPerProcess} | ${ours.jobsPerSecond} | ${ours.cpuPerJobMs.postgresMs} | app ${ours.cpuPerJobMs.appMs} + Runtimes ${ours.cpuPerJobMs.runtimesMs} |`,
           ``,
           `Throughput ratio to pg-boss ${b.version} ${b.mode ?? "fetch(1) + complete"}: **${round(ours.jobsPerSecond / b.jobsPerSecond)}×**; PostgreSQL CPU per job **${round(ours.cpuPerJobMs.postgresMs / b.cpuPerJobMs.postgresMs)}×** its.`,
         ]
@@ -424,7 +434,7 @@ function writeResults(fresh: Results) {
     `|---|---|---|---|---|---|---|`,
     ...r.throughput.map(
       (t: Results) =>
-        `| ${t.mode === "claim" ? "claim → heartbeat → result" : "poll → lock → heartbeat → result"} | ${t.processes} × ${t.concurrencyPerProcess} | ${t.jobsPerSecond} | ${t.ratioToCeiling} | ${t.lockConflicts} | ${t.cpuPerJobMs ? `${t.cpuPerJobMs.postgresMs} / ${t.cpuPerJobMs.appMs} / ${t.cpuPerJobMs.runtimesMs}` : "–"} | ${t.loadAverage?.join(" ") ?? "–"} |`,
+        `| ${MODE_LABEL[t.mode as Mode] ?? t.mode} | ${t.processes} × ${t.concurrencyPerProcess} | ${t.jobsPerSecond} | ${t.ratioToCeiling} | ${t.lockConflicts} | ${t.cpuPerJobMs ? `${t.cpuPerJobMs.postgresMs} / ${t.cpuPerJobMs.appMs} / ${t.cpuPerJobMs.runtimesMs}` : "–"} | ${t.loadAverage?.join(" ") ?? "–"} |`,
     ),
     ``,
     ...(r.pgBoss ? peerLines(r) : []),

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { getDb } from "../db";
+import { setting } from "../config";
 import { isDraining } from "../lifecycle";
 
 /**
@@ -33,10 +34,7 @@ export async function health(
   }
 }
 
-/** Short: a probe that hangs is worse than one that fails. */
-const READY_DB_TIMEOUT_MS = 2_000;
-
-/** Readiness: not draining (SIGTERM received), and health() is green within READY_DB_TIMEOUT_MS. */
+/** Readiness: not draining (SIGTERM received), and health() is green within READY_DB_TIMEOUT_MS (2 s: a probe that hangs is worse than one that fails). */
 export async function readiness() {
   if (isDraining()) return { ok: false, draining: true };
   const timeout = new Promise<Awaited<ReturnType<typeof health>>>((resolve) => {
@@ -48,7 +46,7 @@ export async function readiness() {
           error: "database check timed out",
           migrations: { applied: 0, pending: [] },
         }),
-      READY_DB_TIMEOUT_MS,
+      setting("READY_DB_TIMEOUT_MS"),
     ).unref();
   });
   const h = await Promise.race([health(), timeout]);

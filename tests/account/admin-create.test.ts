@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { CLI_TEST_TIMEOUT_MS, runScript } from "../helpers/cli";
 import { callerFromHeaders, signedInCookie, signIn, setPassword } from "../helpers/auth";
 import { createLearner, uid } from "../helpers/factories";
 import { createAdmin, CLI_ACTOR } from "@/server/account/admin-create";
@@ -85,22 +85,21 @@ describe("admin:create", () => {
     expect(await getDb().user.count()).toBe(before);
   });
 
-  it("the command prints the one-time password once and exits 0; bad usage exits non-zero", () => {
-    const address = email();
-    const run = (args: string[]) =>
-      spawnSync("npx", ["tsx", "scripts/admin-create.ts", ...args], {
-        encoding: "utf8",
-        env: process.env,
-        timeout: 60_000,
-      });
-    const ok = run([address]);
-    expect(ok.status).toBe(0);
-    const password = ok.stdout.trim().split("\n").at(-1)!;
-    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
-    expect(ok.stdout).toContain(`Admin ${address} created`);
-    expect(run([]).status).toBe(64);
-    const bad = run(["nope"]);
-    expect(bad.status).toBe(1);
-    expect(bad.stderr).toContain("not an email address");
-  });
+  it(
+    "the command prints the one-time password once and exits 0; bad usage exits non-zero",
+    async () => {
+      const address = email();
+      const run = (args: string[]) => runScript("scripts/admin-create.ts", args);
+      const ok = await run([address]);
+      expect(ok.status).toBe(0);
+      const password = ok.stdout.trim().split("\n").at(-1)!;
+      expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+      expect(ok.stdout).toContain(`Admin ${address} created`);
+      expect((await run([])).status).toBe(64);
+      const bad = await run(["nope"]);
+      expect(bad.status).toBe(1);
+      expect(bad.stderr).toContain("not an email address");
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });

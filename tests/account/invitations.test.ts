@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { CLI_TEST_TIMEOUT_MS, runScript } from "../helpers/cli";
 import { APP_URL, authRequest, callerAs, setPassword, uniqueIp } from "../helpers/auth";
 import { createLearner, uid } from "../helpers/factories";
 import { POST as acceptRoute } from "@/app/api/invitations/accept/route";
@@ -226,21 +226,20 @@ describe("invitations", () => {
     expect((await callerAs(boss).admin.learners.list({ search: "%" })).total).toBe(0);
   });
 
-  it("npm run learner:invite prints the link on its last line; a bad email exits non-zero", () => {
-    const address = email();
-    const run = (args: string[]) =>
-      spawnSync("npx", ["tsx", "scripts/learner-invite.ts", ...args], {
-        encoding: "utf8",
-        env: process.env,
-        timeout: 60_000,
-      });
-    const ok = run([address]);
-    expect(ok.status).toBe(0);
-    const link = ok.stdout.trim().split("\n").at(-1)!;
-    expect(link).toMatch(/^http:\/\/localhost:\d+\/invite\/[A-Za-z0-9_-]{43}$/);
-    expect(run([]).status).toBe(64);
-    const bad = run(["nope"]);
-    expect(bad.status).toBe(1);
-    expect(bad.stderr).toContain("not an email address");
-  }, 180_000);
+  it(
+    "npm run learner:invite prints the link on its last line; a bad email exits non-zero",
+    async () => {
+      const address = email();
+      const run = (args: string[]) => runScript("scripts/learner-invite.ts", args);
+      const ok = await run([address]);
+      expect(ok.status).toBe(0);
+      const link = ok.stdout.trim().split("\n").at(-1)!;
+      expect(link).toMatch(/^http:\/\/localhost:\d+\/invite\/[A-Za-z0-9_-]{43}$/);
+      expect((await run([])).status).toBe(64);
+      const bad = await run(["nope"]);
+      expect(bad.status).toBe(1);
+      expect(bad.stderr).toContain("not an email address");
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });

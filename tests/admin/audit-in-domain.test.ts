@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBulkRun } from "@/server/admin/bulk";
 import { processBulkRun } from "@/server/admin/bulk-runner";
@@ -7,6 +6,7 @@ import { cancelJob } from "@/server/jobs/cancel";
 import { rerunJob } from "@/server/jobs/rerun";
 import { CLI_ACTOR, createRuntimeKey, revokeRuntimeKey, verifyRuntimeKey } from "@/server/runtime-keys";
 import { createLearner, createTestJob, jobRow, runtimeKey, uid, type Learner } from "../helpers/factories";
+import { CLI_TEST_TIMEOUT_MS, runScript } from "../helpers/cli";
 import { releaseJobsOf } from "../helpers/release-jobs";
 import { runtime } from "../helpers/runtime-api";
 
@@ -137,24 +137,25 @@ describe("Runtime keys", () => {
     await expect(verifyRuntimeKey(`Bearer ${key.key}`)).resolves.toMatchObject({ keyId: key.id });
   });
 
-  it("the runtime-key command writes one, as the CLI actor", async () => {
-    const name = uid("cli-key");
-    const out = spawnSync(
-      "npx",
-      ["tsx", "scripts/create-runtime-key.ts", name, "--job-types", "quiz_generation", "--learner-keys"],
-      {
-        encoding: "utf8",
-        env: process.env,
-        timeout: 60_000,
-      },
-    );
-    expect(out.status).toBe(0);
-    const key = out.stdout.trim().split("\n").at(-1)!;
-    const { keyId, scope } = await verifyRuntimeKey(`Bearer ${key}`);
-    expect(scope).toEqual({ jobTypes: ["quiz_generation"], mayReceiveLearnerKeys: true });
-    const rows = await db().adminAuditLog.findMany({ where: { actorId: CLI_ACTOR, action: "runtime_key.create" } });
-    expect(rows.map((r) => r.scope)).toContainEqual(
-      expect.objectContaining({ keyId, name, jobTypes: ["quiz_generation"], mayReceiveLearnerKeys: true }),
-    );
-  });
+  it(
+    "the runtime-key command writes one, as the CLI actor",
+    async () => {
+      const name = uid("cli-key");
+      const out = await runScript("scripts/create-runtime-key.ts", [
+        name,
+        "--job-types",
+        "quiz_generation",
+        "--learner-keys",
+      ]);
+      expect(out.status).toBe(0);
+      const key = out.stdout.trim().split("\n").at(-1)!;
+      const { keyId, scope } = await verifyRuntimeKey(`Bearer ${key}`);
+      expect(scope).toEqual({ jobTypes: ["quiz_generation"], mayReceiveLearnerKeys: true });
+      const rows = await db().adminAuditLog.findMany({ where: { actorId: CLI_ACTOR, action: "runtime_key.create" } });
+      expect(rows.map((r) => r.scope)).toContainEqual(
+        expect.objectContaining({ keyId, name, jobTypes: ["quiz_generation"], mayReceiveLearnerKeys: true }),
+      );
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });

@@ -28,7 +28,7 @@ export async function inviteByConsole(email: string): Promise<string> {
 export function inviteByCli(email: string): string {
   const port = Number(process.env.E2E_PORT ?? 3400);
   const databaseUrl = fs.readFileSync(path.join(".data", `e2e-${port}.database-url`), "utf8").trim();
-  const run = spawnSync("npx", ["tsx", "scripts/learner-invite.ts", email], {
+  const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/learner-invite.ts", email], {
     encoding: "utf8",
     env: {
       ...process.env,

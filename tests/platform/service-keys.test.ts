@@ -1,14 +1,11 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { CLI_TEST_TIMEOUT_MS, runScript } from "../helpers/cli";
 import { getDb } from "@/server/db";
 import { hashKey } from "@/server/key-hash";
 import { createServiceKey, revokeServiceKey } from "@/server/platform/service-keys";
 import { callerAs } from "../helpers/auth";
 import { createLearner, uid } from "../helpers/factories";
 import { callApi, platform, serviceKey } from "../helpers/platform-api";
-
-const run = promisify(execFile);
 
 describe("service keys", () => {
   it("are stored hashed, audited when made and revoked, and a revoked key answers 401 on its next call", async () => {
@@ -72,26 +69,29 @@ describe("service keys", () => {
     });
   });
 
-  it("npm run service-key prints the key alone on its last line, with the scopes asked for", async () => {
-    const name = uid("cli");
-    const { stdout } = await run(
-      "npx",
-      ["tsx", "scripts/create-service-key.ts", name, "--scopes", "activity:write,data:erase"],
-      { env: { ...process.env } },
-    );
-    const lines = stdout.trim().split("\n");
-    const key = lines.at(-1)!;
-    expect(key).toMatch(/^ajs_[A-Za-z0-9_-]{43}$/);
-    const row = await getDb().serviceKey.findUniqueOrThrow({ where: { hash: hashKey(key) } });
-    expect(row).toMatchObject({ name, scopes: ["activity:write", "data:erase"] });
-    const audit = await getDb().adminAuditLog.findFirst({
-      where: { action: "service_key.create", actorId: "cli:service-key" },
-    });
-    expect(audit).not.toBeNull();
-    await expect(run("npx", ["tsx", "scripts/create-service-key.ts", "x", "--scopes", "root"])).rejects.toMatchObject({
-      code: 64,
-    });
-  }, 60_000);
+  it(
+    "npm run service-key prints the key alone on its last line, with the scopes asked for",
+    async () => {
+      const name = uid("cli");
+      const { status, stdout } = await runScript("scripts/create-service-key.ts", [
+        name,
+        "--scopes",
+        "activity:write,data:erase",
+      ]);
+      expect(status).toBe(0);
+      const lines = stdout.trim().split("\n");
+      const key = lines.at(-1)!;
+      expect(key).toMatch(/^ajs_[A-Za-z0-9_-]{43}$/);
+      const row = await getDb().serviceKey.findUniqueOrThrow({ where: { hash: hashKey(key) } });
+      expect(row).toMatchObject({ name, scopes: ["activity:write", "data:erase"] });
+      const audit = await getDb().adminAuditLog.findFirst({
+        where: { action: "service_key.create", actorId: "cli:service-key" },
+      });
+      expect(audit).not.toBeNull();
+      expect((await runScript("scripts/create-service-key.ts", ["x", "--scopes", "root"])).status).toBe(64);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });
 
 describe("rate limit per key", () => {

@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { CLI_TEST_TIMEOUT_MS, runScript } from "../helpers/cli";
 import { getDb } from "@/server/db";
 import { seed, SEED_REFUSED } from "@/prisma/seed";
 
@@ -9,15 +9,19 @@ import { seed, SEED_REFUSED } from "@/prisma/seed";
  * the refusal lived only in prisma/seed.ts's own main block, which db:seed does not run.)
  */
 describe("db:seed in production", () => {
-  it("npm run db:seed refuses, exit 1, no demo account written", async () => {
-    const users = await getDb().user.count();
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
-    delete env.ALLOW_GENERATED_SECRETS;
-    const out = spawnSync("npx", ["tsx", "scripts/seed.ts"], { encoding: "utf8", env, timeout: 120_000 });
-    expect(out.status).toBe(1);
-    expect(out.stderr).toContain(SEED_REFUSED);
-    expect(await getDb().user.count()).toBe(users);
-  }, 150_000);
+  it(
+    "npm run db:seed refuses, exit 1, no demo account written",
+    async () => {
+      const users = await getDb().user.count();
+      const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
+      delete env.ALLOW_GENERATED_SECRETS;
+      const out = await runScript("scripts/seed.ts", [], env);
+      expect(out.status).toBe(1);
+      expect(out.stderr).toContain(SEED_REFUSED);
+      expect(await getDb().user.count()).toBe(users);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
   it("seed() refuses in production whoever calls it", async () => {
     const users = await getDb().user.count();

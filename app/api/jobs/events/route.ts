@@ -1,4 +1,4 @@
-import { requireRequestSession } from "@/server/auth/request-guard";
+import { errorAnswer, requireRouteSession } from "@/server/auth/route-guard";
 import { getJobFeed } from "@/server/events/job-feed";
 import { jobEventStream } from "@/server/events/sse";
 import { drainSignal } from "@/server/lifecycle";
@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 /** Live job changes for the signed-in viewer: a learner sees their own jobs, an admin every job. */
 export async function GET(req: Request) {
-  const session = await requireRequestSession(req);
+  const session = await requireRouteSession(req).catch((e: unknown) => errorAnswer(e));
   if (session instanceof Response) return session;
   const jobId = new URL(req.url).searchParams.get("jobId");
   const { id: userId, role } = session.user;
