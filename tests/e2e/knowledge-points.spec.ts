@@ -44,7 +44,8 @@ test("[LEARNER] suggests knowledge points for a material, and the accepted ones 
   const proposals = material.getByTestId("kp-proposal");
   await expect(proposals.first()).toBeVisible({ timeout: 30_000 });
   await expect(material.getByRole("heading", { name: "Suggested knowledge points" })).toBeVisible();
-  const light = proposals.filter({ hasText: "Light reactions" });
+  // Its own title, exactly (another proposal's passage may mention "the light reactions").
+  const light = proposals.filter({ has: page.getByText("Light reactions", { exact: true }) });
   await expect(light.getByRole("blockquote")).toHaveText(
     "In the thylakoid membranes, chlorophyll absorbs light, splits water and releases oxygen.",
   );
@@ -57,15 +58,15 @@ test("[LEARNER] suggests knowledge points for a material, and the accepted ones 
 
   const accept = material.getByRole("button", { name: /^Accept/ });
   await expect(accept).toBeDisabled();
-  await material.getByRole("checkbox", { name: /Light reactions/ }).check();
-  await material.getByRole("checkbox", { name: /Calvin cycle/ }).check();
+  await material.getByRole("checkbox", { name: /^Light reactions/ }).check();
+  await material.getByRole("checkbox", { name: /^Calvin cycle/ }).check();
   await expect(accept).toHaveText("Accept 2 knowledge points");
   await accept.click();
   await expect(material.getByRole("status").filter({ hasText: "2 knowledge points added." })).toBeVisible();
   await expect(material.getByTestId("knowledge-point")).toHaveText(["Chlorophyll", "Light reactions", "Calvin cycle"]);
   // Accepted ones are now marked, and cannot be accepted twice.
   await expect(light).toContainText("Already a knowledge point");
-  await expect(material.getByRole("checkbox", { name: /Light reactions/ })).toBeDisabled();
+  await expect(material.getByRole("checkbox", { name: /^Light reactions/ })).toBeDisabled();
   // The target picker lists them at once.
   await expect(
     page.getByLabel("What should the AI look at?").locator("option", { hasText: "Calvin cycle" }),
@@ -75,6 +76,9 @@ test("[LEARNER] suggests knowledge points for a material, and the accepted ones 
   // After a reload the suggestion is still there, with what was accepted.
   await page.reload();
   await expect(
-    page.getByTestId("material").getByTestId("kp-proposal").filter({ hasText: "Calvin cycle" }),
+    page
+      .getByTestId("material")
+      .getByTestId("kp-proposal")
+      .filter({ has: page.getByText("Calvin cycle", { exact: true }) }),
   ).toContainText("Already a knowledge point");
 });
