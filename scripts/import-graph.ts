@@ -2,8 +2,8 @@
  * The import graph of server/: prints its import circles (runtime imports only; `import type` is
  * erased and cannot loop at run time) and every upward arrow: server/jobs and server/job-types
  * importing anything but themselves and the ground floor, server/observability importing the
- * console or a door. Exits 1 when it finds
- * an upward arrow, so CI could hold the line; circles are listed for the reader.
+ * console or a door. Exits 1 when it finds an upward arrow or a circle, so CI can hold the line
+ * (tests/scripts/import-graph.test.ts runs it).
  *
  *   npx tsx scripts/import-graph.ts [root]     (root: a checkout, default the current directory)
  */
@@ -121,4 +121,4 @@ console.log(`\nimport circles (${circles.length}):`);
 for (const c of circles) console.log(`  ${c.join(" ⇄ ")}`);
 console.log(`\nupward arrows out of the domain (${upward.length}):`);
 for (const u of upward.sort()) console.log(`  ${u}`);
-process.exitCode = upward.length ? 1 : 0;
+process.exitCode = upward.length || circles.length ? 1 : 0;

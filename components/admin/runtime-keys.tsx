@@ -5,16 +5,10 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } from "./ui";
 import { Time } from "@/components/time";
+import { JOB_TYPES, type JobTypeName } from "@/server/job-types";
 import { ConfirmRevoke, KeyState } from "./revoke";
 
-const JOB_TYPES = [
-  "learning_state_analysis",
-  "weak_point_analysis",
-  "next_action_planning",
-  "quiz_generation",
-  "flashcard_generation",
-] as const;
-type JobType = (typeof JOB_TYPES)[number];
+type JobType = JobTypeName;
 type Scope = { jobTypes: JobType[]; mayReceiveLearnerKeys: boolean };
 
 const scopeText = (s: Scope) =>

@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useFormatter, useTranslations } from "next-intl";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
-import { appCodeOf, explainError, isInFlight, JOB_TYPES, type Job, type JobType, type Target } from "./labels";
+import { appCodeOf, CARD_TYPES, explainError, isInFlight, type Job, type JobType, type Target } from "./labels";
 import { JobProgress } from "./progress-bar";
 import { TypeIcon } from "./type-icon";
 import { QuotaLine, useQuotaSentence } from "./quota";
@@ -99,7 +99,7 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
         </div>
         <button
           type="button"
-          onClick={() => start(JOB_TYPES)}
+          onClick={() => start(CARD_TYPES)}
           disabled={!consent}
           aria-disabled={trigger.isPending || undefined}
           className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-50"
@@ -122,7 +122,7 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
         )}
       </div>
       <ul className="mt-4 grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
-        {JOB_TYPES.map((type) => {
+        {CARD_TYPES.map((type) => {
           const info = { title: tTypes(`${type}.title`), blurb: tTypes(`${type}.blurb`) };
           const form = paramsFormOf(type);
           const running = inFlight(type);

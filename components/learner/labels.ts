@@ -1,7 +1,7 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { useTranslations } from "next-intl";
 import { IN_FLIGHT_STATUSES } from "@/server/jobs/constants";
-import { JOB_TYPES as ALL_JOB_TYPES } from "@/server/job-types";
+import { ANY_TARGET_TYPES, JOB_TYPES as ALL_JOB_TYPES } from "@/server/job-types";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Out = inferRouterOutputs<AppRouter>;
@@ -12,6 +12,11 @@ export type Targets = Out["targets"]["list"];
 export type Target = { type: Job["targetType"]; id: string };
 
 export const JOB_TYPES: JobType[] = [...ALL_JOB_TYPES];
+/**
+ * The analysis cards and "Run all": the types that run on any target. The others have their own
+ * place (knowledge_point_extraction: "Suggest knowledge points" on a material in My materials).
+ */
+export const CARD_TYPES: JobType[] = [...ANY_TARGET_TYPES];
 
 /** A status's colour; its words are the catalogue's `status.<status>`. */
 export const STATUS_TONE: Record<JobStatus, string> = {

@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { MaterialForm, type MaterialDraft } from "./material-form";
+import { SuggestPoints } from "./suggest-points";
 
 /** Every learner-facing sentence of this component, from the catalogues (messages/*.json, "materials"). */
 function useText() {
@@ -53,7 +54,7 @@ function useRefreshMaterials() {
     ]);
 }
 
-/** "My materials": add, edit and delete materials and their knowledge points. */
+/** "My materials": add, edit and delete materials and their knowledge points; have knowledge points suggested. */
 export function MyMaterials({ adding, onAddingChange }: { adding: boolean; onAddingChange: (v: boolean) => void }) {
   const TEXT = useText();
   const trpc = useTRPC();
@@ -196,6 +197,7 @@ function MaterialCard({ material }: { material: Material }) {
         </div>
       )}
       <KnowledgePoints materialId={material.id} points={material.knowledgePoints} />
+      <SuggestPoints materialId={material.id} materialTitle={material.title} />
     </li>
   );
 }

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { percentiles } from "./stats";
-import { JOB_TYPES } from "../../server/job-types";
+import { JOB_TYPES, targetTypesOf } from "../../server/job-types";
 
 /**
  * "Console at 1M rows": a learning platform's 30 days — BENCH_CONSOLE_ROWS jobs (default
@@ -207,7 +207,9 @@ async function generate(db: pg.Client, rows: number, learnerId: string) {
         "attemptNo", "errorCode", "createdAt", "updatedAt", "runAfter", "lockedAt", "finishedAt")
       SELECT 'cj' || lpad(g::text, 8, '0'), ${user},
         (ARRAY[${JOB_TYPES.map((t) => `'${t}'`).join(",")}])[1 + g % ${JOB_TYPES.length}]::"JobType",
-        'user', ${user}, s::"JobStatus", 'h', 'ck' || g, '{}',
+        -- A type that runs on materials only gets a material target (its id only: the console never opens it).
+        (ARRAY[${JOB_TYPES.map((t) => `'${targetTypesOf(t).includes("user") ? "user" : "material"}'`).join(",")}])[1 + g % ${JOB_TYPES.length}]::"TargetType",
+        ${user}, s::"JobStatus", 'h', 'ck' || g, '{}',
         CASE WHEN s IN ('succeeded', 'failed') THEN 1 ELSE 0 END, CASE WHEN s = 'failed' THEN 'INVALID_SCHEMA' END,
         c, c, c, CASE WHEN s IN ('succeeded', 'failed') THEN c + w END, CASE WHEN s <> 'pending' THEN c + w + r END
       FROM (SELECT g, now() - interval '${span} seconds' + (g::float8 / ${rows}) * interval '${span} seconds' AS c,

@@ -7,7 +7,7 @@ import { DATA_DIR } from "../lib/database-url";
 import { ensureBuilt, startAppServer, type AppServer } from "../lib/app-server";
 import { spawnRuntime, type RuntimeProcess } from "../../tests/system/runtime-process";
 import { succeededCount, TERMINAL_SQL, verifyOutcome } from "./verify";
-import { JOB_TYPES } from "../../server/job-types";
+import { JOB_TYPES, targetTypesOf } from "../../server/job-types";
 
 /** Jobs not yet terminal: the storm is over when none is left. */
 const UNFINISHED = `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status NOT IN (${TERMINAL_SQL})`;
@@ -178,12 +178,16 @@ async function setupJobs() {
   const { createJob } = await import("../../server/jobs/create");
   const { createRuntimeKey } = await import("../../server/runtime-keys");
   const user = await getDb().user.findUniqueOrThrow({ where: { email: "ada@example.com" } });
+  const material = await getDb().material.findFirstOrThrow({ where: { userId: user.id }, orderBy: { id: "asc" } });
   const templates = [];
   for (const jobType of JOB_TYPES) {
     const { job } = await createJob({
       userId: user.id,
       jobType,
-      target: { type: "user", id: user.id },
+      // Ada herself, or her first material for a type that runs on materials only.
+      target: targetTypesOf(jobType).includes("user")
+        ? { type: "user", id: user.id }
+        : { type: "material", id: material.id },
       idempotencyKey: `chaos-template-${jobType}`,
       maxRetryCount: 20,
       actor: { type: "system", id: "chaos" },

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { TargetType } from "../generated/prisma/enums";
 import type { Locale } from "../i18n/locales";
 import type { SnapshotContent } from "./fields";
 
@@ -17,6 +18,8 @@ export type QualityCheck<P, R extends string> = {
   /** Reports knowledge_point_unknown at `${where}.knowledgePointId` when the id is not in the snapshot. */
   knowledgePoint(where: string, id: string | null | undefined): void;
   knowledgePointIds: ReadonlySet<string>;
+  /** The job's snapshot, when the checker has it (a rule that needs it fails the output without it). */
+  snapshot: SnapshotContent | null;
   /** The job's params, parsed by the type's params schema (throws on params the type never accepts). */
   params(): P;
 };
@@ -34,6 +37,11 @@ export type JobTypeDefinition<
 > = {
   /** In English, for the console, metrics help and the learner page. */
   label: { title: string; blurb: string };
+  /**
+   * The targets a job of this type may be made on (SPEC §1: the learner, a material, a knowledge
+   * point); left out, all of them. Creation refuses any other with INVALID_REQUEST (400).
+   */
+  targets?: readonly TargetType[];
   /** The job's params (stored with the job, checked at creation; unknown keys refused). */
   params: P;
   /** The output a Runtime submits, and the version it is submitted as. */

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import type { JobType } from "../generated/prisma/enums";
+import { TargetType, type JobType } from "../generated/prisma/enums";
 import type { JobTypeDefinition } from "./define";
 import { flashcardGeneration } from "./flashcard-generation";
+import { knowledgePointExtraction } from "./knowledge-point-extraction";
 import { learningStateAnalysis } from "./learning-state-analysis";
 import { nextActionPlanning } from "./next-action-planning";
 import { quizGeneration } from "./quiz-generation";
@@ -18,6 +19,7 @@ export const JOB_TYPE_REGISTRY = {
   next_action_planning: nextActionPlanning,
   quiz_generation: quizGeneration,
   flashcard_generation: flashcardGeneration,
+  knowledge_point_extraction: knowledgePointExtraction,
 } satisfies Record<JobType, unknown>;
 
 type Registry = typeof JOB_TYPE_REGISTRY;
@@ -50,3 +52,10 @@ export type OutputSchemaVersion = keyof typeof outputSchemas;
 export const TYPES_WITH_PARAMS = JOB_TYPES.filter((t) => Object.keys(JOB_TYPE_REGISTRY[t].params.shape).length > 0);
 
 export const JOB_TYPE_LABELS = mapTypes((t) => JOB_TYPE_REGISTRY[t].label);
+
+/** The targets a type's jobs may be made on (its module's `targets`, else every target type). */
+export const targetTypesOf = (type: JobTypeName): readonly TargetType[] =>
+  jobTypeOf(type).targets ?? Object.values(TargetType);
+
+/** The types that run on any target: the learner page's analysis cards ("Run all"); the others have their own place. */
+export const ANY_TARGET_TYPES = JOB_TYPES.filter((t) => !jobTypeOf(t).targets);

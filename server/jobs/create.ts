@@ -10,6 +10,7 @@ import { nextQueueTurn } from "./fair-queue";
 import { hashJson } from "./hashing";
 import { assertJobQuotaRoom, assertTokenBudget, consumeJobsQuota, jobQuotaRules } from "./quota";
 import { paramsSchemas } from "./schemas";
+import { targetTypesOf } from "../job-types";
 import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
 import { spendsQuota, type Actor } from "./state-machine";
 import { activeCredential } from "../credentials";
@@ -41,6 +42,17 @@ export type CreateJobInput = {
   /** Runs in the creating transaction (a re-run's audit row): both commit or neither does. */
   alsoInTransaction?: (tx: DbOrTx, jobId: string) => Promise<unknown>;
 };
+
+/** A type that runs on some targets only (its module's `targets`) refuses the others: 400 INVALID_REQUEST, nothing written. */
+export function assertTargetType(jobType: JobType, target: Target) {
+  const allowed = targetTypesOf(jobType);
+  if (!allowed.includes(target.type))
+    throw new AppError("INVALID_REQUEST", `${jobType} runs on a ${allowed.join(" or ")}, not on a ${target.type}`, {
+      jobType,
+      targetType: target.type,
+      allowedTargetTypes: allowed,
+    });
+}
 
 export function parseParams(jobType: JobType, params: unknown) {
   const parsed = paramsSchemas[jobType].safeParse(params ?? {});
@@ -111,6 +123,7 @@ export async function createJobs(inputs: CreateJobInput[]): Promise<Created[]> {
 async function planJob(input: CreateJobInput): Promise<Created | Planned> {
   const db = getDb();
   const params = parseParams(input.jobType, input.params);
+  assertTargetType(input.jobType, input.target);
   if (input.timeoutSeconds !== undefined && !(input.timeoutSeconds >= MIN_TIMEOUT_SECONDS))
     throw new AppError("INVALID_PARAMS", `timeoutSeconds is at least ${MIN_TIMEOUT_SECONDS}`);
   const key = input.idempotencyKey ?? null;

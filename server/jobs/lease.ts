@@ -1,11 +1,12 @@
 import { Prisma } from "../generated/prisma/client";
-import type { JobStatus, JobType } from "../generated/prisma/enums";
+import type { JobType } from "../generated/prisma/enums";
 import { getDb } from "../db";
 import { runSql } from "../sql";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { decryptSecret } from "../security/secret-box";
+import { activeCredential } from "../credentials";
 import { FULL_SCOPE, type KeyScope } from "./key-scope";
 import { HELD_STATUSES, MIN_TIMEOUT_SECONDS, TERMINAL_STATUSES } from "./constants";
 import { rememberJobContext } from "./job-context";
@@ -22,6 +23,7 @@ import {
   type TransitionSpec,
 } from "./state-machine";
 import { countTransitions } from "../observability/metrics";
+import { holds, lockLost, type Holder } from "./fence";
 import { expireSpec, sweepJob } from "./sweep";
 
 /**
@@ -32,14 +34,6 @@ import { expireSpec, sweepJob } from "./sweep";
 function leaseUntil(at: Date, lockedAt: Prisma.Sql = Prisma.sql`j."lockedAt"`) {
   return Prisma.sql`LEAST(${new Date(at.getTime() + jobConfig.leaseSeconds * 1000)}::timestamp(3), ${lockedAt} + make_interval(secs => j."timeoutSeconds"))`;
 }
-
-/**
- * Who holds a lease: the Runtime process (runtimeInstanceId, which becomes lockedBy) and the key it
- * authenticated with. Requests over the protocol always carry keyId, so another key sending the same
- * instance id and attempt number is LOCK_LOST (SPEC §4); in-process callers without a key (tests,
- * scripts) are fenced on the instance id alone.
- */
-export type Holder = { runtimeInstanceId: string; keyId?: string | null };
 
 const lockSet = (holder: Holder, at: Date) => Prisma.sql`
   "attemptNo" = j."attemptNo" + 1, "lockedBy" = ${holder.runtimeInstanceId}, "lockedByKeyId" = ${holder.keyId ?? null}::text, "lockedAt" = ${at}::timestamp(3),
@@ -229,62 +223,6 @@ export async function heartbeat(jobId: string, input: HeartbeatInput) {
   return { lockUntil: row.lockUntil!, cancelRequested: row.cancelRequested };
 }
 
-/** The fence every Runtime write passes: current holder (instance and key), current attempt, lease not passed. */
-export function holds(jobId: string, holder: Holder, attemptNo: number, at: Date) {
-  const key = holder.keyId == null ? Prisma.empty : Prisma.sql` AND j."lockedByKeyId" = ${holder.keyId}`;
-  return Prisma.sql`j.id = ${jobId} AND j."lockedBy" = ${holder.runtimeInstanceId}${key} AND j."attemptNo" = ${attemptNo}
-    AND j."lockUntil" > ${at}::timestamp(3)`;
-}
-
-/** The columns holdsRow() reads: select them to check a lease from a row read back. */
-export const HOLDER_COLUMNS = {
-  status: true,
-  lockedBy: true,
-  lockedByKeyId: true,
-  attemptNo: true,
-  lockUntil: true,
-} as const;
-
-/** The same fence as holds(), on a row already read: for diagnosing a refused write. */
-export function holdsRow(
-  job: {
-    status: JobStatus;
-    lockedBy: string | null;
-    lockedByKeyId: string | null;
-    attemptNo: number;
-    lockUntil: Date | null;
-  },
-  holder: Holder,
-  attemptNo: number,
-  at: Date,
-) {
-  return (
-    HELD_STATUSES.includes(job.status) &&
-    job.lockedBy === holder.runtimeInstanceId &&
-    (holder.keyId == null || job.lockedByKeyId === holder.keyId) &&
-    job.attemptNo === attemptNo &&
-    !!job.lockUntil &&
-    job.lockUntil > at
-  );
-}
-
-export async function lockLost(jobId: string, holder: Holder) {
-  const job = await getDb().aiRuntimeJob.findUnique({
-    where: { id: jobId },
-    select: { status: true, attemptNo: true, lockedBy: true, lockedByKeyId: true },
-  });
-  if (!job) return new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
-  const reason =
-    job.lockedBy && job.lockedBy !== holder.runtimeInstanceId
-      ? "another Runtime holds the lease"
-      : job.lockedBy && holder.keyId != null && job.lockedByKeyId !== holder.keyId
-        ? "the lease was taken with another Runtime key"
-        : HELD_STATUSES.includes(job.status)
-          ? "the lease has passed or the attempt is not current"
-          : `the job is ${job.status}`;
-  return new AppError("LOCK_LOST", `lease lost: ${reason}`, { status: job.status, attemptNo: job.attemptNo });
-}
-
 /** Why a key's scopes forbid a job, or null. */
 function scopeRefusal(job: { jobType: JobType; apiKeyMode: string }, scope: KeyScope | undefined) {
   if (!scope) return null;
@@ -353,10 +291,6 @@ async function loadLeases(rows: JobRow[], scope: KeyScope = FULL_SCOPE) {
 /** The learner's key, decrypted only into the lease answer for the Runtime that holds the job. */
 async function userKey(userId: string) {
   // The learner's current key, so a key replaced after the job was created is the one used.
-  const credential = await getDb().userCredential.findFirst({
-    where: { userId, provider: "deepseek", deletedAt: null },
-    orderBy: { createdAt: "desc" },
-    select: { ciphertext: true },
-  });
+  const credential = await activeCredential(getDb(), userId, { ciphertext: true });
   return credential ? decryptSecret(credential.ciphertext) : undefined;
 }

@@ -1,7 +1,13 @@
 import { COMMON_QUALITY_RULES } from "../job-types/define";
+import type { SnapshotContent } from "../job-types/fields";
 import { JOB_TYPES, jobTypeOf, outputSchemas, type JobTypeName, type OutputSchemaVersion } from "../job-types";
 
-export type QualityContext = { knowledgePointIds: ReadonlySet<string>; params: unknown };
+export type QualityContext = {
+  knowledgePointIds: ReadonlySet<string>;
+  params: unknown;
+  /** The job's snapshot: the rules that read it (a passage grounded in the material) fail without it. */
+  snapshot?: SnapshotContent | null;
+};
 /** One broken rule: where in the output (dot path, "" for the whole output), which rule, in words. */
 export type Violation = { path: string; rule: string; message: string };
 export type OutputCheck = { ok: true; output: unknown } | { ok: false; findings: string[]; violations: Violation[] };
@@ -50,6 +56,7 @@ export function checkOutput(jobType: JobTypeName, version: string, output: unkno
         add(`${where}.knowledgePointId`, "knowledge_point_unknown", `knowledgePointId ${id} is not in the snapshot`);
     },
     knowledgePointIds: ctx.knowledgePointIds,
+    snapshot: ctx.snapshot ?? null,
     params: () => type.params.parse(ctx.params ?? {}),
   });
   return found.length ? rejected(found) : { ok: true, output: parsed.data };

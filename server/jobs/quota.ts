@@ -107,11 +107,6 @@ export async function consumeQuota(tx: DbOrTx, userId: string, rules: QuotaRule[
   }
 }
 
-/** Counts one new job of `jobType` against the learner's limits; call inside the creating transaction. */
-export async function consumeJobQuota(tx: DbOrTx, userId: string, jobType: JobType, at: Date) {
-  await consumeJobsQuota(tx, userId, await jobQuotaRules(tx, userId), [jobType], at);
-}
-
 /** The learner's job limits (defaults with overrides), read before the creating transaction. */
 export async function jobQuotaRules(db: DbOrTx, userId: string): Promise<QuotaRule[]> {
   return (await learnerJobRules(db, userId)).filter((r) => r.metric !== TOKEN_METRIC);

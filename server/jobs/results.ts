@@ -1,11 +1,11 @@
 import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
-import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { FAILURE_CODES, isFailureCode } from "./constants";
 import { hashJson } from "./hashing";
-import { HOLDER_COLUMNS, holds, holdsRow, lockLost, type Holder } from "./lease";
+import { HOLDER_COLUMNS, holds, holdsRow, lockLost, type Holder } from "./fence";
+import { backoffSql, retriesWhen } from "./retry-policy";
 import { checkOutput } from "./quality";
 import { insertRejectionSql, keptViolations, reportedRejectionSql, storable, type RejectionReport } from "./rejection";
 import { getJobContext } from "./job-context";
@@ -59,6 +59,7 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
   const snapshot = ctx.snapshotId ? await getSnapshot(db, ctx.snapshotId) : null;
   const check = checkOutput(ctx.jobType, version, input.output, {
     knowledgePointIds: snapshot?.kpIds ?? new Set(),
+    snapshot: snapshot?.content ?? null,
     params: ctx.params,
   });
   const outputHash = hashJson(check.ok ? check.output : input.output);
@@ -160,16 +161,6 @@ export type FailInput = Holder &
   };
 
 /**
- * Backoff before retry n (0-based): base · 2^n, capped, with equal jitter (half fixed, half
- * random). A provider's Retry-After raises it to at least that long, still within the cap.
- */
-export function backoffSql(retryAfterMs = 0) {
-  const cap = jobConfig.backoffCapMs;
-  return Prisma.sql`make_interval(secs => GREATEST(LEAST(${cap}::float8, ${jobConfig.backoffBaseMs}::float8 * power(2, j."retryCount")) * (0.5 + random() * 0.5),
-    LEAST(${cap}::float8, ${retryAfterMs}::float8)) / 1000.0)`;
-}
-
-/**
  * A Runtime reports a failure for the attempt it holds. Retryable codes go back to pending with
  * backoff while retries remain; others, or exhausted retries, end failed. CANCELLED acknowledges
  * a cancel request. Any failure of a cancel-requested job ends it cancelled (JOB_CANCELLED).
@@ -185,8 +176,7 @@ export async function failJob(jobId: string, input: FailInput) {
   const rows = await transition(getDb(), {
     action: "fail",
     where: Prisma.sql`${holds(jobId, input, input.attemptNo, at)} AND (${code} <> 'CANCELLED' OR j."cancelRequested")`,
-    // Retried while the code is retryable and retries remain.
-    to: attemptEnd(Prisma.sql`(${FAILURE_CODES[code].retryable} AND j."retryCount" < j."maxRetryCount")`),
+    to: attemptEnd(retriesWhen(FAILURE_CODES[code].retryable)),
     set: Prisma.sql`${attemptEndSet(at, Prisma.sql`${at}::timestamp(3) + ${backoffSql(input.retryAfterMs ?? 0)}`, Prisma.sql`j."runAfter"`)},
       "errorCode" = CASE WHEN t."toStatus" = 'cancelled' THEN 'CANCELLED' ELSE ${code} END,
       "errorMessage" = CASE WHEN t."toStatus" = 'cancelled' AND ${code} <> 'CANCELLED' THEN 'cancelled before the failure was reported: ' || COALESCE(${message}::text, ${code}) ELSE ${message}::text END`,

@@ -3,7 +3,7 @@ import { getDb } from "../db";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { attemptEnd, attemptEndSet, transition, type JobRow, type TransitionSpec } from "./state-machine";
-import { backoffSql } from "./results";
+import { backoffSql, retriesWhen } from "./retry-policy";
 
 /**
  * Ends attempts whose lease has passed (no heartbeat for JOB_LEASE_SECONDS, or the execution
@@ -24,8 +24,7 @@ export function expireSpec(where: Prisma.Sql, at: Date, batch?: number, backoff 
     action: "expire",
     where: Prisma.sql`${where} AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
     batch: batch ? { orderBy: Prisma.sql`j."lockedAt"`, limit: batch } : undefined,
-    // Retried while retries remain (a passed lease is always retryable).
-    to: attemptEnd(Prisma.sql`j."retryCount" < j."maxRetryCount"`),
+    to: attemptEnd(retriesWhen()),
     set: Prisma.sql`${attemptEndSet(at, backoff ? Prisma.sql`${at}::timestamp(3) + ${backoffSql()}` : Prisma.sql`${at}::timestamp(3)`, Prisma.sql`${at}::timestamp(3)`)},
       "errorCode" = CASE WHEN t."toStatus" = 'cancelled' THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,
       "errorMessage" = CASE WHEN t."toStatus" = 'cancelled' THEN 'cancelled: the lease ended while cancel was requested'

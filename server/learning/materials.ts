@@ -45,8 +45,8 @@ export function cleanMaterialText(raw: string): string {
 }
 
 const materialTitle = (s: string) => cleanTitle(s, "the title", LIMITS.materialTitle);
-const kpTitle = (s: string) => cleanTitle(s, "the knowledge point's title", LIMITS.knowledgePointTitle);
-function kpDescription(s: string | undefined): string {
+export const kpTitle = (s: string) => cleanTitle(s, "the knowledge point's title", LIMITS.knowledgePointTitle);
+export function kpDescription(s: string | undefined): string {
   const d = (s ?? "").replace(CONTROLS_BUT_LINES, "").trim();
   if (d.length > LIMITS.knowledgePointDescription)
     throw new AppError(
@@ -56,7 +56,7 @@ function kpDescription(s: string | undefined): string {
   return d;
 }
 
-const KP_SELECT = { id: true, title: true, description: true, createdAt: true } as const;
+export const KP_SELECT = { id: true, title: true, description: true, createdAt: true } as const;
 
 /** The learner's materials, newest first, each with a short preview and its knowledge points. */
 export async function listMaterials(userId: string) {

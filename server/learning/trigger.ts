@@ -1,5 +1,5 @@
 import type { JobType } from "../generated/prisma/enums";
-import { createJobs, parseParams } from "../jobs/create";
+import { assertTargetType, createJobs, parseParams } from "../jobs/create";
 import { assertJobQuotaRoom } from "../jobs/quota";
 import { captureSnapshot, type Target } from "../jobs/snapshot";
 import { getDb } from "../db";
@@ -27,7 +27,10 @@ export type TriggerInput = {
  * analyses that same snapshot: the results agree with each other.
  */
 export async function triggerAnalyses(input: TriggerInput) {
-  for (const jobType of input.jobTypes) parseParams(jobType, input.params?.[jobType]);
+  for (const jobType of input.jobTypes) {
+    parseParams(jobType, input.params?.[jobType]);
+    assertTargetType(jobType, input.target);
+  }
   if (spendsQuota(input.actor)) await assertJobQuotaRoom(input.userId, input.jobTypes);
   const snapshot = await captureSnapshot(getDb(), input.userId, input.target);
   const answers = await createJobs(

@@ -109,7 +109,7 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
   const locale = input.locale ?? DEFAULT_LOCALE;
   const maxLoops = opts.maxQualityLoops ?? 3;
   const reviewer = opts.reviewer ?? reviewOutput;
-  const ctx = { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params };
+  const ctx = { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params, snapshot };
   const report = async (stage: Stage, progress: number, message?: string) => {
     opts.signal?.throwIfAborted();
     await opts.onProgress?.({ stage, progress, message });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { COMMON_QUALITY_RULES } from "../job-types/define";
-import { JOB_TYPES, jobTypeOf, type JobTypeName } from "../job-types";
+import { JOB_TYPE_LABELS, JOB_TYPES, jobTypeOf, targetTypesOf, type JobTypeName } from "../job-types";
 import { FAILURE_CODES } from "../jobs/constants";
 import { errorResponse, jobSummary, leasedJob, RESULT_LIMITS, REJECTION_LIMITS, violationSchema } from "./contract";
 import { RETRY_AFTER_SECONDS } from "../errors";
@@ -154,6 +154,7 @@ function sharedSchemas(): Record<string, JsonSchema> {
     schemas[`${name}Output`] = outputSchema(t);
     schemas[`${name}LeasedJob`] = {
       ...base,
+      description: `${JOB_TYPE_LABELS[t].title}: ${JOB_TYPE_LABELS[t].blurb} Targets: ${targetTypesOf(t).join(", ")}.`,
       properties: { ...properties(base), jobType: { type: "string", const: t }, params: ref(`${name}Params`) },
     };
     mapping[t] = `#/components/schemas/${name}LeasedJob`;

@@ -4,6 +4,8 @@ import { setConsent } from "@/server/jobs/consent";
 import { createJob, type CreateJobInput } from "@/server/jobs/create";
 import { createRuntimeKey, FULL_SCOPE, type KeyScope } from "@/server/runtime-keys";
 import type { JobType } from "@/server/generated/prisma/enums";
+import { targetTypesOf } from "@/server/job-types";
+import { FACTORY_MATERIAL_TEXT } from "./outputs";
 
 export const uid = (prefix = "t") => `${prefix}_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
 
@@ -15,7 +17,7 @@ export async function createLearner(opts: { consent?: boolean; role?: "learner" 
     data: { id, email: `${id}@example.test`, name: `Learner ${id}`, role: opts.role ?? "learner" },
   });
   const material = await db.material.create({
-    data: { userId: id, title: "Photosynthesis", content: "Plants turn light, water and CO2 into glucose and oxygen." },
+    data: { userId: id, title: "Photosynthesis", content: FACTORY_MATERIAL_TEXT },
   });
   const kps = await Promise.all(
     ["Light reactions", "Calvin cycle", "Chlorophyll"].map((title) =>
@@ -50,7 +52,10 @@ export async function createTestJob(
   const { job } = await createJob({
     userId: learner.user.id,
     jobType,
-    target: { type: "user", id: learner.user.id },
+    // The learner themself, or their material for a type that runs on materials only.
+    target: targetTypesOf(jobType).includes("user")
+      ? { type: "user", id: learner.user.id }
+      : { type: "material", id: learner.material.id },
     // A unique key keeps each call a new job unless a test wants de-duplication.
     idempotencyKey: extra.idempotencyKey === undefined ? uid("key") : extra.idempotencyKey,
     actor: { type: "learner", id: learner.user.id },

@@ -1,6 +1,12 @@
 import type { JobType } from "@/server/generated/prisma/enums";
 
-/** A small output that passes the v1 schema and quality rules for a learner's knowledge points. */
+/** The factory material's text (tests/helpers/factories.ts): what a knowledge_point_extraction output quotes. */
+export const FACTORY_MATERIAL_TEXT = "Plants turn light, water and CO2 into glucose and oxygen.";
+
+/**
+ * A small output that passes the v1 schema and quality rules for a learner's knowledge points
+ * (a knowledge_point_extraction output quotes the factory material, its jobs' target).
+ */
 export function validOutput(jobType: JobType, kpIds: string[], params: Record<string, unknown> = {}) {
   const kp = kpIds[0]!;
   switch (jobType) {
@@ -67,6 +73,25 @@ export function validOutput(jobType: JobType, kpIds: string[], params: Record<st
           knowledgePointId: kp,
           tags: ["bio"],
         })),
+      };
+    }
+    case "knowledge_point_extraction": {
+      const n = Math.min(Number(params.maxPoints ?? 8), 2);
+      return {
+        knowledgePoints: [
+          {
+            title: "Photosynthesis inputs",
+            summary: "Light, water and CO2.",
+            keyTerms: ["light", "water"],
+            passage: "Plants turn light, water and CO2",
+          },
+          {
+            title: "Photosynthesis outputs",
+            summary: "Glucose and oxygen.",
+            keyTerms: ["glucose"],
+            passage: "into glucose and oxygen.",
+          },
+        ].slice(0, n),
       };
     }
   }

@@ -1,3 +1,4 @@
+import { JOB_TYPES } from "@/server/job-types";
 import { dispatch, type EndpointName } from "@/server/runtime-api/dispatch";
 
 export type Endpoint = EndpointName;
@@ -34,10 +35,5 @@ export function runtime(key: string, runtimeInstanceId: string) {
   };
 }
 
-export const ALL_TYPES = [
-  "learning_state_analysis",
-  "weak_point_analysis",
-  "next_action_planning",
-  "quiz_generation",
-  "flashcard_generation",
-];
+/** Every job type, from the registry (a Runtime advertising all of them). */
+export const ALL_TYPES: string[] = [...JOB_TYPES];

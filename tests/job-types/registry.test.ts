@@ -4,13 +4,20 @@ import en from "@/messages/en.json";
 import zh from "@/messages/zh-CN.json";
 import { getDb } from "@/server/db";
 import { JobType } from "@/server/generated/prisma/enums";
-import { JOB_TYPE_REGISTRY, JOB_TYPES, jobTypeOf, jobTypeSchema, paramsSchemas } from "@/server/job-types";
+import {
+  JOB_TYPE_REGISTRY,
+  JOB_TYPES,
+  jobTypeOf,
+  jobTypeSchema,
+  paramsSchemas,
+  targetTypesOf,
+} from "@/server/job-types";
 import { COMMON_QUALITY_RULES } from "@/server/job-types/define";
 import { checkOutput, QUALITY_RULES } from "@/server/jobs/quality";
 import { buildPrompt } from "@/server/pipeline/prompts";
 import { analyse } from "@/server/providers/local";
 import { pollRequest, violationSchema } from "@/server/runtime-api/contract";
-import { AS_OF, smallSnapshot } from "../pipeline/fixtures";
+import { AS_OF, materialSnapshot, smallSnapshot } from "../pipeline/fixtures";
 
 /**
  * The job-type registry is the one list of types: the Prisma model's enum, the database's enum,
@@ -54,12 +61,13 @@ describe("the job-type registry", () => {
   });
 
   it("runs each type's local analyzer to an output its own quality rules accept, with a prompt naming its task", () => {
-    const snapshot = smallSnapshot();
-    const knowledgePointIds = new Set(snapshot.knowledgePoints.map((k) => k.id));
     for (const t of JOB_TYPES) {
+      // A type that runs on materials only is given a material's snapshot.
+      const snapshot = targetTypesOf(t).includes("user") ? smallSnapshot() : materialSnapshot();
+      const knowledgePointIds = new Set(snapshot.knowledgePoints.map((k) => k.id));
       const params = paramsSchemas[t].parse({}) as Record<string, unknown>;
       const output = analyse(t, snapshot, params, AS_OF);
-      expect(checkOutput(t, "v1", output, { knowledgePointIds, params }), t).toEqual({ ok: true, output });
+      expect(checkOutput(t, "v1", output, { knowledgePointIds, params, snapshot }), t).toEqual({ ok: true, output });
       expect(buildPrompt({ jobType: t, snapshot, params, asOf: AS_OF }).system, t).toContain(jobTypeOf(t).prompt.task);
     }
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { triggerAnalyses } from "@/server/learning/trigger";
-import { JOB_TYPES } from "@/server/jobs/constants";
+import { ANY_TARGET_TYPES as JOB_TYPES } from "@/server/job-types";
 import type { Target } from "@/server/jobs/snapshot";
 import { createLearner, createTestJob } from "../helpers/factories";
 

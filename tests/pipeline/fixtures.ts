@@ -79,3 +79,8 @@ export function tinySnapshot(): SnapshotContent {
     studySessions: [],
   };
 }
+
+/** smallSnapshot() as captured for its material m1 (the target of a knowledge_point_extraction job). */
+export function materialSnapshot(): SnapshotContent {
+  return { ...smallSnapshot(), target: { type: "material", id: "m1", title: "Photosynthesis" } };
+}

@@ -20,7 +20,10 @@ const PARAMS: Record<JobTypeName, Record<string, unknown>> = {
   next_action_planning: { timeBudgetMinutes: 120 },
   quiz_generation: { count: 8, questionTypes: ["single_choice", "true_false", "short_answer"] },
   flashcard_generation: { count: 8 },
+  knowledge_point_extraction: { maxPoints: 4 },
 };
+/** Proposes knowledge points by quoting the material: its words are the material's own, in the material's language. */
+const QUOTING = new Set<JobTypeName>(["knowledge_point_extraction"]);
 
 /** The texts a learner reads in an output (every string but ids, enums and the snapshot's own titles). */
 function texts(jobType: JobTypeName, out: Record<string, unknown>): string[] {
@@ -32,6 +35,7 @@ function texts(jobType: JobTypeName, out: Record<string, unknown>): string[] {
     actions: { title: string; reason: string }[];
     questions: { stem: string; explanation: string; type: string; options: string[] }[];
     flashcards: { front: string; tags: string[] }[];
+    knowledgePoints: { title: string; passage: string }[];
   };
   switch (jobType) {
     case "learning_state_analysis":
@@ -44,18 +48,21 @@ function texts(jobType: JobTypeName, out: Record<string, unknown>): string[] {
       return o.questions.flatMap((q) => [q.stem, ...(q.type === "true_false" ? q.options : [])]);
     case "flashcard_generation":
       return o.flashcards.map((c) => c.front);
+    case "knowledge_point_extraction":
+      return o.knowledgePoints.flatMap((k) => [k.title, k.passage]);
     default:
       return [];
   }
 }
 
 /** 李明's material, as the seed has it: Chinese throughout, no spaces between words. */
-function chineseSnapshot(): SnapshotContent {
+function chineseSnapshot(target: "user" | "material" = "user"): SnapshotContent {
   const at = (day: number) => new Date(Date.UTC(2026, 10, day, 9)).toISOString();
   return {
     version: 1,
     learner: { id: "u2", name: "李明" },
-    target: { type: "user", id: "u2", title: "李明" },
+    target:
+      target === "user" ? { type: "user", id: "u2", title: "李明" } : { type: "material", id: "m1", title: "光合作用" },
     materials: [
       {
         id: "m1",
@@ -80,7 +87,7 @@ function chineseSnapshot(): SnapshotContent {
 }
 
 describe("the local analyzer writes in the job's language", () => {
-  for (const jobType of JOB_TYPES) {
+  for (const jobType of JOB_TYPES.filter((t) => !QUOTING.has(t))) {
     it(`${jobType}: Chinese for zh-CN, English for en, from the same English snapshot`, () => {
       const params = paramsSchemas[jobType].parse(PARAMS[jobType]);
       const zh = analyse(jobType, smallSnapshot(), params, AS_OF, "zh-CN") as Record<string, unknown>;
@@ -96,6 +103,21 @@ describe("the local analyzer writes in the job's language", () => {
       expect(analyse(jobType, smallSnapshot(), params, AS_OF)).toEqual(en);
     });
   }
+
+  it("knowledge_point_extraction quotes Chinese material in Chinese whatever the job's language", () => {
+    const params = paramsSchemas.knowledge_point_extraction.parse(PARAMS.knowledge_point_extraction);
+    const zh = texts(
+      "knowledge_point_extraction",
+      analyse("knowledge_point_extraction", chineseSnapshot("material"), params, AS_OF, "zh-CN") as never,
+    );
+    const en = texts(
+      "knowledge_point_extraction",
+      analyse("knowledge_point_extraction", chineseSnapshot("material"), params, AS_OF, "en") as never,
+    );
+    expect(zh.length).toBeGreaterThan(0);
+    for (const t of zh) expect(t, t).toMatch(HAN);
+    expect(en).toEqual(zh);
+  });
 
   it("true/false questions offer 正确 and 错误 in Chinese, True and False in English", () => {
     const params = paramsSchemas.quiz_generation.parse({ count: 4, questionTypes: ["true_false"] });
@@ -113,7 +135,13 @@ describe("the local analyzer writes in the job's language", () => {
       for (const jobType of JOB_TYPES) {
         const params = paramsSchemas[jobType].parse(PARAMS[jobType]);
         const result = await runPipeline(
-          { jobType, params, snapshot: chineseSnapshot(), asOf: AS_OF, locale },
+          {
+            jobType,
+            params,
+            snapshot: chineseSnapshot(QUOTING.has(jobType) ? "material" : "user"),
+            asOf: AS_OF,
+            locale,
+          },
           { provider: localProvider() },
         );
         expect(result.degraded, `${locale} ${jobType}: ${result.findings.join("; ")}`).toBe(false);

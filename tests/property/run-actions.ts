@@ -3,6 +3,7 @@ import { expect } from "vitest";
 import { createLearner, runtimeKey, uid, type Learner } from "../helpers/factories";
 import { runtime } from "../helpers/runtime-api";
 import { validOutput } from "../helpers/outputs";
+import { targetTypesOf } from "@/server/job-types";
 import { fingerprint } from "../helpers/states";
 import { checkInvariants } from "./invariants";
 import { advanceClock, resetClock } from "@/server/clock";
@@ -128,7 +129,9 @@ export async function run(actions: Action[]) {
           const out = await createJob({
             userId: l.user.id,
             jobType: a.jobType,
-            target: { type: "user", id: l.user.id },
+            target: targetTypesOf(a.jobType).includes("user")
+              ? { type: "user", id: l.user.id }
+              : { type: "material", id: l.material.id },
             idempotencyKey: a.keyed ? uid("k") : null,
             maxRetryCount: 2,
             actor: { type: "learner", id: l.user.id },

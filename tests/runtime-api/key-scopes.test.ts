@@ -116,6 +116,6 @@ describe("Runtime key scopes", () => {
         mayReceiveLearnerKeys: true,
       }),
     ).rejects.toMatchObject({ code: "FORBIDDEN" });
-    expect(ALL_TYPES).toHaveLength(5);
+    expect(ALL_TYPES).toHaveLength(6);
   });
 });

@@ -167,6 +167,21 @@ export const PROCEDURES: Record<string, Entry> = {
     }),
     foreign: async (w) => ({ knowledgePointId: w.a.knowledgePoints[0]!.id }),
   },
+  "materials.latestSuggestion": {
+    access: "user",
+    input: (_w, me) => ({ materialId: me.material.id }),
+    foreign: async (w) => ({ materialId: w.a.material.id }),
+  },
+  "materials.proposals": {
+    access: "user",
+    input: async (_w, me) => ({ jobId: (await succeededJob(me, "knowledge_point_extraction")).id }),
+    foreign: async (w) => ({ jobId: (await succeededJob(w.a, "knowledge_point_extraction")).id }),
+  },
+  "materials.acceptProposals": {
+    access: "user",
+    input: async (_w, me) => ({ jobId: (await succeededJob(me, "knowledge_point_extraction")).id, indexes: [0] }),
+    foreign: async (w) => ({ jobId: (await succeededJob(w.a, "knowledge_point_extraction")).id, indexes: [0] }),
+  },
   "account.erase": {
     access: "user",
     input: () => ({ confirmEmail: "not-my-email@example.test" }),

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { JOB_TYPE_REGISTRY, type JobTypeName } from "@/server/job-types";
 import { DEFAULT_PARAMS, FlashcardParamsFields, PlanParamsFields, QuizParamsFields } from "../analysis-params";
 import { FlashcardDeck } from "./flashcards";
+import { KnowledgePointProposals } from "./knowledge-points";
 import { LearningStateResult } from "./learning-state";
 import { NextActionsResult } from "./next-actions";
 import { QuizPlayer } from "./quiz-player";
@@ -76,6 +77,20 @@ export const RESULT_RENDERERS = {
         <>
           <rect x="3" y="7" width="14" height="12" rx="2" />
           <path d="M7 7V5a2 2 0 0 1 2-2h10a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2h-2" />
+        </>
+      ),
+    },
+  },
+  knowledge_point_extraction: {
+    // The proposals are read (with which ones the material has by now) and accepted through the server.
+    View: ({ jobId }) => <KnowledgePointProposals jobId={jobId} />,
+    icon: {
+      tone: "bg-violet-100 text-violet-700",
+      paths: (
+        <>
+          <path d="M4 4h11l5 5v11H4z" />
+          <path d="M8 12h8M8 16h5" />
+          <circle cx="18" cy="18" r="3" />
         </>
       ),
     },

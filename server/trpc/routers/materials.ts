@@ -9,6 +9,8 @@ import {
   renameKnowledgePoint,
   updateMaterial,
 } from "../../learning/materials";
+import { acceptProposals, latestExtraction, listProposals } from "../../learning/kp-proposals";
+import { jobStatusSchema } from "../schemas";
 import { userProcedure, router } from "../init";
 import { isoDate } from "../schemas";
 
@@ -73,4 +75,50 @@ export const materialsRouter = router({
     .input(z.object({ knowledgePointId: id }))
     .output(z.object({ id: z.string() }))
     .mutation(({ ctx, input }) => deleteKnowledgePoint(ctx.user.id, input.knowledgePointId)),
+
+  /** The latest "Suggest knowledge points" job on one of the learner's materials (null: none yet). */
+  latestSuggestion: userProcedure
+    .input(z.object({ materialId: id }))
+    .output(
+      z
+        .object({
+          id: z.string(),
+          status: jobStatusSchema,
+          stage: z.string().nullable(),
+          progress: z.number().int(),
+          cancelRequested: z.boolean(),
+          errorCode: z.string().nullable(),
+          errorMessage: z.string().nullable(),
+        })
+        .nullable(),
+    )
+    .query(({ ctx, input }) => latestExtraction(ctx.user.id, input.materialId)),
+
+  /** A finished knowledge_point_extraction job's proposals, each marked when the material already has it. */
+  proposals: userProcedure
+    .input(z.object({ jobId: id }))
+    .output(
+      z.object({
+        jobId: z.string(),
+        materialId: z.string(),
+        materialExists: z.boolean(),
+        proposals: z.array(
+          z.object({
+            index: z.number().int(),
+            title: z.string(),
+            summary: z.string(),
+            keyTerms: z.array(z.string()),
+            passage: z.string(),
+            present: z.boolean(),
+          }),
+        ),
+      }),
+    )
+    .query(({ ctx, input }) => listProposals(ctx.user.id, input.jobId)),
+
+  /** Accepts some proposals as the material's knowledge points; ones it already has are not added again. */
+  acceptProposals: userProcedure
+    .input(z.object({ jobId: id, indexes: z.array(z.number().int().min(0).max(19)).min(1).max(20) }))
+    .output(z.object({ materialId: z.string(), added: z.array(kpSchema), alreadyPresent: z.number().int() }))
+    .mutation(({ ctx, input }) => acceptProposals(ctx.user.id, input.jobId, input.indexes)),
 });
