@@ -165,8 +165,8 @@ describe("knowledge_point_extraction through DeepSeek (a real HTTP fake)", () =>
     const [first, second] = fake.requests.map((r) => r.body.messages as { role: string; content: string }[]);
     expect(first![0]!.content).toContain("copied character for character");
     expect(first![0]!.content).toContain("Propose at most 3 knowledge points.");
-    // The prompt names no answer language of its own (the learner's language is the job's, issue ailang).
-    expect(first![0]!.content).not.toMatch(/in English/i);
+    // The answer language is the job's (English by default), and the passage stays a quote whatever it is.
+    expect(first![0]!.content).toContain("in English (en)");
     expect(first![1]!.content).toContain("thylakoid");
     expect(second![1]!.content).toContain("knowledgePoints.0.passage");
   });
