@@ -92,6 +92,11 @@ const server = http.createServer((req, res) => {
   // the same dispatch() as the App Router route, without Next's per-request work.
   if (!runtimeDoor()?.(req, res)) void handle(req, res);
 });
+// Idle keep-alive connections stay open past a load balancer's own idle timeout (60 s on the common
+// ones): with Node's 5 s default, a proxy or client that reuses a connection just as the server
+// closes it gets a reset (a browser test's request hit exactly that: ECONNRESET on a reused socket).
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 server.on("connection", (socket) => {
   sockets.add(socket);
   socket.once("close", () => sockets.delete(socket));
