@@ -26,6 +26,8 @@ const DOMAIN: Record<string, string[]> = {
     "sql.ts",
     "audit.ts",
     "credentials.ts",
+    // The supported languages: a leaf with no imports (a job records the one it is produced in).
+    "i18n/locales.ts",
     "security/",
     "observability/metrics.ts",
   ],
