@@ -24,7 +24,7 @@ test("[LEARNER] with the event stream unavailable, the page polls: progress and 
 
   await page.goto("/");
   await expect(page.getByTestId("live-indicator")).toHaveText(/Reconnecting — refreshing every few seconds/);
-  expect(blocked).toBeGreaterThan(0);
+  await expect.poll(() => blocked).toBeGreaterThan(0);
   const row = page.locator(`[data-testid=job-row][data-job-id="${jobId}"]`);
   await expect(row).toHaveAttribute("data-status", "running");
   await expect(row.getByTestId("job-stage")).toHaveText("Thinking");
