@@ -132,12 +132,11 @@ test.describe("[PUBLIC] security headers and the CSP", () => {
   test("no page can be framed, not even by this site", async ({ page }) => {
     const signInUrl = new URL("/sign-in", test.info().project.use.baseURL).href;
     await page.goto("about:blank");
-    // The browser says it refused to frame the page (frame-ancestors / X-Frame-Options): then look.
-    const refused = page.waitForEvent("console", {
-      predicate: (m) => /Refused to (frame|display)/.test(m.text()) && m.text().includes("/sign-in"),
-    });
-    await page.setContent(`<iframe src="${signInUrl}"></iframe>`);
-    await refused;
+    // setContent returns after the page's load event, which waits for the iframe's own load (the
+    // app's answer, or the browser's error page in its place): the frame is settled when we look.
+    const answered = page.waitForResponse((r) => r.url() === signInUrl);
+    await page.setContent(`<iframe src="${signInUrl}"></iframe>`, { waitUntil: "load" });
+    expect((await answered).status()).toBe(200);
     const frame = page.frames().find((f) => f !== page.mainFrame());
     const framedText = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
     expect(framedText).not.toContain("AI Job Runtime");
