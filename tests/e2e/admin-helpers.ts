@@ -1,3 +1,4 @@
+import { JOB_TYPES } from "@/server/job-types";
 import { expectAccessible } from "./a11y";
 import { expect, request as pwRequest, test, type APIRequestContext, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
@@ -167,13 +168,8 @@ export async function shot(page: Page, name: string) {
   await expectAccessible(page, `admin ${name}`);
 }
 
-const ALL_JOB_TYPES = [
-  "weak_point_analysis",
-  "next_action_planning",
-  "quiz_generation",
-  "flashcard_generation",
-  "learning_state_analysis",
-];
+/** Every job type, as the registry lists them (a key with none listed may run all). */
+const ALL_JOB_TYPES: readonly string[] = JOB_TYPES;
 
 /**
  * Holds the e2e server's reference Runtime off `jobTypes` with the admin's own control: its key's
