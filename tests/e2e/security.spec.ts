@@ -132,11 +132,14 @@ test.describe("[PUBLIC] security headers and the CSP", () => {
   test("no page can be framed, not even by this site", async ({ page }) => {
     const signInUrl = new URL("/sign-in", test.info().project.use.baseURL).href;
     await page.goto("about:blank");
-    // setContent returns after the page's load event, which waits for the iframe's own load (the
-    // app's answer, or the browser's error page in its place): the frame is settled when we look.
+    // The iframe element's own load event fires for the app's page and for the browser's error page
+    // in its place alike: the frame is settled when it has fired.
     const answered = page.waitForResponse((r) => r.url() === signInUrl);
-    await page.setContent(`<iframe src="${signInUrl}"></iframe>`, { waitUntil: "load" });
+    await page.setContent(`<iframe src="${signInUrl}" onload="document.body.dataset.framed = 'loaded'"></iframe>`, {
+      waitUntil: "domcontentloaded",
+    });
     expect((await answered).status()).toBe(200);
+    await page.waitForFunction(() => document.body.dataset.framed === "loaded");
     const frame = page.frames().find((f) => f !== page.mainFrame());
     const framedText = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
     expect(framedText).not.toContain("AI Job Runtime");
