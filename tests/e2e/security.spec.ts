@@ -134,11 +134,9 @@ test.describe("[PUBLIC] security headers and the CSP", () => {
     await page.goto("about:blank");
     // The iframe element's own load event fires for the app's page and for the browser's error page
     // in its place alike: the frame is settled when it has fired.
-    const answered = page.waitForResponse((r) => r.url() === signInUrl);
     await page.setContent(`<iframe src="${signInUrl}" onload="document.body.dataset.framed = 'loaded'"></iframe>`, {
       waitUntil: "domcontentloaded",
     });
-    expect((await answered).status()).toBe(200);
     await page.waitForFunction(() => document.body.dataset.framed === "loaded");
     const frame = page.frames().find((f) => f !== page.mainFrame());
     const framedText = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
