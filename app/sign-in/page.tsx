@@ -7,6 +7,7 @@ import { isSignInFormError } from "@/server/auth/form-sign-in";
 import { safeReturnPath } from "@/server/auth/page-guards";
 import { getSession } from "@/server/auth/session";
 import { SignUpForm } from "@/components/auth/sign-up-form";
+import { isSignUpFormError } from "@/server/auth/sign-up-errors";
 import { SsoButton } from "@/components/auth/sso-button";
 import { oidcConfig, signupConfig } from "@/server/config";
 
@@ -42,7 +43,12 @@ export default async function SignInPage({
       {sso && <SsoButton provider={sso.name} returnTo={returnTo} />}
       {/* Keyed by language: a switch re-renders the page, and the form's error line must follow it. */}
       <SignInForm key={await getLocale()} returnTo={returnTo} initialError={code ? t(`errors.${code}`) : null} />
-      {signupConfig.mode === "open" && <SignUpForm />}
+      {signupConfig.mode === "open" && (
+        <SignUpForm
+          key={`signup-${await getLocale()}`}
+          initialError={isSignUpFormError(params.signup) ? params.signup : null}
+        />
+      )}
     </main>
   );
 }

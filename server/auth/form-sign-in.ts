@@ -1,5 +1,4 @@
-import { limitRequestBody } from "../security/body-limit";
-import { handleAuthRequest } from "./handler";
+import { postToAuth, readFormPost, seeOther } from "./form-post";
 import { safeReturnPath } from "./page-guards";
 
 /** Why a form sign-in failed, as the sign-in page's `?error=` (never the credentials). */
@@ -18,12 +17,6 @@ export type SignInFormError = (typeof SIGN_IN_FORM_ERRORS)[number];
 export const isSignInFormError = (value: unknown): value is SignInFormError =>
   typeof value === "string" && (SIGN_IN_FORM_ERRORS as readonly string[]).includes(value);
 
-function seeOther(location: string, setCookies: string[] = []): Response {
-  const headers = new Headers({ location, "cache-control": "no-store" });
-  for (const cookie of setCookies) headers.append("set-cookie", cookie);
-  return new Response(null, { status: 303, headers });
-}
-
 /**
  * The sign-in form's POST target, so the form works before and without JavaScript: the
  * credentials travel in the body, never in a URL. It hands the same email and password to
@@ -32,32 +25,17 @@ function seeOther(location: string, setCookies: string[] = []): Response {
  * answers 303 to the return path, or back to the form with a reason.
  */
 export async function signInFromForm(req: Request): Promise<Response> {
-  const limited = await limitRequestBody(req);
-  if (limited instanceof Response) return limited;
-  let form: FormData;
-  try {
-    form = await limited.formData();
-  } catch {
-    return seeOther("/sign-in?error=failed");
-  }
-  const field = (name: string) => {
-    const value = form.get(name);
-    return typeof value === "string" ? value : "";
-  };
-  const returnTo = safeReturnPath(field("next"));
+  const post = await readFormPost(req);
+  if (post instanceof Response) return post;
+  if (!post) return seeOther("/sign-in?error=failed");
+  const returnTo = safeReturnPath(post.field("next"));
   const back = (error: SignInFormError) =>
     seeOther(`/sign-in?error=${error}${returnTo === "/" ? "" : `&next=${encodeURIComponent(returnTo)}`}`);
 
-  const headers = new Headers(limited.headers);
-  headers.set("content-type", "application/json");
-  const url = new URL("/api/auth/sign-in/email", limited.url);
-  const res = await handleAuthRequest(
-    new Request(url, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ email: field("email"), password: field("password") }),
-    }),
-  );
+  const res = await postToAuth(post.req, "/sign-in/email", {
+    email: post.field("email"),
+    password: post.field("password"),
+  });
   if (res.ok) return seeOther(returnTo, res.headers.getSetCookie());
   if (res.status === 401 || res.status === 400) return back("wrong");
   if (res.status === 429) return back("locked");

@@ -4,18 +4,13 @@ import { limitRequestBody } from "../security/body-limit";
 import { findUnstorable } from "../security/storable-text";
 import { isCrossSiteRequest } from "../trpc/same-origin";
 import { handleAuthRequest } from "./handler";
+import { seeOther } from "./form-post";
 
 function errorJson(e: AppError): Response {
   return Response.json(
     { error: { code: e.code, message: e.message } },
     { status: e.status, headers: { "cache-control": "no-store" } },
   );
-}
-
-function seeOther(location: string, setCookies: string[] = []): Response {
-  const headers = new Headers({ location, "cache-control": "no-store" });
-  for (const cookie of setCookies) headers.append("set-cookie", cookie);
-  return new Response(null, { status: 303, headers });
 }
 
 /** The body as a plain object of the three fields, from JSON or a form; AppError when it is not one. */

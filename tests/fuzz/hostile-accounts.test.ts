@@ -3,6 +3,8 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { APP_URL, authRequest, setPassword, signedInCookie, uniqueIp } from "../helpers/auth";
 import { createLearner, uid } from "../helpers/factories";
 import { POST as acceptRoute } from "@/app/api/invitations/accept/route";
+import { POST as signInFormRoute } from "@/app/api/auth/sign-in-form/route";
+import { POST as signUpFormRoute } from "@/app/api/auth/sign-up-form/route";
 import { POST as trpcPost, GET as trpcGet } from "@/app/api/trpc/[trpc]/route";
 import { createInvitation, lookupInvitation } from "@/server/account/invitations";
 import { getDb } from "@/server/db";
@@ -165,6 +167,65 @@ describe("hostile input at the account doors", () => {
     }
     expect(await fingerprint()).toBe(before);
   });
+
+  it(`${RUNS} no-JavaScript sign-in and sign-up form posts with one hostile field: 303 back with a code or 413, nothing written`, async () => {
+    process.env.SIGNUP_MODE = "open";
+    const before = await fingerprint();
+    // Form values as they arrive percent-encoded: a NUL anywhere, or oversized (under and over the
+    // body limit). A form cannot carry a lone surrogate: its UTF-8 decoding makes one U+FFFD.
+    const formValue = fc.oneof(
+      fc.tuple(filler, filler).map(([a, b]) => `${encodeURIComponent(a)}%00${encodeURIComponent(b)}`),
+      fc.integer({ min: 300_000, max: 2_000_000 }).map((n) => "x".repeat(n)),
+    );
+    const doors = [
+      {
+        route: signInFormRoute,
+        path: "sign-in-form",
+        fields: ["email", "password", "next"],
+        back: /^\/sign-in\?error=[A-Za-z_]+/,
+      },
+      {
+        route: signUpFormRoute,
+        path: "sign-up-form",
+        fields: ["name", "email", "password"],
+        back: /^\/sign-in\?signup=[A-Za-z_]+$/,
+      },
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: 1 }), fc.nat({ max: 2 }), formValue, protoKeys, async (d, f, bad, extra) => {
+        const door = doors[d]!;
+        const base: Record<string, string> = {
+          name: "Sam",
+          email: `${uid("form")}@example.test`,
+          password: "a-long-enough-password",
+          next: "/",
+        };
+        const pairs = door.fields.map((name, i) => `${name}=${i === f ? bad : encodeURIComponent(base[name]!)}`);
+        const body = [...extra.map((k) => `${k}=x`), ...pairs].join("&");
+        const res = await door.route(
+          new Request(`${APP_URL}/api/auth/${door.path}`, {
+            method: "POST",
+            headers: {
+              "content-type": "application/x-www-form-urlencoded",
+              origin: APP_URL,
+              "x-forwarded-for": uniqueIp(),
+            },
+            body,
+          }),
+        );
+        const what = `${door.path} ${door.fields[f]} ${bad.slice(0, 40)} (${bad.length})`;
+        if (res.status === 413) return;
+        expect(res.status, what).toBe(303);
+        expect(res.headers.get("location"), what).toMatch(door.back);
+        expect(
+          res.headers.getSetCookie().some((c) => c.includes("session_token=")),
+          what,
+        ).toBe(false);
+      }),
+      { numRuns: RUNS },
+    );
+    expect(await fingerprint()).toBe(before);
+  }, 600_000);
 
   it(`${RUNS} console invitation calls by an admin with one hostile field: 4xx with a code, nothing written`, async () => {
     const admin = await createLearner({ role: "admin" });
