@@ -155,6 +155,7 @@ export async function pickupUnderLoad(opts: {
   });
   idle.go();
   busy.go();
+  const goAt = performance.now();
   // Every idle poller parks its first long poll; the busy ones reach their pace.
   await new Promise((r) => setTimeout(r, 5000));
   const busyStart = await opts.db.query(
@@ -197,6 +198,7 @@ export async function pickupUnderLoad(opts: {
     [BUSY_TYPE],
   );
   minBacklog = Math.min(minBacklog, await backlog());
+  const stopAt = performance.now();
   busy.stop();
   idle.stop();
   const [busyOuts, idleOuts] = await Promise.all([busy.done, idle.done]);
@@ -231,6 +233,14 @@ export async function pickupUnderLoad(opts: {
     returnToLockMs: percentiles(rows.map((r) => Number(r.lockedAt) - commits[r.id]!)),
     /** Claims the idle pollers made (each long poll answered, with a job or empty after 20 s): one per job means no herd. */
     idleRequests: idleOuts.reduce((n, o) => n + (o.latencies.longpoll?.length ?? 0), 0),
+    /** Of those, claims refused (503 under load) and asked again 50 ms later. */
+    idleRefused: idleOuts.reduce((n, o) => n + (o.refused ?? 0), 0),
+    /**
+     * What no herd costs: every poller's long polls that end empty at 20 s over the window
+     * (from "go" to the stop, plus the one each has parked when stopped), and one answer per job.
+     */
+    idleAnswersWithoutHerd: Math.round(opts.idle * ((stopAt - goAt) / 20_000 + 1) + opts.jobs),
+    windowMs: Math.round(stopAt - goAt),
     appCpuPercentOfCore: Math.round((cpu.app / elapsed) * 1000) / 10,
     postgresCpuPercentOfCore: Math.round((cpu.postgres / elapsed) * 1000) / 10,
   };

@@ -2,7 +2,13 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 
 /** cpuMs: the worker's own CPU from "go" to its end (its start-up excluded). */
-export type WorkerOut = { done: number; conflicts: number; cpuMs: number; latencies: Record<string, number[]> };
+export type WorkerOut = {
+  done: number;
+  conflicts: number;
+  refused?: number;
+  cpuMs: number;
+  latencies: Record<string, number[]>;
+};
 
 /**
  * Starts `processes` bench Runtimes (scripts/bench/worker.ts) and waits until all have loaded.
