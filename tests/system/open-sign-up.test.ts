@@ -43,7 +43,9 @@ describe("[SYSTEM] open sign-up in the browser", () => {
       await form.getByLabel(/^Password/).fill("a-long-enough-password");
       await form.getByRole("button", { name: "Create account" }).click();
       await page.waitForURL((url) => url.pathname === "/", { timeout: 120_000 });
-      await expect(page.getByTestId("first-run").count()).resolves.toBe(1);
+      // The learner page's guard sends anyone without a session to /sign-in; its header names the learner.
+      await expect(page.getByText("No Script", { exact: true }).count()).resolves.toBe(1);
+      expect(new URL(page.url()).pathname).toBe("/");
       const cookies = await context.cookies();
       expect(cookies.find((c) => c.name.endsWith("session_token"))?.httpOnly).toBe(true);
       expect(await getDb().user.findUniqueOrThrow({ where: { email } })).toMatchObject({
