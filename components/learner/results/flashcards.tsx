@@ -5,6 +5,7 @@ import { useTranslations } from "next-intl";
 import { useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Flashcards } from "@/server/jobs/schemas";
+import { useClickedTicks } from "./clicked-ticks";
 
 /** True at most once a minute per deck (called from a click, never while rendering). */
 function reviewDue(last: { current: number }): boolean {
@@ -22,6 +23,7 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
   const [flipped, setFlipped] = useState<Set<number>>(new Set());
   const marks = useQuery(trpc.flashcards.marks.queryOptions({ jobId }));
   const key = trpc.flashcards.marks.queryKey({ jobId });
+  const clicked = useClickedTicks();
   // Optimistic: the tick shows at once; the server's answer (or a failure) settles it.
   const setMark = useMutation(
     trpc.flashcards.setMark.mutationOptions({
@@ -41,13 +43,19 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
       },
       onError: (_e, _v, ctx) => queryClient.setQueryData(key, ctx?.before),
       onSuccess: (data) => queryClient.setQueryData(key, data),
+      // Every save, not only the last one's: a held click never outlives its own answer.
+      onSettled: (_data, _error, { cardIndex }) => clicked.release(cardIndex),
     }),
   );
   // Reviewing the deck is study time: a flip tells the server at most once a minute (it opens or
   // stretches the deck's study session, which the next analysis reads).
   const review = useMutation(trpc.flashcards.review.mutationOptions());
   const lastReview = useRef(0);
-  const known = new Set(marks.data?.known ?? []);
+  const known = clicked.apply(marks.data?.known ?? []);
+  const mark = (cardIndex: number, on: boolean) => {
+    clicked.hold(cardIndex, on);
+    setMark.mutate({ jobId, cardIndex, known: on });
+  };
   const toggle = (i: number) => {
     if (reviewDue(lastReview)) review.mutate({ jobId });
     setFlipped((f) => (f.has(i) ? new Set([...f].filter((x) => x !== i)) : new Set([...f, i])));
@@ -91,7 +99,7 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
                     type="checkbox"
                     checked={isKnown}
                     disabled={marks.isLoading}
-                    onChange={(e) => setMark.mutate({ jobId, cardIndex: i, known: e.target.checked })}
+                    onChange={(e) => mark(i, e.target.checked)}
                     className="accent-emerald-600"
                   />
                   {t("iKnow")}

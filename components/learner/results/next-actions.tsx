@@ -1,11 +1,11 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc/client";
 import type { NextActions } from "@/server/jobs/schemas";
 import { appCodeOf, explainError } from "../labels";
+import { useClickedTicks } from "./clicked-ticks";
 
 /**
  * The plan as a checklist with time estimates. Ticks are saved on the server (per step, by its
@@ -18,6 +18,7 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
   const queryClient = useQueryClient();
   const ticksKey = trpc.progress.ticks.queryKey({ jobId });
   const ticks = useQuery(trpc.progress.ticks.queryOptions({ jobId }));
+  const clicked = useClickedTicks();
   const setTick = useMutation(
     trpc.progress.setTick.mutationOptions({
       // Optimistic: the box follows the click at once; the server's answer then settles it.
@@ -32,28 +33,14 @@ export function NextActionsResult({ jobId, output }: { jobId: string; output: Ne
       },
       onError: (_e, _v, ctx) => ctx?.before && queryClient.setQueryData(ticksKey, ctx.before),
       onSuccess: (data) => queryClient.setQueryData(ticksKey, data),
+      // Every save, not only the last one's: a held click never outlives its own answer.
+      onSettled: (_data, _error, { actionIndex }) => clicked.release(actionIndex),
     }),
   );
-  // The click's own value until the server has answered: a controlled checkbox would otherwise
-  // snap back for the moment before the (asynchronous) optimistic cache update lands.
-  const [clicked, setClicked] = useState<Record<number, boolean>>({});
-  const done = new Set(ticks.data?.done ?? []);
-  for (const [index, on] of Object.entries(clicked)) {
-    if (on) done.add(Number(index));
-    else done.delete(Number(index));
-  }
+  const done = clicked.apply(ticks.data?.done ?? []);
   const tick = (actionIndex: number, on: boolean) => {
-    setClicked((c) => ({ ...c, [actionIndex]: on }));
-    setTick.mutate(
-      { jobId, actionIndex, done: on },
-      {
-        onSettled: () =>
-          setClicked((c) => {
-            const { [actionIndex]: _settled, ...rest } = c;
-            return rest;
-          }),
-      },
-    );
+    clicked.hold(actionIndex, on);
+    setTick.mutate({ jobId, actionIndex, done: on });
   };
   // Shown by priority, ticked by the index each step has in the stored plan.
   const actions = output.actions
