@@ -6,6 +6,7 @@ import { useTRPC } from "@/components/trpc/client";
 import type { BulkScope } from "@/server/admin/filter-schema";
 import { BulkProgress } from "./bulk-progress";
 import { buttonClass, ErrorBox, Loading, StatusBadge } from "./ui";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 export type BulkRequest = { action: "rerun" | "cancel"; scope: BulkScope; label: string };
 
@@ -26,7 +27,7 @@ export function BulkDialog({ request, onClose }: { request: BulkRequest; onClose
   });
   const run = useMutation(
     trpc.admin.actions.bulkRun.mutationOptions({
-      onSuccess: () => void queryClient.invalidateQueries(trpc.admin.pathFilter()),
+      onSuccess: () => void refreshAfterWrite(queryClient, trpc.admin.pathFilter()),
       onError: () => void preview.refetch(),
     }),
   );

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { CANCELLABLE_STATUSES, RERUNNABLE_STATUSES } from "@/server/jobs/constants";
 import { buttonClass, ErrorBox, inputClass } from "./ui";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 type Job = { id: string; status: string; priority: number; cancelRequested: boolean };
 
@@ -14,7 +15,7 @@ export function JobActions({ job }: { job: Job }) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const refresh = () => void queryClient.invalidateQueries(trpc.admin.pathFilter());
+  const refresh = () => void refreshAfterWrite(queryClient, trpc.admin.pathFilter());
   const rerun = useMutation(
     trpc.admin.jobs.rerun.mutationOptions({ onSuccess: (r) => (refresh(), router.push(`/admin/jobs/${r.job.id}`)) }),
   );

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { buttonClass, inputClass } from "./ui";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 /**
  * A learner's data rights from the console: download their data (GET
@@ -17,7 +18,7 @@ export function LearnerDataActions({ user }: { user: { id: string; email: string
   const [typed, setTyped] = useState("");
   const erase = useMutation(
     trpc.admin.learnerData.erase.mutationOptions({
-      onSuccess: () => void queryClient.invalidateQueries(),
+      onSuccess: () => void refreshAfterWrite(queryClient),
     }),
   );
   if (erase.data)

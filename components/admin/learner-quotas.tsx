@@ -6,6 +6,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { buttonClass, ErrorBox, inputClass, Loading, Panel } from "./ui";
 import { Time } from "../time";
 import { LearnerDataActions } from "./learner-data";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 type Row = {
   metric: string;
@@ -82,7 +83,7 @@ function QuotaRow({ userId, row }: { userId: string; row: Row }) {
   const [value, setValue] = useState(String(row.allowed));
   const set = useMutation(
     trpc.admin.quotas.setLimit.mutationOptions({
-      onSuccess: () => void queryClient.invalidateQueries(trpc.admin.quotas.get.pathFilter()),
+      onSuccess: () => void refreshAfterWrite(queryClient, trpc.admin.quotas.get.pathFilter()),
     }),
   );
   const label =

@@ -6,6 +6,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { Time } from "@/components/time";
 import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } from "./ui";
 import { ConfirmRevoke } from "./revoke";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 const PAGE_SIZE = 25;
 const STATE_LABEL = {
@@ -60,7 +61,7 @@ export function Learners() {
     ...trpc.admin.learners.list.queryOptions({ search: search || undefined, page, pageSize: PAGE_SIZE }),
     placeholderData: keepPreviousData,
   });
-  const refresh = () => void queryClient.invalidateQueries(trpc.admin.learners.list.pathFilter());
+  const refresh = () => void refreshAfterWrite(queryClient, trpc.admin.learners.list.pathFilter());
   const invite = useMutation(
     trpc.admin.learners.invite.mutationOptions({ onSuccess: () => (setEmail(""), refresh()) }),
   );

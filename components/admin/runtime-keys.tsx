@@ -7,6 +7,7 @@ import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } f
 import { Time } from "@/components/time";
 import { JOB_TYPES, type JobTypeName } from "@/server/job-types";
 import { ConfirmRevoke, KeyState } from "./revoke";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 type JobType = JobTypeName;
 type Scope = { jobTypes: JobType[]; mayReceiveLearnerKeys: boolean };
@@ -60,7 +61,7 @@ export function RuntimeKeys() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const keys = useQuery(trpc.admin.runtimeKeys.list.queryOptions());
-  const refresh = () => void queryClient.invalidateQueries(trpc.admin.runtimeKeys.list.pathFilter());
+  const refresh = () => void refreshAfterWrite(queryClient, trpc.admin.runtimeKeys.list.pathFilter());
   const create = useMutation(
     trpc.admin.runtimeKeys.create.mutationOptions({
       onSuccess: () => (setName(""), setNewScope(NEW_SCOPE), refresh()),

@@ -7,13 +7,14 @@ import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } f
 import { Time } from "@/components/time";
 import { ConfirmRevoke, KeyState } from "./revoke";
 import { DEFAULT_SCOPES, SCOPES, type Scope } from "@/server/platform/scopes";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 /** Service keys of the platform API (/api/v1): create with scopes (the key is shown once), list, revoke (two-step). */
 export function ServiceKeys() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const keys = useQuery(trpc.admin.serviceKeys.list.queryOptions());
-  const refresh = () => void queryClient.invalidateQueries(trpc.admin.serviceKeys.list.pathFilter());
+  const refresh = () => void refreshAfterWrite(queryClient, trpc.admin.serviceKeys.list.pathFilter());
   const create = useMutation(
     trpc.admin.serviceKeys.create.mutationOptions({ onSuccess: () => (setName(""), refresh()) }),
   );

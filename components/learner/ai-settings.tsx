@@ -5,6 +5,7 @@ import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { appCodeOf, explainError } from "./labels";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 /** AI consent (SPEC §7) and which DeepSeek key pays for the analyses. */
 export function AiSettings() {
@@ -19,9 +20,9 @@ export function AiSettings() {
   const [keyText, setKeyText] = useState("");
   const refresh = () =>
     Promise.all([
-      queryClient.invalidateQueries(trpc.consent.pathFilter()),
-      queryClient.invalidateQueries(trpc.credentials.pathFilter()),
-      queryClient.invalidateQueries(trpc.jobs.pathFilter()),
+      refreshAfterWrite(queryClient, trpc.consent.pathFilter()),
+      refreshAfterWrite(queryClient, trpc.credentials.pathFilter()),
+      refreshAfterWrite(queryClient, trpc.jobs.pathFilter()),
     ]);
   const onError = (e: { message: string }) => setNotice(explainError(tErrors, appCodeOf(e), e.message));
 

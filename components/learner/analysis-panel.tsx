@@ -9,6 +9,7 @@ import { JobProgress } from "./progress-bar";
 import { TypeIcon } from "./type-icon";
 import { QuotaLine, useQuotaSentence } from "./quota";
 import { defaultParams, paramsFormOf } from "./results";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 type Props = { target: Target; targetLabel: string; jobs: Job[]; consent: boolean; onOpen: (jobId: string) => void };
 
@@ -59,8 +60,8 @@ export function AnalysisPanel({ target, targetLabel, jobs, consent, onOpen }: Pr
             total: page.total + fresh.length,
           };
         });
-        void queryClient.invalidateQueries(trpc.jobs.list.pathFilter());
-        void queryClient.invalidateQueries(trpc.quota.get.pathFilter());
+        void refreshAfterWrite(queryClient, trpc.jobs.list.pathFilter());
+        void refreshAfterWrite(queryClient, trpc.quota.get.pathFilter());
       },
       onError: (e) =>
         setNotice({

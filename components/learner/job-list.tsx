@@ -9,6 +9,7 @@ import { JobProgress } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { TypeIcon } from "./type-icon";
 import { Time } from "@/components/time";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 type Props = {
   jobs: Job[] | undefined;
@@ -72,7 +73,7 @@ function JobRow({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const cancel = useMutation(
-    trpc.jobs.cancel.mutationOptions({ onSettled: () => queryClient.invalidateQueries(trpc.jobs.pathFilter()) }),
+    trpc.jobs.cancel.mutationOptions({ onSettled: () => refreshAfterWrite(queryClient, trpc.jobs.pathFilter()) }),
   );
   const info = { title: tTypes(`${job.jobType}.title`) };
   const cancellable = isInFlight(job.status) && !job.cancelRequested;

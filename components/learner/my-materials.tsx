@@ -7,6 +7,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { MaterialForm, type MaterialDraft } from "./material-form";
 import { SuggestPoints } from "./suggest-points";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 /** Every learner-facing sentence of this component, from the catalogues (messages/*.json, "materials"). */
 function useText() {
@@ -49,8 +50,8 @@ function useRefreshMaterials() {
   const queryClient = useQueryClient();
   return () =>
     Promise.all([
-      queryClient.invalidateQueries(trpc.materials.pathFilter()),
-      queryClient.invalidateQueries(trpc.targets.list.pathFilter()),
+      refreshAfterWrite(queryClient, trpc.materials.pathFilter()),
+      refreshAfterWrite(queryClient, trpc.targets.list.pathFilter()),
     ]);
 }
 

@@ -7,6 +7,7 @@ import { isTerminal } from "@/server/jobs/constants";
 import { appCodeOf, explainError } from "./labels";
 import { JobProgress } from "./progress-bar";
 import { KnowledgePointProposals } from "./results/knowledge-points";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 const TYPE = "knowledge_point_extraction" as const;
 
@@ -27,7 +28,7 @@ export function SuggestPoints({ materialId, materialTitle }: { materialId: strin
   });
   const start = useMutation(
     trpc.analyses.trigger.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries(trpc.materials.latestSuggestion.queryFilter({ materialId })),
+      onSuccess: () => refreshAfterWrite(queryClient, trpc.materials.latestSuggestion.queryFilter({ materialId })),
     }),
   );
   const job = latest.data;

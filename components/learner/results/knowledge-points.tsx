@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 /**
  * A finished knowledge_point_extraction job's proposals, to review: each with its summary, key
@@ -21,8 +22,8 @@ export function KnowledgePointProposals({ jobId }: { jobId: string }) {
       onSuccess: async () => {
         setTicked([]);
         await Promise.all([
-          queryClient.invalidateQueries(trpc.materials.pathFilter()),
-          queryClient.invalidateQueries(trpc.targets.list.pathFilter()),
+          refreshAfterWrite(queryClient, trpc.materials.pathFilter()),
+          refreshAfterWrite(queryClient, trpc.targets.list.pathFilter()),
         ]);
       },
     }),

@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc/client";
 import type { Quiz } from "@/server/jobs/schemas";
 import { appCodeOf, explainError } from "../labels";
 import { Time } from "@/components/time";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 
 /** The generated quiz, playable: answers are graded on the server and saved as quiz attempts. */
 export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
@@ -18,7 +19,7 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
   const plays = useQuery(trpc.quiz.plays.queryOptions({ jobId }));
   const submit = useMutation(
     trpc.quiz.submit.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries(trpc.quiz.plays.queryFilter({ jobId })),
+      onSuccess: () => refreshAfterWrite(queryClient, trpc.quiz.plays.queryFilter({ jobId })),
     }),
   );
   const graded = submit.data;
