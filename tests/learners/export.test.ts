@@ -1,4 +1,3 @@
-import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { GET as accountExport } from "@/app/api/account/export/route";
@@ -8,16 +7,7 @@ import { getSession } from "@/server/auth/session";
 import { APP_URL, callerAs, setPassword, signedInCookie } from "../helpers/auth";
 import { createLearner, uid } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
-
-async function codeOf(promise: Promise<unknown>) {
-  try {
-    await promise;
-    return "ok";
-  } catch (e) {
-    if (e instanceof TRPCError) return e.code;
-    throw e;
-  }
-}
+import { codeOf } from "../helpers/trpc-code";
 
 async function signedIn(role: "learner" | "admin" = "learner") {
   const learner = await createLearner({ role });

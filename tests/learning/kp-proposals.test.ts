@@ -1,4 +1,3 @@
-import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { createJob } from "@/server/jobs/create";
@@ -6,19 +5,10 @@ import { triggerAnalyses } from "@/server/learning/trigger";
 import { callerAs } from "../helpers/auth";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
+import { codeOf } from "../helpers/trpc-code";
 
 const TYPE = "knowledge_point_extraction";
 const as = (l: Learner) => callerAs({ ...l.user, role: "learner" });
-
-async function codeOf(promise: Promise<unknown>) {
-  try {
-    await promise;
-    return "ok";
-  } catch (e) {
-    if (e instanceof TRPCError) return e.code;
-    throw e;
-  }
-}
 
 const titlesOf = async (materialId: string) =>
   (

@@ -1,22 +1,12 @@
-import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { getOwnSnapshot } from "@/server/jobs/queries";
 import { callerAs } from "../helpers/auth";
 import { createLearner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
+import { codeOf } from "../helpers/trpc-code";
 
 /** The procedures behind the learner page, through createCaller with real sessions and a real database. */
-async function codeOf(promise: Promise<unknown>) {
-  try {
-    await promise;
-    return "ok";
-  } catch (e) {
-    if (e instanceof TRPCError) return e.code;
-    throw e;
-  }
-}
-
 const quizOutput = (kp: string) => ({
   questions: [
     {

@@ -7,16 +7,7 @@ import { APP_URL, callerAs, setPassword, signedInCookie } from "../helpers/auth"
 import { createLearner, uid } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
 import { trpcHttp } from "../helpers/trpc-route";
-
-async function codeOf(promise: Promise<unknown>) {
-  try {
-    await promise;
-    return "ok";
-  } catch (e) {
-    if (e instanceof TRPCError) return e.code;
-    throw e;
-  }
-}
+import { codeOf } from "../helpers/trpc-code";
 
 /** A learner with nothing at all: no materials, no knowledge points, no history. */
 async function newLearner() {
