@@ -11,9 +11,9 @@ import { JobList, LIVE_PAGE_SIZE } from "./job-list";
 import { MasteryChart } from "./mastery-chart";
 import { FirstRun } from "./first-run";
 import { MyMaterials } from "./my-materials";
-import { isInFlight, targetTitle, type Target } from "./labels";
+import { targetTitle, type Target } from "./labels";
 import { TargetPicker } from "./target-picker";
-import { useJobFeed } from "./use-job-feed";
+import { listRefetchMs, useJobFeed } from "./use-job-feed";
 
 /** The learner page: pick a target, start analyses, watch them live, use the results. */
 export function LearnerPage({ userId, initialJobId }: { userId: string; initialJobId: string | null }) {
@@ -30,8 +30,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
   const consent = useQuery(trpc.consent.get.queryOptions());
   const jobs = useQuery({
     ...trpc.jobs.list.queryOptions({ pageSize: LIVE_PAGE_SIZE }),
-    // Polling is the fallback for when the event stream is not open.
-    refetchInterval: (q) => (live ? false : q.state.data?.items.some((j) => isInFlight(j.status)) ? 2000 : 10_000),
+    refetchInterval: (q) => listRefetchMs(live, q.state.data?.items),
   });
 
   // A learner with nothing yet (no material, no topic, no job) sees what to do first, not empty panels.
