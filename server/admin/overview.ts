@@ -7,7 +7,7 @@ import { addInto, quantile, type Histogram } from "../observability/histogram";
 export const WINDOWS = {
   "1h": { ms: 3_600_000, bucketMinutes: 1, width: 1 },
   "24h": { ms: 86_400_000, bucketMinutes: 30, width: 30 },
-  "7d": { ms: 7 * 86_400_000, bucketMinutes: 360, width: 30 },
+  "7d": { ms: 7 * 86_400_000, bucketMinutes: 360, width: 360 },
 } as const;
 export type OverviewWindow = keyof typeof WINDOWS;
 

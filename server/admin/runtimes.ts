@@ -1,7 +1,9 @@
 import { getDb } from "../db";
 import { now } from "../clock";
-import { FAILED_ATTEMPT_STATUSES, HELD_STATUSES } from "../jobs/constants";
+import { Prisma } from "../generated/prisma/client";
+import { HELD_STATUSES } from "../jobs/constants";
 import { statusList } from "../jobs/status-sql";
+import { RUNTIME_FAILED, RUNTIME_SUCCEEDED } from "../observability/rollup-sql";
 
 /** Success and failure counts look back this far. */
 export const RUNTIME_RECENT_HOURS = 24;
@@ -9,7 +11,7 @@ export const RUNTIME_RECENT_HOURS = 24;
 /**
  * Runtime instances with what they hold now (HELD_STATUSES: an `expired` row's lease is lost, so it
  * is in no Runtime's hands; the held-lease partial index still serves the query) and what they
- * finished recently (JobEvent by actor, index on actorId + createdAt).
+ * finished recently (recentByRuntime).
  */
 export async function listRuntimes() {
   const db = getDb();
@@ -19,12 +21,7 @@ export async function listRuntimes() {
     db.$queryRaw<{ id: string; n: number; jobIds: string[] }[]>`
       SELECT "lockedBy" AS id, count(*)::int AS n, (array_agg(id ORDER BY "lockedAt"))[1:10] AS "jobIds"
       FROM "AiRuntimeJob" WHERE status IN (${statusList(HELD_STATUSES)}) AND "lockedBy" IS NOT NULL GROUP BY 1`,
-    db.$queryRaw<{ id: string; succeeded: number; failed: number }[]>`
-      SELECT "actorId" AS id,
-        count(*) FILTER (WHERE "toStatus" = 'succeeded')::int AS succeeded,
-        count(*) FILTER (WHERE "errorCode" IS NOT NULL AND "errorCode" <> 'CANCELLED'
-          AND "toStatus" IN (${statusList(FAILED_ATTEMPT_STATUSES)}))::int AS failed
-      FROM "JobEvent" WHERE "actorType" = 'runtime' AND "createdAt" >= ${since}::timestamp(3) GROUP BY 1`,
+    recentByRuntime(since),
   ]);
   const h = new Map(held.map((r) => [r.id, r]));
   const rc = new Map(recent.map((r) => [r.id, r]));
@@ -39,4 +36,28 @@ export async function listRuntimes() {
     recentSucceeded: rc.get(i.id)?.succeeded ?? 0,
     recentFailed: rc.get(i.id)?.failed ?? 0,
   }));
+}
+
+/**
+ * Per Runtime instance, the attempts it ended succeeded or failed since `since`, exactly, without
+ * reading a day of events: the whole hours from the hourly rollups (events up to the watermark),
+ * the part hour at `since` from the events up to the watermark (createdAt index), and the events
+ * past the watermark (primary-key range). The three parts are disjoint and together every event.
+ */
+export async function recentByRuntime(since: Date) {
+  const hour = 3_600_000;
+  const whole = new Date(Math.ceil(since.getTime() / hour) * hour);
+  const counts = Prisma.sql`count(*) FILTER (WHERE ${RUNTIME_SUCCEEDED}) AS s, count(*) FILTER (WHERE ${RUNTIME_FAILED}) AS f`;
+  return getDb().$queryRaw<{ id: string; succeeded: number; failed: number }[]>`
+    WITH st AS (SELECT coalesce((SELECT "eventId" FROM "ConsoleRollupState" WHERE id = 1), 0) AS w)
+    SELECT id, sum(s)::int AS succeeded, sum(f)::int AS failed FROM (
+      SELECT "actorId" AS id, succeeded AS s, failed AS f FROM "RuntimeHourRollup" WHERE start >= ${whole}::timestamp(3)
+      UNION ALL
+      SELECT "actorId", ${counts} FROM "JobEvent"
+      WHERE "actorType" = 'runtime' AND "createdAt" >= ${since}::timestamp(3) AND "createdAt" < ${whole}::timestamp(3)
+        AND id <= (SELECT w FROM st) GROUP BY 1
+      UNION ALL
+      SELECT "actorId", ${counts} FROM "JobEvent"
+      WHERE id > (SELECT w FROM st) AND "actorType" = 'runtime' AND "createdAt" >= ${since}::timestamp(3) GROUP BY 1
+    ) x WHERE id IS NOT NULL GROUP BY 1`;
 }

@@ -1,5 +1,5 @@
 import { Prisma } from "../generated/prisma/client";
-import { OUTCOME_STATUSES } from "../jobs/constants";
+import { FAILED_ATTEMPT_STATUSES, OUTCOME_STATUSES } from "../jobs/constants";
 import { statusList } from "../jobs/status-sql";
 import { histBucketSql } from "./histogram";
 
@@ -12,7 +12,8 @@ import { histBucketSql } from "./histogram";
 /** `ev`: the events with lo < id (≤ hi), with the job fields the rollups need. */
 export function eventsCte(lo: Prisma.Sql, hi?: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`ev AS (
-    SELECT e."fromStatus", e."toStatus", e."attemptNo", e."createdAt" AS at, j."jobType", j."lockedAt", j."createdAt" AS created
+    SELECT e."fromStatus", e."toStatus", e."attemptNo", e."createdAt" AS at, e."actorType", e."actorId", e."errorCode",
+      j."jobType", j."lockedAt", j."createdAt" AS created
     FROM "JobEvent" e JOIN "AiRuntimeJob" j ON j.id = e."jobId"
     WHERE e.id > ${lo} ${hi ? Prisma.sql`AND e.id <= ${hi}` : Prisma.empty})`;
 }
@@ -41,5 +42,16 @@ export const TIMES_CTE = Prisma.sql`times AS (
 /** Time buckets start on multiples of their width from this origin (a UTC midnight). */
 export const ORIGIN = Prisma.sql`timestamp '2000-01-01'`;
 
-/** Widths kept in JobTimeRollup: minutes for the last hour, half hours for a day or a week. */
-export const WIDTHS = [1, 30] as const;
+/**
+ * Widths kept in JobTimeRollup: minutes for the last hour, half hours for a day, six hours for a
+ * week (the 7d overview reads 28 buckets' rows, not 336 half hours': issue 26, item 3).
+ */
+export const WIDTHS = [1, 30, 360] as const;
+
+/**
+ * What the Runtimes page counts per instance, for an event row (of JobEvent or of `ev`): an
+ * attempt the Runtime ended succeeded, or in a failure that was not a cancel.
+ */
+export const RUNTIME_SUCCEEDED = Prisma.sql`("toStatus" = 'succeeded')`;
+export const RUNTIME_FAILED = Prisma.sql`("errorCode" IS NOT NULL AND "errorCode" <> 'CANCELLED'
+  AND "toStatus" IN (${statusList(FAILED_ATTEMPT_STATUSES)}))`;

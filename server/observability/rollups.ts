@@ -1,7 +1,7 @@
 import { Prisma } from "../generated/prisma/client";
 import { getDb, type DbOrTx } from "../db";
 import { rollupConfig } from "../config";
-import { DELTA_CTE, ORIGIN, TIMES_CTE, WIDTHS, eventsCte } from "./rollup-sql";
+import { DELTA_CTE, ORIGIN, RUNTIME_FAILED, RUNTIME_SUCCEEDED, TIMES_CTE, WIDTHS, eventsCte } from "./rollup-sql";
 
 /**
  * Console rollups, folded from the JobEvent stream behind a watermark, so the console and
@@ -79,7 +79,7 @@ export async function advanceRollups(opts: { recount?: boolean } = {}): Promise<
   }
 }
 
-/** Adds events (lo, hi] to the counters and the time rollups of every width. */
+/** Adds events (lo, hi] to the counters, the time rollups of every width and the Runtimes' hours. */
 async function fold(tx: DbOrTx, lo: bigint, hi: bigint): Promise<number> {
   const widths = Prisma.join(WIDTHS.map((w) => Prisma.sql`(${Prisma.raw(String(w))})`));
   const [row] = await tx.$queryRaw<{ events: number }[]>`
@@ -92,6 +92,13 @@ async function fold(tx: DbOrTx, lo: bigint, hi: bigint): Promise<number> {
       SELECT w.width, date_bin(make_interval(mins => w.width), at, ${ORIGIN}), kind, idx, count(*) FROM times, (VALUES ${widths}) w(width)
       GROUP BY 1, 2, 3, 4
       ON CONFLICT (width, start, kind, idx) DO UPDATE SET n = "JobTimeRollup".n + EXCLUDED.n RETURNING 1
+    ), r AS (
+      INSERT INTO "RuntimeHourRollup" ("actorId", start, succeeded, failed)
+      SELECT "actorId", date_trunc('hour', at), count(*) FILTER (WHERE ${RUNTIME_SUCCEEDED}), count(*) FILTER (WHERE ${RUNTIME_FAILED})
+      FROM ev WHERE "actorType" = 'runtime' AND "actorId" IS NOT NULL GROUP BY 1, 2
+      HAVING count(*) FILTER (WHERE ${RUNTIME_SUCCEEDED} OR ${RUNTIME_FAILED}) > 0
+      ON CONFLICT ("actorId", start) DO UPDATE SET succeeded = "RuntimeHourRollup".succeeded + EXCLUDED.succeeded,
+        failed = "RuntimeHourRollup".failed + EXCLUDED.failed RETURNING 1
     )
     SELECT (SELECT count(*) FROM ev)::int AS events`;
   return row?.events ?? 0;
@@ -114,7 +121,8 @@ async function recount(tx: DbOrTx, w: bigint) {
     ON CONFLICT (status, "jobType") DO UPDATE SET n = EXCLUDED.n`;
   await tx.$executeRaw`UPDATE "ConsoleRollupState" SET "countedAt" = now() WHERE id = 1`;
   await tx.$executeRaw`
-    DELETE FROM "JobTimeRollup" WHERE (width = 1 AND start < now() - interval '2 days') OR (width = 30 AND start < now() - interval '9 days')`;
+    DELETE FROM "JobTimeRollup" WHERE (width = 1 AND start < now() - interval '2 days') OR (width IN (30, 360) AND start < now() - interval '9 days')`;
+  await tx.$executeRaw`DELETE FROM "RuntimeHourRollup" WHERE start < now() - interval '2 days'`;
 }
 
 /**

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
@@ -142,6 +144,31 @@ describe("rollups", () => {
     const [rolled] = await db().$queryRaw<{ s: number; waits: number }[]>`
       SELECT coalesce(sum(n) FILTER (WHERE kind = 'succeeded'), 0)::int AS s, coalesce(sum(n) FILTER (WHERE kind = 'wait'), 0)::int AS waits FROM "JobTimeRollup" WHERE width = 1`;
     expect(rolled).toEqual(raw);
+  });
+
+  it("every width holds the same facts: six-hour rows are the half-hour and minute rows regrouped, and the migration's backfill rebuilds them exactly", async () => {
+    await someWork(6);
+    await settle();
+    const regrouped = (width: number) => db().$queryRaw<{ b: Date; kind: string; idx: number; n: number }[]>`
+      SELECT date_bin(interval '360 minutes', start, timestamp '2000-01-01') AS b, kind, idx, sum(n)::int AS n
+      FROM "JobTimeRollup" WHERE width = ${width} AND start >= now() - interval '1 day' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`;
+    const six = await regrouped(360);
+    expect(six.length).toBeGreaterThan(0);
+    expect(six).toEqual(await regrouped(30));
+    expect(six).toEqual(await regrouped(1));
+    // The 7d overview reads the six-hour rows: its buckets equal the events counted per six hours.
+    const o = await getOverview("7d");
+    const [raw] = await db().$queryRaw<{ s: number }[]>`SELECT count(*)::int AS s FROM "JobEvent" WHERE "toStatus" = 'succeeded'`;
+    expect(o.buckets.reduce((a, b) => a + b.succeeded, 0)).toBe(raw!.s);
+    // An install upgraded to six-hour rows has only half-hour ones: the migration sums them.
+    const sql = fs.readFileSync(
+      path.join(process.cwd(), "prisma/migrations/20261202011500_six_hour_rollups/migration.sql"),
+      "utf8",
+    );
+    await db().$executeRaw`DELETE FROM "JobTimeRollup" WHERE width = 360`;
+    await db().$executeRawUnsafe(sql);
+    expect(await regrouped(360)).toEqual(six);
+    expect((await getOverview("7d")).totals).toEqual(o.totals);
   });
 
   it("a recount repairs counters after jobs are deleted with their events (retention) or written without any", async () => {
