@@ -3,7 +3,7 @@ import { now } from "../clock";
 import { Prisma } from "../generated/prisma/client";
 import { HELD_STATUSES } from "../jobs/constants";
 import { statusList } from "../jobs/status-sql";
-import { RUNTIME_FAILED, RUNTIME_SUCCEEDED } from "../observability/rollup-sql";
+import { LAST_EVENT, RUNTIME_FAILED, RUNTIME_SUCCEEDED } from "../observability/rollup-sql";
 
 /** Success and failure counts look back this far. */
 export const RUNTIME_RECENT_HOURS = 24;
@@ -42,14 +42,23 @@ export async function listRuntimes() {
  * Per Runtime instance, the attempts it ended succeeded or failed since `since`, exactly, without
  * reading a day of events: the whole hours from the hourly rollups (events up to the watermark),
  * the part hour at `since` from the events up to the watermark (createdAt index), and the events
- * past the watermark (primary-key range). The three parts are disjoint and together every event.
+ * past the watermark (primary-key range; materialized, or the planner, not knowing the watermark,
+ * walked a day of the createdAt index instead). The three parts are disjoint and together every event.
  */
 export async function recentByRuntime(since: Date) {
+  return getDb().$queryRaw<{ id: string; succeeded: number; failed: number }[]>(recentSql(since));
+}
+
+/** recentByRuntime's statement. */
+export function recentSql(since: Date) {
   const hour = 3_600_000;
   const whole = new Date(Math.ceil(since.getTime() / hour) * hour);
   const counts = Prisma.sql`count(*) FILTER (WHERE ${RUNTIME_SUCCEEDED}) AS s, count(*) FILTER (WHERE ${RUNTIME_FAILED}) AS f`;
-  return getDb().$queryRaw<{ id: string; succeeded: number; failed: number }[]>`
-    WITH st AS (SELECT coalesce((SELECT "eventId" FROM "ConsoleRollupState" WHERE id = 1), 0) AS w)
+  return Prisma.sql`
+    WITH st AS (SELECT coalesce((SELECT "eventId" FROM "ConsoleRollupState" WHERE id = 1), 0) AS w),
+    past AS MATERIALIZED (
+      SELECT "actorId", "actorType", "toStatus", "errorCode", "createdAt" FROM "JobEvent"
+      WHERE id > (SELECT w FROM st) AND id <= ${LAST_EVENT})
     SELECT id, sum(s)::int AS succeeded, sum(f)::int AS failed FROM (
       SELECT "actorId" AS id, succeeded AS s, failed AS f FROM "RuntimeHourRollup" WHERE start >= ${whole}::timestamp(3)
       UNION ALL
@@ -57,7 +66,6 @@ export async function recentByRuntime(since: Date) {
       WHERE "actorType" = 'runtime' AND "createdAt" >= ${since}::timestamp(3) AND "createdAt" < ${whole}::timestamp(3)
         AND id <= (SELECT w FROM st) GROUP BY 1
       UNION ALL
-      SELECT "actorId", ${counts} FROM "JobEvent"
-      WHERE id > (SELECT w FROM st) AND "actorType" = 'runtime' AND "createdAt" >= ${since}::timestamp(3) GROUP BY 1
+      SELECT "actorId", ${counts} FROM past WHERE "actorType" = 'runtime' AND "createdAt" >= ${since}::timestamp(3) GROUP BY 1
     ) x WHERE id IS NOT NULL GROUP BY 1`;
 }

@@ -9,13 +9,32 @@ import { histBucketSql } from "./histogram";
  * so neither ever scans the JobEvent table.
  */
 
-/** `ev`: the events with lo < id (≤ hi), with the job fields the rollups need. */
+/**
+ * `ev`: the events with lo < id (≤ hi), with the job fields the rollups need.
+ *
+ * Open-ended (no `hi`: the events past the watermark, which reads add live) each event looks its
+ * job up by primary key (a LATERAL subquery the planner cannot flatten). The watermark is a
+ * subquery there, so the planner cannot tell those events are few; left to itself it guessed a
+ * third of the table and hashed every job to join them: a scan of the whole job table on every
+ * console read while jobs were moving (issue 26, item 3; the plan test holds it). The upper bound
+ * (the newest event, which bounds every event anyway) makes the range one the planner reads by
+ * primary key rather than guessing a third of the events. A fold's chunk
+ * (lo, hi] is bounded by values the planner sees, and joins as it judges best.
+ */
+/** The newest event's id (one step down the primary key): an upper bound the planner can use. */
+export const LAST_EVENT = Prisma.sql`(SELECT max(id) FROM "JobEvent")`;
+
 export function eventsCte(lo: Prisma.Sql, hi?: Prisma.Sql): Prisma.Sql {
+  const fields = Prisma.sql`e."fromStatus", e."toStatus", e."attemptNo", e."createdAt" AS at, e."actorType", e."actorId", e."errorCode",
+      j."jobType", j."lockedAt", j."createdAt" AS created`;
+  if (!hi)
+    return Prisma.sql`ev AS (
+    SELECT ${fields} FROM "JobEvent" e
+    CROSS JOIN LATERAL (SELECT "jobType", "lockedAt", "createdAt" FROM "AiRuntimeJob" WHERE id = e."jobId" OFFSET 0) j
+    WHERE e.id > ${lo} AND e.id <= ${LAST_EVENT})`;
   return Prisma.sql`ev AS (
-    SELECT e."fromStatus", e."toStatus", e."attemptNo", e."createdAt" AS at, e."actorType", e."actorId", e."errorCode",
-      j."jobType", j."lockedAt", j."createdAt" AS created
-    FROM "JobEvent" e JOIN "AiRuntimeJob" j ON j.id = e."jobId"
-    WHERE e.id > ${lo} ${hi ? Prisma.sql`AND e.id <= ${hi}` : Prisma.empty})`;
+    SELECT ${fields} FROM "JobEvent" e JOIN "AiRuntimeJob" j ON j.id = e."jobId"
+    WHERE e.id > ${lo} AND e.id <= ${hi})`;
 }
 
 /** `delta`: per (status, jobType), how many jobs the events in `ev` moved in (+) or out (−). */

@@ -130,7 +130,12 @@ async function recount(tx: DbOrTx, w: bigint) {
  * first recount (a fresh install whose rollup task has not run) it counts the table instead.
  */
 export async function jobCounts(db: DbOrTx = getDb()) {
-  const rows = await db.$queryRaw<{ status: string; jobType: string; n: number }[]>`
+  return db.$queryRaw<{ status: string; jobType: string; n: number }[]>(jobCountsSql());
+}
+
+/** jobCounts' statement. */
+export function jobCountsSql() {
+  return Prisma.sql`
     WITH st AS (SELECT "eventId" AS w FROM "ConsoleRollupState" WHERE id = 1 AND "countedAt" IS NOT NULL),
     ${eventsCte(Prisma.sql`(SELECT w FROM st)`)}, ${DELTA_CTE}
     SELECT status::text AS status, "jobType"::text AS "jobType", sum(n)::int AS n FROM (
@@ -138,7 +143,6 @@ export async function jobCounts(db: DbOrTx = getDb()) {
     ) x WHERE EXISTS (SELECT 1 FROM st) GROUP BY 1, 2 HAVING sum(n) <> 0
     UNION ALL
     SELECT status::text, "jobType"::text, count(*)::int FROM "AiRuntimeJob" WHERE NOT EXISTS (SELECT 1 FROM st) GROUP BY 1, 2`;
-  return rows;
 }
 
 export type TimeRow = { b: Date; kind: string; idx: number; n: number };
@@ -153,9 +157,14 @@ export async function timeSeries(
   from: Date,
   to: Date,
 ): Promise<TimeRow[]> {
+  return getDb().$queryRaw<TimeRow[]>(timeSeriesSql(width, bucketMinutes, from, to));
+}
+
+/** timeSeries' statement. */
+export function timeSeriesSql(width: (typeof WIDTHS)[number], bucketMinutes: number, from: Date, to: Date) {
   const widthSql = Prisma.raw(String(width));
   const bucket = Prisma.sql`make_interval(mins => ${Prisma.raw(String(bucketMinutes))})`;
-  return getDb().$queryRaw<TimeRow[]>`
+  return Prisma.sql`
     WITH st AS (SELECT coalesce((SELECT "eventId" FROM "ConsoleRollupState" WHERE id = 1), 0) AS w),
     ${eventsCte(Prisma.sql`(SELECT w FROM st)`)}, ${TIMES_CTE}
     SELECT date_bin(${bucket}, start, ${ORIGIN}) AS b, kind, idx, sum(n)::int AS n FROM (

@@ -157,9 +157,38 @@ export async function runningJob(learner: APIRequestContext, key: string, tag: s
   return whileHeld("learning_state_analysis", async () => {
     const rt = runtimeClient(learner, key);
     const jobId = await lockNew(learner, rt, "learning_state_analysis", {}, tag);
-    expect((await rt.heartbeat(jobId, 1)).status).toBe(200);
-    return { jobId, rt };
+    const lease = keepLease(rt, jobId);
+    expect((await lease.heartbeat()).status).toBe(200);
+    return { jobId, rt, lease };
   });
+}
+
+/**
+ * The test's Runtime holds its lease as a real Runtime does: leases are 10 s in the e2e server, so
+ * it heartbeats every 2 s, repeating the last stage it reported, until stop(); without this a
+ * page that took 10 s to load under load found the job's lease passed and the job ended by the
+ * sweep (seen once: "cancel a running job"). Heartbeats go out one after another, never crossing.
+ */
+export function keepLease(rt: ReturnType<typeof runtimeClient>, jobId: string, attemptNo = 1) {
+  let at = { stage: "model_inference", progress: 40 };
+  let chain: Promise<unknown> = Promise.resolve();
+  const send = (next: typeof at) => {
+    const sent = chain.then(() => rt.heartbeat(jobId, attemptNo, next));
+    chain = sent.catch(() => {});
+    return sent;
+  };
+  const timer = setInterval(() => void send(at), 2_000);
+  return {
+    /** A heartbeat now, in order after any in flight; `next` becomes the stage the keep-alive repeats. */
+    heartbeat: (next = at) => {
+      at = next;
+      return send(next);
+    },
+    stop: async () => {
+      clearInterval(timer);
+      await chain;
+    },
+  };
 }
 
 /** A screenshot of the state, and axe over it (every state worth a screenshot is checked for accessibility). */

@@ -122,9 +122,7 @@ test("[ADMIN] bulk re-runs the failed jobs of one type from a filter; the previe
 test("[ADMIN] cancels a running job; its Runtime learns it on the next heartbeat and the job ends cancelled", async ({
   page,
 }) => {
-  const { jobId, rt } = await runningJob(learner, key, tag());
-  // Leases are 10 s in the e2e server: keep this one alive while the admin works, as a Runtime would.
-  const keepAlive = setInterval(() => void rt.heartbeat(jobId, 1), 2_000);
+  const { jobId, rt, lease } = await runningJob(learner, key, tag());
   try {
     await signIn(page.request, ADMIN);
     await page.goto(`/admin/jobs/${jobId}`);
@@ -135,7 +133,7 @@ test("[ADMIN] cancels a running job; its Runtime learns it on the next heartbeat
     await page.getByRole("button", { name: "Confirm cancel" }).click();
     await expect(page.getByText("cancel requested")).toBeVisible();
   } finally {
-    clearInterval(keepAlive);
+    await lease.stop();
   }
   const beat = await rt.heartbeat(jobId, 1);
   expect(beat.body.cancelRequested).toBe(true);

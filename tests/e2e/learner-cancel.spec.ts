@@ -17,14 +17,17 @@ test("[LEARNER] cancel a running job: its Runtime learns it on the next heartbea
     )
   ).data.key;
   await signIn(page, ADA);
-  const { jobId, rt } = await runningJob(page.request, key, `learner-cancel-${Date.now()}`);
-
-  await page.goto("/");
+  const { jobId, rt, lease } = await runningJob(page.request, key, `learner-cancel-${Date.now()}`);
   const row = page.locator(`[data-testid=job-row][data-job-id="${jobId}"]`);
-  await expect(row).toHaveAttribute("data-status", "running");
-  await row.getByRole("button", { name: /^Cancel / }).click();
-  await expect(row.getByText("Stopping…")).toBeVisible();
-  await shot(page, "cancel-requested");
+  try {
+    await page.goto("/");
+    await expect(row).toHaveAttribute("data-status", "running");
+    await row.getByRole("button", { name: /^Cancel / }).click();
+    await expect(row.getByText("Stopping…")).toBeVisible();
+    await shot(page, "cancel-requested");
+  } finally {
+    await lease.stop();
+  }
 
   // The Runtime's next heartbeat says cancelRequested; it stops and acknowledges.
   const hb = await rt.heartbeat(jobId, 1);
