@@ -154,10 +154,15 @@ async function changedStatements(db: pg.Client): Promise<Record<string, { before
     for (const [name, before, after] of pairs) {
       const o = (out[name] ??= { before: [], after: [] });
       // Alternate which goes first, so neither always meets a warmer cache.
-      for (const [side, run] of (i % 2 ? [["after", after], ["before", before]] : [["before", before], ["after", after]]) as [
-        "before" | "after",
-        () => Promise<unknown>,
-      ][]) {
+      for (const [side, run] of (i % 2
+        ? [
+            ["after", after],
+            ["before", before],
+          ]
+        : [
+            ["before", before],
+            ["after", after],
+          ]) as ["before" | "after", () => Promise<unknown>][]) {
         const t = performance.now();
         await run();
         if (i >= 3) o[side].push(performance.now() - t);

@@ -59,7 +59,10 @@ try {
     const generic = await db.query(`EXPLAIN (GENERIC_PLAN) ${sql.text}`);
     console.log(`--- generic plan\n${generic.rows.map((r) => r["QUERY PLAN"]).join("\n")}`);
   }
-  if (past) await db.query(`DELETE FROM "JobEvent" WHERE "createdAt" >= now() - interval '1 hour' AND "actorId" = 'bench-rt-0' AND "fromStatus" = 'locked' AND "toStatus" = 'succeeded' AND id > (SELECT "eventId" FROM "ConsoleRollupState")`);
+  if (past)
+    await db.query(
+      `DELETE FROM "JobEvent" WHERE "createdAt" >= now() - interval '1 hour' AND "actorId" = 'bench-rt-0' AND "fromStatus" = 'locked' AND "toStatus" = 'succeeded' AND id > (SELECT "eventId" FROM "ConsoleRollupState")`,
+    );
 } finally {
   await db.end();
   await server.stop();

@@ -63,7 +63,15 @@ async function settle() {
 }
 
 // Ages: outside the window, the part hour at its start, whole hours inside, and now.
-const AGES = [30 * HOUR, RUNTIME_RECENT_HOURS * HOUR - 60_000, RUNTIME_RECENT_HOURS * HOUR - 1, 23 * HOUR, 5 * HOUR, HOUR, 0];
+const AGES = [
+  30 * HOUR,
+  RUNTIME_RECENT_HOURS * HOUR - 60_000,
+  RUNTIME_RECENT_HOURS * HOUR - 1,
+  23 * HOUR,
+  5 * HOUR,
+  HOUR,
+  0,
+];
 
 beforeAll(async () => {
   jobId = (await createTestJob(await createLearner())).id;

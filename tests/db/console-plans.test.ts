@@ -35,7 +35,11 @@ beforeAll(async () => {
   await db.$executeRawUnsafe(`
     INSERT INTO "ConsoleRollupState" (id, "eventId", "countedAt") SELECT 1, max(id), now() FROM "JobEvent"
     ON CONFLICT (id) DO UPDATE SET "eventId" = EXCLUDED."eventId", "countedAt" = EXCLUDED."countedAt"`);
-  await events(`id IN (SELECT id FROM "AiRuntimeJob" WHERE id LIKE 'done\\_%' ORDER BY id LIMIT ${MOVING})`, "now()", "rt-now");
+  await events(
+    `id IN (SELECT id FROM "AiRuntimeJob" WHERE id LIKE 'done\\_%' ORDER BY id LIMIT ${MOVING})`,
+    "now()",
+    "rt-now",
+  );
   await db.$executeRawUnsafe(`ANALYZE "AiRuntimeJob"`);
   await db.$executeRawUnsafe(`ANALYZE "JobEvent"`);
   client = new pg.Client({ connectionString: process.env.DATABASE_URL });

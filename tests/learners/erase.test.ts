@@ -207,7 +207,9 @@ describe("erasure", () => {
     // tables are filled by the rollup loop, which this file does not run.
     const empty = await emptyTables();
     expect(empty.sort()).toEqual(
-      ["ConsoleRollupState", "JobCountRollup", "JobTimeRollup", "RuntimeHourRollup", "RuntimeInstance"].filter((t) => empty.includes(t)),
+      ["ConsoleRollupState", "JobCountRollup", "JobTimeRollup", "RuntimeHourRollup", "RuntimeInstance"].filter((t) =>
+        empty.includes(t),
+      ),
     );
     expect((await rowsNaming(me)).hits.length).toBeGreaterThan(10);
     expect((await rowsNaming(email)).hits.length).toBeGreaterThan(1);

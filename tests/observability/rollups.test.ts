@@ -158,7 +158,9 @@ describe("rollups", () => {
     expect(six).toEqual(await regrouped(1));
     // The 7d overview reads the six-hour rows: its buckets equal the events counted per six hours.
     const o = await getOverview("7d");
-    const [raw] = await db().$queryRaw<{ s: number }[]>`SELECT count(*)::int AS s FROM "JobEvent" WHERE "toStatus" = 'succeeded'`;
+    const [raw] = await db().$queryRaw<
+      { s: number }[]
+    >`SELECT count(*)::int AS s FROM "JobEvent" WHERE "toStatus" = 'succeeded'`;
     expect(o.buckets.reduce((a, b) => a + b.succeeded, 0)).toBe(raw!.s);
     // An install upgraded to six-hour rows has only half-hour ones: the migration sums them.
     const sql = fs.readFileSync(
