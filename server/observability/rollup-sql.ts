@@ -9,21 +9,21 @@ import { histBucketSql } from "./histogram";
  * so neither ever scans the JobEvent table.
  */
 
-/**
- * `ev`: the events with lo < id (≤ hi), with the job fields the rollups need.
- *
- * Open-ended (no `hi`: the events past the watermark, which reads add live) each event looks its
- * job up by primary key (a LATERAL subquery the planner cannot flatten). The watermark is a
- * subquery there, so the planner cannot tell those events are few; left to itself it guessed a
- * third of the table and hashed every job to join them: a scan of the whole job table on every
- * console read while jobs were moving (issue 26, item 3; the plan test holds it). The upper bound
- * (the newest event, which bounds every event anyway) makes the range one the planner reads by
- * primary key rather than guessing a third of the events. A fold's chunk
- * (lo, hi] is bounded by values the planner sees, and joins as it judges best.
- */
 /** The newest event's id (one step down the primary key): an upper bound the planner can use. */
 export const LAST_EVENT = Prisma.sql`(SELECT max(id) FROM "JobEvent")`;
 
+/**
+ * `ev`: the events with lo < id (≤ hi), with the job fields the rollups need.
+ *
+ * Open-ended (no `hi`: the events past the watermark, which reads add live), each event looks its
+ * job up by primary key (a LATERAL subquery the planner cannot flatten). The watermark is a
+ * subquery there, so the planner cannot tell those events are few; left to itself it guessed a
+ * third of the table and hashed every job to join them: a scan of the whole job table on every
+ * console read while jobs were moving (issue 26, item 3; tests/db/console-plans.test.ts holds it).
+ * The upper bound (the newest event, which bounds every event anyway) makes the range one the
+ * planner reads by primary key. A fold's chunk (lo, hi] is bounded by values the planner sees, and
+ * joins as it judges best.
+ */
 export function eventsCte(lo: Prisma.Sql, hi?: Prisma.Sql): Prisma.Sql {
   const fields = Prisma.sql`e."fromStatus", e."toStatus", e."attemptNo", e."createdAt" AS at, e."actorType", e."actorId", e."errorCode",
       j."jobType", j."lockedAt", j."createdAt" AS created`;
