@@ -6,10 +6,12 @@ import { DATA_DIR } from "../lib/database-url";
 /**
  * EXPLAIN (ANALYZE, BUFFERS) of the console's heavier statements at a million jobs: the cost
  * panel's, the explorer's "failed, one type", the Runtimes page's last 24 h and the 7d overview's
- * time series (each also as its generic plan, which a prepared statement may switch to), plus any
- * EXPLAIN_SQL (";;"-separated). With EXPLAIN_GENERATE=1 an empty database is migrated and filled
- * as the console bench fills it (BENCH_CONSOLE_ROWS, default 1,000,000) and kept.
- * Usage: BENCH_DATABASE=<name> BENCH_PG_PORT=<port> [EXPLAIN_GENERATE=1] tsx scripts/bench/explain-console.ts
+ * time series, and the counts by status and type (each also as its generic plan, which a prepared
+ * statement may switch to), plus any EXPLAIN_SQL (";;"-separated). With EXPLAIN_GENERATE=1 an
+ * empty database is migrated and filled as the console bench fills it (BENCH_CONSOLE_ROWS, default
+ * 1,000,000) and kept; with EXPLAIN_PAST=N, N events lie past the rollups' watermark while it
+ * explains (as while jobs move; removed after).
+ * Usage: BENCH_DATABASE=<name> BENCH_PG_PORT=<port> [EXPLAIN_GENERATE=1] [EXPLAIN_PAST=200] tsx scripts/bench/explain-console.ts
  */
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
 const database = process.env.BENCH_DATABASE!;
