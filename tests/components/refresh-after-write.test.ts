@@ -27,6 +27,18 @@ function setup() {
 }
 const settle = () => new Promise((r) => setImmediate(r));
 
+/** The read started after the write answers, and the list then shows the write. */
+async function secondReadShowsTheWrite(
+  { gates, observer, unsubscribe }: Pick<ReturnType<typeof setup>, "gates" | "observer" | "unsubscribe">,
+  refreshed: Promise<unknown>,
+) {
+  expect(gates).toHaveLength(2);
+  gates[1]!.open();
+  await refreshed;
+  expect(observer.getCurrentResult().data).toEqual(["old key", "new key"]);
+  unsubscribe();
+}
+
 describe("refreshAfterWrite", () => {
   it("a write during the first load: the list reads again and shows the write", async () => {
     const { rows, gates, client, observer, unsubscribe } = setup();
@@ -37,11 +49,7 @@ describe("refreshAfterWrite", () => {
     await settle();
     gates[0]!.open(); // the stale first load answers late
     await settle();
-    expect(gates).toHaveLength(2);
-    gates[1]!.open();
-    await refreshed;
-    expect(observer.getCurrentResult().data).toEqual(["old key", "new key"]);
-    unsubscribe();
+    await secondReadShowsTheWrite({ gates, observer, unsubscribe }, refreshed);
   });
 
   it("invalidateQueries alone keeps the stale first load (why the helper exists)", async () => {
@@ -66,10 +74,6 @@ describe("refreshAfterWrite", () => {
     rows.push("new key");
     const refreshed = refreshAfterWrite(client);
     await settle();
-    expect(gates).toHaveLength(2);
-    gates[1]!.open();
-    await refreshed;
-    expect(observer.getCurrentResult().data).toEqual(["old key", "new key"]);
-    unsubscribe();
+    await secondReadShowsTheWrite({ gates, observer, unsubscribe }, refreshed);
   });
 });
