@@ -5,6 +5,8 @@ import path from "node:path";
 import pg from "pg";
 import { percentiles } from "./stats";
 import { JOB_TYPES, targetTypesOf } from "../../server/job-types";
+import { output as RESULT_OUTPUT } from "./payload";
+import { claimAtSize, tableSizes, type TableSize } from "./scale";
 
 /**
  * "Console at 1M rows": a learning platform's 30 days — BENCH_CONSOLE_ROWS jobs (default
@@ -27,6 +29,8 @@ type Ctx = {
   dir: string;
   /** Keep the jobs already generated in this database (a re-run after a change, on the same data). */
   reuse?: boolean;
+  /** A Runtime key: claim latency at this size. */
+  key: string;
 };
 type Pcts = ReturnType<typeof percentiles>;
 export type ConsoleResult = {
@@ -42,6 +46,9 @@ export type ConsoleResult = {
   changedMs?: Record<string, { before: Pcts; after: Pcts }>;
   /** The overview's calls with MOVING_EVENTS events past the watermark, as while jobs are moving. */
   movingMs?: Record<string, Pcts>;
+  /** Issue 26, item 4: the tables' sizes at this many jobs, and a claim over HTTP on them (scale.ts). */
+  sizes?: TableSize[];
+  claimMs?: Pcts;
   at: string;
 };
 
@@ -67,6 +74,12 @@ export function consoleMarkdown(r: ConsoleResult): string[] {
   return [
     `Console with ${r.jobs.toLocaleString("en")} jobs and ${r.events.toLocaleString("en")} events (30 days, 200 learners), over HTTP with an admin session (the learner's list with the learner's), ${r.runs} interleaved rounds after warm-up (each round times every call once, so all share the same load; load average ${r.loadAverage?.join(" ") ?? "?"}); "before" is the statements the console used to run, timed in the database alone (so the old call cost at least that). Rollups' first catch-up over every event: ${r.rollupCatchUpMs} ms. ${r.at}.`,
     ``,
+    ...(r.sizes && r.claimMs
+      ? [
+          `On disk (heap with TOAST + indexes, MB): ${r.sizes.map((t) => `${t.table} ${t.heapMb} + ${t.indexMb}`).join(", ")}. A claim over HTTP at this size (limit 1, 500 calls): p50 ${r.claimMs.p50} ms, p99 ${r.claimMs.p99} ms.`,
+          ``,
+        ]
+      : []),
     `| console call | p50 / p95 ms | p50 / p95 ÷ job detail's | before (statements only) p50 / p95 ms |`,
     `|---|---|---|---|`,
     ...names.map(
@@ -173,7 +186,7 @@ async function changedStatements(db: pg.Client): Promise<Record<string, { before
   );
 }
 
-async function measure({ db, appUrl, agent, rows, log, reuse }: Ctx): Promise<ConsoleResult> {
+async function measure({ db, appUrl, agent, rows, log, reuse, key }: Ctx): Promise<ConsoleResult> {
   // The demo accounts first: learner 0 of the generated data is the demo learner Ada, so a real
   // learner session lists a learner's share of the million (1 in 200) through the learner's own API.
   const { seed } = await import("../../prisma/seed");
@@ -197,7 +210,10 @@ async function measure({ db, appUrl, agent, rows, log, reuse }: Ctx): Promise<Co
   await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
   await db.query(`VACUUM ANALYZE "JobEvent"`);
   await db.query(`VACUUM ANALYZE "JobUsage"`);
+  await db.query(`VACUUM ANALYZE "AiRuntimeResult"`);
   await db.query(`CHECKPOINT`);
+  const sizes = await tableSizes(db);
+  log(`console: sizes ${JSON.stringify(sizes)}`);
 
   // The rollups' first catch-up over every event (a one-off at deployment), then steady state.
   const { advanceRollups } = await import("../../server/observability/rollups");
@@ -298,6 +314,9 @@ async function measure({ db, appUrl, agent, rows, log, reuse }: Ctx): Promise<Co
   const changed = await changedStatements(db);
   for (const [n, c] of Object.entries(changed))
     log(`console (changed): ${n} before p50 ${c.before.p50} ms, after p50 ${c.after.p50} ms`);
+  // Last: its claims leave 500 jobs locked.
+  const claimMs = await claimAtSize(db, appUrl, key, agent);
+  log(`console: claim at ${rows.toLocaleString("en")} jobs p50 ${claimMs.p50} ms, p99 ${claimMs.p99} ms`);
   return {
     jobs: rows,
     events,
@@ -309,6 +328,8 @@ async function measure({ db, appUrl, agent, rows, log, reuse }: Ctx): Promise<Co
     beforeStatementsMs: before,
     changedMs: changed,
     movingMs: moving,
+    sizes,
+    claimMs,
     at: new Date().toISOString(),
   };
 }
@@ -348,6 +369,11 @@ export async function generate(db: pg.Client, rows: number, learnerId: string) {
         UNION ALL SELECT id, CASE WHEN status = 'cancelled' THEN 'pending' ELSE 'locked' END, status::text, 'runtime', "attemptNo", "finishedAt" FROM "AiRuntimeJob"
           WHERE "finishedAt" IS NOT NULL AND id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')
       ) e ORDER BY at`);
+    // A succeeded job's result (a minimal valid output: real outputs are larger, see tableSizes).
+    await db.query(`
+      INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion", "createdAt")
+      SELECT 'cr' || substr(id, 3), id, 1, '${JSON.stringify(RESULT_OUTPUT)}'::jsonb, 'h', id || ':1:h', 'v1', "finishedAt"
+      FROM "AiRuntimeJob" WHERE status = 'succeeded' AND id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')`);
     // One usage row per attempt that reached the model (as Runtimes report it), for the cost panel.
     await db.query(`
       INSERT INTO "JobUsage" (id, "jobId", "attemptNo", "userId", "jobType", "apiKeyMode", provider, model,

@@ -12,6 +12,7 @@ import { clearJobs, insertJobs, seedBenchUser } from "./setup";
 import { percentiles, median } from "./stats";
 import { postJson } from "./http";
 import { consoleBench, consoleMarkdown } from "./console";
+import { scaleSummary } from "./scale";
 import { runWorkers } from "./workers";
 import { cpuNow, cpuSince, loadAverage, perJob, postmasterPid } from "./cpu";
 import { pgBossRun, type PeerMode } from "./pgboss";
@@ -295,7 +296,9 @@ try {
       log,
       dir: path.join(ROOT, "bench-results"),
       reuse: REUSE_CONSOLE,
+      key,
     });
+    if (scaleSummary(path.join(ROOT, "bench-results"))) log("scale: bench-results/scale.md");
     if (!REUSE_CONSOLE) await clearJobs(db);
   }
 
