@@ -66,7 +66,6 @@ export function isFailureCode(code: string): code is FailureCode {
 
 /**
  * The shortest execution timeout a job may have (JOB_TIMEOUT_SECONDS and createJob hold to it): a
- * lease lasts at least LEAST(JOB_LEASE_SECONDS, timeoutSeconds) from lockedAt, which bounds the
- * claim's scan for passed leases (server/jobs/lease.ts lostLeasesSpec).
+ * lease lasts at least LEAST(JOB_LEASE_SECONDS, timeoutSeconds) from lockedAt.
  */
 export const MIN_TIMEOUT_SECONDS = 10;

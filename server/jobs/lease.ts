@@ -8,7 +8,7 @@ import { AppError } from "../errors";
 import { decryptSecret } from "../security/secret-box";
 import { activeCredential } from "../credentials";
 import { FULL_SCOPE, type KeyScope } from "./key-scope";
-import { HELD_STATUSES, MIN_TIMEOUT_SECONDS, TERMINAL_STATUSES } from "./constants";
+import { HELD_STATUSES, TERMINAL_STATUSES } from "./constants";
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { DEFAULT_LOCALE, isLocale } from "../i18n/locales";
@@ -35,10 +35,26 @@ function leaseUntil(at: Date, lockedAt: Prisma.Sql = Prisma.sql`j."lockedAt"`) {
   return Prisma.sql`LEAST(${new Date(at.getTime() + jobConfig.leaseSeconds * 1000)}::timestamp(3), ${lockedAt} + make_interval(secs => j."timeoutSeconds"))`;
 }
 
-const lockSet = (holder: Holder, at: Date) => Prisma.sql`
+/**
+ * Where the lost-lease search first looks at a lease (leaseCheckAt): never after lockUntil, so no
+ * passed lease is missed. A new lease starts at its end. A heartbeat leaves it where it is (so the
+ * row changes no indexed column and the update is HOT) until it comes within half a lease of the
+ * present, then moves it to the new end: a Runtime that heartbeats at least every half lease (SPEC
+ * §4: every 15–30 s, lease 60 s) is never looked at, and the search reads only leases near their end.
+ */
+function leaseCheckAfterHeartbeat(at: Date) {
+  const until = leaseUntil(at);
+  const soon = new Date(at.getTime() + (jobConfig.leaseSeconds * 1000) / 2);
+  return Prisma.sql`CASE WHEN j."leaseCheckAt" >= ${soon}::timestamp(3) THEN LEAST(j."leaseCheckAt", ${until}) ELSE ${until} END`;
+}
+
+const lockSet = (holder: Holder, at: Date) => {
+  const until = leaseUntil(at, Prisma.sql`${at}::timestamp(3)`);
+  return Prisma.sql`
   "attemptNo" = j."attemptNo" + 1, "lockedBy" = ${holder.runtimeInstanceId}, "lockedByKeyId" = ${holder.keyId ?? null}::text, "lockedAt" = ${at}::timestamp(3),
-  "lockUntil" = ${leaseUntil(at, Prisma.sql`${at}::timestamp(3)`)},
+  "lockUntil" = ${until}, "leaseCheckAt" = ${until},
   stage = NULL, progress = 0, "progressMessage" = NULL`;
+};
 
 const visible = (at: Date) => Prisma.sql`j."runAfter" <= ${at}::timestamp(3) AND NOT j."cancelRequested"`;
 
@@ -71,13 +87,13 @@ const takeable = (input: PollInput, at: Date) =>
  * Passed leases, ended exactly as the sweep ends them (expired → pending with retryCount + 1 and
  * backoff, failed JOB_TIMEOUT when retries are spent, cancelled when cancel was asked), in the
  * statement by which claim and poll take or read jobs: SPEC §3, correctness never waits for the
- * sweep. A lease cannot have passed on a job locked less than the shortest lease ago, so the scan
- * of the lease index stops at that bound: a queue whose jobs finish in seconds pays nothing.
- * A job so ended comes back when its backoff has passed, as after the sweep (docs/protocol.md).
+ * sweep. The lease index is read only up to the present leaseCheckAt, which a lease on time has
+ * not reached (leaseCheckAfterHeartbeat), so the scan costs the leases near their end, not the
+ * number of jobs running. A job so ended comes back when its backoff has passed, as after the
+ * sweep (docs/protocol.md).
  */
 export function lostLeasesSpec(at: Date, limit: number, by: "claim" | "poll"): TransitionSpec {
-  const shortest = Math.min(jobConfig.leaseSeconds, MIN_TIMEOUT_SECONDS) * 1000;
-  const spec = expireSpec(Prisma.sql`j."lockedAt" < ${new Date(at.getTime() - shortest)}::timestamp(3)`, at, limit);
+  const spec = expireSpec(Prisma.sql`TRUE`, at, limit);
   return { ...spec, actor: { type: "system", id: by } };
 }
 
@@ -211,7 +227,7 @@ export async function heartbeat(jobId: string, input: HeartbeatInput) {
     to: Prisma.sql`'running'`,
     set: Prisma.sql`
       "startedAt" = CASE WHEN j.status = 'locked' THEN ${at}::timestamp(3) ELSE j."startedAt" END,
-      "lockUntil" = ${leaseUntil(at)},
+      "lockUntil" = ${leaseUntil(at)}, "leaseCheckAt" = ${leaseCheckAfterHeartbeat(at)},
       stage = COALESCE(${input.stage ?? null}::text, j.stage),
       progress = COALESCE(${input.progress ?? null}::int, j.progress),
       "progressMessage" = COALESCE(${input.message ?? null}::text, j."progressMessage")`,

@@ -93,7 +93,7 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
       action: "fail",
       where: holds(jobId, input, input.attemptNo, at),
       to: Prisma.sql`'failed'`,
-      set: Prisma.sql`"errorCode" = 'INVALID_SCHEMA', "errorMessage" = ${message}, "finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL`,
+      set: Prisma.sql`"errorCode" = 'INVALID_SCHEMA', "errorMessage" = ${message}, "finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL`,
       eventErrorCode: Prisma.sql`u."errorCode"`,
       eventErrorMessage: Prisma.sql`u."errorMessage"`,
       // The refused output and its violations, per attempt, for the console's diagnosis; and the attempt's usage.
@@ -129,7 +129,7 @@ async function storeResult(
     action: "succeed",
     where: Prisma.sql`${holds(jobId, input, input.attemptNo, r.at)} AND NOT j."cancelRequested"`,
     to: Prisma.sql`'succeeded'`,
-    set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, progress = 100,
+    set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${input.promptVersion ?? null}::text, j."promptVersion"),
       "outputSchemaVersion" = ${r.version}`,
     extraCtes: ctes(
@@ -210,7 +210,7 @@ async function endCancelled(jobId: string, holder: Holder, attemptNo: number, at
     action: "fail",
     where: Prisma.sql`${holds(jobId, holder, attemptNo, at)} AND j."cancelRequested"`,
     to: Prisma.sql`'cancelled'`,
-    set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "errorCode" = 'CANCELLED', "errorMessage" = 'cancelled: a result arrived after cancel was requested', "lockedBy" = NULL, "lockUntil" = NULL`,
+    set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "errorCode" = 'CANCELLED', "errorMessage" = 'cancelled: a result arrived after cancel was requested', "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL`,
     eventErrorCode: Prisma.sql`'CANCELLED'`,
     actor: { type: "runtime", id: holder.runtimeInstanceId },
     now: at,

@@ -131,7 +131,7 @@ export function attemptEndSet(at: Date, retryAt: Prisma.Sql, endRunAfter: Prisma
   return Prisma.sql`"retryCount" = j."retryCount" + CASE WHEN t."toStatus" = 'pending' THEN 1 ELSE 0 END,
       "runAfter" = CASE WHEN t."toStatus" = 'pending' THEN ${retryAt} ELSE ${endRunAfter} END,
       "finishedAt" = CASE WHEN t."toStatus" = 'pending' THEN NULL ELSE ${at}::timestamp(3) END,
-      "lockedBy" = NULL, "lockUntil" = NULL`;
+      "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL`;
 }
 
 /**

@@ -22,8 +22,9 @@ function expire(where: Prisma.Sql, at: Date, batch?: number, backoff = true) {
 export function expireSpec(where: Prisma.Sql, at: Date, batch?: number, backoff = true): TransitionSpec {
   return {
     action: "expire",
-    where: Prisma.sql`${where} AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
-    batch: batch ? { orderBy: Prisma.sql`j."lockedAt"`, limit: batch } : undefined,
+    // leaseCheckAt never passes lockUntil (server/jobs/lease.ts): the lease index is read up to now only.
+    where: Prisma.sql`${where} AND j."leaseCheckAt" < ${at}::timestamp(3) AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
+    batch: batch ? { orderBy: Prisma.sql`j."leaseCheckAt"`, limit: batch } : undefined,
     to: attemptEnd(retriesWhen()),
     set: Prisma.sql`${attemptEndSet(at, backoff ? Prisma.sql`${at}::timestamp(3) + ${backoffSql()}` : Prisma.sql`${at}::timestamp(3)`, Prisma.sql`${at}::timestamp(3)`)},
       "errorCode" = CASE WHEN t."toStatus" = 'cancelled' THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,

@@ -59,7 +59,7 @@ async function eraseOnce(userId: string, actor: DataRightsActor) {
         action: "eraseCancel",
         where: Prisma.sql`j."userId" = ${userId}`,
         to: Prisma.sql`'cancelled'`,
-        set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "cancelRequested" = true, "errorCode" = 'CANCELLED', "errorMessage" = 'the learner was erased', "lockedBy" = NULL, "lockUntil" = NULL`,
+        set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "cancelRequested" = true, "errorCode" = 'CANCELLED', "errorMessage" = 'the learner was erased', "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL`,
         eventErrorCode: Prisma.sql`'CANCELLED'`,
         actor: { type: eventActorType(actor), id: null },
         now: at,

@@ -33,17 +33,18 @@ describe("schema and migrations", () => {
     // then fresh statistics. With a handful of rows any index is fast and the planner may pick another.
     const copy = (prefix: string, n: number, status: string, extra: string) =>
       db.$executeRawUnsafe(`
-      INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey", params, "runAfter", "createdAt", "updatedAt", "finishedAt", "lockedBy", "lockedAt", "lockUntil", "attemptNo")
+      INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey", params, "runAfter", "createdAt", "updatedAt", "finishedAt", "lockedBy", "lockedAt", "lockUntil", "leaseCheckAt", "attemptNo")
       SELECT '${prefix}_' || g || '_' || id, "userId", "jobType", "targetType", "targetId", "snapshotId", '${status}', "inputHash", '${prefix}-' || g, params, "runAfter",
         "createdAt" + g * interval '1 millisecond', "updatedAt", ${extra}
       FROM "AiRuntimeJob", generate_series(1, ${n}) g WHERE id = '${job.id}'`);
-    await copy("done", 1_000_000, "succeeded", `now(), NULL, NULL, NULL, 1`);
-    await copy("queued", 3_000, "pending", `NULL, NULL, NULL, NULL, 0`);
+    await copy("done", 1_000_000, "succeeded", `now(), NULL, NULL, NULL, NULL, 1`);
+    await copy("queued", 3_000, "pending", `NULL, NULL, NULL, NULL, NULL, 0`);
     await copy(
       "held",
       2_000,
       "running",
-      `NULL, 'rt', now() - (g % 300) * interval '1 second', now() + interval '1 minute', 1`,
+      // Heartbeating on time: each lease ends in a minute, its check time at least half a lease ahead.
+      `NULL, 'rt', now() - (g % 300) * interval '1 second', now() + interval '1 minute', now() + interval '30 seconds' + (g % 30) * interval '1 second', 1`,
     );
     await db.$executeRawUnsafe(`ANALYZE "AiRuntimeJob"`);
     // The claim's own statement as server/sql.ts runs it: a named prepared statement, executed
@@ -57,9 +58,13 @@ describe("schema and migrations", () => {
     const at = now();
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();
+    const literal = (v: unknown) => `'${v instanceof Date ? v.toISOString() : String(v)}'`;
+    /** The statement with its values written in, for EXPLAIN ANALYZE. */
+    const inline = (query: { text: string; values: unknown[] }) =>
+      query.text.replace(/\$(\d+)/g, (_, i: string) => literal(query.values[Number(i) - 1]));
     const plans = async (name: string, query: { text: string; values: unknown[] }) => {
       await client.query(`PREPARE ${name} AS ${query.text}`);
-      const args = query.values.map((v) => `'${v instanceof Date ? v.toISOString() : String(v)}'`).join(", ");
+      const args = query.values.map(literal).join(", ");
       const texts: string[] = [];
       for (let run = 1; run <= 12; run++)
         texts.push(
@@ -76,15 +81,25 @@ describe("schema and migrations", () => {
         );
         expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
       }
-      // The passed-lease check the claim now carries: a range of the lease index below the
-      // shortest lease (lockedAt bound), in index order — no scan of the in-flight rows, no sort.
+      // The passed-lease check the claim now carries: a range of the lease index up to now
+      // (leaseCheckAt bound), in index order — no scan of the in-flight rows, no sort.
       for (const [run, text] of (
         await plans("lost_candidates", candidates(lostLeasesSpec(at, 10, "claim")))
       ).entries()) {
         expect(text, `run ${run}:\n${text}`).toMatch(/Index Scan using "AiRuntimeJob_lease_idx"/);
-        expect(text, `run ${run}:\n${text}`).toMatch(/Index Cond: \("lockedAt" < /);
+        expect(text, `run ${run}:\n${text}`).toMatch(/Index Cond: \("leaseCheckAt" < /);
         expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
       }
+      // Run, it reads none of the 2,000 leases held on time, however long ago they were taken (it
+      // used to walk every lease older than the shortest one and drop each by its lockUntil).
+      await client.query("BEGIN");
+      const lost = candidates(lostLeasesSpec(at, 10, "claim"));
+      const analyzed = (await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${inline(lost)}`)).rows
+        .map((r) => r["QUERY PLAN"])
+        .join("\n");
+      await client.query("ROLLBACK");
+      expect(analyzed).toMatch(/Index Scan using "AiRuntimeJob_lease_idx".*actual time=\S+ rows=0 /);
+      expect(analyzed).not.toMatch(/Rows Removed by Filter/);
       // The whole statement: both index paths, no scan of the job table; its only sort orders the events it writes.
       for (const [run, text] of (
         await plans("claim_statement", claimStatement({ ...input, capabilities: [...input.capabilities] }, at))

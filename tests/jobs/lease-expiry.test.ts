@@ -120,6 +120,45 @@ describe("leases, expiry and the sweep", () => {
     expect(row.events.map((e) => e.toStatus)).toEqual(["pending", "locked", "expired", "pending", "locked"]);
   });
 
+  it("a lease's check time stays put while heartbeats come on time, moves within half a lease of now, never passes lockUntil", async () => {
+    const learner = await createLearner();
+    const job = await createTestJob(learner, "weak_point_analysis", { timeoutSeconds: 600 });
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    const watcher = runtime(await runtimeKey(), uid("watcher"));
+    expect((await rt.lock(job.id)).status).toBe(200);
+    const t0 = (await jobRow(job.id)).lockedAt!.getTime();
+    /** The lease's check time and end, from the lock's time. */
+    const lease = async () => {
+      const row = await jobRow(job.id);
+      return { check: row.leaseCheckAt!.getTime() - t0, until: row.lockUntil!.getTime() - t0 };
+    };
+    expect(await lease()).toEqual({ check: 60_000, until: 60_000 });
+    // 20 s on: the check time is 40 s ahead, more than half a lease, so it stays (a HOT update).
+    advanceClock(20_000);
+    expect((await rt.heartbeat(job.id, 1)).status).toBe(200);
+    const second = await lease();
+    expect(second.check).toBe(60_000);
+    expect(second.until).toBeGreaterThanOrEqual(80_000);
+    // 35 s on: 25 s ahead, within half a lease: it moves to the lease's new end.
+    advanceClock(15_000);
+    expect((await rt.heartbeat(job.id, 1)).status).toBe(200);
+    const third = await lease();
+    expect(third.check).toBe(third.until);
+    expect(third.until).toBeGreaterThanOrEqual(95_000);
+    // The Runtime goes quiet. A second before the end the lease holds; just after, another
+    // Runtime's poll ends it (no sweep), and the check time is cleared with the lease.
+    advanceClock(t0 + third.until - now().getTime() - 1_000);
+    expect((await watcher.poll({ limit: 1 })).status).toBe(200);
+    expect((await jobRow(job.id)).status).toBe("running");
+    advanceClock(2_000);
+    expect((await watcher.poll({ limit: 1 })).status).toBe(200);
+    const row = await jobRow(job.id);
+    expect(row.status).toBe("pending");
+    expect(row.leaseCheckAt).toBeNull();
+    expect(row.lockUntil).toBeNull();
+    expect(row.events.at(-2)).toMatchObject({ fromStatus: "running", toStatus: "expired", actorId: "poll" });
+  });
+
   it("timeoutSeconds expires a running job even while it keeps heartbeating", async () => {
     const learner = await createLearner();
     const job = await createTestJob(learner, "next_action_planning", { timeoutSeconds: 90, maxRetryCount: 0 });

@@ -8,7 +8,7 @@ const TERMINAL: JobStatus[] = ["succeeded", "failed", "cancelled"];
 /**
  * The job engine's invariants over a set of jobs, checked against the database:
  * terminal states never change; at most one result, and only for succeeded jobs;
- * lockedBy/lockUntil set exactly when locked or running; a terminal job has finishedAt and a
+ * lockedBy/lockUntil/leaseCheckAt set exactly when locked or running (leaseCheckAt ≤ lockUntil); a terminal job has finishedAt and a
  * failed one a known errorCode; the JobEvents form an unbroken chain
  * from creation to the current status; retryCount ≤ maxRetryCount.
  */
@@ -33,6 +33,12 @@ export async function checkInvariants(jobIds: string[], seenTerminal: Map<string
     const held = job.status === "locked" || job.status === "running";
     expect(job.lockedBy !== null, `${where}: lockedBy set exactly when held`).toBe(held);
     expect(job.lockUntil !== null, `${where}: lockUntil set exactly when held`).toBe(held);
+    // The lost-lease search reads leases up to their check time: it may never come after the lease's end.
+    expect(job.leaseCheckAt !== null, `${where}: leaseCheckAt set exactly when held`).toBe(held);
+    if (held)
+      expect(job.leaseCheckAt!.getTime(), `${where}: leaseCheckAt not after lockUntil`).toBeLessThanOrEqual(
+        job.lockUntil!.getTime(),
+      );
     expect(job.status, `${where}: expired is never left behind`).not.toBe("expired");
 
     expect(job.retryCount, `${where}: retryCount`).toBeLessThanOrEqual(job.maxRetryCount);
