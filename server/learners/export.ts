@@ -122,7 +122,7 @@ export async function exportLearnerData(userId: string, actor: DataRightsActor) 
         }),
         await tx.aiRuntimeJob.findMany({
           where,
-          omit: { lockedByKeyId: true, lockedBy: true, userId: true, credentialId: true },
+          omit: { lockedByKeyId: true, lockedBy: true, leaseCheckAt: true, userId: true, credentialId: true },
           include: {
             result: { omit: { jobId: true } },
             rejections: { omit: { jobId: true }, orderBy: { attemptNo: "asc" } },
