@@ -111,9 +111,11 @@ export function scaleSummary(dir: string): string | null {
   ];
   if (runs.length >= 3 && !runs.some((r) => r.jobs === 10_000_000)) {
     const xs = runs.map((r) => r.jobs / 1e6);
-    const at10 = (ys: number[]) => Math.round(fit(xs, ys, 10) * 10) / 10;
+    const at10 = (ys: number[]) => Math.round(fit(xs, ys, 10));
+    /** Growth per million jobs by the same fit (latencies: noise between runs is of the same order). */
+    const slope = (ys: number[]) => Math.round((fit(xs, ys, 1) - fit(xs, ys, 0)) * 100) / 100;
     lines.push(
-      `Ten million by a straight-line fit over these ${runs.length} sizes: total ${at10(runs.map(total))} MB, claim p99 ${at10(runs.map((r) => r.claimMs.p99))} ms, slowest console call p95 ${at10(runs.map((r) => worst(r.afterMs)?.[1].p95 ?? 0))} ms.`,
+      `Ten million by a straight-line fit over these ${runs.length} sizes: ${at10(runs.map(total))} MB on disk. Latency growth per million jobs by the same fit: claim p99 ${slope(runs.map((r) => r.claimMs.p99))} ms, slowest console call p95 ${slope(runs.map((r) => worst(r.afterMs)?.[1].p95 ?? 0))} ms, learner list p95 ${slope(runs.map((r) => r.afterMs["learner: job list"]?.p95 ?? 0))} ms.`,
       "",
     );
   }
