@@ -24,7 +24,7 @@ import {
 } from "./state-machine";
 import { countTransitions } from "../observability/metrics";
 import { holds, lockLost, type Holder } from "./fence";
-import { expireSpec, sweepJob } from "./sweep";
+import { dueLeases, expireSpec, sweepJob } from "./sweep";
 
 /**
  * A lease lasts JOB_LEASE_SECONDS from the last lock/heartbeat, but never past lockedAt +
@@ -93,7 +93,7 @@ const takeable = (input: PollInput, at: Date) =>
  * sweep (docs/protocol.md).
  */
 export function lostLeasesSpec(at: Date, limit: number, by: "claim" | "poll"): TransitionSpec {
-  const spec = expireSpec(Prisma.sql`TRUE`, at, limit);
+  const spec = expireSpec(dueLeases(at), at, limit);
   return { ...spec, actor: { type: "system", id: by } };
 }
 

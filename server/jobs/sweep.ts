@@ -22,8 +22,7 @@ function expire(where: Prisma.Sql, at: Date, batch?: number, backoff = true) {
 export function expireSpec(where: Prisma.Sql, at: Date, batch?: number, backoff = true): TransitionSpec {
   return {
     action: "expire",
-    // leaseCheckAt never passes lockUntil (server/jobs/lease.ts): the lease index is read up to now only.
-    where: Prisma.sql`${where} AND j."leaseCheckAt" < ${at}::timestamp(3) AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
+    where: Prisma.sql`${where} AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
     batch: batch ? { orderBy: Prisma.sql`j."leaseCheckAt"`, limit: batch } : undefined,
     to: attemptEnd(retriesWhen()),
     set: Prisma.sql`${attemptEndSet(at, backoff ? Prisma.sql`${at}::timestamp(3) + ${backoffSql()}` : Prisma.sql`${at}::timestamp(3)`, Prisma.sql`${at}::timestamp(3)`)},
@@ -38,6 +37,19 @@ export function expireSpec(where: Prisma.Sql, at: Date, batch?: number, backoff 
     now: at,
   };
 }
+
+/**
+ * The leases due for a look (leaseCheckAt never passes lockUntil, server/jobs/lease.ts): the lease
+ * index is read up to now only. The sweep and the claim/poll prelude select by it.
+ */
+export const dueLeases = (at: Date) => Prisma.sql`j."leaseCheckAt" < ${at}::timestamp(3)`;
+
+/**
+ * Held leases without a check time: taken by an app instance that ran before the column existed
+ * (a rolling upgrade). The sweep ends them by lockUntil, so none is left held forever; their next
+ * heartbeat gives them a check time.
+ */
+const uncheckedLeases = Prisma.sql`j."leaseCheckAt" IS NULL`;
 
 export type SweepResult = { expired: number; requeued: number; failed: number; cancelled: number; batches: number };
 
@@ -55,15 +67,17 @@ export async function sweepExpiredLeases(
   const batchSize = opts.batchSize ?? jobConfig.sweepBatchSize;
   const maxBatches = opts.maxBatches ?? Infinity;
   const result: SweepResult = { expired: 0, requeued: 0, failed: 0, cancelled: 0, batches: 0 };
-  const sweeper = async () => {
+  const sweeper = async (which: (at: Date) => Prisma.Sql) => {
     while (result.batches < maxBatches) {
       result.batches++;
-      const rows = await expire(Prisma.sql`TRUE`, now(), batchSize);
+      const at = now();
+      const rows = await expire(which(at), at, batchSize);
       tally(result, rows);
       if (rows.length < batchSize) return;
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, opts.sweepers ?? SWEEPERS) }, sweeper));
+  await Promise.all(Array.from({ length: Math.max(1, opts.sweepers ?? SWEEPERS) }, () => sweeper(dueLeases)));
+  await sweeper(() => uncheckedLeases);
   return result;
 }
 

@@ -5,6 +5,7 @@ import { runtime } from "../helpers/runtime-api";
 import { validOutput } from "../helpers/outputs";
 import { advanceClock, now, resetClock } from "@/server/clock";
 import { sweepExpiredLeases } from "@/server/jobs/sweep";
+import { getDb } from "@/server/db";
 
 const MINUTE = 60_000;
 
@@ -157,6 +158,24 @@ describe("leases, expiry and the sweep", () => {
     expect(row.leaseCheckAt).toBeNull();
     expect(row.lockUntil).toBeNull();
     expect(row.events.at(-2)).toMatchObject({ fromStatus: "running", toStatus: "expired", actorId: "poll" });
+  });
+
+  it("a lease without a check time (taken by an instance from before the column) is still swept; a heartbeat gives it one", async () => {
+    const learner = await createLearner();
+    const [healed, lost] = [await createTestJob(learner), await createTestJob(learner)];
+    const rt = runtime(await runtimeKey(), uid("old"));
+    for (const job of [healed, lost]) {
+      expect((await rt.lock(job.id)).status).toBe(200);
+      await getDb().aiRuntimeJob.update({ where: { id: job.id }, data: { leaseCheckAt: null } });
+    }
+    expect((await rt.heartbeat(healed.id, 1)).status).toBe(200);
+    const row = await jobRow(healed.id);
+    expect(row.leaseCheckAt).toEqual(row.lockUntil);
+    // The other one's Runtime is gone: a claim's prelude cannot see it (no check time), the sweep does.
+    advanceClock(2 * MINUTE);
+    const swept = await sweepExpiredLeases();
+    expect(swept.expired).toBeGreaterThanOrEqual(2);
+    for (const job of [healed, lost]) expect((await jobRow(job.id)).status).toBe("pending");
   });
 
   it("timeoutSeconds expires a running job even while it keeps heartbeating", async () => {
