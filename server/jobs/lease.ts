@@ -42,8 +42,7 @@ function leaseUntil(at: Date, lockedAt: Prisma.Sql = Prisma.sql`j."lockedAt"`) {
  * present, then moves it to the new end: a Runtime that heartbeats at least every half lease (SPEC
  * §4: every 15–30 s, lease 60 s) is never looked at, and the search reads only leases near their end.
  */
-function leaseCheckAfterHeartbeat(at: Date) {
-  const until = leaseUntil(at);
+function leaseCheckAfterHeartbeat(at: Date, until: Prisma.Sql) {
   const soon = new Date(at.getTime() + (jobConfig.leaseSeconds * 1000) / 2);
   return Prisma.sql`CASE WHEN j."leaseCheckAt" >= ${soon}::timestamp(3) THEN LEAST(j."leaseCheckAt", ${until}) ELSE ${until} END`;
 }
@@ -221,13 +220,14 @@ export type HeartbeatInput = Holder & {
 /** Extends the lease; the first heartbeat of an attempt moves locked → running. */
 export async function heartbeat(jobId: string, input: HeartbeatInput) {
   const at = now();
+  const until = leaseUntil(at);
   const rows = await transition(getDb(), {
     action: "heartbeat",
     where: holds(jobId, input, input.attemptNo, at),
     to: Prisma.sql`'running'`,
     set: Prisma.sql`
       "startedAt" = CASE WHEN j.status = 'locked' THEN ${at}::timestamp(3) ELSE j."startedAt" END,
-      "lockUntil" = ${leaseUntil(at)}, "leaseCheckAt" = ${leaseCheckAfterHeartbeat(at)},
+      "lockUntil" = ${until}, "leaseCheckAt" = ${leaseCheckAfterHeartbeat(at, until)},
       stage = COALESCE(${input.stage ?? null}::text, j.stage),
       progress = COALESCE(${input.progress ?? null}::int, j.progress),
       "progressMessage" = COALESCE(${input.message ?? null}::text, j."progressMessage")`,
