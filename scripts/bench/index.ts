@@ -77,7 +77,16 @@ const pgServer = await startEmbeddedDb({
   port,
   database,
   fast: true,
-  settings: { track_commit_timestamp: "on" },
+  // BENCH_PG_SETTINGS="name=value,…": more server settings for an experiment (e.g. plan_cache_mode=force_custom_plan).
+  settings: {
+    track_commit_timestamp: "on",
+    ...Object.fromEntries(
+      (process.env.BENCH_PG_SETTINGS ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((kv) => kv.split("=") as [string, string]),
+    ),
+  },
 });
 const adminUrl = pgServer.url.replace(/\/[^/]+$/, "/postgres");
 const url = pgServer.url;
