@@ -77,7 +77,7 @@ const pgServer = await startEmbeddedDb({
   port,
   database,
   fast: true,
-  // BENCH_PG_SETTINGS="name=value,…": more server settings for an experiment (e.g. plan_cache_mode=force_custom_plan).
+  // BENCH_PG_SETTINGS="name=value,…": more server settings for an experiment (e.g. plan_cache_mode=force_generic_plan).
   settings: {
     track_commit_timestamp: "on",
     ...Object.fromEntries(

@@ -175,7 +175,6 @@ export async function lockJob(jobId: string, runtimeInstanceId: string, keyId?: 
     const at = now();
     const rows = await transition(getDb(), {
       action: "lock",
-      jobId,
       where: Prisma.sql`j.id = ${jobId} AND ${visible(at)}${inScope(scope)}`,
       to: Prisma.sql`'locked'`,
       set: lockSet(holder, at),
@@ -224,7 +223,6 @@ export async function heartbeat(jobId: string, input: HeartbeatInput) {
   const until = leaseUntil(at);
   const rows = await transition(getDb(), {
     action: "heartbeat",
-    jobId,
     where: holds(jobId, input, input.attemptNo, at),
     to: Prisma.sql`'running'`,
     set: Prisma.sql`

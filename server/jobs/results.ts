@@ -91,7 +91,6 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
     const message = storable(`output rejected: ${check.findings.join("; ")}`.slice(0, 2000));
     const rows = await transition(db, {
       action: "fail",
-      jobId,
       where: holds(jobId, input, input.attemptNo, at),
       to: Prisma.sql`'failed'`,
       set: Prisma.sql`"errorCode" = 'INVALID_SCHEMA', "errorMessage" = ${message}, "finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL`,
@@ -128,7 +127,6 @@ async function storeResult(
 ): Promise<string | null> {
   const rows = await transition(getDb(), {
     action: "succeed",
-    jobId,
     where: Prisma.sql`${holds(jobId, input, input.attemptNo, r.at)} AND NOT j."cancelRequested"`,
     to: Prisma.sql`'succeeded'`,
     set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL, progress = 100,
@@ -177,7 +175,6 @@ export async function failJob(jobId: string, input: FailInput) {
   const message = (input.errorMessage ?? "").slice(0, 2000) || null;
   const rows = await transition(getDb(), {
     action: "fail",
-    jobId,
     where: Prisma.sql`${holds(jobId, input, input.attemptNo, at)} AND (${code} <> 'CANCELLED' OR j."cancelRequested")`,
     to: attemptEnd(retriesWhen(FAILURE_CODES[code].retryable)),
     set: Prisma.sql`${attemptEndSet(at, Prisma.sql`${at}::timestamp(3) + ${backoffSql(input.retryAfterMs ?? 0)}`, Prisma.sql`j."runAfter"`)},
@@ -211,7 +208,6 @@ export async function failJob(jobId: string, input: FailInput) {
 async function endCancelled(jobId: string, holder: Holder, attemptNo: number, at: Date) {
   await transition(getDb(), {
     action: "fail",
-    jobId,
     where: Prisma.sql`${holds(jobId, holder, attemptNo, at)} AND j."cancelRequested"`,
     to: Prisma.sql`'cancelled'`,
     set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "errorCode" = 'CANCELLED', "errorMessage" = 'cancelled: a result arrived after cancel was requested', "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL`,

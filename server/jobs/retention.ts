@@ -3,7 +3,7 @@ import { now } from "../clock";
 import { setting } from "../config";
 import { TERMINAL_STATUSES } from "./constants";
 import { pruneQuotaUsage } from "./quota";
-import { dropAgedPartitions, ensurePartitions } from "./partitions";
+import { statusList } from "./status-sql";
 
 const DAY = 86_400_000;
 
@@ -13,40 +13,30 @@ export function retentionDays() {
 }
 
 /**
- * Retention, daily. Finished jobs (succeeded, failed, cancelled) whose finishedAt is older than
- * the retention go with their events and results:
- * - in time partitions (every job made since the time_partitions migration), by dropping each
- *   partition whose jobs have all ended before the cutoff (server/jobs/partitions.ts), after making
- *   the partitions ahead;
- * - in the `_before` and `_default` partitions (jobs made before that migration, ids no partition
- *   holds), by deleting rows, `batchSize` per statement so no single transaction holds many locks
- *   (foreign keys cascade; a re-run's link to a deleted job becomes NULL).
- * Quota counters of past windows go too.
+ * Deletes finished jobs (succeeded, failed, cancelled) whose finishedAt is older than the
+ * retention, with their events and results (foreign keys cascade), `batchSize` rows per
+ * statement so no single transaction holds many locks. A job some re-run points at keeps the
+ * link as NULL (ON DELETE SET NULL). Quota counters of past windows go too. Returns how many
+ * jobs were deleted.
  */
 export async function pruneFinishedJobs(
   opts: { olderThanDays?: number; batchSize?: number; maxBatches?: number } = {},
 ) {
   const cutoff = new Date(now().getTime() - (opts.olderThanDays ?? retentionDays()) * DAY);
-  const made = await ensurePartitions();
-  const droppedPartitions = await dropAgedPartitions(cutoff);
   const batch = Math.max(1, Math.floor(opts.batchSize ?? 1000));
   let deleted = 0;
   let batches = 0;
-  for (const part of ["AiRuntimeJob_before", "AiRuntimeJob_default"]) {
-    for (; batches < (opts.maxBatches ?? Infinity);) {
-      batches++;
-      const n = await getDb().$executeRawUnsafe(
-        `DELETE FROM "${part}" WHERE id IN (
-          SELECT id FROM "${part}"
-          WHERE status IN (${TERMINAL_STATUSES.map((s) => `'${s}'`).join(", ")}) AND "finishedAt" < $1::timestamp(3)
-          ORDER BY "finishedAt" LIMIT ${batch}
-          FOR UPDATE SKIP LOCKED)`,
-        cutoff,
-      );
-      deleted += n;
-      if (n < batch) break;
-    }
+  for (; batches < (opts.maxBatches ?? Infinity);) {
+    batches++;
+    const n = await getDb().$executeRaw`
+      DELETE FROM "AiRuntimeJob" WHERE id IN (
+        SELECT id FROM "AiRuntimeJob"
+        WHERE status IN (${statusList(TERMINAL_STATUSES)}) AND "finishedAt" < ${cutoff}::timestamp(3)
+        ORDER BY "finishedAt" LIMIT ${batch}
+        FOR UPDATE SKIP LOCKED)`;
+    deleted += n;
+    if (n < batch) break;
   }
   await pruneQuotaUsage();
-  return { deleted, batches, cutoff, droppedPartitions, madePartitions: made.made };
+  return { deleted, batches, cutoff };
 }

@@ -92,12 +92,6 @@ export type TransitionSpec = {
   /** Selects candidate rows, e.g. `j.id = ${id}`; combined with the action's from-statuses. */
   where: Prisma.Sql;
   /**
-   * The one job a transition can touch, when there is one: its UPDATE then names it too, so that a
-   * prepared statement's generic plan prunes the job table's other time partitions when it starts
-   * instead of opening every one of them (server/jobs/partitions.ts).
-   */
-  jobId?: string;
-  /**
    * The new status, computed once per row when it is locked: a literal, or attemptEnd(retry).
    * SET assignments read it as t."toStatus" instead of repeating the rule.
    */
@@ -188,7 +182,7 @@ function transitionCtes(spec: TransitionSpec, p: string) {
   const [target, upd, ev] = ["target", "upd", "ev"].map((n) => Prisma.raw(`${p}${n}`));
   return Prisma.sql`${target} AS (${candidates(spec)}), ${upd} AS (
       UPDATE "AiRuntimeJob" j SET status = t."toStatus", ${spec.set}, "updatedAt" = ${spec.now}::timestamp(3)
-      FROM ${target} t WHERE j.id = t.id${spec.jobId === undefined ? Prisma.empty : Prisma.sql` AND j.id = ${spec.jobId}`}
+      FROM ${target} t WHERE j.id = t.id
       RETURNING ${RETURNING}, t."fromStatus"::text AS "fromStatus"
     ), ${ev} AS (
       INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "errorCode", "errorMessage", "createdAt")
