@@ -7,6 +7,7 @@ import { percentiles } from "./stats";
 import { JOB_TYPES, targetTypesOf } from "../../server/job-types";
 import { output as RESULT_OUTPUT } from "./payload";
 import { claimAtSize, tableSizes, type TableSize } from "./scale";
+import { ensurePartitions, idAt, listSpans, PARTITIONED, partitionDays } from "../../server/jobs/partitions";
 
 /**
  * "Console at 1M rows": a learning platform's 30 days — BENCH_CONSOLE_ROWS jobs (default
@@ -122,7 +123,7 @@ const MOVING_EVENTS = 200;
 async function whileMoving<T>(db: pg.Client, fn: () => Promise<T>): Promise<T> {
   const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await holder.connect();
-  const jobs = `SELECT id FROM "AiRuntimeJob" WHERE id LIKE 'cj%' AND status = 'succeeded' ORDER BY id DESC LIMIT ${MOVING_EVENTS}`;
+  const jobs = `SELECT id FROM "AiRuntimeJob" WHERE "inputHash" = 'h' AND status = 'succeeded' ORDER BY id DESC LIMIT ${MOVING_EVENTS}`;
   const insert = `INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
     SELECT id, 'locked', 'succeeded', 'runtime', 'bench-rt-moving', 1, now() FROM (${jobs}) j`;
   try {
@@ -193,7 +194,7 @@ async function measure({ db, appUrl, agent, rows, log, reuse, key }: Ctx): Promi
   const { ADMIN, LEARNERS, DEMO_PASSWORDS } = await import("../../prisma/seed-data");
   await seed();
   const learner = LEARNERS[0]!;
-  const have = (await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE id LIKE 'cj%'`)).rows[0].n;
+  const have = (await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE "inputHash" = 'h'`)).rows[0].n;
   const t0 = performance.now();
   if (!reuse || have !== rows) {
     log(`console: generating ${rows.toLocaleString("en")} jobs and their events over 30 days…`);
@@ -202,6 +203,7 @@ async function measure({ db, appUrl, agent, rows, log, reuse, key }: Ctx): Promi
       `TRUNCATE "AiRuntimeJob", "JobUsage", "UsageDayRollup", "UsageDayLearner", "UsageDayClosed", "UsageHourRollup", "UsageHourLearner", "UsageHourClosed",
         "ConsoleRollupState", "JobCountRollup", "JobTimeRollup", "RuntimeHourRollup", "RuntimeInstance" CASCADE`,
     );
+    await spansBack(db, SPAN_DAYS + 1);
     await generate(db, rows, learner.id);
   } else log(`console: reusing the ${rows.toLocaleString("en")} jobs already in the database`);
   const loadMs = performance.now() - t0;
@@ -334,6 +336,20 @@ async function measure({ db, appUrl, agent, rows, log, reuse, key }: Ctx): Promi
   };
 }
 
+const SPAN_DAYS = 30;
+
+/**
+ * A job id as the app makes it (a cuid starts with its creation time, server/jobs/partitions.ts) for
+ * the time `ms` (an SQL bigint expression), then a unique tail: so a generated job sits in the time
+ * partition of its creation, as a real one does.
+ */
+function idSql(ms: string, tail: string) {
+  const digits = Array.from({ length: 8 }, (_, i) => 7 - i).map(
+    (k) => `substr('0123456789abcdefghijklmnopqrstuvwxyz', ((${ms}) / ${36 ** k}::bigint % 36)::int + 1, 1)`,
+  );
+  return `'c' || ${digits.join(" || ")} || ${tail}`;
+}
+
 /** Jobs spread over 30 days; each has a creation event, and (unless still pending) a lock and a terminal event. */
 export async function generate(db: pg.Client, rows: number, learnerId: string) {
   // The Runtime instances that did the work (their events name them, as real ones do).
@@ -342,50 +358,79 @@ export async function generate(db: pg.Client, rows: number, learnerId: string) {
   await db.query(`INSERT INTO "User" (id, email, name, role, "emailVerified", "createdAt", "updatedAt")
     SELECT 'bu' || g, 'bu' || g || '@bench.test', 'Bench ' || g, 'learner', false, now(), now() FROM generate_series(1, ${USERS - 1}) g ON CONFLICT DO NOTHING`);
   const user = `(CASE WHEN g % ${USERS} = 0 THEN '${learnerId}' ELSE 'bu' || (g % ${USERS}) END)`;
-  const span = 30 * 86_400;
+  const span = SPAN_DAYS * 86_400;
+  const end = Date.now();
+  await db.query(`CREATE TEMP TABLE IF NOT EXISTS chunk (id text PRIMARY KEY)`);
   for (let from = 0; from < rows; from += 200_000) {
     const to = Math.min(rows, from + 200_000) - 1;
+    await db.query(`TRUNCATE chunk`);
     // status by g: 2,000 newest pending, else 1 in 12 failed, 1 in 40 cancelled, the rest succeeded.
     await db.query(`
+      WITH made AS (
       INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", status, "inputHash", "idempotencyKey", params,
         "attemptNo", "errorCode", "createdAt", "updatedAt", "runAfter", "lockedAt", "finishedAt")
-      SELECT 'cj' || lpad(g::text, 8, '0'), ${user},
+      SELECT ${idSql(`(extract(epoch FROM c) * 1000)::bigint`, `lpad(g::text, 10, '0')`)}, ${user},
         (ARRAY[${JOB_TYPES.map((t) => `'${t}'`).join(",")}])[1 + g % ${JOB_TYPES.length}]::"JobType",
         -- A type that runs on materials only gets a material target (its id only: the console never opens it).
         (ARRAY[${JOB_TYPES.map((t) => `'${targetTypesOf(t).includes("user") ? "user" : "material"}'`).join(",")}])[1 + g % ${JOB_TYPES.length}]::"TargetType",
         ${user}, s::"JobStatus", 'h', 'ck' || g, '{}',
         CASE WHEN s IN ('succeeded', 'failed') THEN 1 ELSE 0 END, CASE WHEN s = 'failed' THEN 'INVALID_SCHEMA' END,
         c, c, c, CASE WHEN s IN ('succeeded', 'failed') THEN c + w END, CASE WHEN s <> 'pending' THEN c + w + r END
-      FROM (SELECT g, now() - interval '${span} seconds' + (g::float8 / ${rows}) * interval '${span} seconds' AS c,
+      FROM (SELECT g, to_timestamp(${end / 1000}) - interval '${span} seconds' + (g::float8 / ${rows}) * interval '${span} seconds' AS c,
               (0.2 + (g % 97) * 0.3) * interval '1 second' AS w, (1 + (g % 89) * 0.5) * interval '1 second' AS r,
               CASE WHEN g >= ${rows - 2000} THEN 'pending' WHEN g % 12 = 0 THEN 'failed' WHEN g % 40 = 0 THEN 'cancelled' ELSE 'succeeded' END AS s
-            FROM generate_series(${from}, ${to}) g) x`);
+            FROM generate_series(${from}, ${to}) g) x
+      RETURNING id)
+      INSERT INTO chunk SELECT id FROM made`);
     // Fresh statistics before the events' foreign-key checks plan their lookup of the job (once per
     // connection). A 3M generation on a database reused after a TRUNCATE sat 15 minutes in its
     // first chunk's event insert; a check planned against a table that looked empty is the suspect.
     await db.query(`ANALYZE "AiRuntimeJob"`);
+    await db.query(`ANALYZE chunk`);
+    const inChunk = `SELECT j.* FROM chunk k JOIN "AiRuntimeJob" j ON j.id = k.id`;
     await db.query(`
       INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
       SELECT id, f::"JobStatus", t::"JobStatus", a::"ActorType",
         CASE WHEN a = 'runtime' THEN 'bench-rt-' || (abs(hashtext(id)) % ${RUNTIMES}) END, n, at FROM (
-        SELECT id, NULL AS f, 'pending' AS t, 'learner' AS a, 0 AS n, "createdAt" AS at FROM "AiRuntimeJob" WHERE id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')
-        UNION ALL SELECT id, 'pending', 'locked', 'runtime', 1, "lockedAt" FROM "AiRuntimeJob" WHERE "lockedAt" IS NOT NULL AND id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')
-        UNION ALL SELECT id, CASE WHEN status = 'cancelled' THEN 'pending' ELSE 'locked' END, status::text, 'runtime', "attemptNo", "finishedAt" FROM "AiRuntimeJob"
-          WHERE "finishedAt" IS NOT NULL AND id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')
+        SELECT id, NULL AS f, 'pending' AS t, 'learner' AS a, 0 AS n, "createdAt" AS at FROM (${inChunk}) j
+        UNION ALL SELECT id, 'pending', 'locked', 'runtime', 1, "lockedAt" FROM (${inChunk}) j WHERE "lockedAt" IS NOT NULL
+        UNION ALL SELECT id, CASE WHEN status = 'cancelled' THEN 'pending' ELSE 'locked' END, status::text, 'runtime', "attemptNo", "finishedAt"
+          FROM (${inChunk}) j WHERE "finishedAt" IS NOT NULL
       ) e ORDER BY at`);
     // A succeeded job's result (a minimal valid output: real outputs are larger, see tableSizes).
     await db.query(`
       INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion", "createdAt")
-      SELECT 'cr' || substr(id, 3), id, 1, '${JSON.stringify(RESULT_OUTPUT)}'::jsonb, 'h', id || ':1:h', 'v1', "finishedAt"
-      FROM "AiRuntimeJob" WHERE status = 'succeeded' AND id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')`);
+      SELECT 'cr' || id, id, 1, '${JSON.stringify(RESULT_OUTPUT)}'::jsonb, 'h', id || ':1:h', 'v1', "finishedAt"
+      FROM (${inChunk}) j WHERE status = 'succeeded'`);
     // One usage row per attempt that reached the model (as Runtimes report it), for the cost panel.
     await db.query(`
       INSERT INTO "JobUsage" (id, "jobId", "attemptNo", "userId", "jobType", "apiKeyMode", provider, model,
         "promptTokens", "completionTokens", "durationMs", outcome, "createdAt")
-      SELECT 'cu' || substr(id, 3), id, 1, "userId", "jobType", 'platform_key', 'deepseek', 'deepseek-chat',
+      SELECT 'cu' || id, id, 1, "userId", "jobType", 'platform_key', 'deepseek', 'deepseek-chat',
         800 + (abs(hashtext(id)) % 1200), 200 + (abs(hashtext(id)) % 600), 900, coalesce("errorCode", 'succeeded'), "finishedAt"
-      FROM "AiRuntimeJob" WHERE status IN ('succeeded', 'failed') AND id BETWEEN 'cj' || lpad('${from}', 8, '0') AND 'cj' || lpad('${to}', 8, '0')`);
+      FROM (${inChunk}) j WHERE status IN ('succeeded', 'failed')`);
   }
+}
+
+/**
+ * A bench database is migrated just before it is filled, so the events and results of every past
+ * id would sit in the `_before` partitions. With the tables empty, those and the spans are made
+ * again so that spans cover the last `days` days too, as on an instance that has run that long.
+ */
+async function spansBack(db: pg.Client, days: number) {
+  const width = partitionDays() * 86_400_000;
+  const start = Math.floor((Date.now() - days * 86_400_000) / width) * width;
+  const spans = await listSpans(db);
+  for (const { table } of PARTITIONED) {
+    for (const part of [...spans.map((s) => s.name.slice("JobEvent".length)), "_before"]) {
+      await db.query(`ALTER TABLE "${table}" DETACH PARTITION "${table}${part}"`);
+      await db.query(`DROP TABLE "${table}${part}"`);
+    }
+    await db.query(
+      `CREATE TABLE "${table}_before" PARTITION OF "${table}" FOR VALUES FROM (MINVALUE) TO ('${idAt(start)}')`,
+    );
+  }
+  await ensurePartitions(db);
 }
 
 /** The statements the console ran before the rollups (PR #17's "before"), verbatim in shape. */

@@ -50,7 +50,7 @@ try {
   const past = Number(process.env.EXPLAIN_PAST ?? 0);
   if (past)
     await db.query(`INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
-      SELECT id, 'locked', 'succeeded', 'runtime', 'bench-rt-0', 1, now() FROM "AiRuntimeJob" WHERE id LIKE 'cj%' ORDER BY id LIMIT ${past}`);
+      SELECT id, 'locked', 'succeeded', 'runtime', 'bench-rt-0', 1, now() FROM "AiRuntimeJob" WHERE "inputHash" = 'h' ORDER BY id LIMIT ${past}`);
   for (const extra of (process.env.EXPLAIN_SQL ?? "").split(";;").filter(Boolean))
     statements.push([extra.slice(0, 40), Prisma.sql([extra])]);
   for (const [name, sql] of statements) {
@@ -75,7 +75,7 @@ async function fill(db: pg.Client, url: string) {
   const { deployMigrations } = await import("../lib/migrator");
   await deployMigrations(url);
   const rows = Number(process.env.BENCH_CONSOLE_ROWS ?? 1_000_000);
-  const have = (await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE id LIKE 'cj%'`)).rows[0].n;
+  const have = (await db.query(`SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE "inputHash" = 'h'`)).rows[0].n;
   if (have === rows) return;
   const { seed } = await import("../../prisma/seed");
   const { LEARNERS } = await import("../../prisma/seed-data");

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import { ensurePartitions } from "../../server/jobs/partitions";
 
 /**
  * Prisma Migrate without the network: Prisma's own schema engine, compiled to WebAssembly,
@@ -56,6 +57,24 @@ function poolConfig(url: string, database?: string): pg.PoolConfig {
   };
 }
 
+/**
+ * adapter-pg runs a migration script by splitting it on every ";", which breaks a statement whose
+ * body has one (a DO block, a function). The native engine sends the script whole; so do we: one
+ * simple-protocol query, which PostgreSQL runs as one implicit transaction.
+ */
+function wholeScripts<A extends { executeScript(script: string): Promise<void> }>(adapter: A, pool: pg.Pool): A {
+  const onError = (adapter as unknown as { onError?: (e: unknown) => never }).onError?.bind(adapter);
+  adapter.executeScript = async (script: string) => {
+    try {
+      await pool.query(script);
+    } catch (e) {
+      if (onError) onError(e);
+      throw e;
+    }
+  };
+  return adapter;
+}
+
 function adapterFactory(url: string, pools: pg.Pool[]) {
   const mainPool = new pg.Pool(poolConfig(url));
   pools.push(mainPool);
@@ -63,7 +82,7 @@ function adapterFactory(url: string, pools: pg.Pool[]) {
   return {
     provider: "postgres" as const,
     adapterName: main.adapterName,
-    connect: () => main.connect(),
+    connect: async () => wholeScripts(await main.connect(), mainPool),
     // A throwaway database for diffing the migration history; dropped (FORCE) after its pool ends.
     async connectToShadowDb() {
       const name = `prisma_shadow_${randomUUID().replace(/-/g, "")}`;
@@ -72,7 +91,7 @@ function adapterFactory(url: string, pools: pg.Pool[]) {
       await admin.query(`CREATE DATABASE "${name}"`);
       await admin.end();
       const pool = new pg.Pool(poolConfig(url, name));
-      const adapter = await new PrismaPg(pool).connect();
+      const adapter = wholeScripts(await new PrismaPg(pool).connect(), pool);
       const dispose = adapter.dispose.bind(adapter);
       adapter.dispose = async () => {
         await dispose().catch(() => {});
@@ -156,12 +175,25 @@ async function withEngine<T>(url: string, fn: (e: Engine) => Promise<T>): Promis
 }
 
 /** Applies every migration not yet recorded in _prisma_migrations. */
+/**
+ * Applies the pending migrations, then makes the time partitions of jobs ahead of now
+ * (server/jobs/partitions.ts; the daily retention run makes them too), so a fresh deploy
+ * writes its first jobs into one.
+ */
 export async function deployMigrations(url: string): Promise<string[]> {
   await renameAbsoluteMigrationRows(url);
-  return withEngine(url, async (e) => {
+  const applied = await withEngine(url, async (e) => {
     const out = await e.applyMigrations({ migrationsList: migrationsList(), filters: noFilter });
     return out.appliedMigrationNames;
   });
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await ensurePartitions(client);
+  } finally {
+    await client.end();
+  }
+  return applied;
 }
 
 /** Early databases of this project recorded absolute paths as migration names; keep only the directory name. */

@@ -15,6 +15,7 @@ import { exportLearnerData } from "@/server/learners/export";
 import { setFlashcardMark } from "@/server/learning/flashcard-marks";
 import { setNextActionTick } from "@/server/learning/next-action-ticks";
 import { callerAs, setPassword, signIn, signedInCookie } from "../helpers/auth";
+import { NOT_A_PARTITION } from "../helpers/partitions";
 import { createLearner, createTestJob, runtimeKey, uid } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
 import { validOutput } from "../helpers/outputs";
@@ -36,7 +37,7 @@ async function rowsNaming(needle: string) {
   const db = getDb();
   const columns = await db.$queryRaw<{ table_name: string; column_name: string }[]>`
     SELECT table_name, column_name FROM information_schema.columns
-    WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'
+    WHERE table_schema = 'public' AND table_name <> '_prisma_migrations' AND ${Prisma.raw(NOT_A_PARTITION)}
       AND data_type IN ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY', 'USER-DEFINED')`;
   const hits: string[] = [];
   for (const c of columns) {
@@ -53,7 +54,8 @@ async function rowsNaming(needle: string) {
 async function emptyTables() {
   const tables = await getDb().$queryRaw<{ table_name: string }[]>`
     SELECT table_name FROM information_schema.tables
-    WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations'`;
+    WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations'
+      AND ${Prisma.raw(NOT_A_PARTITION)}`;
   const empty: string[] = [];
   for (const t of tables) {
     const [row] = await getDb().$queryRaw<{ n: number }[]>(

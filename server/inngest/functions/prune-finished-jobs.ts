@@ -2,13 +2,22 @@ import { cron } from "inngest";
 import { inngest } from "../client";
 import { pruneFinishedJobs } from "../../jobs/retention";
 
-/** Daily at 03:17: finished jobs past JOB_RETENTION_DAYS (default 90) and their events are deleted, in batches. */
+/**
+ * Daily at 03:17: time partitions are made ahead; finished jobs past JOB_RETENTION_DAYS (default 90) go, their
+ * events and results by whole partitions dropped where a span has ended, the job rows deleted in batches.
+ */
 export const pruneFinishedJobsFn = inngest.createFunction(
   { id: "prune-finished-jobs", triggers: [cron("17 3 * * *")], concurrency: { limit: 1 } },
   async ({ step }) => {
     const out = await step.run("delete-expired-jobs", async () => {
       const r = await pruneFinishedJobs();
-      return { deleted: r.deleted, batches: r.batches, cutoff: r.cutoff.toISOString() };
+      return {
+        deleted: r.deleted,
+        batches: r.batches,
+        cutoff: r.cutoff.toISOString(),
+        droppedPartitions: r.droppedPartitions,
+        madePartitions: r.madePartitions,
+      };
     });
     return out;
   },
