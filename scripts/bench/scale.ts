@@ -20,13 +20,15 @@ const mb = (bytes: string | number) => Math.round((Number(bytes) / 2 ** 20) * 10
 
 /** Heap (with TOAST), indexes and total of each table that grows with the jobs, after VACUUM ANALYZE. */
 export async function tableSizes(db: pg.Client): Promise<TableSize[]> {
-  // Summed over a partitioned table's partitions (a plain table is its own one leaf).
+  // Summed over a partitioned table's partitions; a plain table is its own one part.
   const { rows } = await db.query(
     `SELECT t AS table, sum(greatest(c.reltuples, 0))::bigint AS rows,
        sum(pg_total_relation_size(c.oid) - pg_indexes_size(c.oid)) AS heap, sum(pg_indexes_size(c.oid)) AS idx,
        sum(pg_total_relation_size(c.oid)) AS total
-     FROM unnest($1::text[]) t, pg_partition_tree(format('%I', t)::regclass) p JOIN pg_class c ON c.oid = p.relid
-     WHERE p.isleaf GROUP BY t`,
+     FROM unnest($1::text[]) t CROSS JOIN LATERAL (
+       SELECT relid FROM pg_partition_tree(format('%I', t)::regclass) WHERE isleaf
+       UNION ALL SELECT oid FROM pg_class WHERE oid = format('%I', t)::regclass AND relkind = 'r') p
+     JOIN pg_class c ON c.oid = p.relid GROUP BY t`,
     [TABLES],
   );
   return TABLES.map((t) => rows.find((r) => r.table === t)).map((r) => ({
