@@ -174,11 +174,10 @@ async function withEngine<T>(url: string, fn: (e: Engine) => Promise<T>): Promis
   }
 }
 
-/** Applies every migration not yet recorded in _prisma_migrations. */
 /**
- * Applies the pending migrations, then makes the time partitions of jobs ahead of now
- * (server/jobs/partitions.ts; the daily retention run makes them too), so a fresh deploy
- * writes its first jobs into one.
+ * Applies every migration not yet recorded in _prisma_migrations, then makes the time partitions
+ * of events and results ahead of now (server/jobs/partitions.ts; the daily retention run makes
+ * them too), so a fresh deploy writes its first events and results into one.
  */
 export async function deployMigrations(url: string): Promise<string[]> {
   await renameAbsoluteMigrationRows(url);

@@ -2,6 +2,7 @@ import pg from "pg";
 import { getPool } from "../db";
 import { setting } from "../config";
 import { now } from "../clock";
+import { TERMINAL_STATUSES } from "./constants";
 
 /**
  * Time partitions (issue 26, item 4). Events and results are partitioned by RANGE of the job id
@@ -22,11 +23,8 @@ import { now } from "../clock";
  */
 
 const DAY = 86_400_000;
-/** The partitioned tables, each keyed by a job id. The first names the spans. */
-export const PARTITIONED = [
-  { table: "JobEvent", key: "jobId" },
-  { table: "AiRuntimeResult", key: "jobId" },
-] as const;
+/** The partitioned tables, each by its jobId. The first names the spans. */
+export const PARTITIONED = [{ table: "JobEvent" }, { table: "AiRuntimeResult" }] as const;
 const SPANS = "JobEvent";
 /** Spans made ahead of the present (the daily run makes the next long before it is needed). */
 const AHEAD = 2;
@@ -113,9 +111,9 @@ async function inTransaction<T>(db: Queryable, fn: (c: pg.ClientBase) => Promise
 
 /**
  * Makes the spans from the newest one's end (or the `_before` partition's) to AHEAD spans past
- * `at`, each in one transaction for the three tables. A span whose ids the `_default` partition
- * already holds (made while no span was there) cannot be made: it is left out, and its jobs stay in
- * `_default`. Returns the partitions made.
+ * `at`, each in one transaction for both tables. A span whose ids the `_default` partition already
+ * holds (made while no span was there) cannot be made: it is left out, and those events and results
+ * stay in `_default`. Returns the spans made and those left out.
  */
 export async function ensurePartitions(
   db: Queryable = getPool(),
@@ -167,8 +165,8 @@ export async function dropAgedPartitions(
       // A job of a past span never goes back in flight, and no new one is made in it.
       const { rows } = await c.query<{ busy: boolean }>(
         `SELECT EXISTS (SELECT 1 FROM "AiRuntimeJob" WHERE id >= $1 AND id < $2
-           AND (status NOT IN ('succeeded', 'failed', 'cancelled') OR "finishedAt" >= $3)) AS busy`,
-        [idAt(span.from), idAt(span.to), cutoff],
+           AND (status <> ALL($4::"JobStatus"[]) OR "finishedAt" >= $3)) AS busy`,
+        [idAt(span.from), idAt(span.to), cutoff, TERMINAL_STATUSES],
       );
       if (rows[0]!.busy) return false;
       const part = span.name.slice(SPANS.length);
