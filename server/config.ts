@@ -72,6 +72,10 @@ export const SETTINGS = {
   APP_DATA_DIR: def(text.default(".data"), "folder of generated secrets in dev/demo"),
   DATABASE_URL: def(postgresUrl.optional(), "any PostgreSQL ≥ 13", { production: true, secret: true }),
   DB_POOL_MAX: def(int(1, 1000).default(10), "connections per app process"),
+  DB_CLAIM_POOL_MAX: def(
+    int(1, 1000).optional(),
+    "connections per app process for Runtimes' claims and polls, beside DB_POOL_MAX (default: the same number)",
+  ),
   DB_CONNECT_TIMEOUT_MS: def(int(100).default(10_000), "wait for a pool connection before answering 503"),
   BETTER_AUTH_SECRET: def(
     z.string().min(32, "at least 32 characters").optional(),

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import type { Prisma } from "./generated/prisma/client";
-import { getDb, getPool, type DbOrTx } from "./db";
+import { getClaimPool, getDb, getPool, type DbOrTx } from "./db";
 
 /**
  * The hot path's statements (every Runtime request runs one) straight on the pg pool under
@@ -11,9 +11,9 @@ import { getDb, getPool, type DbOrTx } from "./db";
  * timestamps are UTC Dates, json is parsed, bigint is BigInt. Inside an interactive transaction
  * the statement goes through that transaction instead.
  */
-export function runSql<T>(db: DbOrTx, query: Prisma.Sql): Promise<T[]> {
+export function runSql<T>(db: DbOrTx, query: Prisma.Sql, on: "claims" | "main" = "main"): Promise<T[]> {
   if (db !== getDb()) return db.$queryRaw<T[]>(query);
-  return fastQuery<T>(query);
+  return fastQuery<T>(query, on === "claims" ? getClaimPool() : getPool());
 }
 
 const names = new Map<string, string>();
@@ -28,8 +28,8 @@ function statementName(text: string) {
   return name;
 }
 
-async function fastQuery<T>(query: Prisma.Sql): Promise<T[]> {
-  const res = await getPool().query({
+async function fastQuery<T>(query: Prisma.Sql, pool: pg.Pool): Promise<T[]> {
+  const res = await pool.query({
     name: statementName(query.text),
     text: query.text,
     values: query.values.map(toPg),

@@ -126,6 +126,7 @@ export async function pollJobs(input: PollInput) {
       LIMIT ${Prisma.raw(String(limit))}) q
     UNION ALL SELECT TRUE, l.id, l."jobType", l."targetType", l."targetId", l.priority, l."attemptNo", l."createdAt",
       l."fromStatus", l.status, l."errorCode", ${notify(`l`)} FROM ${lost} l`,
+    "claims",
   );
   countTransitions(rows.filter((r) => r.lost));
   return rows
@@ -148,7 +149,12 @@ export async function pollJobs(input: PollInput) {
 export async function claimJobs(input: PollInput) {
   if (!takeableTypes(input).length) return [];
   const at = now();
-  const rows = await transition(getDb(), claimSpec(input, at), lostLeasesSpec(at, clampLimit(input.limit), "claim"));
+  const rows = await transition(
+    getDb(),
+    claimSpec(input, at),
+    lostLeasesSpec(at, clampLimit(input.limit), "claim"),
+    "claims",
+  );
   return loadLeases(rows, input.scope);
 }
 

@@ -158,9 +158,15 @@ export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batc
  * (claim and poll end passed leases this way: SPEC §3, correctness never waits for the sweep).
  * Its rows get their events and pushes too; they are counted, not returned. The two candidate
  * sets must be disjoint (different from-statuses), and `before` may not add CTEs or columns.
+ * `on: "claims"` runs it on the claim pool (server/db.ts getClaimPool).
  */
-export async function transition(db: DbOrTx, spec: TransitionSpec, before?: TransitionSpec): Promise<JobRow[]> {
-  const rows = await runSql<JobRow & { prelude?: boolean }>(db, transitionSql(spec, before));
+export async function transition(
+  db: DbOrTx,
+  spec: TransitionSpec,
+  before?: TransitionSpec,
+  on?: "claims",
+): Promise<JobRow[]> {
+  const rows = await runSql<JobRow & { prelude?: boolean }>(db, transitionSql(spec, before), on);
   countTransitions(rows);
   return before ? rows.filter((r) => !r.prelude).map(({ prelude: _, ...row }) => row) : rows;
 }

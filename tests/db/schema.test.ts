@@ -48,8 +48,10 @@ describe("schema and migrations", () => {
     );
     await db.$executeRawUnsafe(`ANALYZE "AiRuntimeJob"`);
     // The claim's own statement as server/sql.ts runs it: a named prepared statement, executed
-    // many times (PostgreSQL may switch a prepared statement to a generic plan after five runs; for the
-    // claim it must not, since a generic plan cannot know `runAfter <= now` and would sort every pending job).
+    // many times, on a connection of the claim pool (generic plans from the first run: server/db.ts)
+    // and, as before, in PostgreSQL's default mode (custom plans for five runs, then maybe generic).
+    // Either way the plan must take the index paths: a plan that cannot see `runAfter <= now` must
+    // still not sort every pending job.
     const input = {
       runtimeInstanceId: "rt",
       capabilities: ["learning_state_analysis", "quiz_generation"] as const,
@@ -73,22 +75,29 @@ describe("schema and migrations", () => {
       return texts;
     };
     try {
-      for (const [run, text] of (
-        await plans("claim_candidates", candidates(claimSpec({ ...input, capabilities: [...input.capabilities] }, at)))
-      ).entries()) {
-        expect(text, `run ${run}:\n${text}`).toMatch(
-          /(Index Scan using|Bitmap Index Scan on) "AiRuntimeJob_pending_queue_idx"/,
-        );
-        expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
-      }
-      // The passed-lease check the claim now carries: a range of the lease index up to now
-      // (leaseCheckAt bound), in index order — no scan of the in-flight rows, no sort.
-      for (const [run, text] of (
-        await plans("lost_candidates", candidates(lostLeasesSpec(at, 10, "claim")))
-      ).entries()) {
-        expect(text, `run ${run}:\n${text}`).toMatch(/Index Scan using "AiRuntimeJob_lease_idx"/);
-        expect(text, `run ${run}:\n${text}`).toMatch(/Index Cond: \("leaseCheckAt" < /);
-        expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
+      for (const mode of ["force_generic_plan", "auto"]) {
+        await client.query(`DEALLOCATE ALL`);
+        await client.query(`SET plan_cache_mode = ${mode}`);
+        for (const [run, text] of (
+          await plans(
+            "claim_candidates",
+            candidates(claimSpec({ ...input, capabilities: [...input.capabilities] }, at)),
+          )
+        ).entries()) {
+          expect(text, `run ${run}:\n${text}`).toMatch(
+            /(Index Scan using|Bitmap Index Scan on) "AiRuntimeJob_pending_queue_idx"/,
+          );
+          expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
+        }
+        // The passed-lease check the claim now carries: a range of the lease index up to now
+        // (leaseCheckAt bound), in index order — no scan of the in-flight rows, no sort.
+        for (const [run, text] of (
+          await plans("lost_candidates", candidates(lostLeasesSpec(at, 10, "claim")))
+        ).entries()) {
+          expect(text, `run ${run}:\n${text}`).toMatch(/Index Scan using "AiRuntimeJob_lease_idx"/);
+          expect(text, `run ${run}:\n${text}`).toMatch(/Index Cond: \("leaseCheckAt" < /);
+          expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
+        }
       }
       // Run, it reads none of the 2,000 leases held on time, however long ago they were taken (it
       // used to walk every lease older than the shortest one and drop each by its lockUntil).
@@ -101,17 +110,21 @@ describe("schema and migrations", () => {
       expect(analyzed).toMatch(/Index Scan using "AiRuntimeJob_lease_idx".*actual time=\S+ rows=0 /);
       expect(analyzed).not.toMatch(/Rows Removed by Filter/);
       // The whole statement: both index paths, no scan of the job table; its only sort orders the events it writes.
-      for (const [run, text] of (
-        await plans("claim_statement", claimStatement({ ...input, capabilities: [...input.capabilities] }, at))
-      ).entries()) {
-        expect(text, `run ${run}:\n${text}`).toMatch(/"AiRuntimeJob_pending_queue_idx"/);
-        expect(text, `run ${run}:\n${text}`).toMatch(/"AiRuntimeJob_lease_idx"/);
-        expect(text, `run ${run}`).not.toMatch(/Seq Scan on "AiRuntimeJob"/);
-        const sortKeys = text.split("\n").filter((l) => /Sort Key/.test(l));
-        expect(
-          sortKeys.every((l) => /Sort Key: u(_\d+)?\.id\b/.test(l)),
-          sortKeys.join("\n"),
-        ).toBe(true);
+      for (const mode of ["force_generic_plan", "auto"]) {
+        await client.query(`DEALLOCATE ALL`);
+        await client.query(`SET plan_cache_mode = ${mode}`);
+        for (const [run, text] of (
+          await plans("claim_statement", claimStatement({ ...input, capabilities: [...input.capabilities] }, at))
+        ).entries()) {
+          expect(text, `run ${run}:\n${text}`).toMatch(/"AiRuntimeJob_pending_queue_idx"/);
+          expect(text, `run ${run}:\n${text}`).toMatch(/"AiRuntimeJob_lease_idx"/);
+          expect(text, `run ${run}`).not.toMatch(/Seq Scan on "AiRuntimeJob"/);
+          const sortKeys = text.split("\n").filter((l) => /Sort Key/.test(l));
+          expect(
+            sortKeys.every((l) => /Sort Key: u(_\d+)?\.id\b/.test(l)),
+            sortKeys.join("\n"),
+          ).toBe(true);
+        }
       }
     } finally {
       await client.end();

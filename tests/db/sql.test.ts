@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Prisma } from "@/server/generated/prisma/client";
 import { getDb } from "@/server/db";
 import { runSql } from "@/server/sql";
+import { claimJobs } from "@/server/jobs/lease";
 
 /**
  * server/sql.ts runs the hot path's statements on the pg pool as named prepared statements. Its
@@ -52,5 +53,21 @@ describe("runSql", () => {
       }),
     ).rejects.toThrow("roll back");
     expect(await getDb().runtimeApiKey.count()).toBe(before);
+  });
+
+  it("runs claims on the claim pool with generic plans from the first call, and the rest in PostgreSQL's default mode", async () => {
+    const mode = async (on: "claims" | "main") =>
+      (await runSql<{ m: string }>(getDb(), Prisma.sql`SELECT current_setting('plan_cache_mode') AS m`, on))[0]!.m;
+    expect(await mode("claims")).toBe("force_generic_plan");
+    expect(await mode("main")).toBe("auto");
+    await claimJobs({ runtimeInstanceId: "sql-test", keyId: null, capabilities: ["quiz_generation"], limit: 1 });
+    // The pool hands back its most recently used connection: the one that just claimed.
+    const claims = await runSql<{ generic: number; custom: number }>(
+      getDb(),
+      Prisma.sql`SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements
+        WHERE statement LIKE '%FOR UPDATE SKIP LOCKED%' AND statement NOT LIKE '%pg_prepared_statements%'`,
+      "claims",
+    );
+    expect(claims).toEqual([{ generic: 1, custom: 0 }]);
   });
 });
