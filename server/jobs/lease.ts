@@ -78,9 +78,9 @@ const inScope = (scope: KeyScope | undefined) => {
 
 /** Pending, visible (runAfter reached, no cancel asked), of the Runtime's types and within its key's scopes. */
 const takeable = (input: PollInput, at: Date) =>
-  Prisma.sql`j.status = 'pending' AND ${visible(at)} AND j."jobType"::text IN (${Prisma.join(takeableTypes(input))})${inScope(
-    input.scope && { ...input.scope, jobTypes: [] },
-  )}`;
+  Prisma.sql`j.status = 'pending' AND ${visible(at)} AND j."jobType" IN (${Prisma.join(
+    takeableTypes(input).map((t) => Prisma.sql`${t}::"JobType"`),
+  )})${inScope(input.scope && { ...input.scope, jobTypes: [] })}`;
 
 /**
  * Passed leases, ended exactly as the sweep ends them (expired → pending with retryCount + 1 and
