@@ -156,12 +156,23 @@ export async function pickupUnderLoad(opts: {
   idle.go();
   busy.go();
   const goAt = performance.now();
+  const goWall = Date.now();
   // Every idle poller parks its first long poll; the busy ones reach their pace.
   await new Promise((r) => setTimeout(r, 5000));
   const busyStart = await opts.db.query(
     `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status = 'succeeded' AND "jobType" = $1::"JobType"`,
     [BUSY_TYPE],
   );
+  // A listener of our own (this process is idle between creations): when PostgreSQL delivers the
+  // creation's NOTIFY, against when the app starts the claim it wakes.
+  const heard: Record<string, number> = {};
+  const listener = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await listener.connect();
+  listener.on("notification", (m) => {
+    const id = /"id":"([^"]+)"/.exec(m.payload ?? "")?.[1];
+    if (id && !(id in heard) && /"status":"pending"/.test(m.payload ?? "")) heard[id] = Date.now();
+  });
+  await listener.query(`LISTEN ${(await import("../../server/jobs/job-change")).CHANNEL}`);
   let minBacklog = Infinity;
   const tag = `load_${Date.now()}`;
   const commits: Record<string, number> = {};
@@ -207,11 +218,23 @@ export async function pickupUnderLoad(opts: {
   const { rows } = await opts.db.query(
     `SELECT j.id, EXTRACT(EPOCH FROM (e."createdAt" - j."createdAt")) * 1000 AS ms,
        EXTRACT(EPOCH FROM e."createdAt") * 1000 AS "lockedAt",
-       EXTRACT(EPOCH FROM (pg_xact_commit_timestamp(e.xmin) - pg_xact_commit_timestamp(c.xmin))) * 1000 AS "commitMs"
+       EXTRACT(EPOCH FROM (pg_xact_commit_timestamp(e.xmin) - pg_xact_commit_timestamp(c.xmin))) * 1000 AS "commitMs",
+       EXTRACT(EPOCH FROM pg_xact_commit_timestamp(c.xmin)) * 1000 AS "createdWall",
+       EXTRACT(EPOCH FROM ((e."createdAt" AT TIME ZONE 'UTC') - pg_xact_commit_timestamp(c.xmin))) * 1000 AS "wakeMs",
+       EXTRACT(EPOCH FROM (pg_xact_commit_timestamp(e.xmin) - (e."createdAt" AT TIME ZONE 'UTC'))) * 1000 AS "claimMs"
      FROM "AiRuntimeJob" j JOIN "JobEvent" e ON e."jobId" = j.id AND e."toStatus" = 'locked' AND e."attemptNo" = 1
        JOIN "JobEvent" c ON c."jobId" = j.id AND c."fromStatus" IS NULL
      WHERE j."idempotencyKey" LIKE $1`,
     [`${tag}%`],
+  );
+  await listener.end();
+  const delivered = rows.filter((r) => heard[r.id]).map((r) => heard[r.id]! - Number(r.createdWall));
+  opts.log(
+    `pickup under load: commit → NOTIFY heard by the bench's own listener ${JSON.stringify(percentiles(delivered))}`,
+  );
+  const slow = [...rows].sort((a, b) => Number(b.commitMs) - Number(a.commitMs)).slice(0, 8);
+  opts.log(
+    `pickup under load, slowest: ${slow.map((r) => `${Math.round(Number(r.commitMs))} ms at go+${Math.round(Number(r.createdWall) - goWall)}`).join(", ")}`,
   );
   if (rows.length !== opts.jobs) throw new Error(`pickup under load: ${rows.length} of ${opts.jobs} jobs were locked`);
   const idleDone = idleOuts.reduce((n, o) => n + o.done, 0);
@@ -229,6 +252,12 @@ export async function pickupUnderLoad(opts: {
     pickupMs: percentiles(rows.map((r) => Number(r.ms))),
     /** The headline: the creation's commit → the lock's commit, both PostgreSQL's own commit timestamps. */
     commitToLockMs: percentiles(rows.map((r) => Number(r.commitMs))),
+    /** Its two parts: the creation's commit → the claim's start in the app (NOTIFY, the wake, the app's event loop; ms clock)… */
+    commitToClaimStartMs: percentiles(rows.map((r) => Number(r.wakeMs))),
+    /** …and the claim's start → its commit (a pool connection, the statement). */
+    claimStartToCommitMs: percentiles(rows.map((r) => Number(r.claimMs))),
+    /** The creation's commit → its NOTIFY read by a listener in this (mostly idle) process: PostgreSQL's part of the wake. */
+    commitToNotifyHeardMs: percentiles(delivered),
     /** The creation's return in its caller → the lock's statement start (a loaded caller sees its commit late). */
     returnToLockMs: percentiles(rows.map((r) => Number(r.lockedAt) - commits[r.id]!)),
     /** Claims the idle pollers made (each long poll answered, with a job or empty after 20 s): one per job means no herd. */
