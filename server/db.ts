@@ -56,9 +56,9 @@ export function getPool(): pg.Pool {
 /**
  * The connections claims and polls run on (DB_CLAIM_POOL_MAX), apart from the pool above so that a
  * Runtime's claim never waits behind other statements, and with generic plans: the claim is one
- * prepared statement whose generic plan is the custom one (the queue and lease indexes in order, a
- * LIMIT; tests/db/schema.test.ts holds it there), yet once the table holds many finished jobs
- * PostgreSQL's default mode keeps re-planning it on every call — about 1.5 ms of a 3 ms claim.
+ * prepared statement whose generic plan is the same as its custom plans (the queue and lease
+ * indexes in order, a LIMIT; tests/db/schema.test.ts holds it there), yet once the table holds many
+ * finished jobs PostgreSQL's default mode re-plans it on every call — about 1.5 ms of a 3 ms claim.
  */
 export function getClaimPool(): pg.Pool {
   return handles().claimPool;

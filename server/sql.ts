@@ -9,7 +9,8 @@ import { getClaimPool, getDb, getPool, type DbOrTx } from "./db";
  * on every call (≈0.8 ms of server CPU for a transition), and the client skips Prisma's query
  * pipeline (≈0.3–0.5 ms per call). Same SQL, same values and the same row types as $queryRaw:
  * timestamps are UTC Dates, json is parsed, bigint is BigInt. Inside an interactive transaction
- * the statement goes through that transaction instead.
+ * the statement goes through that transaction instead. `on: "claims"` (claim and poll) runs it on
+ * the claim pool, whose connections use generic plans (server/db.ts getClaimPool).
  */
 export function runSql<T>(db: DbOrTx, query: Prisma.Sql, on: "claims" | "main" = "main"): Promise<T[]> {
   if (db !== getDb()) return db.$queryRaw<T[]>(query);
