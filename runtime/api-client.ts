@@ -8,6 +8,7 @@ import {
   type Usage,
 } from "../server/runtime-api/contract";
 import type { RejectionFields } from "./rejection";
+import { postText } from "./http-post";
 
 /** A failed call to the API. `status` is null when no HTTP answer arrived (unreachable, timed out). */
 export class ApiError extends Error {
@@ -40,21 +41,23 @@ export function createApiClient(opts: ApiOptions) {
     opt: { extraTimeMs?: number; signal?: AbortSignal } = {},
   ): Promise<z.infer<S>> {
     const timeout = AbortSignal.timeout(opts.requestTimeoutMs + (opt.extraTimeMs ?? 0));
-    let res: Response;
+    const signal = opt.signal ? AbortSignal.any([timeout, opt.signal]) : timeout;
+    let res: { status: number; text: string };
     try {
-      res = await fetch(`${opts.apiUrl}/internal/runtime/jobs${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${opts.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ runtimeInstanceId: opts.instanceId, ...body }),
-        signal: opt.signal ? AbortSignal.any([timeout, opt.signal]) : timeout,
-      });
+      res = await postText(
+        `${opts.apiUrl}/internal/runtime/jobs${path}`,
+        opts.apiKey,
+        JSON.stringify({ runtimeInstanceId: opts.instanceId, ...body }),
+        signal,
+      );
     } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause?.code;
-      throw new ApiError(null, "UNREACHABLE", `API unreachable: ${cause ?? (e as Error).message}`);
+      // A time-out or a shutdown says which; otherwise the socket's code (ECONNREFUSED, ECONNRESET…).
+      const why = signal.aborted ? (signal.reason as Error)?.message : (e as { code?: string }).code;
+      throw new ApiError(null, "UNREACHABLE", `API unreachable: ${why ?? (e as Error).message}`);
     }
     let json: unknown;
     try {
-      json = await res.json();
+      json = JSON.parse(res.text);
     } catch {
       throw new ApiError(
         res.status >= 500 ? res.status : null,
@@ -62,7 +65,8 @@ export function createApiClient(opts: ApiOptions) {
         `API answered ${res.status} without JSON`,
       );
     }
-    if (!res.ok) {
+    const ok = res.status >= 200 && res.status < 300;
+    if (!ok) {
       const err = errorResponse.safeParse(json);
       if (!err.success)
         throw new ApiError(res.status, "BAD_RESPONSE", `API answered ${res.status} outside the contract`);
