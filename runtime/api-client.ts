@@ -4,11 +4,15 @@ import {
   failResponse,
   heartbeatResponse,
   pollResponse,
+  RESULT_LIMITS,
   resultResponse,
+  resultsResponse,
   type Usage,
 } from "../server/runtime-api/contract";
 import type { RejectionFields } from "./rejection";
 import { postText } from "./http-post";
+import { createResultBatcher } from "./result-batcher";
+import { MAX_RESULTS_PER_REQUEST } from "../server/jobs/constants";
 
 /** A failed call to the API. `status` is null when no HTTP answer arrived (unreachable, timed out). */
 export class ApiError extends Error {
@@ -27,7 +31,17 @@ export class ApiError extends Error {
   }
 }
 
-export type ApiOptions = { apiUrl: string; apiKey: string; instanceId: string; requestTimeoutMs: number };
+export type ApiOptions = {
+  apiUrl: string;
+  apiKey: string;
+  instanceId: string;
+  requestTimeoutMs: number;
+  /** The API's body limit (RUNTIME_MAX_BODY_BYTES); results sent together stay within it. */
+  maxResultBytes?: number;
+};
+
+type ResultBody = Record<string, unknown> & { attemptNo: number; output: Record<string, unknown> };
+type ResultAnswer = z.infer<typeof resultResponse>;
 
 /**
  * The Runtime protocol as a client. Every answer, success or error, is checked against the
@@ -83,6 +97,26 @@ export function createApiClient(opts: ApiOptions) {
     return parsed.data;
   }
 
+  const single = (jobId: string, body: ResultBody) =>
+    post(`/${encodeURIComponent(jobId)}/result`, body, resultResponse);
+  const wrapper = JSON.stringify({ runtimeInstanceId: opts.instanceId, results: [] }).length;
+  const batcher = createResultBatcher<ResultBody & { jobId: string }, ResultAnswer>({
+    send: async (items) => {
+      const { results } = await post("/results", { results: items }, resultsResponse);
+      if (results.length !== items.length || results.some((r, i) => r.jobId !== items[i]!.jobId))
+        throw new ApiError(200, "BAD_RESPONSE", "the answer to /results does not list the results sent, in order");
+      // Each result as its own request would have ended: its answer, or its error.
+      return results.map((r) =>
+        "error" in r.body
+          ? { ok: false, error: new ApiError(r.httpStatus, r.body.error.code, r.body.error.message) }
+          : { ok: true, value: r.body },
+      );
+    },
+    sizeOf: (item) => Buffer.byteLength(JSON.stringify(item)),
+    maxItems: MAX_RESULTS_PER_REQUEST,
+    maxBytes: (opts.maxResultBytes ?? RESULT_LIMITS.maxBodyBytes) - wrapper,
+  });
+
   return {
     /** With waitMs the API holds an empty answer that long (long poll): the request may take that much longer. */
     poll: (
@@ -91,8 +125,14 @@ export function createApiClient(opts: ApiOptions) {
     ) => post("/poll", body, pollResponse, { extraTimeMs: body.waitMs ?? 0, signal }),
     heartbeat: (jobId: string, body: { attemptNo: number; stage?: string; progress?: number; message?: string }) =>
       post(`/${encodeURIComponent(jobId)}/heartbeat`, body, heartbeatResponse),
-    result: (jobId: string, body: Record<string, unknown> & { attemptNo: number; output: Record<string, unknown> }) =>
-      post(`/${encodeURIComponent(jobId)}/result`, body, resultResponse),
+    /**
+     * A job's result. Results that end while another result request is in flight go together in
+     * the next one (POST /results, runtime/result-batcher.ts); each still gets its own answer or error.
+     */
+    result: (jobId: string, body: ResultBody) => {
+      const item = { jobId, ...body };
+      return batcher.fits(item) ? batcher.submit(item) : single(jobId, body);
+    },
     fail: (
       jobId: string,
       body: {

@@ -54,12 +54,13 @@ const IDLE_RUNTIMES = Number(process.env.BENCH_IDLE_RUNTIMES ?? 500);
 const CLICK_RUNS = Number(process.env.BENCH_CLICK_RUNS ?? 20);
 /** Pickup under load: BENCH_BUSY_RUNTIMES busy Runtime processes beside the idle long-pollers. */
 const BUSY_RUNTIMES = Number(process.env.BENCH_BUSY_RUNTIMES ?? 8);
-type Mode = "slots" | "claim" | "poll-lock";
+type Mode = "slots" | "slots-single" | "claim" | "poll-lock";
 const MODES = (process.env.BENCH_MODES ?? "slots,claim,poll-lock").split(",") as Mode[];
 /** slots: each process holds BENCH_SLOTS jobs at once and claims up to its free slots, as the reference Runtime does. */
 const SLOTS = Number(process.env.BENCH_SLOTS ?? 16);
 const MODE_LABEL: Record<Mode, string> = {
-  slots: "claim up to free slots → result",
+  slots: "claim up to free slots → results sent together",
+  "slots-single": "claim up to free slots → one result per request",
   claim: "claim(1) → heartbeat → result",
   "poll-lock": "poll → lock → heartbeat → result",
 };
@@ -124,6 +125,8 @@ try {
       PLATFORM_API_RATE_LIMIT: "1000000",
       ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
     },
+    // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (not allowed in NODE_OPTIONS): the profile is written when the app exits.
+    nodeArgs: process.env.BENCH_APP_NODE_ARGS?.split(" ").filter(Boolean),
   });
   const appUrl = app.url;
   log(`app at ${appUrl}`);
@@ -153,7 +156,7 @@ try {
         await clearJobs(db);
         await insertJobs(db, JOBS);
         const cpu0 = cpuNow(roles);
-        const perProcess = mode === "slots" ? SLOTS : CONCURRENCY;
+        const perProcess = mode.startsWith("slots") ? SLOTS : CONCURRENCY;
         const { outs, elapsed } = await runWorkers(mode, appUrl, key, processes, perProcess);
         cpus.push(perJob({ ...cpuSince(cpu0, roles), runtimes: outs.reduce((t, o) => t + o.cpuMs, 0) }, JOBS));
         const done = outs.reduce((n, o) => n + o.done, 0);
@@ -171,7 +174,7 @@ try {
       throughput.push({
         mode,
         processes,
-        concurrencyPerProcess: mode === "slots" ? SLOTS : CONCURRENCY,
+        concurrencyPerProcess: mode.startsWith("slots") ? SLOTS : CONCURRENCY,
         jobsPerSecond: round(rate),
         ratioToCeiling: round(rate / ceiling),
         runs: rates.map(round),
@@ -453,6 +456,12 @@ function peerLines(r: Results) {
       (p: Results) =>
         `| pg-boss ${p.version} ${p.mode ?? "fetch(1) + complete"}, ${p.loops} loops | ${p.jobsPerSecond} | ${p.cpuPerJobMs.postgresMs} | ${p.cpuPerJobMs.benchMs} |`,
     ),
+    ...[at8("slots-single")]
+      .filter((o) => o && ours && o !== ours)
+      .map(
+        (o: Results) =>
+          `| this project, ${MODE_LABEL["slots-single"]}, 8 Runtime processes × ${o.concurrencyPerProcess} | ${o.jobsPerSecond} | ${o.cpuPerJobMs.postgresMs} | app ${o.cpuPerJobMs.appMs} + Runtimes ${o.cpuPerJobMs.runtimesMs} |`,
+      ),
     ...(ours
       ? [
           `| this project, ${MODE_LABEL[ours.mode as Mode] ?? ours.mode}, 8 Runtime processes × ${ours.concurrencyPerProcess} | ${ours.jobsPerSecond} | ${ours.cpuPerJobMs.postgresMs} | app ${ours.cpuPerJobMs.appMs} + Runtimes ${ours.cpuPerJobMs.runtimesMs} |`,
@@ -511,7 +520,7 @@ function writeResults(fresh: Results) {
       : []),
     ...(r.pickupUnderLoad
       ? [
-          `Pickup under load: ${r.pickupUnderLoad.busyRuntimes} busy Runtime processes × ${r.pickupUnderLoad.busyLoopsPerRuntime} (${r.pickupUnderLoad.busyJobsPerSecond} jobs/s of another type, backlog never below ${r.pickupUnderLoad.busyBacklogMin}) and ${r.pickupUnderLoad.idleLongPollers} idle long-pollers (real HTTP, one Runtime instance each); ${r.pickupUnderLoad.jobs} jobs created one by one: creation's commit → lock's commit **p50 ${r.pickupUnderLoad.commitToLockMs.p50} ms, p95 ${r.pickupUnderLoad.commitToLockMs.p95} ms, p99 ${r.pickupUnderLoad.commitToLockMs.p99} ms** (max ${r.pickupUnderLoad.commitToLockMs.max})${r.pickupUnderLoad.commitToClaimStartMs ? `, of which the commit → the claim's start in the app p50 ${r.pickupUnderLoad.commitToClaimStartMs.p50} / p99 ${r.pickupUnderLoad.commitToClaimStartMs.p99} ms and the claim's start → its commit p50 ${r.pickupUnderLoad.claimStartToCommitMs.p50} / p99 ${r.pickupUnderLoad.claimStartToCommitMs.p99} ms (the NOTIFY reaches an idle listener in p50 ${r.pickupUnderLoad.commitToNotifyHeardMs?.p50} / p99 ${r.pickupUnderLoad.commitToNotifyHeardMs?.p99} ms)` : ""}; row createdAt (inside the creating transaction) → lock p50 ${r.pickupUnderLoad.pickupMs.p50} ms, p99 ${r.pickupUnderLoad.pickupMs.p99} ms; ${r.pickupUnderLoad.idleRequests ?? "?"} long-poll answers to the idle pollers for ${r.pickupUnderLoad.jobs} jobs (${r.pickupUnderLoad.idleRefused ?? "?"} of them refused claims asked again; about ${r.pickupUnderLoad.idleAnswersWithoutHerd ?? "?"} expected without a herd over the ${r.pickupUnderLoad.windowMs ?? "?"} ms window). App ${r.pickupUnderLoad.appCpuPercentOfCore} % of a core, PostgreSQL ${r.pickupUnderLoad.postgresCpuPercentOfCore} % (load ${r.pickupUnderLoad.loadAverage.join(" ")}).`,
+          `Pickup under load: ${r.pickupUnderLoad.busyRuntimes} busy Runtime processes${r.pickupUnderLoad.busyShape ? `, ${r.pickupUnderLoad.busyShape}` : ` × ${r.pickupUnderLoad.busyLoopsPerRuntime}`} (${r.pickupUnderLoad.busyJobsPerSecond} jobs/s of another type, backlog never below ${r.pickupUnderLoad.busyBacklogMin}) and ${r.pickupUnderLoad.idleLongPollers} idle long-pollers (real HTTP, one Runtime instance each); ${r.pickupUnderLoad.jobs} jobs created one by one: creation's commit → lock's commit **p50 ${r.pickupUnderLoad.commitToLockMs.p50} ms, p95 ${r.pickupUnderLoad.commitToLockMs.p95} ms, p99 ${r.pickupUnderLoad.commitToLockMs.p99} ms** (max ${r.pickupUnderLoad.commitToLockMs.max})${r.pickupUnderLoad.commitToClaimStartMs ? `, of which the commit → the claim's start in the app p50 ${r.pickupUnderLoad.commitToClaimStartMs.p50} / p99 ${r.pickupUnderLoad.commitToClaimStartMs.p99} ms and the claim's start → its commit p50 ${r.pickupUnderLoad.claimStartToCommitMs.p50} / p99 ${r.pickupUnderLoad.claimStartToCommitMs.p99} ms (the NOTIFY reaches an idle listener in p50 ${r.pickupUnderLoad.commitToNotifyHeardMs?.p50} / p99 ${r.pickupUnderLoad.commitToNotifyHeardMs?.p99} ms)` : ""}; row createdAt (inside the creating transaction) → lock p50 ${r.pickupUnderLoad.pickupMs.p50} ms, p99 ${r.pickupUnderLoad.pickupMs.p99} ms; ${r.pickupUnderLoad.idleRequests ?? "?"} long-poll answers to the idle pollers for ${r.pickupUnderLoad.jobs} jobs (${r.pickupUnderLoad.idleRefused ?? "?"} of them refused claims asked again; about ${r.pickupUnderLoad.idleAnswersWithoutHerd ?? "?"} expected without a herd over the ${r.pickupUnderLoad.windowMs ?? "?"} ms window). App ${r.pickupUnderLoad.appCpuPercentOfCore} % of a core, PostgreSQL ${r.pickupUnderLoad.postgresCpuPercentOfCore} % (load ${r.pickupUnderLoad.loadAverage.join(" ")}).`,
           ``,
         ]
       : []),

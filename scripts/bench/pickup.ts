@@ -113,6 +113,19 @@ export async function idleLongPollers(opts: {
 }
 
 /**
+ * How the busy Runtimes work (BENCH_BUSY_MODE): `reference`, as the reference Runtime does (4 slots,
+ * claims up to the free ones with a long poll, results sent together); `claim1`, each of 4 loops
+ * claim(1) → heartbeat → result (the shape measured before session 12: three requests per job).
+ */
+const BUSY_MODES = {
+  reference: {
+    worker: "slots-wait",
+    label: "4 slots each, as the reference Runtime: claims up to its free slots, results sent together",
+  },
+  claim1: { worker: "longpoll", label: "4 loops each, claim(1) → heartbeat → result" },
+} as const;
+
+/**
  * Pickup under load (issue 26, item 5): `busy` Runtime processes (4 loops each) work a backlog of
  * another job type the whole time (topped up so it never runs dry: their NOTIFYs, HTTP and
  * PostgreSQL work are the load), while `idle` long-pollers — real HTTP long polls to the app, each
@@ -135,6 +148,8 @@ export async function pickupUnderLoad(opts: {
   const { createJob } = await import("../../server/jobs/create");
   const { insertJobs } = await import("./setup");
   const BUSY_TYPE = "weak_point_analysis";
+  const busyMode = (process.env.BENCH_BUSY_MODE ?? "reference") as keyof typeof BUSY_MODES;
+  if (!Object.hasOwn(BUSY_MODES, busyMode)) throw new Error(`BENCH_BUSY_MODE: one of ${Object.keys(BUSY_MODES)}`);
   const backlog = async () =>
     (
       await opts.db.query(
@@ -142,14 +157,16 @@ export async function pickupUnderLoad(opts: {
         [BUSY_TYPE],
       )
     ).rows[0].n as number;
-  await insertJobs(opts.db, 20_000, { jobType: BUSY_TYPE });
+  // Enough backlog for the whole run, inserted before it: a bulk top-up (or counting the backlog)
+  // inside the measured window would be the bench's own load, not the queue's.
+  await insertJobs(opts.db, 40_000, { jobType: BUSY_TYPE });
   const idle = await startWorkers("longpoll", opts.appUrl, opts.key, 1, opts.idle, {
     BENCH_ID: "idle",
     BENCH_WAIT_MS: "20000",
     BENCH_INSTANCE_PER_LOOP: "1",
     BENCH_CAPABILITIES: "learning_state_analysis",
   });
-  const busy = await startWorkers("longpoll", opts.appUrl, opts.key, opts.busy, 4, {
+  const busy = await startWorkers(BUSY_MODES[busyMode].worker, opts.appUrl, opts.key, opts.busy, 4, {
     BENCH_WAIT_MS: "20000",
     BENCH_CAPABILITIES: BUSY_TYPE,
   });
@@ -173,7 +190,6 @@ export async function pickupUnderLoad(opts: {
     if (id && !(id in heard) && /"status":"pending"/.test(m.payload ?? "")) heard[id] = Date.now();
   });
   await listener.query(`LISTEN ${(await import("../../server/jobs/job-change")).CHANNEL}`);
-  let minBacklog = Infinity;
   const tag = `load_${Date.now()}`;
   const commits: Record<string, number> = {};
   const cpu0 = cpuNow(opts.roles);
@@ -187,11 +203,6 @@ export async function pickupUnderLoad(opts: {
       actor: { type: "learner", id: "bench_user_b" },
     });
     commits[made.job.id] = Date.now();
-    if (i % 20 === 0) {
-      const left = await backlog();
-      minBacklog = Math.min(minBacklog, left);
-      if (left < 10_000) await insertJobs(opts.db, 10_000, { jobType: BUSY_TYPE });
-    }
     await new Promise((r) => setTimeout(r, Math.random() * 100));
   }
   for (let t = 0; t < 300; t++) {
@@ -208,7 +219,9 @@ export async function pickupUnderLoad(opts: {
     `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status = 'succeeded' AND "jobType" = $1::"JobType"`,
     [BUSY_TYPE],
   );
-  minBacklog = Math.min(minBacklog, await backlog());
+  // The backlog only shrinks, so what is left now is its minimum: the busy Runtimes never ran dry.
+  const minBacklog = await backlog();
+  if (minBacklog === 0) throw new Error("pickup under load: the busy Runtimes' backlog ran dry; raise it");
   const stopAt = performance.now();
   busy.stop();
   idle.stop();
@@ -243,6 +256,7 @@ export async function pickupUnderLoad(opts: {
     jobs: opts.jobs,
     busyRuntimes: opts.busy,
     busyLoopsPerRuntime: 4,
+    busyShape: BUSY_MODES[busyMode].label,
     idleLongPollers: opts.idle,
     /** Jobs the idle pollers finished (every measured job: the busy Runtimes do not take its type). */
     idleDone,

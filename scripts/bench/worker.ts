@@ -1,6 +1,8 @@
 import http from "node:http";
 import { postJson } from "./http";
 import { outputFor, usage } from "./payload";
+import { createResultBatcher } from "../../runtime/result-batcher";
+import { MAX_RESULTS_PER_REQUEST } from "../../server/jobs/constants";
 
 /**
  * A bench Runtime: speaks the real protocol over HTTP with trivial work, `concurrency` loops in
@@ -10,7 +12,11 @@ import { outputFor, usage } from "./payload";
  * Runtime instance, `<BENCH_ID>-<loop>`, as many single-slot Runtimes would be)
  * slots: as the reference Runtime claims, up to its free slots (`limit` ≤ 50) in one poll, and a job
  * that is done before its first stage report is due answers straight from locked (SPEC §3: a
- * result may come straight from locked), so a short job costs its result call and a share of a claim.
+ * result may come straight from locked); results that end while one is in flight go together in
+ * the next POST /results, as the reference Runtime sends them (runtime/result-batcher.ts), so a
+ * short job costs a share of a result request and a share of a claim.
+ * slots-single: the same, one result request per job (the reference Runtime before session 12).
+ * slots-wait: slots as a busy reference Runtime runs them: each claim also long-polls (waitMs), until "stop" on stdin.
  * longpoll: an idle Runtime as the reference one is: claim with waitMs, run, repeat, until "stop" on stdin.
  */
 const mode = process.argv[2] ?? "claim";
@@ -20,7 +26,15 @@ const runtime = process.env.BENCH_ID ?? `bench-${process.pid}`;
 const id = runtime;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency * 2 });
-const latencies: Record<string, number[]> = { claim: [], poll: [], lock: [], heartbeat: [], result: [], longpoll: [] };
+const latencies: Record<string, number[]> = {
+  claim: [],
+  poll: [],
+  lock: [],
+  heartbeat: [],
+  result: [],
+  results: [],
+  longpoll: [],
+};
 const waitMs = Number(process.env.BENCH_WAIT_MS ?? 20_000);
 const capabilities = (process.env.BENCH_CAPABILITIES ?? "learning_state_analysis").split(",");
 const perLoop = process.env.BENCH_INSTANCE_PER_LOOP === "1";
@@ -77,20 +91,41 @@ async function finish(jobId: string, attemptNo: number, jobType = capabilities[0
   await submit(jobId, attemptNo, jobType, id);
 }
 
+type Item = { jobId: string; attemptNo: number; output: unknown; usage: typeof usage };
+const batcher = createResultBatcher<Item, unknown>({
+  send: async (items) => {
+    const res = await timed("results", "results", { runtimeInstanceId: runtime, results: items });
+    if (res.status !== 200) throw new Error(`results ${res.status} ${JSON.stringify(res.json)}`);
+    return (res.json.results as { httpStatus: number; body: unknown }[]).map((r) =>
+      r.httpStatus === 200 ? { ok: true, value: r.body } : { ok: false, error: new Error(JSON.stringify(r)) },
+    );
+  },
+  sizeOf: (item) => Buffer.byteLength(JSON.stringify(item)),
+  maxItems: MAX_RESULTS_PER_REQUEST,
+  maxBytes: 250 * 1024,
+});
+
+async function submitTogether(jobId: string, attemptNo: number) {
+  await batcher.submit({ jobId, attemptNo, output: outputFor(capabilities[0]!), usage });
+  done++;
+}
+
 /** One claimer per process; every claimed job runs at once, and the claimer asks again for what has come free. */
-async function slotsLoop() {
+async function slotsLoop(together: boolean, untilStopped = false) {
   const running = new Set<Promise<void>>();
-  for (;;) {
+  while (!(untilStopped && stopping)) {
     const free = Math.min(concurrency - running.size, 50);
-    const jobs = await claim(free);
-    if (!jobs.length && !running.size) return;
+    const jobs = await claim(free, "claim", untilStopped ? { waitMs } : {});
+    if (!jobs.length && !running.size && !untilStopped) return;
     for (const j of jobs) {
-      const p: Promise<void> = submit(j.job.id, j.job.attemptNo).finally(() => running.delete(p));
+      const send = together ? submitTogether : submit;
+      const p: Promise<void> = send(j.job.id, j.job.attemptNo).finally(() => running.delete(p));
       running.add(p);
     }
     // Claim again as soon as a slot is free (all of them, when the queue ran dry).
-    if (running.size >= concurrency || !jobs.length) await Promise.race(running);
+    if (running.size >= concurrency || (!jobs.length && running.size)) await Promise.race(running);
   }
+  await Promise.all(running);
 }
 
 async function claimLoop() {
@@ -142,7 +177,9 @@ const started = performance.now();
 // Our own CPU from "go" on: process start-up (tsx, imports) is not the protocol's cost.
 const cpuAtGo = process.cpuUsage();
 const loop = mode === "claim" ? claimLoop : mode === "longpoll" ? longPollLoop : pollLockLoop;
-await (mode === "slots" ? slotsLoop() : Promise.all(Array.from({ length: concurrency }, (_, i) => loop(i))));
+await (mode.startsWith("slots")
+  ? slotsLoop(mode !== "slots-single", mode === "slots-wait")
+  : Promise.all(Array.from({ length: concurrency }, (_, i) => loop(i))));
 const elapsedMs = performance.now() - started;
 agent.destroy();
 const cpu = process.cpuUsage(cpuAtGo);

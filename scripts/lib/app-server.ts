@@ -142,28 +142,34 @@ export async function startAppServer(opts: {
   databaseUrl: string;
   env?: Record<string, string>;
   port?: number;
+  /** Node's own flags for the app process (a profiler's, say). */
+  nodeArgs?: string[];
 }): Promise<AppServer> {
   const port = opts.port ?? (await freePort());
   let child: ChildProcess | undefined;
   let out = "";
   const start = async () => {
     fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
-    child = spawn("flock", ["-s", BUILD_LOCK, process.execPath, SERVE, "-p", String(port), "-H", "127.0.0.1"], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      // Test servers may generate their secrets into APP_DATA_DIR (production would refuse).
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        ALLOW_GENERATED_SECRETS: "1",
-        DATABASE_URL: opts.databaseUrl,
-        // The port it really listens on: zero-setup auth trusts only its own origin (a PORT from the caller's shell would differ).
-        PORT: String(port),
-        ...opts.env,
+    child = spawn(
+      "flock",
+      ["-s", BUILD_LOCK, process.execPath, ...(opts.nodeArgs ?? []), SERVE, "-p", String(port), "-H", "127.0.0.1"],
+      {
+        cwd: ROOT,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+        // Test servers may generate their secrets into APP_DATA_DIR (production would refuse).
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          NEXT_TELEMETRY_DISABLED: "1",
+          ALLOW_GENERATED_SECRETS: "1",
+          DATABASE_URL: opts.databaseUrl,
+          // The port it really listens on: zero-setup auth trusts only its own origin (a PORT from the caller's shell would differ).
+          PORT: String(port),
+          ...opts.env,
+        },
       },
-    });
+    );
     const keep = (b: Buffer) => {
       out = (out + b.toString()).slice(-20_000);
     };

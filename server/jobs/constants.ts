@@ -69,3 +69,6 @@ export function isFailureCode(code: string): code is FailureCode {
  * lease lasts at least LEAST(JOB_LEASE_SECONDS, timeoutSeconds) from lockedAt.
  */
 export const MIN_TIMEOUT_SECONDS = 10;
+
+/** At most this many results in one POST /results (as many as one claim can return). */
+export const MAX_RESULTS_PER_REQUEST = 50;

@@ -53,17 +53,7 @@ export const STORE_TRIES = 3;
 async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnswer | null> {
   const db = getDb();
   const at = now();
-  const ctx = await getJobContext(db, jobId);
-  if (!ctx) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
-  const version = input.outputSchemaVersion ?? ctx.outputSchemaVersion ?? "v1";
-  const snapshot = ctx.snapshotId ? await getSnapshot(db, ctx.snapshotId) : null;
-  const check = checkOutput(ctx.jobType, version, input.output, {
-    knowledgePointIds: snapshot?.kpIds ?? new Set(),
-    snapshot: snapshot?.content ?? null,
-    params: ctx.params,
-  });
-  const outputHash = hashJson(check.ok ? check.output : input.output);
-  const key = `${jobId}:${input.attemptNo}:${outputHash}`;
+  const { check, outputHash, key, version } = await checkResult(jobId, input);
 
   // The common case, one statement: the caller holds the lease and the output is valid.
   if (check.ok) {
@@ -117,7 +107,29 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
   return null;
 }
 
-type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean };
+/**
+ * A result checked against its job, before anything is written: the output against its schema
+ * version and the type's quality rules, its hash and its idempotency key (job, attempt, output).
+ */
+export async function checkResult(
+  jobId: string,
+  input: Pick<ResultInput, "attemptNo" | "output" | "outputSchemaVersion">,
+) {
+  const db = getDb();
+  const ctx = await getJobContext(db, jobId);
+  if (!ctx) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+  const version = input.outputSchemaVersion ?? ctx.outputSchemaVersion ?? "v1";
+  const snapshot = ctx.snapshotId ? await getSnapshot(db, ctx.snapshotId) : null;
+  const check = checkOutput(ctx.jobType, version, input.output, {
+    knowledgePointIds: snapshot?.kpIds ?? new Set(),
+    snapshot: snapshot?.content ?? null,
+    params: ctx.params,
+  });
+  const outputHash = hashJson(check.ok ? check.output : input.output);
+  return { check, outputHash, key: `${jobId}:${input.attemptNo}:${outputHash}`, version };
+}
+
+export type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean };
 
 /** Ends the job succeeded and inserts its result, fenced on the lease; null if the fence failed. */
 async function storeResult(

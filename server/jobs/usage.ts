@@ -41,14 +41,16 @@ export function usageSql(usage: UsageInput, outcome: Prisma.Sql, at: Date): Pris
  * Adds a platform-key attempt's tokens to its learner's daily "tokens" counter (the budget that
  * job creation checks, server/jobs/quota.ts), in the statement that stored the usage: only a row
  * that was really inserted counts, so a repeated report adds nothing. Capped at the int maximum,
- * so a hostile report of huge counts cannot overflow the counter into a 500.
+ * so a hostile report of huge counts cannot overflow the counter into a 500. Reads the CTE usage_row
+ * ("userId", "apiKeyMode", tokens).
  */
-function tokenBudgetSql(at: Date): Prisma.Sql {
+export function tokenBudgetSql(at: Date): Prisma.Sql {
   const { start } = windowOf("day", at);
+  // One row per learner: a batch of results (server/jobs/results-batch.ts) may store several attempts of one learner.
   return Prisma.sql`budget_row AS (
     INSERT INTO "QuotaUsage" ("userId", metric, period, "windowStart", used, "updatedAt")
-    SELECT "userId", ${TOKEN_METRIC}, 'day', ${start}::timestamp(3), LEAST(tokens, 2147483647)::int, ${at}::timestamp(3)
-    FROM usage_row WHERE "apiKeyMode" = 'platform_key' AND tokens > 0
+    SELECT "userId", ${TOKEN_METRIC}, 'day', ${start}::timestamp(3), LEAST(sum(tokens), 2147483647)::int, ${at}::timestamp(3)
+    FROM usage_row WHERE "apiKeyMode" = 'platform_key' AND tokens > 0 GROUP BY "userId"
     ON CONFLICT ("userId", metric, period, "windowStart") DO UPDATE
       SET used = LEAST("QuotaUsage".used::bigint + EXCLUDED.used, 2147483647)::int, "updatedAt" = EXCLUDED."updatedAt")`;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { JOB_TYPES, jobTypeSchema } from "../job-types";
 import { snapshotContentSchema } from "../job-types/fields";
 import { REJECTION_LIMITS } from "../jobs/rejection-limits";
+import { MAX_RESULTS_PER_REQUEST } from "../jobs/constants";
 import { DEFAULT_LOCALE, LOCALES } from "../i18n/locales";
 import { refuseUnstorable } from "../security/storable-text";
 
@@ -69,20 +70,46 @@ export const usageSchema = z.object({
 });
 export type Usage = z.infer<typeof usageSchema>;
 
-export const resultRequest = z
+/** A result's fields, as POST /{jobId}/result takes them and as each item of POST /results does. */
+const resultFields = {
+  attemptNo,
+  output: z.record(z.string(), z.unknown()),
+  outputSchemaVersion: z.string().min(1).max(16).optional(),
+  promptVersion: z.string().max(RESULT_LIMITS.promptVersion).nullish(),
+  modelProvider: z.string().max(RESULT_LIMITS.modelProvider).nullish(),
+  modelName: z.string().max(RESULT_LIMITS.modelName).nullish(),
+  usage: usageSchema.nullish(),
+  latencyMs: z.number().int().min(0).max(86_400_000).nullish(),
+  degraded: z.boolean().optional(),
+};
+
+export const resultRequest = z.object({ runtimeInstanceId, ...resultFields }).superRefine(refuseUnstorable);
+
+/** A job id as the routes take it in their path. */
+export const jobId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a job id: letters, digits, _ and - (1 to 64)");
+
+/** Several results in one request (at most as many as a claim returns), each for a different job. */
+export const resultsRequest = z
   .object({
     runtimeInstanceId,
-    attemptNo,
-    output: z.record(z.string(), z.unknown()),
-    outputSchemaVersion: z.string().min(1).max(16).optional(),
-    promptVersion: z.string().max(RESULT_LIMITS.promptVersion).nullish(),
-    modelProvider: z.string().max(RESULT_LIMITS.modelProvider).nullish(),
-    modelName: z.string().max(RESULT_LIMITS.modelName).nullish(),
-    usage: usageSchema.nullish(),
-    latencyMs: z.number().int().min(0).max(86_400_000).nullish(),
-    degraded: z.boolean().optional(),
+    results: z
+      .array(z.object({ jobId, ...resultFields }))
+      .min(1)
+      .max(MAX_RESULTS_PER_REQUEST),
   })
-  .superRefine(refuseUnstorable);
+  .superRefine(refuseUnstorable)
+  .superRefine((body, ctx) => {
+    const seen = new Set<string>();
+    body.results.forEach((r, i) => {
+      if (seen.has(r.jobId))
+        ctx.addIssue({
+          code: "custom",
+          path: ["results", i, "jobId"],
+          message: "this job already has a result in this request",
+        });
+      seen.add(r.jobId);
+    });
+  });
 
 /** Bounds on a rejection a Runtime reports with fail (the domain's, published in the OpenAPI document's x-runtime-limits). */
 export { REJECTION_LIMITS };
@@ -245,6 +272,16 @@ export const failResponse = z.object({
 });
 export const errorResponse = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
+});
+/** Per result, in the request's order: the status and body its own POST /{jobId}/result would have answered. */
+export const resultsResponse = z.object({
+  results: z.array(
+    z.object({
+      jobId: z.string(),
+      httpStatus: z.number().int(),
+      body: z.union([resultResponse, errorResponse]),
+    }),
+  ),
 });
 
 export type LeasedJob = z.infer<typeof leasedJob>;

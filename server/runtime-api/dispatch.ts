@@ -4,11 +4,11 @@ import { verifyRuntimeKey } from "../runtime-keys";
 import { touchRuntimeInstance } from "../runtime-instances";
 import { metrics } from "../observability/metrics";
 import { ENDPOINTS, type EndpointName } from "./endpoints";
+import { jobId as jobIdSchema } from "./contract";
 
 export { ENDPOINTS, type EndpointName };
 
 export const MAX_BODY_BYTES = setting("RUNTIME_MAX_BODY_BYTES");
-const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export type RuntimeRequest = {
   method: string;
@@ -40,10 +40,15 @@ export async function dispatch(req: RuntimeRequest): Promise<RuntimeResponse> {
   return res;
 }
 
+/** Whether an endpoint's path names a job (/{jobId}/lock) or not (/poll, /results). */
+const takesJob = (name: EndpointName) => ENDPOINTS[name].path.includes("{jobId}");
+
 function route(path: string[]): { name?: EndpointName; jobId: string } {
-  if (path.length === 1 && path[0] === "poll") return { name: "poll", jobId: "" };
-  if (path.length === 2 && path[1] !== "poll" && Object.hasOwn(ENDPOINTS, path[1]!))
-    return { name: path[1] as EndpointName, jobId: path[0]! };
+  const [first, second] = path;
+  if (path.length === 1 && Object.hasOwn(ENDPOINTS, first!) && !takesJob(first as EndpointName))
+    return { name: first as EndpointName, jobId: "" };
+  if (path.length === 2 && Object.hasOwn(ENDPOINTS, second!) && takesJob(second as EndpointName))
+    return { name: second as EndpointName, jobId: first! };
   return { jobId: "" };
 }
 
@@ -61,7 +66,7 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
         body.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message })),
       );
     }
-    if (name !== "poll" && !JOB_ID.test(jobId)) throw new AppError("JOB_NOT_FOUND", "no job has this id");
+    if (takesJob(name) && !jobIdSchema.safeParse(jobId).success) throw new AppError("JOB_NOT_FOUND", "no job has this id");
     const data = body.data as { runtimeInstanceId: string; capabilities?: string[]; runtimeVersion?: string };
     const touch = touchRuntimeInstance(data.runtimeInstanceId, {
       capabilities: data.capabilities,

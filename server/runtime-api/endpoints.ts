@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { jobConfig } from "../config";
 import { heartbeat, lockJob } from "../jobs/lease";
 import { failJob, submitResult } from "../jobs/results";
+import { submitResults } from "../jobs/results-batch";
 import {
   failRequest,
   failResponse,
@@ -13,6 +14,8 @@ import {
   pollResponse,
   resultRequest,
   resultResponse,
+  resultsRequest,
+  resultsResponse,
 } from "./contract";
 import { pollOrWait } from "./long-poll";
 import type { KeyScope } from "../jobs/key-scope";
@@ -87,6 +90,19 @@ export const ENDPOINTS = {
     response: resultResponse,
     errors: { ...jobErrors, 409: ["LOCK_LOST", "RESULT_ALREADY_EXISTS", "JOB_CANCELLED"], 422: ["INVALID_SCHEMA"] },
     run: (body, jobId, caller) => submitResult(jobId, { ...body, keyId: caller.keyId }),
+  }),
+  results: endpoint({
+    path: "/internal/runtime/jobs/results",
+    operationId: "submitResults",
+    summary:
+      "Several results in one request (1 to 50, each for a different job, the whole body within `x-runtime-limits.maxBodyBytes`): each item takes the fields of POST /{jobId}/result plus its `jobId`, and gets back, in the request's order, the `httpStatus` and `body` that its own POST /{jobId}/result would have answered (200 with the result's id, or that endpoint's error). Each result is fenced on its own lease and is idempotent on its own; one refused result does not affect the others. The valid results of jobs still held commit together, in one transaction. A Runtime whose jobs end while a result request is in flight sends them together in the next one.",
+    request: resultsRequest,
+    response: resultsResponse,
+    errors: {},
+    run: (body, _jobId, caller) =>
+      submitResults({ runtimeInstanceId: body.runtimeInstanceId, keyId: caller.keyId }, body.results).then(
+        (results) => ({ results }),
+      ),
   }),
   fail: endpoint({
     path: "/internal/runtime/jobs/{jobId}/fail",

@@ -16,7 +16,8 @@ import { ENDPOINTS, type EndpointName } from "@/server/runtime-api/dispatch";
  */
 const ENDPOINT_NAMES = Object.keys(ENDPOINTS) as EndpointName[];
 
-type Prepared = { jobId: string | null; body: Record<string, unknown> };
+/** jobId: the job in the path (null for /poll and /results); watch: the job whose state a refusal must leave alone. */
+type Prepared = { jobId: string | null; body: Record<string, unknown>; watch?: string };
 const INSTANCE = uid("holder");
 
 /** Per route: a job in the state the route needs, and a body that a valid key gets a 200 for. */
@@ -34,6 +35,18 @@ const ROUTES: Record<EndpointName, (a: Learner, key: string) => Promise<Prepared
       a.knowledgePoints.map((k) => k.id),
     );
     return { jobId, body: { runtimeInstanceId: INSTANCE, attemptNo, output } };
+  },
+  results: async (a, key) => {
+    const { jobId, attemptNo } = await locked(a, key);
+    const output = validOutput(
+      "learning_state_analysis",
+      a.knowledgePoints.map((k) => k.id),
+    );
+    return {
+      jobId: null,
+      watch: jobId,
+      body: { runtimeInstanceId: INSTANCE, results: [{ jobId, attemptNo, output }] },
+    };
   },
   fail: async (a, key) => {
     const { jobId, attemptNo } = await locked(a, key);
@@ -117,14 +130,16 @@ describe("every Runtime endpoint has a matrix entry", () => {
 describe.each(ENDPOINT_NAMES)("%s", (endpoint) => {
   it.each(CALLERS)("as %s", async (who) => {
     const prepared = await ROUTES[endpoint]!(a, key);
-    const before = await state(prepared.jobId);
+    const watched = prepared.watch ?? prepared.jobId;
+    const before = await state(watched);
     const res = await callRoute(endpoint, prepared, headersOf[who]);
     if (who === "runtimeKey") {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
+      if (endpoint === "results") expect(res.body.results[0].httpStatus, JSON.stringify(res.body)).toBe(200);
     } else {
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe("UNAUTHORIZED");
-      expect(await state(prepared.jobId)).toBe(before);
+      expect(await state(watched)).toBe(before);
     }
   });
 });

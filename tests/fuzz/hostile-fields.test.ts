@@ -150,6 +150,21 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
           promptVersion: "p1",
         },
       },
+      results: {
+        jobId: null,
+        body: {
+          runtimeInstanceId: HOLDER,
+          results: [
+            {
+              jobId: heldJob,
+              attemptNo: 1,
+              output: validOutput("weak_point_analysis", kps),
+              modelName: "deepseek-chat",
+              usage: { provider: "deepseek", promptTokens: 10 },
+            },
+          ],
+        },
+      },
       fail: {
         jobId: heldJob,
         body: {

@@ -123,7 +123,7 @@ describe("fuzzing: hostile requests never cause a 5xx or a state change", () => 
 
   it(`${RUNS} requests at the Runtime routes`, async () => {
     const before = await stateFingerprint();
-    const endpoints: Endpoint[] = ["poll", "lock", "heartbeat", "result", "fail"];
+    const endpoints: Endpoint[] = ["poll", "lock", "heartbeat", "result", "results", "fail"];
     let sent = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -134,7 +134,14 @@ describe("fuzzing: hostile requests never cause a 5xx or a state change", () => 
         fc.constantFrom("good", "none", "garbage"),
         async (endpoint, id, body, type, auth) => {
           sent++;
-          const target = endpoint === "poll" ? null : id === "real" ? jobId : id === "none" ? "" : id.slice(0, 200);
+          const target =
+            endpoint === "poll" || endpoint === "results"
+              ? null
+              : id === "real"
+                ? jobId
+                : id === "none"
+                  ? ""
+                  : id.slice(0, 200);
           const res = await call(endpoint, target, null, {
             key: auth === "good" ? key : auth === "garbage" ? "ajr_%00garbage' OR 1=1" : null,
             rawBody: body,

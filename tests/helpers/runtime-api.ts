@@ -5,12 +5,12 @@ export type Endpoint = EndpointName;
 
 export type CallOptions = { key?: string | null; rawBody?: string; headers?: Record<string, string> };
 
-/** Calls the Runtime API in process, through the same dispatch() the HTTP route uses. */
+/** Calls the Runtime API in process, through the same dispatch() the HTTP route uses; jobId null for /poll and /results. */
 export async function call(endpoint: Endpoint, jobId: string | null, body: unknown, opts: CallOptions = {}) {
   const headers: Record<string, string> = { "content-type": "application/json", ...opts.headers };
   const res = await dispatch({
     method: "POST",
-    path: jobId === null ? ["poll"] : [jobId, endpoint],
+    path: jobId === null ? [endpoint] : [jobId, endpoint],
     authorization: opts.key ? `Bearer ${opts.key}` : (headers.authorization ?? null),
     contentType: headers["content-type"] ?? null,
     body: opts.rawBody ?? JSON.stringify(body),
@@ -30,6 +30,8 @@ export function runtime(key: string, runtimeInstanceId: string) {
       call("heartbeat", jobId, { runtimeInstanceId, attemptNo, ...extra }, { key }),
     result: (jobId: string, attemptNo: number, output: unknown, extra: Record<string, unknown> = {}) =>
       call("result", jobId, { runtimeInstanceId, attemptNo, output, ...extra }, { key }),
+    /** Several results in one request: [{jobId, attemptNo, output, ...}]. */
+    results: (results: Record<string, unknown>[]) => call("results", null, { runtimeInstanceId, results }, { key }),
     fail: (jobId: string, attemptNo: number, errorCode: string, errorMessage = "test failure") =>
       call("fail", jobId, { runtimeInstanceId, attemptNo, errorCode, errorMessage }, { key }),
   };

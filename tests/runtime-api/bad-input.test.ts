@@ -17,7 +17,7 @@ type Case = {
   code: string;
 };
 
-const ENDPOINTS: Endpoint[] = ["poll", "lock", "heartbeat", "result", "fail"];
+const ENDPOINTS: Endpoint[] = ["poll", "lock", "heartbeat", "result", "results", "fail"];
 
 /** A valid body per endpoint for a locked job, which each case then breaks in one way. */
 function validBody(endpoint: Endpoint, rtId: string): Record<string, unknown> {
@@ -30,6 +30,8 @@ function validBody(endpoint: Endpoint, rtId: string): Record<string, unknown> {
       return { runtimeInstanceId: rtId, attemptNo: 1, progress: 10 };
     case "result":
       return { runtimeInstanceId: rtId, attemptNo: 1, output: { summary: "x" } };
+    case "results":
+      return { runtimeInstanceId: rtId, results: [{ jobId: "rt-job", attemptNo: 1, output: { summary: "x" } }] };
     case "fail":
       return { runtimeInstanceId: rtId, attemptNo: 1, errorCode: "NETWORK_ERROR", errorMessage: "x" };
   }
@@ -90,6 +92,34 @@ function cases(endpoint: Endpoint, rtId: string): Case[] {
       { name: "limit as a string", body: { ...body, limit: "10" }, status: 400, code: "INVALID_REQUEST" },
       { name: "no capabilities", body: { ...body, capabilities: [] }, status: 400, code: "INVALID_REQUEST" },
     );
+  } else if (endpoint === "results") {
+    const item = (body.results as Record<string, unknown>[])[0]!;
+    const withItem = (changes: Record<string, unknown>) => ({ ...body, results: [{ ...item, ...changes }] });
+    list.push(
+      { name: "no results", body: { ...body, results: [] }, status: 400, code: "INVALID_REQUEST" },
+      {
+        name: "51 results",
+        body: { ...body, results: Array.from({ length: 51 }, (_, i) => ({ ...item, jobId: `job-${i}` })) },
+        status: 400,
+        code: "INVALID_REQUEST",
+      },
+      { name: "one job twice", body: { ...body, results: [item, item] }, status: 400, code: "INVALID_REQUEST" },
+      { name: "results as an object", body: { ...body, results: item }, status: 400, code: "INVALID_REQUEST" },
+      { name: "a result without jobId", body: withItem({ jobId: undefined }), status: 400, code: "INVALID_REQUEST" },
+      {
+        name: "a job id with SQL in it",
+        body: withItem({ jobId: "x' OR '1'='1" }),
+        status: 400,
+        code: "INVALID_REQUEST",
+      },
+      {
+        name: "a result's output missing",
+        body: withItem({ output: undefined }),
+        status: 400,
+        code: "INVALID_REQUEST",
+      },
+      { name: "a result's attemptNo 0", body: withItem({ attemptNo: 0 }), status: 400, code: "INVALID_REQUEST" },
+    );
   } else {
     list.push(
       { name: "unknown job id", body, jobId: "job_does_not_exist", status: 404, code: "JOB_NOT_FOUND" },
@@ -142,10 +172,15 @@ describe("hostile and malformed input on every Runtime endpoint", () => {
         expect((await rt.lock(job.id)).status).toBe(200);
         const before = await fingerprint(job.id);
         const jobsBefore = await getDb().aiRuntimeJob.count({ where: { status: { in: ["locked", "running"] } } });
-        const body = JSON.parse(JSON.stringify(c.body ?? null)?.replaceAll("rt-fixed", rt.id) ?? "null");
+        const body = JSON.parse(
+          JSON.stringify(c.body ?? null)
+            ?.replaceAll("rt-fixed", rt.id)
+            .replaceAll("rt-job", job.id) ?? "null",
+        );
         const key =
           c.key === "none" ? null : c.key === "wrong" ? "ajr_wrong" : c.key === "revoked" ? revokedKey : goodKey;
-        const res = await call(endpoint, endpoint === "poll" ? null : (c.jobId ?? job.id), body, {
+        const inPath = endpoint !== "poll" && endpoint !== "results";
+        const res = await call(endpoint, inPath ? (c.jobId ?? job.id) : null, body, {
           key,
           rawBody: c.raw?.replaceAll("rt-fixed", rt.id),
           headers: c.headers,
