@@ -112,6 +112,9 @@ export async function idleLongPollers(opts: {
   };
 }
 
+/** The idle pollers' waitMs: SPEC §4's longest. */
+const IDLE_WAIT_MS = 20_000;
+
 /**
  * How the busy Runtimes work (BENCH_BUSY_MODE): `reference`, as the reference Runtime does (4 slots,
  * claims up to the free ones with a long poll, results sent together); `claim1`, each of 4 loops
@@ -158,13 +161,16 @@ export async function pickupUnderLoad(opts: {
       )
     ).rows[0].n as number;
   // Enough backlog for the whole run, inserted before it: a bulk top-up (or counting the backlog)
-  // inside the measured window would be the bench's own load, not the queue's.
-  await insertJobs(opts.db, 40_000, { jobType: BUSY_TYPE });
+  // inside the measured window would be the bench's own load, not the queue's. (As many as before
+  // session 12's change: an idle poller's empty claim walks the other type's pending index entries,
+  // so a larger backlog makes the idle pollers' claims dearer; see docs/performance.md.)
+  await insertJobs(opts.db, 20_000, { jobType: BUSY_TYPE });
   const idle = await startWorkers("longpoll", opts.appUrl, opts.key, 1, opts.idle, {
     BENCH_ID: "idle",
-    BENCH_WAIT_MS: "20000",
+    BENCH_WAIT_MS: String(IDLE_WAIT_MS),
     BENCH_INSTANCE_PER_LOOP: "1",
     BENCH_CAPABILITIES: "learning_state_analysis",
+    BENCH_SPREAD_MS: String(IDLE_WAIT_MS),
   });
   const busy = await startWorkers(BUSY_MODES[busyMode].worker, opts.appUrl, opts.key, opts.busy, 4, {
     BENCH_WAIT_MS: "20000",
@@ -174,8 +180,10 @@ export async function pickupUnderLoad(opts: {
   busy.go();
   const goAt = performance.now();
   const goWall = Date.now();
-  // Every idle poller parks its first long poll; the busy ones reach their pace.
-  await new Promise((r) => setTimeout(r, 5000));
+  // Every idle poller parks its first long poll (their starts are spread over one waitMs, as a fleet
+  // started over time: started in the same instant, all 500 would time out and ask again in the same
+  // instant every waitMs, for as long as they stay idle); the busy ones reach their pace.
+  await new Promise((r) => setTimeout(r, IDLE_WAIT_MS + 2000));
   const busyStart = await opts.db.query(
     `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status = 'succeeded' AND "jobType" = $1::"JobType"`,
     [BUSY_TYPE],
@@ -282,7 +290,7 @@ export async function pickupUnderLoad(opts: {
      * What no herd costs: every poller's long polls that end empty at 20 s over the window
      * (from "go" to the stop, plus the one each has parked when stopped), and one answer per job.
      */
-    idleAnswersWithoutHerd: Math.round(opts.idle * ((stopAt - goAt) / 20_000 + 1) + opts.jobs),
+    idleAnswersWithoutHerd: Math.round(opts.idle * ((stopAt - goAt) / IDLE_WAIT_MS + 1) + opts.jobs),
     windowMs: Math.round(stopAt - goAt),
     appCpuPercentOfCore: Math.round((cpu.app / elapsed) * 1000) / 10,
     postgresCpuPercentOfCore: Math.round((cpu.postgres / elapsed) * 1000) / 10,

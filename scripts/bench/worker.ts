@@ -17,7 +17,8 @@ import { MAX_RESULTS_PER_REQUEST } from "../../server/jobs/constants";
  * short job costs a share of a result request and a share of a claim.
  * slots-single: the same, one result request per job (the reference Runtime before session 12).
  * slots-wait: slots as a busy reference Runtime runs them: each claim also long-polls (waitMs), until "stop" on stdin.
- * longpoll: an idle Runtime as the reference one is: claim with waitMs, run, repeat, until "stop" on stdin.
+ * longpoll: an idle Runtime as the reference one is: claim with waitMs, run, repeat, until "stop" on stdin
+ * (BENCH_SPREAD_MS: each loop starts at a random moment within it).
  */
 const mode = process.argv[2] ?? "claim";
 const base = process.env.BENCH_URL!;
@@ -38,6 +39,7 @@ const latencies: Record<string, number[]> = {
 const waitMs = Number(process.env.BENCH_WAIT_MS ?? 20_000);
 const capabilities = (process.env.BENCH_CAPABILITIES ?? "learning_state_analysis").split(",");
 const perLoop = process.env.BENCH_INSTANCE_PER_LOOP === "1";
+const spreadMs = Number(process.env.BENCH_SPREAD_MS ?? 0);
 let stopping = false;
 let done = 0;
 let conflicts = 0;
@@ -161,6 +163,9 @@ async function pollLockLoop() {
 
 async function longPollLoop(loop: number) {
   const instance = perLoop ? `${runtime}-${loop}` : runtime;
+  // A fleet started over time: each loop's first poll at a random moment within BENCH_SPREAD_MS, so
+  // the long polls' time-outs are spread, not all due in the same instant.
+  if (spreadMs) await new Promise((r) => setTimeout(r, Math.random() * spreadMs));
   while (!stopping) {
     for (const j of await claim(1, "longpoll", { waitMs }, instance))
       await finish(j.job.id, j.job.attemptNo, j.job.jobType, instance);
