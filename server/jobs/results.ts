@@ -11,6 +11,7 @@ import { insertRejectionSql, keptViolations, reportedRejectionSql, storable, typ
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { attemptEnd, attemptEndSet, transition } from "./state-machine";
+import { storeResults } from "./store-results";
 import { countUsage, ctes, usageSql, type UsageInput } from "./usage";
 
 export type ResultInput = Holder & {
@@ -131,35 +132,20 @@ export async function checkResult(
 
 export type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean };
 
-/** Ends the job succeeded and inserts its result, fenced on the lease; null if the fence failed. */
+/** Ends the job succeeded and inserts its result, fenced on the lease (waiting for the row); null if the fence failed. */
 async function storeResult(
   jobId: string,
   input: ResultInput,
   r: { output: unknown; outputHash: string; key: string; version: string; at: Date },
 ): Promise<string | null> {
-  const rows = await transition(getDb(), {
-    action: "succeed",
-    where: Prisma.sql`${holds(jobId, input, input.attemptNo, r.at)} AND NOT j."cancelRequested"`,
-    to: Prisma.sql`'succeeded'`,
-    set: Prisma.sql`"finishedAt" = ${r.at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL, progress = 100,
-      "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${input.promptVersion ?? null}::text, j."promptVersion"),
-      "outputSchemaVersion" = ${r.version}`,
-    extraCtes: ctes(
-      Prisma.sql`res AS (
-      INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
-        "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
-      SELECT gen_random_uuid()::text, u.id, u."attemptNo", ${JSON.stringify(r.output)}::jsonb, ${r.outputHash}, ${r.key}, ${r.version},
-        ${input.promptVersion ?? null}, ${input.modelProvider ?? null}, ${input.modelName ?? null},
-        ${input.usage ? JSON.stringify(input.usage) : null}::jsonb, ${input.latencyMs ?? null}::int, ${input.degraded ?? false}, ${r.at}::timestamp(3)
-      FROM upd u RETURNING id, "jobId")`,
-      usageSql(input.usage, Prisma.sql`'succeeded'`, r.at),
-    ),
-    extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
-    actor: { type: "runtime", id: input.runtimeInstanceId },
-    now: r.at,
-  });
-  countUsage(rows, input.usage);
-  return (rows[0] as { resultId?: string } | undefined)?.resultId ?? null;
+  const { runtimeInstanceId, keyId, ...item } = input;
+  const stored = await storeResults(
+    { runtimeInstanceId, keyId },
+    [{ item: { ...item, jobId }, output: r.output, outputHash: r.outputHash, key: r.key, version: r.version }],
+    r.at,
+    { wait: true },
+  );
+  return stored.get(jobId) ?? null;
 }
 
 export type FailInput = Holder &

@@ -66,7 +66,8 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
         body.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message })),
       );
     }
-    if (takesJob(name) && !jobIdSchema.safeParse(jobId).success) throw new AppError("JOB_NOT_FOUND", "no job has this id");
+    if (takesJob(name) && !jobIdSchema.safeParse(jobId).success)
+      throw new AppError("JOB_NOT_FOUND", "no job has this id");
     const data = body.data as { runtimeInstanceId: string; capabilities?: string[]; runtimeVersion?: string };
     const touch = touchRuntimeInstance(data.runtimeInstanceId, {
       capabilities: data.capabilities,
