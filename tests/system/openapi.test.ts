@@ -29,6 +29,7 @@ const PATHS = {
   lock: "/internal/runtime/jobs/{jobId}/lock",
   heartbeat: "/internal/runtime/jobs/{jobId}/heartbeat",
   result: "/internal/runtime/jobs/{jobId}/result",
+  results: "/internal/runtime/jobs/results",
   fail: "/internal/runtime/jobs/{jobId}/fail",
 } as const;
 type Op = keyof typeof PATHS;
@@ -69,7 +70,7 @@ async function call(
 }
 
 describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () => {
-  it("is OpenAPI 3.1 with the five operations, bearer security, and schemas that compile", () => {
+  it("is OpenAPI 3.1 with the six operations, bearer security, and schemas that compile", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual(Object.values(PATHS).sort());
     expect(doc.components.securitySchemes.runtimeKey).toEqual({ type: "http", scheme: "bearer" });
@@ -83,7 +84,7 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
     const kpIds = learner.knowledgePoints.map((k) => k.id);
     const a = uid("rt");
     const b = uid("rt");
-    const jobs = await Promise.all([1, 2, 3, 4].map(() => createTestJob(learner, "weak_point_analysis")));
+    const jobs = await Promise.all([1, 2, 3, 4, 5].map(() => createTestJob(learner, "weak_point_analysis")));
 
     expect((await call("poll", null, { runtimeInstanceId: a, capabilities: ALL_TYPES, limit: 50 })).status).toBe(200);
     expect((await call("poll", null, { runtimeInstanceId: a })).body.error.code).toBe("INVALID_REQUEST");
@@ -125,6 +126,22 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
     expect(
       (await call("result", jobs[0]!.id, { runtimeInstanceId: a, attemptNo: 1, output: other })).body.error.code,
     ).toBe("RESULT_ALREADY_EXISTS");
+
+    // Several results at once: one stored, one repeated (idempotent), one for no job; each with its own status.
+    expect((await call("lock", jobs[4]!.id, { runtimeInstanceId: a })).status).toBe(200);
+    const together = await call("results", null, {
+      runtimeInstanceId: a,
+      results: [
+        { jobId: jobs[4]!.id, attemptNo: 1, output },
+        { jobId: jobs[0]!.id, attemptNo: 1, output },
+        { jobId: "no_such_job", attemptNo: 1, output },
+      ],
+    });
+    expect(together.body.results.map((r: { httpStatus: number }) => r.httpStatus)).toEqual([200, 200, 404]);
+    expect(together.body.results[1].body.idempotent).toBe(true);
+    expect((await call("results", null, { runtimeInstanceId: a, results: [] })).body.error.code).toBe(
+      "INVALID_REQUEST",
+    );
 
     const claimed = await call("poll", null, {
       runtimeInstanceId: a,
@@ -194,15 +211,23 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
         outputSchemaVersion: "v1",
         degraded: true,
       },
+      results: {
+        runtimeInstanceId: rt,
+        results: [{ jobId: "no_such_job", attemptNo: 1, output: { weakPoints: [] }, latencyMs: 5 }],
+      },
       fail: { runtimeInstanceId: rt, attemptNo: 1, errorCode: "MODEL_TIMEOUT", errorMessage: "x" },
     };
     for (const op of Object.keys(PATHS) as Op[]) {
       const validate = validator(requestSchema(op));
       const example = examples[op];
-      const jobId = op === "poll" ? null : "no_such_job";
+      const inPath = PATHS[op].includes("{jobId}");
+      const jobId = inPath ? "no_such_job" : null;
       expect(validate(example), `${op} example: ${JSON.stringify(validate.errors)}`).toBe(true);
-      // Valid by the document → past body validation (404 for a job that does not exist, 200 for poll).
-      expect((await call(op, jobId, { ...example, someFutureField: 1 })).status).toBe(op === "poll" ? 200 : 404);
+      // Valid by the document → past body validation (404 for a job that does not exist; 200 for poll,
+      // and for results, whose one item is the 404).
+      const valid = await call(op, jobId, { ...example, someFutureField: 1 });
+      expect(valid.status).toBe(inPath ? 404 : 200);
+      if (op === "results") expect(valid.body.results[0].httpStatus).toBe(404);
       const { required } = resolve(requestSchema(op));
       expect(required.length).toBeGreaterThan(0);
       for (const field of required) {
