@@ -3,6 +3,7 @@ import { postJson } from "./http";
 import { outputFor, usage } from "./payload";
 import { createResultBatcher } from "../../runtime/result-batcher";
 import { MAX_RESULTS_PER_REQUEST } from "../../server/jobs/constants";
+import { RESULT_LIMITS } from "../../server/runtime-api/contract";
 
 /**
  * A bench Runtime: speaks the real protocol over HTTP with trivial work, `concurrency` loops in
@@ -104,7 +105,7 @@ const batcher = createResultBatcher<Item, unknown>({
   },
   sizeOf: (item) => Buffer.byteLength(JSON.stringify(item)),
   maxItems: MAX_RESULTS_PER_REQUEST,
-  maxBytes: 250 * 1024,
+  maxBytes: RESULT_LIMITS.maxBodyBytes - 1024, // room for the wrapper
 });
 
 async function submitTogether(jobId: string, attemptNo: number) {

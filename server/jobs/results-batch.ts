@@ -2,11 +2,11 @@ import { now } from "../clock";
 import { isAppError } from "../errors";
 import type { Holder } from "./fence";
 import { MAX_RESULTS_PER_REQUEST } from "./constants";
-import { checkResult, submitResult, type ResultAnswer, type ResultInput } from "./results";
-import { storeResults } from "./store-results";
+import { checkResult, submitResult, type ResultAnswer } from "./results";
+import { storeResults, type CheckedResult } from "./store-results";
 
 /** One result of a batch: what POST /{jobId}/result takes, with the job it is for. */
-export type BatchedResult = Omit<ResultInput, keyof Holder> & { jobId: string };
+export type BatchedResult = CheckedResult["item"];
 
 /** Per result, what its own POST /{jobId}/result would have answered: the status and the body. */
 export type BatchedAnswer = {
