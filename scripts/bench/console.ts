@@ -7,7 +7,7 @@ import { percentiles } from "./stats";
 import { JOB_TYPES, targetTypesOf } from "../../server/job-types";
 import { output as RESULT_OUTPUT } from "./payload";
 import { claimAtSize, tableSizes, type TableSize } from "./scale";
-import { ensurePartitions, idAt, listSpans, PARTITIONED, partitionDays } from "../../server/jobs/partitions";
+import { spansBack } from "./setup";
 
 /**
  * "Console at 1M rows": a learning platform's 30 days — BENCH_CONSOLE_ROWS jobs (default
@@ -410,27 +410,6 @@ export async function generate(db: pg.Client, rows: number, learnerId: string) {
         800 + (abs(hashtext(id)) % 1200), 200 + (abs(hashtext(id)) % 600), 900, coalesce("errorCode", 'succeeded'), "finishedAt"
       FROM (${inChunk}) j WHERE status IN ('succeeded', 'failed')`);
   }
-}
-
-/**
- * A bench database is migrated just before it is filled, so the events and results of every past
- * id would sit in the `_before` partitions. With the tables empty, those and the spans are made
- * again so that spans cover the last `days` days too, as on an instance that has run that long.
- */
-async function spansBack(db: pg.Client, days: number) {
-  const width = partitionDays() * 86_400_000;
-  const start = Math.floor((Date.now() - days * 86_400_000) / width) * width;
-  const spans = await listSpans(db);
-  for (const { table } of PARTITIONED) {
-    for (const part of [...spans.map((s) => s.name.slice("JobEvent".length)), "_before"]) {
-      await db.query(`ALTER TABLE "${table}" DETACH PARTITION "${table}${part}"`);
-      await db.query(`DROP TABLE "${table}${part}"`);
-    }
-    await db.query(
-      `CREATE TABLE "${table}_before" PARTITION OF "${table}" FOR VALUES FROM (MINVALUE) TO ('${idAt(start)}')`,
-    );
-  }
-  await ensurePartitions(db);
 }
 
 /** The statements the console ran before the rollups (PR #17's "before"), verbatim in shape. */

@@ -8,7 +8,7 @@ import { deployMigrations } from "../lib/migrator";
 import { DATA_DIR } from "../lib/database-url";
 import { ensureBuilt, startAppServer } from "../lib/app-server";
 import { rawCeiling } from "./ceiling";
-import { clearJobs, insertJobs, seedBenchUser } from "./setup";
+import { clearJobs, insertJobs, seedBenchUser, historySpans } from "./setup";
 import { percentiles, median } from "./stats";
 import { postJson } from "./http";
 import { consoleBench, consoleMarkdown } from "./console";
@@ -20,6 +20,7 @@ import { idleLongPollers, pickup, pickupUnderLoad } from "./pickup";
 import { fairOrder } from "./fair";
 import { ingestBench, ingestMarkdown } from "./ingest";
 import { clickMarkdown, clickToResult } from "./click";
+import { resetStatements, topStatements } from "./statements";
 
 /**
  * `npm run bench`: a production build on the embedded PostgreSQL, driven by bench Runtimes
@@ -35,6 +36,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 /** Untimed runs before each system's timed ones (ours and pg-boss alike): JIT, plans and caches warm. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
+/** BENCH_HISTORY_DAYS: time partitions back that far, as on an instance that has run so long (setup.ts historySpans). */
+const HISTORY_DAYS = Number(process.env.BENCH_HISTORY_DAYS ?? 0);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
 const CONSOLE_ROWS = Number(process.env.BENCH_CONSOLE_ROWS ?? 1_000_000);
 /**
@@ -100,6 +103,7 @@ try {
   await deployMigrations(url);
   await db.connect();
   await seedBenchUser(db);
+  if (HISTORY_DAYS > 0) await historySpans(db, HISTORY_DAYS);
   const { createRuntimeKey } = await (async () => {
     process.env.DATABASE_URL = url;
     // The pickup and fair-order sections create hundreds of jobs for one learner in this process:
@@ -159,6 +163,7 @@ try {
         await insertJobs(db, JOBS);
         const cpu0 = cpuNow(roles);
         const perProcess = mode.startsWith("slots") ? SLOTS : CONCURRENCY;
+        if (r === 0) await resetStatements(db);
         const { outs, elapsed } = await runWorkers(mode, appUrl, key, processes, perProcess);
         if (r < 0) continue; // a warm-up run
         cpus.push(perJob({ ...cpuSince(cpu0, roles), runtimes: outs.reduce((t, o) => t + o.cpuMs, 0) }, JOBS));
@@ -188,6 +193,7 @@ try {
       log(
         `${mode} × ${processes}: ${round(rate)} jobs/s (${round(rate / ceiling)} of the ceiling), CPU per job ${JSON.stringify(cpuPerJobMs)}`,
       );
+      for (const s of await topStatements(db, JOBS * REPEATS)) log(`  ${JSON.stringify(s)}`);
     }
   }
   if (ONLY.has("throughput")) {
