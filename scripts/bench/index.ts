@@ -209,7 +209,9 @@ try {
   // batch mode, and pg-boss 10.4 fetch(1) + complete, 8 loops each.
   if (ONLY.has("pgboss")) {
     const peers: Results[] = [];
-    for (const mode of ["12-fetch", "12-work", "10-fetch"] as PeerMode[]) {
+    // BENCH_PEERS: which of them (default all three).
+    const peerModes = (process.env.BENCH_PEERS ?? "12-fetch,12-work,10-fetch").split(",") as PeerMode[];
+    for (const mode of peerModes) {
       const rates: number[] = [];
       const cpus: ReturnType<typeof perJob>[] = [];
       for (let r = -WARMUP; r < REPEATS; r++) {

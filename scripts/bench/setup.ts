@@ -80,6 +80,11 @@ export async function spansBack(db: pg.Client, days: number) {
       `CREATE TABLE "${table}_before" PARTITION OF "${table}" FOR VALUES FROM (MINVALUE) TO ('${idAt(start)}')`,
     );
   }
+  // As the migrations made them: each `_before` of events and results refers to the jobs' `_before`.
+  for (const table of ["JobEvent", "AiRuntimeResult"])
+    await db.query(
+      `ALTER TABLE "${table}_before" ADD CONSTRAINT "${table}_before_jobId_fkey" FOREIGN KEY ("jobId") REFERENCES "AiRuntimeJob_before" (id) ON DELETE CASCADE ON UPDATE CASCADE`,
+    );
   await ensurePartitions(db);
 }
 

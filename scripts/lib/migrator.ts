@@ -220,8 +220,21 @@ export function pendingSchemaChange(url: string): Promise<string> {
       exitCode: true,
       filters: noFilter,
     });
-    return out.exitCode === 2 ? (out.stdout ?? "") : "";
+    return out.exitCode === 2 ? withoutPartitionKeys(out.stdout ?? "") : "";
   });
+}
+
+/**
+ * The foreign keys from events and results to their job are declared per pair of time partitions
+ * (prisma/migrations/…_job_partitions, server/jobs/partitions.ts), where schema.prisma can only
+ * name them on the parents: the diff's statements adding those two are not a change.
+ */
+const PARTITION_KEYS =
+  /^-- AddForeignKey\s*\nALTER TABLE "(JobEvent|AiRuntimeResult)" ADD CONSTRAINT "\1_jobId_fkey" FOREIGN KEY \("jobId"\) REFERENCES "AiRuntimeJob"\("id"\) ON DELETE CASCADE ON UPDATE CASCADE;\s*$/gm;
+
+function withoutPartitionKeys(sql: string) {
+  const rest = sql.replace(PARTITION_KEYS, "");
+  return rest.trim() ? sql.replace(PARTITION_KEYS, "").replace(/\n{3,}/g, "\n\n") : "";
 }
 
 /** Writes prisma/migrations/<timestamp>_<name>/migration.sql for the pending change, if any. */

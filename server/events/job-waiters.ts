@@ -1,6 +1,7 @@
 import { drainSignal } from "../lifecycle";
 import { getDb } from "../db";
 import { getJobFeed, type JobChange, type JobFeed } from "./job-feed";
+import { notePending } from "../jobs/job-partition";
 
 /**
  * Long poll (SPEC §4 `waitMs`): Runtimes waiting for work park here, and the process's one LISTEN
@@ -111,6 +112,7 @@ export class JobWaiters {
 
   private onChange(c: JobChange) {
     if (c.status !== "pending" || c.cancelRequested) return;
+    notePending(c.id);
     const at = c.runAfter ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(c.runAfter) ? c.runAfter : `${c.runAfter}Z`) : NaN;
     if (Number.isFinite(at) && at > Date.now()) return this.addDue([{ type: c.jobType, at }]);
     this.wakeOne(c.jobType);

@@ -82,7 +82,8 @@ type Planned = {
 /**
  * Creates a job, idempotently (SPEC §6): the same idempotency key returns the job it created;
  * without a key, an identical request (type, target, params, snapshot content) returns the one
- * still in flight. Both are enforced by unique indexes, so racing creators get one job.
+ * still in flight. Both are enforced under a transaction advisory lock per key (the job table is
+ * partitioned, so it cannot hold a unique index without the id), so racing creators get one job.
  * Creation holds the learner's consent row FOR SHARE: a concurrent revoke waits, then cancels it.
  * A learner's own creation also counts against their quota (server/jobs/quota.ts), atomically;
  * repeats answered with an existing job count nothing.
@@ -108,7 +109,7 @@ export async function createJobs(inputs: CreateJobInput[]): Promise<Created[]> {
       const made = await insertJobs(fresh);
       return plans.map((p) => ("job" in p ? p : { job: toJobView(made.get(p)!), created: true }));
     } catch (e) {
-      if (!isUniqueViolation(e)) throw e;
+      if (!(e instanceof CreationRaceLost) && !isUniqueViolation(e)) throw e;
       // Lost a creation race: the next round finds the winner's job (created=false) and makes the rest.
       if (tries >= 2) throw e;
     }
@@ -237,6 +238,7 @@ async function insertJobs(plans: Planned[]) {
       const granted = await tx.$queryRaw<{ granted: boolean }[]>`
         SELECT granted FROM "AiConsent" WHERE "userId" = ${userId} FOR SHARE`;
       if (!granted[0]?.granted) throw new AppError("CONSENT_REQUIRED", "AI analysis is turned off for this learner");
+      await claimCreationKeys(tx, plans);
       const at = now();
       // Learners' own requests count against their quota; admin re-runs, the weekly review and
       // scripts do not. In this transaction, so a creation that rolls back counts nothing.
@@ -273,6 +275,35 @@ async function insertJobs(plans: Planned[]) {
     },
     { timeout: budget + 1_000, maxWait: budget },
   );
+}
+
+/** Another creation made one of these jobs first: the next round reads it (created=false). */
+class CreationRaceLost extends Error {}
+
+/**
+ * What a unique index would do, on a partitioned table: each plan's creation key (its idempotency
+ * key, else its input while a job of it is in flight) is locked for the rest of the transaction, in
+ * one order so two triggers cannot deadlock, then looked up. The lock waits for a racing creator's
+ * commit, and each statement here sees what committed before it began, so the loser finds the
+ * winner's job.
+ */
+async function claimCreationKeys(tx: DbOrTx, plans: Planned[]) {
+  const keys = plans.map((p) =>
+    JSON.stringify(
+      p.key
+        ? ["key", p.key, p.where.userId, p.where.jobType, p.where.targetType, p.where.targetId]
+        : ["input", p.where.userId, p.inputHash],
+    ),
+  );
+  await tx.$executeRaw`
+    SELECT pg_advisory_xact_lock(k) FROM (
+      SELECT DISTINCT hashtextextended(t, 0) AS k FROM unnest(${keys}::text[]) t ORDER BY 1) s`;
+  for (const p of plans) {
+    const taken = p.key
+      ? await tx.aiRuntimeJob.findFirst({ where: { ...p.where, idempotencyKey: p.key }, select: { id: true } })
+      : await findInFlight(tx, p.where.userId, p.inputHash);
+    if (taken) throw new CreationRaceLost();
+  }
 }
 
 /** The job's language: fixed by the caller, else the learner's saved one, else the request's, else English. */

@@ -2,6 +2,7 @@ import { Prisma } from "../generated/prisma/client";
 import type { JobType } from "../generated/prisma/enums";
 import { getDb } from "../db";
 import { runSql } from "../sql";
+import { livePartition, onPartition } from "./job-partition";
 import { jobConfig } from "../config";
 import { now } from "../clock";
 import { AppError } from "../errors";
@@ -112,21 +113,22 @@ export async function pollJobs(input: PollInput) {
   const at = now();
   const limit = clampLimit(input.limit);
   const lost = Prisma.raw(`${BEFORE}upd`);
-  const rows = await runSql<
-    PolledJob & { lost: boolean; fromStatus: string | null; status: string; errorCode: string | null }
-  >(
-    getDb(),
-    Prisma.sql`
-    WITH ${beforeCtes(lostLeasesSpec(at, limit, "poll"))}
+  type Row = PolledJob & { lost: boolean; fromStatus: string | null; status: string; errorCode: string | null };
+  const rows = await onPartition(await livePartition(), (table) =>
+    runSql<Row>(
+      getDb(),
+      Prisma.sql`
+    WITH ${beforeCtes({ ...lostLeasesSpec(at, limit, "poll"), table })}
     SELECT FALSE AS lost, q.*, NULL::text AS "fromStatus", NULL::text AS status, NULL::text AS "errorCode", NULL::boolean AS notified FROM (
       SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
-      FROM "AiRuntimeJob" j
+      FROM ${Prisma.raw(`"${table}"`)} j
       WHERE ${takeable(input, at)}
       ORDER BY ${QUEUE_ORDER}
       LIMIT ${Prisma.raw(String(limit))}) q
     UNION ALL SELECT TRUE, l.id, l."jobType", l."targetType", l."targetId", l.priority, l."attemptNo", l."createdAt",
       l."fromStatus", l.status, l."errorCode", ${notify(`l`)} FROM ${lost} l`,
-    "claims",
+      "claims",
+    ),
   );
   countTransitions(rows.filter((r) => r.lost));
   return rows
@@ -149,18 +151,23 @@ export async function pollJobs(input: PollInput) {
 export async function claimJobs(input: PollInput) {
   if (!takeableTypes(input).length) return [];
   const at = now();
-  const rows = await transition(
-    getDb(),
-    claimSpec(input, at),
-    lostLeasesSpec(at, clampLimit(input.limit), "claim"),
-    "claims",
+  const rows = await onPartition(await livePartition(), (table) =>
+    transition(
+      getDb(),
+      { ...claimSpec(input, at), table },
+      { ...lostLeasesSpec(at, clampLimit(input.limit), "claim"), table },
+      "claims",
+    ),
   );
   return loadLeases(rows, input.scope);
 }
 
-/** The claim's whole statement (what claimJobs runs), for the plan tests. */
-export function claimStatement(input: PollInput, at: Date) {
-  return transitionSql(claimSpec(input, at), lostLeasesSpec(at, clampLimit(input.limit), "claim"));
+/** The claim's whole statement (what claimJobs runs on `table`), for the plan tests. */
+export function claimStatement(input: PollInput, at: Date, table?: string) {
+  return transitionSql(
+    { ...claimSpec(input, at), table },
+    { ...lostLeasesSpec(at, clampLimit(input.limit), "claim"), table },
+  );
 }
 
 export function claimSpec(input: PollInput, at: Date): TransitionSpec {

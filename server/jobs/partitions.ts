@@ -5,27 +5,28 @@ import { now } from "../clock";
 import { TERMINAL_STATUSES } from "./constants";
 
 /**
- * Time partitions (issue 26, item 4). Events and results are partitioned by RANGE of the job id
- * (prisma/migrations/…_event_result_partitions). A job id is a cuid: "c", then its creation time in
- * milliseconds in base 36 (8 digits until 2059), then counter and randomness; so the ids made in a
- * time span form one range, and a job's events and result sit in the partition of its span.
+ * Time partitions (issue 26, item 4). Jobs, their events and their results are partitioned by RANGE
+ * of the job id (prisma/migrations/…_event_result_partitions, …_job_partitions). A job id is a
+ * cuid: "c", then its creation time in milliseconds in base 36 (8 digits until 2059), then counter
+ * and randomness; so the ids made in a time span form one range, and a job's events and result sit
+ * in the partitions of its span, each with a foreign key to that span's job partition.
  *
  * The app makes the spans ahead of time (`ensurePartitions`: at every migration run and daily), each
  * JOB_PARTITION_DAYS wide and aligned to multiples of that width since the Unix epoch; retention
- * drops a span's events and results once every job of the span has ended before the cutoff
- * (`dropAgedPartitions`), instead of deleting their rows; the job rows then go by the row delete
- * of server/jobs/retention.ts, whose cascade finds nothing left. Ids no span holds go to the
- * `_default` partition, and rows from before the migration sit in `_before`: the cascade deletes
- * those as it always did.
- *
- * The job table is not partitioned: so partitioned, it cost 2.5 times the PostgreSQL CPU per job
- * on the Runtime's path (every statement planned or locked over every partition; docs/performance.md).
+ * drops a span's events, results and jobs once every job of the span has ended before the cutoff
+ * (`dropAgedPartitions`), instead of deleting rows. Ids no span holds go to the `_default`
+ * partitions, and rows from before the migrations sit in `_before`: retention deletes those rows as
+ * it always did (server/jobs/retention.ts). The hot path names a job's own partition
+ * (server/jobs/job-partition.ts), so a statement plans and opens one table, not every span's.
  */
 
 const DAY = 86_400_000;
-/** The partitioned tables, each by its jobId. The first names the spans. */
-export const PARTITIONED = [{ table: "JobEvent" }, { table: "AiRuntimeResult" }] as const;
+/** The partitioned tables, each by a job id; the job table last, as the others refer to it. */
+export const PARTITIONED = [{ table: "JobEvent" }, { table: "AiRuntimeResult" }, { table: "AiRuntimeJob" }] as const;
 const SPANS = "JobEvent";
+const JOBS = "AiRuntimeJob";
+/** Tables that refer to a job and are not partitioned: their rows of a span go before the span. */
+const SMALL_REFERRERS = ["FlashcardMark", "JobRejection", "NextActionTick"] as const;
 /** Spans made ahead of the present (the daily run makes the next long before it is needed). */
 const AHEAD = 2;
 /** A span is dropped only this long after its end: an instance whose clock is behind may still make ids in it. */
@@ -131,9 +132,16 @@ export async function ensurePartitions(
     try {
       await inTransaction(db, async (c) => {
         if ((await listSpans(c)).some((s) => s.from < to && from < s.to)) return;
-        for (const { table } of PARTITIONED)
+        const part = `_${suffix(from)}`;
+        for (const { table } of [...PARTITIONED].reverse())
           await c.query(
-            `CREATE TABLE "${table}_${suffix(from)}" PARTITION OF "${table}" FOR VALUES FROM ('${idAt(from)}') TO ('${idAt(to)}')`,
+            `CREATE TABLE "${table}${part}" PARTITION OF "${table}" FOR VALUES FROM ('${idAt(from)}') TO ('${idAt(to)}')` +
+              (table === JOBS ? " WITH (fillfactor = 85)" : ""),
+          );
+        for (const { table } of PARTITIONED.filter((t) => t.table !== JOBS))
+          await c.query(
+            `ALTER TABLE "${table}${part}" ADD CONSTRAINT "${table}${part}_jobId_fkey" FOREIGN KEY ("jobId")
+             REFERENCES "${JOBS}${part}" (id) ON DELETE CASCADE ON UPDATE CASCADE`,
           );
         made.push(name);
       });
@@ -148,10 +156,12 @@ export async function ensurePartitions(
 }
 
 /**
- * Drops the events and results of every span that ended (a day of clock skew past) whose jobs have
- * all ended before `cutoff`: two DROP TABLEs, no row deleted. The jobs of the span are read by
- * their primary key's range (one pass over the span's jobs, once a day for the oldest spans left).
- * Returns the spans dropped.
+ * Drops every span that ended (a day of clock skew past) before `cutoff` and whose jobs have all
+ * ended before it: its events, results and jobs go with three DROP TABLEs, no row deleted. First,
+ * in the same transaction, re-run links into it are cleared (as ON DELETE SET NULL would) and the
+ * few rows of unpartitioned tables that refer to its jobs are deleted. The three parents are locked
+ * in the order every job statement takes them (jobs, events, results), so a drop waits for the
+ * statements in flight and cannot deadlock with them. Returns the spans dropped.
  */
 export async function dropAgedPartitions(
   cutoff: Date,
@@ -160,16 +170,23 @@ export async function dropAgedPartitions(
 ): Promise<string[]> {
   const dropped: string[] = [];
   for (const span of await listSpans(db)) {
-    if (span.to > at - SKEW_MARGIN_MS) continue;
+    if (span.to > at - SKEW_MARGIN_MS || span.to > cutoff.getTime()) continue;
+    const part = span.name.slice(SPANS.length);
     const done = await inTransaction(db, async (c) => {
       // A job of a past span never goes back in flight, and no new one is made in it.
       const { rows } = await c.query<{ busy: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM "AiRuntimeJob" WHERE id >= $1 AND id < $2
-           AND (status <> ALL($4::"JobStatus"[]) OR "finishedAt" >= $3)) AS busy`,
-        [idAt(span.from), idAt(span.to), cutoff, TERMINAL_STATUSES],
+        `SELECT EXISTS (SELECT 1 FROM "${JOBS}${part}" WHERE status <> ALL($2::"JobStatus"[]) OR "finishedAt" >= $1) AS busy`,
+        [cutoff, TERMINAL_STATUSES],
       );
       if (rows[0]!.busy) return false;
-      const part = span.name.slice(SPANS.length);
+      await c.query(`LOCK TABLE "${JOBS}", "JobEvent", "AiRuntimeResult" IN ACCESS EXCLUSIVE MODE`);
+      const [lo, hi] = [idAt(span.from), idAt(span.to)];
+      await c.query(
+        `UPDATE "${JOBS}" SET "retriedFromJobId" = NULL WHERE "retriedFromJobId" >= $1 AND "retriedFromJobId" < $2`,
+        [lo, hi],
+      );
+      for (const t of SMALL_REFERRERS)
+        await c.query(`DELETE FROM "${t}" WHERE "jobId" >= $1 AND "jobId" < $2`, [lo, hi]);
       for (const { table } of PARTITIONED) {
         await c.query(`ALTER TABLE "${table}" DETACH PARTITION "${table}${part}"`);
         await c.query(`DROP TABLE "${table}${part}"`);

@@ -111,9 +111,18 @@ export type TransitionSpec = {
   extraCtes?: Prisma.Sql;
   /** More columns for the rows returned, read from those CTEs. */
   extraColumns?: Prisma.Sql;
+  /** The job table's partition to read and write (server/jobs/job-partition.ts); the parent by default. */
+  table?: string;
 };
 
 const NULL = Prisma.sql`NULL`;
+
+/** The table a transition names: the job table, or one of its partitions. */
+function jobTable(spec: Pick<TransitionSpec, "table">) {
+  const name = spec.table ?? "AiRuntimeJob";
+  if (!/^AiRuntimeJob(_\w+)?$/.test(name)) throw new Error(`not a job table: ${name}`);
+  return Prisma.raw(`"${name}"`);
+}
 
 /**
  * How an attempt ends (a Runtime's failure, a passed lease), named once: a job asked to cancel
@@ -139,11 +148,11 @@ export function attemptEndSet(at: Date, retryAt: Prisma.Sql, endRunAfter: Prisma
  * LOCKED so concurrent claimers and sweepers get disjoint rows; their LIMIT is inlined because a
  * parameterised LIMIT lets a generic plan prefer a full scan over the partial queue index.
  */
-export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batch" | "to">) {
+export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batch" | "to" | "table">) {
   const lockClause = spec.batch
     ? Prisma.sql`ORDER BY ${spec.batch.orderBy} LIMIT ${Prisma.raw(String(Math.max(1, Math.floor(spec.batch.limit))))} FOR UPDATE SKIP LOCKED`
     : Prisma.sql`FOR UPDATE`;
-  return Prisma.sql`SELECT j.id, j.status AS "fromStatus", (${spec.to})::"JobStatus" AS "toStatus" FROM "AiRuntimeJob" j
+  return Prisma.sql`SELECT j.id, j.status AS "fromStatus", (${spec.to})::"JobStatus" AS "toStatus" FROM ${jobTable(spec)} j
       WHERE ${spec.where} AND j.status IN (${statusList(ACTIONS[spec.action].from)})
       ${lockClause}`;
 }
@@ -187,7 +196,7 @@ function eventSteps(spec: TransitionSpec) {
 function transitionCtes(spec: TransitionSpec, p: string) {
   const [target, upd, ev] = ["target", "upd", "ev"].map((n) => Prisma.raw(`${p}${n}`));
   return Prisma.sql`${target} AS (${candidates(spec)}), ${upd} AS (
-      UPDATE "AiRuntimeJob" j SET status = t."toStatus", ${spec.set}, "updatedAt" = ${spec.now}::timestamp(3)
+      UPDATE ${jobTable(spec)} j SET status = t."toStatus", ${spec.set}, "updatedAt" = ${spec.now}::timestamp(3)
       FROM ${target} t WHERE j.id = t.id
       RETURNING ${RETURNING}, t."fromStatus"::text AS "fromStatus"
     ), ${ev} AS (

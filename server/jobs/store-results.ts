@@ -5,6 +5,7 @@ import { MAX_RESULTS_PER_REQUEST } from "./constants";
 import type { ResultInput } from "./results";
 import { transition, type JobRow } from "./state-machine";
 import { countUsage, tokenBudgetSql } from "./usage";
+import { onPartition, partitionOf } from "./job-partition";
 
 /** A result that passed its checks (server/jobs/results.ts checkResult), ready to store. */
 export type CheckedResult = {
@@ -39,19 +40,21 @@ export async function storeResults(
   const pick = (values: unknown[], type: string) =>
     Prisma.sql`(${values}::${Prisma.raw(type)})[array_position(${ids}::text[], j.id)]`;
   const key = holder.keyId == null ? Prisma.empty : Prisma.sql` AND j."lockedByKeyId" = ${holder.keyId}`;
-  const rows = await transition(getDb(), {
-    action: "succeed",
-    where: Prisma.sql`j.id = ANY(${ids}::text[]) AND j."lockedBy" = ${holder.runtimeInstanceId}${key}
+  const rows = await onPartition(await partitionOf(ids), (table) =>
+    transition(getDb(), {
+      table,
+      action: "succeed",
+      where: Prisma.sql`j.id = ANY(${ids}::text[]) AND j."lockedBy" = ${holder.runtimeInstanceId}${key}
       AND j."attemptNo" = ${pick(arrays.attempts, "int[]")} AND j."lockUntil" > ${at}::timestamp(3) AND NOT j."cancelRequested"`,
-    to: Prisma.sql`'succeeded'`,
-    // A batch takes SKIP LOCKED: a row another statement holds (a heartbeat, a racing copy of this
-    // batch) is left to the single result's path, which waits for it alone (`wait`); a batch never
-    // waits while holding rows.
-    ...(opts.wait ? {} : { batch: { orderBy: Prisma.sql`j.id`, limit: MAX_RESULTS_PER_REQUEST } }),
-    set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL, progress = 100,
+      to: Prisma.sql`'succeeded'`,
+      // A batch takes SKIP LOCKED: a row another statement holds (a heartbeat, a racing copy of this
+      // batch) is left to the single result's path, which waits for it alone (`wait`); a batch never
+      // waits while holding rows.
+      ...(opts.wait ? {} : { batch: { orderBy: Prisma.sql`j.id`, limit: MAX_RESULTS_PER_REQUEST } }),
+      set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${pick(arrays.promptVersions, "text[]")}, j."promptVersion"),
       "outputSchemaVersion" = ${pick(arrays.versions, "text[]")}`,
-    extraCtes: Prisma.sql`batch_in AS (
+      extraCtes: Prisma.sql`batch_in AS (
       SELECT * FROM unnest(${ids}::text[], ${col((v) => JSON.stringify(v.output))}::text[], ${col((v) => v.outputHash)}::text[],
         ${col((v) => v.key)}::text[], ${arrays.versions}::text[], ${arrays.promptVersions}::text[],
         ${col((v) => v.item.modelProvider ?? null)}::text[], ${col((v) => v.item.modelName ?? null)}::text[],
@@ -75,10 +78,11 @@ export async function storeResults(
       ON CONFLICT ("jobId", "attemptNo") DO NOTHING
       RETURNING "userId", "apiKeyMode", "promptTokens"::bigint + "completionTokens" AS tokens
     ), ${tokenBudgetSql(at)}`,
-    extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
-    actor: { type: "runtime", id: holder.runtimeInstanceId },
-    now: at,
-  });
+      extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
+      actor: { type: "runtime", id: holder.runtimeInstanceId },
+      now: at,
+    }),
+  );
   const byId = new Map(valid.map((v) => [v.item.jobId, v.item]));
   const stored = new Map<string, string>();
   for (const row of rows as (JobRow & { resultId: string | null })[]) {

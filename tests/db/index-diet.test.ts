@@ -13,7 +13,7 @@ import { releaseJobsOf } from "../helpers/release-jobs";
  */
 const CLAIMED_VERSION_ENTERS = [
   "AiRuntimeJob_createdAt_id_idx",
-  "AiRuntimeJob_inflight_input_key",
+  "AiRuntimeJob_inflight_input_idx",
   "AiRuntimeJob_jobType_createdAt_id_idx",
   "AiRuntimeJob_lease_idx",
   "AiRuntimeJob_params_idx",
@@ -49,9 +49,9 @@ it("claiming a keyless job writes its new version into 9 indexes, skipping the p
     }
     await db.query("ROLLBACK");
     expect(entered).toEqual(CLAIMED_VERSION_ENTERS);
-    // A keyed job's version also enters the idempotency unique, and nothing else.
+    // A keyed job's version also enters the idempotency index, and nothing else.
     const keyed = await createTestJob(learner);
-    const keyedPred = indexes.find((i) => i.name === "AiRuntimeJob_idempotency_key")!.pred!;
+    const keyedPred = indexes.find((i) => i.name === "AiRuntimeJob_idempotency_idx")!.pred!;
     expect((await db.query(`SELECT (${keyedPred}) AS m FROM "AiRuntimeJob" WHERE id = $1`, [keyed.id])).rows[0].m).toBe(
       true,
     );

@@ -9,12 +9,9 @@ import { setConsent } from "@/server/jobs/consent";
 import { isoWeek } from "@/server/jobs/weekly-review";
 import { verifySignature } from "@/server/notifications/webhook";
 import { sweepLeases } from "@/server/inngest/functions/sweep-leases";
-import { pruneFinishedJobsFn } from "@/server/inngest/functions/prune-finished-jobs";
 import { weeklyLearningReview } from "@/server/inngest/functions/weekly-learning-review";
 import { notifyJobFinished } from "@/server/inngest/functions/notify-job-finished";
 import { cancelJob } from "@/server/jobs/cancel";
-
-const DAY = 86_400_000;
 
 afterEach(() => {
   resetClock();
@@ -35,32 +32,6 @@ describe("sweep-leases", () => {
     const row = await jobRow(job.id);
     expect(row.status).toBe("pending");
     expect(row.events.at(-2)).toMatchObject({ toStatus: "expired", actorType: "system" });
-  });
-});
-
-describe("prune-finished-jobs", () => {
-  it("deletes finished jobs past the retention with their events, keeps recent and unfinished ones", async () => {
-    const learner = await createLearner();
-    const old = await createTestJob(learner);
-    const recent = await createTestJob(learner);
-    const pending = await createTestJob(learner);
-    await cancelJob(old.id, { type: "admin", id: "a" });
-    await cancelJob(recent.id, { type: "admin", id: "a" });
-    await getDb().aiRuntimeJob.update({
-      where: { id: old.id },
-      data: { finishedAt: new Date(Date.now() - 120 * DAY) },
-    });
-    await getDb().aiRuntimeJob.update({
-      where: { id: pending.id },
-      data: { createdAt: new Date(Date.now() - 120 * DAY) },
-    });
-    const t = new InngestTestEngine({ function: pruneFinishedJobsFn });
-    const { result } = await t.execute();
-    expect((result as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
-    expect(await getDb().aiRuntimeJob.findUnique({ where: { id: old.id } })).toBeNull();
-    expect(await getDb().jobEvent.count({ where: { jobId: old.id } })).toBe(0);
-    expect(await getDb().aiRuntimeJob.findUnique({ where: { id: recent.id } })).not.toBeNull();
-    expect(await getDb().aiRuntimeJob.findUnique({ where: { id: pending.id } })).not.toBeNull();
   });
 });
 

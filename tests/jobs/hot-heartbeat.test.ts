@@ -27,12 +27,17 @@ it("later heartbeats are HOT updates", async () => {
     await db.query("CREATE EXTENSION IF NOT EXISTS pageinspect");
     /** The job row's live version as its heap page records it. */
     const version = async () => {
-      const { rows } = await db.query(`SELECT ctid::text AS ctid FROM "AiRuntimeJob" WHERE id = $1`, [job.id]);
-      const [block, offset] = (rows[0].ctid as string).replace(/[()]/g, "").split(",").map(Number);
-      const page = await db.query(
-        `SELECT t_infomask2 FROM heap_page_items(get_raw_page('"AiRuntimeJob"', $1)) WHERE lp = $2`,
-        [block, offset],
+      // The job table is partitioned (by time): the row lives in one partition's heap.
+      const { rows } = await db.query(
+        `SELECT ctid::text AS ctid, tableoid::regclass::text AS part FROM "AiRuntimeJob" WHERE id = $1`,
+        [job.id],
       );
+      const [block, offset] = (rows[0].ctid as string).replace(/[()]/g, "").split(",").map(Number);
+      const page = await db.query(`SELECT t_infomask2 FROM heap_page_items(get_raw_page($1, $2)) WHERE lp = $3`, [
+        rows[0].part,
+        block,
+        offset,
+      ]);
       return { ctid: rows[0].ctid as string, heapOnly: ((page.rows[0].t_infomask2 as number) & HEAP_ONLY_TUPLE) !== 0 };
     };
     for (let i = 1; i <= 5; i++) {

@@ -9,9 +9,9 @@ import { jobIn } from "../helpers/states";
 import { runtime } from "../helpers/runtime-api";
 
 /**
- * Issue 26, item 4: events and results live in time partitions (ranges of the job id, a cuid that
- * starts with its creation time) and age out by dropping whole partitions; the job rows (one
- * table) are deleted after them, their cascade finding nothing left.
+ * Issue 26, item 4: jobs, events and results live in time partitions (ranges of the job id, a cuid
+ * that starts with its creation time) and age out by dropping whole partitions; only jobs whose ids
+ * no span holds (from before the partitions, or not cuids) are deleted by rows.
  */
 const DAY = 86_400_000;
 afterEach(() => resetClock());
@@ -21,7 +21,7 @@ const spanOf = (spans: Span[], id: string) => {
   const t = timeOfId(id.slice(0, 9))!;
   return spans.find((s) => s.from <= t && t < s.to);
 };
-/** Where a job's rows are: its job row (one table), and the partitions of its result and events. */
+/** Where a job's rows are: the partitions of its job row, its result and its events. */
 async function homes(jobId: string) {
   const { rows } = await q(
     `SELECT 'job' AS kind, tableoid::regclass::text AS part FROM "AiRuntimeJob" WHERE id = $1
@@ -64,7 +64,7 @@ describe("time partitions", () => {
     const suffix = span!.name.slice("JobEvent".length);
     expect(await homes(job.id)).toEqual([
       { kind: "event", part: `"JobEvent${suffix}"` },
-      { kind: "job", part: `"AiRuntimeJob"` },
+      { kind: "job", part: `"AiRuntimeJob${suffix}"` },
       { kind: "result", part: `"AiRuntimeResult${suffix}"` },
     ]);
     // Spans run ahead of now, back to back, JOB_PARTITION_DAYS (7) wide except the first after the migration.
@@ -74,9 +74,20 @@ describe("time partitions", () => {
       expect(spans[i]!.to - spans[i]!.from).toBe(7 * DAY);
     }
     expect(spans[spans.length - 1]!.to).toBeGreaterThan(Date.now() + 2 * 7 * DAY);
-    expect(await partitionsOf("AiRuntimeResult")).toEqual(
-      expect.arrayContaining(spans.map((s) => `AiRuntimeResult${s.name.slice("JobEvent".length)}`)),
+    for (const table of ["AiRuntimeResult", "AiRuntimeJob"])
+      expect(await partitionsOf(table)).toEqual(
+        expect.arrayContaining(spans.map((s) => `${table}${s.name.slice("JobEvent".length)}`)),
+      );
+    // Each span's events and results refer to that span's jobs (a foreign key per pair of partitions).
+    const keys = await q(
+      `SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint
+       WHERE contype = 'f' AND conname LIKE $1`,
+      [`%${suffix}_jobId_fkey`],
     );
+    expect(keys.rows.sort((a, b) => a.child.localeCompare(b.child))).toEqual([
+      { child: `"AiRuntimeResult${suffix}"`, parent: `"AiRuntimeJob${suffix}"` },
+      { child: `"JobEvent${suffix}"`, parent: `"AiRuntimeJob${suffix}"` },
+    ]);
   });
 
   it("makes spans ahead once under concurrent callers, and leaves out a span whose ids the default partition holds", async () => {
@@ -105,7 +116,7 @@ describe("time partitions", () => {
     expect((await homes(early)).find((h) => h.kind === "event")!.part).toBe(`"JobEvent_default"`);
   });
 
-  it("retention drops a span's events and results once its jobs all ended before the cutoff, then deletes the job rows", async () => {
+  it("retention drops a span's jobs, events and results once its jobs all ended before the cutoff; rows outside spans go by rows", async () => {
     await ensurePartitions();
     const learner = await createLearner();
     const rt = runtime(await runtimeKey(), uid("rt"));
@@ -131,26 +142,30 @@ describe("time partitions", () => {
     expect((await homes(legacy)).find((h) => h.kind === "event")!.part).toBe(`"JobEvent_default"`);
     expect((await q(`SELECT count(*)::int AS n FROM "JobRejection" WHERE "jobId" = $1`, [failed])).rows[0].n).toBe(1);
 
+    expect((await homes(legacy)).find((h) => h.kind === "job")!.part).toBe(`"AiRuntimeJob_default"`);
+
     advanceClock(120 * DAY); // cutoff: 30 days from now
     const cutoff = new Date(clockNow().getTime() - 90 * DAY);
+    // Rows go only where no span holds them: the legacy job (the migration's `_before` holds none here).
     const rowsToDelete = (
       await q(
-        `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status IN ('succeeded', 'failed', 'cancelled') AND "finishedAt" < $1`,
+        `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status IN ('succeeded', 'failed', 'cancelled') AND "finishedAt" < $1
+           AND tableoid IN ('"AiRuntimeJob_before"'::regclass, '"AiRuntimeJob_default"'::regclass)`,
         [cutoff],
       )
     ).rows[0].n as number;
-    expect(rowsToDelete).toBeGreaterThanOrEqual(3);
+    expect(rowsToDelete).toBeGreaterThanOrEqual(1);
     const first = await pruneFinishedJobs();
     expect(first.droppedPartitions).toContain(now.name);
     expect(first.droppedPartitions).not.toContain(next!.name);
     expect(first.droppedPartitions).not.toContain(later!.name);
-    for (const table of ["AiRuntimeResult", "JobEvent"])
+    for (const table of ["AiRuntimeResult", "JobEvent", "AiRuntimeJob"])
       expect(await partitionsOf(table)).not.toContain(`${table}${now.name.slice("JobEvent".length)}`);
-    // The job rows, then: every finished one past the cutoff; a rejection goes with its job.
+    // The span's jobs went with it (a rejection deleted first); the legacy job by its row.
     expect(first.deleted).toBe(rowsToDelete);
     for (const id of [done.id, failed, legacy]) expect(await homes(id)).toEqual([]);
     expect((await q(`SELECT count(*)::int AS n FROM "JobRejection" WHERE "jobId" = $1`, [failed])).rows[0].n).toBe(0);
-    // The re-run's link to the deleted job is cleared (ON DELETE SET NULL); its span and the later one stay.
+    // The re-run's link to the dropped job is cleared (as ON DELETE SET NULL would); its span and the later one stay.
     const kept = (await q(`SELECT status, "retriedFromJobId" FROM "AiRuntimeJob" WHERE id = $1`, [pending])).rows[0];
     expect(kept).toEqual({ status: "pending", retriedFromJobId: null });
     expect((await homes(pending)).map((h) => h.kind)).toEqual(["event", "job"]);
