@@ -143,7 +143,7 @@ export const SETTINGS = {
   JOB_RETENTION_DAYS: def(int(1).default(90), "finished jobs older than this are pruned"),
   JOB_PARTITION_DAYS: def(
     int(1).default(7),
-    "width of a time partition of events and results (retention drops whole partitions)",
+    "width of a time partition of jobs, events and results (retention drops whole partitions)",
   ),
   SWEEP_INTERVAL_MS: def(int(100).default(60_000), "in-process lease sweep interval (zero-setup mode)"),
   IN_PROCESS_SCHEDULER: def(flag.default("1"), "0 turns the in-process scheduler off on this instance"),

@@ -1,6 +1,10 @@
 import { getPool } from "../db";
 import { now } from "../clock";
 import { IN_FLIGHT_STATUSES } from "./constants";
+import { statusList } from "./status-sql";
+
+/** The in-flight statuses past pending: those of the lease index's predicate. */
+const LEASED_OR_EXPIRED = IN_FLIGHT_STATUSES.filter((s) => s !== "pending");
 import { idAt } from "./partitions";
 
 /**
@@ -10,7 +14,7 @@ import { idAt } from "./partitions";
  * and run as on one plain table (docs/performance.md, "The job table in time partitions").
  *
  * - `partitionOf(ids)`: the partition holding every job of `ids` (by the partitions' id bounds),
- *   else the parent. Results and heartbeats name their jobs, so they know.
+ *   else the parent. A result batch names its jobs, so it knows.
  * - `livePartition()`: claims and polls read the queue, which may hold jobs of any span. The one
  *   partition that may hold jobs in flight, else the parent: a partition is live if it has a job
  *   not ended (a pending, locked, running or expired row) or if ids made now (± MARGIN_MS of clock
@@ -31,7 +35,7 @@ let known: Known | null = null;
 let loading: Promise<Known> | null = null;
 
 async function load(): Promise<Known> {
-  const { rows } = await getPool().query<{ name: string; bound: string; busy: boolean }>(
+  const { rows } = await getPool().query<{ name: string; bound: string }>(
     `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
     [`"${JOBS}"`],
@@ -55,10 +59,11 @@ async function load(): Promise<Known> {
   return { ranges, live: live.length === 1 ? live[0]! : JOBS, at: Date.now() };
 }
 
+/** Whether a partition holds a job not ended: two probes of its partial indexes (queue, leases), not a scan. */
 async function inFlight(table: string) {
   const { rows } = await getPool().query<{ busy: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM "${table}" WHERE status = ANY($1::"JobStatus"[])) AS busy`,
-    [IN_FLIGHT_STATUSES],
+    `SELECT EXISTS (SELECT 1 FROM "${table}" WHERE status = 'pending')
+         OR EXISTS (SELECT 1 FROM "${table}" WHERE status IN (${statusList(LEASED_OR_EXPIRED).sql})) AS busy`,
   );
   return rows[0]!.busy;
 }

@@ -160,8 +160,10 @@ export async function ensurePartitions(
  * ended before it: its events, results and jobs go with three DROP TABLEs, no row deleted. First,
  * in the same transaction, re-run links into it are cleared (as ON DELETE SET NULL would) and the
  * few rows of unpartitioned tables that refer to its jobs are deleted. The three parents are locked
- * in the order every job statement takes them (jobs, events, results), so a drop waits for the
- * statements in flight and cannot deadlock with them. Returns the spans dropped.
+ * first, in the order transitions take them (jobs, then events and results), so a drop waits for
+ * the transitions in flight instead of deadlocking with them (a reader that takes events before
+ * jobs may still meet it in a deadlock: PostgreSQL ends one, and retention runs again the next
+ * day). Returns the spans dropped.
  */
 export async function dropAgedPartitions(
   cutoff: Date,
