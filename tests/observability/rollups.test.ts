@@ -80,6 +80,14 @@ describe("histogram", () => {
 });
 
 describe("rollups", () => {
+  it("before the first recount, count the table itself", async () => {
+    await db().$executeRaw`UPDATE "ConsoleRollupState" SET "countedAt" = NULL`;
+    await someWork(3);
+    const live = await liveCounts();
+    expect(Object.keys(live).length).toBeGreaterThan(0);
+    expect(norm(await jobCounts())).toEqual(live);
+  });
+
   it("match a live count of jobs and of events after folding, and include events past the watermark without a fold", async () => {
     await someWork(9);
     await settle();
