@@ -2,10 +2,10 @@ import { getPool } from "../db";
 import { now } from "../clock";
 import { IN_FLIGHT_STATUSES } from "./constants";
 import { statusList } from "./status-sql";
+import { idAt } from "./partitions";
 
 /** The in-flight statuses past pending: those of the lease index's predicate. */
 const LEASED_OR_EXPIRED = IN_FLIGHT_STATUSES.filter((s) => s !== "pending");
-import { idAt } from "./partitions";
 
 /**
  * Which partition of the job table a statement names (issue 26, item 4). Planned over the parent, a
@@ -103,6 +103,15 @@ export function notePending(id: string) {
 /** Spans were made or dropped in this process. */
 export function forgetPartitions() {
   known = null;
+}
+
+/**
+ * The partition of `parent` (events, results) that holds the rows of the jobs in `jobTable`: a
+ * span's three partitions share their bounds and suffix, so a job's events go to its span's
+ * events partition straight, not routed through the parent. The parent for the parent.
+ */
+export function siblingOf(jobTable: string, parent: "JobEvent" | "AiRuntimeResult"): string {
+  return jobTable === JOBS ? parent : `${parent}${jobTable.slice(JOBS.length)}`;
 }
 
 /** Runs `run` on `table`; if that partition was dropped meanwhile (42P01), on the parent. */

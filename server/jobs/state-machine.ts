@@ -5,6 +5,7 @@ import type { DbOrTx } from "../db";
 import { countTransitions } from "../observability/metrics";
 import { runSql } from "../sql";
 import { statusList } from "./status-sql";
+import { JOBS, siblingOf } from "./job-partition";
 
 /**
  * The one state machine. Each action names the statuses it may start from; the SQL below is
@@ -118,11 +119,16 @@ export type TransitionSpec = {
 const NULL = Prisma.sql`NULL`;
 
 /** The table a transition names: the job table, or one of its partitions. */
-function jobTable(spec: Pick<TransitionSpec, "table">) {
-  const name = spec.table ?? "AiRuntimeJob";
+function jobTableName(spec: Pick<TransitionSpec, "table">) {
+  const name = spec.table ?? JOBS;
   if (!/^AiRuntimeJob(_\w+)?$/.test(name)) throw new Error(`not a job table: ${name}`);
-  return Prisma.raw(`"${name}"`);
+  return name;
 }
+
+const jobTable = (spec: Pick<TransitionSpec, "table">) => Prisma.raw(`"${jobTableName(spec)}"`);
+/** Where the events of the transition's jobs go: their span's partition when it names one (siblingOf). */
+const eventTable = (spec: Pick<TransitionSpec, "table">) =>
+  Prisma.raw(`"${siblingOf(jobTableName(spec), "JobEvent")}"`);
 
 /**
  * How an attempt ends (a Runtime's failure, a passed lease), named once: a job asked to cancel
@@ -200,7 +206,7 @@ function transitionCtes(spec: TransitionSpec, p: string) {
       FROM ${target} t WHERE j.id = t.id
       RETURNING ${RETURNING}, t."fromStatus"::text AS "fromStatus"
     ), ${ev} AS (
-      INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "errorCode", "errorMessage", "createdAt")
+      INSERT INTO ${eventTable(spec)} ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "errorCode", "errorMessage", "createdAt")
       SELECT u.id, step."from"::"JobStatus", step."to"::"JobStatus", ${spec.actor.type}::"ActorType", ${spec.actor.id}::text,
         u."attemptNo", step."errorCode", (${spec.eventErrorMessage ?? NULL})::text, ${spec.now}::timestamp(3)
       FROM ${upd} u CROSS JOIN LATERAL ${eventSteps(spec)} AS step(n, "from", "to", "errorCode")

@@ -5,7 +5,7 @@ import { MAX_RESULTS_PER_REQUEST } from "./constants";
 import type { ResultInput } from "./results";
 import { transition, type JobRow } from "./state-machine";
 import { countUsage, tokenBudgetSql } from "./usage";
-import { onPartition, partitionOf } from "./job-partition";
+import { onPartition, partitionOf, siblingOf } from "./job-partition";
 
 /** A result that passed its checks (server/jobs/results.ts checkResult), ready to store. */
 export type CheckedResult = {
@@ -62,7 +62,7 @@ export async function storeResults(
         ${col((v) => v.item.degraded ?? false)}::boolean[])
         AS b(id, output, "outputHash", key, version, "promptVersion", provider, model, usage, "latencyMs", degraded)
     ), res AS (
-      INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
+      INSERT INTO ${Prisma.raw(`"${siblingOf(table, "AiRuntimeResult")}"`)} (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
         "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
       SELECT gen_random_uuid()::text, u.id, u."attemptNo", b.output::jsonb, b."outputHash", b.key, b.version,
         b."promptVersion", b.provider, b.model, b.usage::jsonb, b."latencyMs", b.degraded, ${at}::timestamp(3)

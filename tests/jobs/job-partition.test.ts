@@ -3,7 +3,16 @@ import { randomBytes } from "node:crypto";
 import { getPool } from "@/server/db";
 import { advanceClock, resetClock } from "@/server/clock";
 import { ensurePartitions, idAt, listSpans, type Span } from "@/server/jobs/partitions";
-import { forgetPartitions, livePartition, notePending, onPartition, partitionOf } from "@/server/jobs/job-partition";
+import {
+  forgetPartitions,
+  livePartition,
+  notePending,
+  onPartition,
+  partitionOf,
+  siblingOf,
+} from "@/server/jobs/job-partition";
+import { claimStatement } from "@/server/jobs/lease";
+import { JOB_TYPES } from "@/server/job-types";
 import { createLearner, runtimeKey, uid } from "../helpers/factories";
 import { jobIn } from "../helpers/states";
 import { runtime, ALL_TYPES } from "../helpers/runtime-api";
@@ -94,6 +103,35 @@ describe("the job table's partition a statement names", () => {
       (await q(`SELECT count(*)::int AS n FROM "AiRuntimeResult" WHERE "jobId" = ANY($1)`, [[a.id, b.id, c, d.id]]))
         .rows[0].n,
     ).toBe(4);
+  });
+
+  it("a statement on a span's job partition writes that span's events and results partitions by name, not through the parents", async () => {
+    await ensurePartitions();
+    const present = await midSpan();
+    const part = jobPart(present);
+    const suffix = part.slice("AiRuntimeJob".length);
+    expect(siblingOf(part, "JobEvent")).toBe(`JobEvent${suffix}`);
+    expect(siblingOf("AiRuntimeJob", "AiRuntimeResult")).toBe("AiRuntimeResult");
+    const input = { runtimeInstanceId: "rt", capabilities: [...JOB_TYPES], limit: 3 };
+    const text = claimStatement(input, new Date(), part).text;
+    expect(text).toContain(`INSERT INTO "JobEvent${suffix}"`);
+    expect(text).not.toContain(`INSERT INTO "JobEvent" `);
+    expect(claimStatement(input, new Date()).text).toContain(`INSERT INTO "JobEvent" `);
+
+    const learner = await createLearner();
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    const job = await jobIn("pending", learner, rt);
+    const claimed = await rt.poll({ claim: true, limit: 1, capabilities: ALL_TYPES });
+    expect(claimed.body.jobs.map((c: { job: { id: string } }) => c.job.id)).toEqual([job.id]);
+    const output = validOutput(
+      "weak_point_analysis",
+      learner.knowledgePoints.map((k) => k.id),
+    );
+    expect((await rt.results([{ jobId: job.id, attemptNo: 1, output }])).body.results[0].httpStatus).toBe(200);
+    const where = (t: string) => q(`SELECT tableoid::regclass::text AS p FROM "${t}" WHERE "jobId" = $1`, [job.id]);
+    expect(new Set((await where("JobEvent")).rows.map((r) => r.p))).toEqual(new Set([`"JobEvent${suffix}"`]));
+    expect((await where("AiRuntimeResult")).rows.map((r) => r.p)).toEqual([`"AiRuntimeResult${suffix}"`]);
+    expect((await q(`SELECT status FROM "AiRuntimeJob" WHERE id = $1`, [job.id])).rows[0].status).toBe("succeeded");
   });
 
   it("a partition dropped since it was read: the statement runs again on the parent", async () => {
