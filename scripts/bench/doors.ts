@@ -161,7 +161,7 @@ function drain(url: string, key: string) {
     let out = "";
     child.stdout!.on("data", (c) => {
       out += c;
-      if (out === "ready\n") child.stdin!.write("go\n");
+      if (out === "ready\n") child.stdin!.end("go\n"); // one round, then it exits
     });
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`bench Runtime exited ${code}`))));
   });

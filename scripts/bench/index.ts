@@ -13,7 +13,7 @@ import { percentiles, median } from "./stats";
 import { postJson } from "./http";
 import { consoleBench, consoleMarkdown } from "./console";
 import { scaleSummary } from "./scale";
-import { runWorkers } from "./workers";
+import { workerPool } from "./workers";
 import { cpuNow, cpuSince, loadAverage, perJob, postmasterPid } from "./cpu";
 import { pgBossRun, type PeerMode } from "./pgboss";
 import { idleLongPollers, pickup, pickupUnderLoad } from "./pickup";
@@ -21,6 +21,7 @@ import { fairOrder } from "./fair";
 import { ingestBench, ingestMarkdown } from "./ingest";
 import { clickMarkdown, clickToResult } from "./click";
 import { resetStatements, topStatements } from "./statements";
+import { pairedMarkdown, pairedRounds } from "./paired";
 
 /**
  * `npm run bench`: a production build on the embedded PostgreSQL, driven by bench Runtimes
@@ -41,13 +42,13 @@ const HISTORY_DAYS = Number(process.env.BENCH_HISTORY_DAYS ?? 0);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
 const CONSOLE_ROWS = Number(process.env.BENCH_CONSOLE_ROWS ?? 1_000_000);
 /**
- * BENCH_ONLY=throughput,pgboss,pickup,pickupload,race,big,console,ingest,sweep (or `npm run bench -- --only=…`) runs a
+ * BENCH_ONLY=throughput,pgboss,paired,pickup,pickupload,race,big,console,ingest,sweep (or `npm run bench -- --only=…`) runs a
  * subset (the ceiling always runs); BENCH_MODES / BENCH_PROCESSES narrow the throughput runs.
  */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
 if (onlyArg) process.env.BENCH_ONLY = onlyArg;
 const ONLY = new Set(
-  (process.env.BENCH_ONLY ?? "throughput,pgboss,pickup,pickupload,race,big,console,ingest,click,sweep").split(","),
+  (process.env.BENCH_ONLY ?? "throughput,pgboss,paired,pickup,pickupload,race,big,console,ingest,click,sweep").split(","),
 );
 /** Ingestion: BENCH_INGEST_BATCHES batches of 1,000 activity items, BENCH_INGEST_CONCURRENCY in flight. */
 const INGEST_BATCHES = Number(process.env.BENCH_INGEST_BATCHES ?? 100);
@@ -158,13 +159,13 @@ try {
       const rates: number[] = [];
       const cpus: ReturnType<typeof perJob>[] = [];
       let conflicts = 0;
+      const pool = await workerPool(mode, appUrl, key, processes, mode.startsWith("slots") ? SLOTS : CONCURRENCY);
       for (let r = -WARMUP; r < REPEATS; r++) {
         await clearJobs(db);
         await insertJobs(db, JOBS);
         const cpu0 = cpuNow(roles);
-        const perProcess = mode.startsWith("slots") ? SLOTS : CONCURRENCY;
         if (r === 0) await resetStatements(db);
-        const { outs, elapsed } = await runWorkers(mode, appUrl, key, processes, perProcess);
+        const { outs, elapsed } = await pool.run();
         if (r < 0) continue; // a warm-up run
         cpus.push(perJob({ ...cpuSince(cpu0, roles), runtimes: outs.reduce((t, o) => t + o.cpuMs, 0) }, JOBS));
         const done = outs.reduce((n, o) => n + o.done, 0);
@@ -177,6 +178,7 @@ try {
           for (const o of outs)
             for (const [k, v] of Object.entries(o.latencies)) (endpointSamples[k] ??= []).push(...v);
       }
+      await pool.close();
       const rate = median(rates);
       const cpuPerJobMs = medianCpu(cpus);
       throughput.push({
@@ -250,7 +252,23 @@ try {
     results.pgBossPeers = peers;
   }
 
-  // 2c. Long poll: pickup with idle Runtimes, and what idle long-pollers cost.
+  // 2c. Ours and pg-boss 12 fetch(1) + complete in alternating rounds: BENCH_PAIRS pairs (5).
+  if (ONLY.has("paired")) {
+    results.paired = await pairedRounds({
+      db,
+      url,
+      appUrl,
+      key,
+      roles,
+      jobs: JOBS,
+      slots: SLOTS,
+      pairs: Number(process.env.BENCH_PAIRS ?? 5),
+      warmup: WARMUP,
+    });
+    log(`paired: ${JSON.stringify(results.paired)}`);
+  }
+
+  // 2d. Long poll: pickup with idle Runtimes, and what idle long-pollers cost.
   if (ONLY.has("pickup")) {
     await clearJobs(db);
     results.pickup = {
@@ -265,7 +283,7 @@ try {
     log(`idle long-pollers: ${JSON.stringify(results.idleLongPoll)}`);
   }
 
-  // 2d. Pickup under load: 8 busy Runtimes, 500 idle long-pollers, one new job at a time (issue 26).
+  // 2e. Pickup under load: 8 busy Runtimes, 500 idle long-pollers, one new job at a time (issue 26).
   if (ONLY.has("pickupload")) {
     await clearJobs(db);
     results.pickupUnderLoad = {
@@ -519,12 +537,13 @@ function writeResults(fresh: Results) {
     ``,
     `| protocol | Runtime processes × loops | jobs/s | ratio to ceiling | lock conflicts | CPU ms per job: PostgreSQL / app / Runtimes | load avg |`,
     `|---|---|---|---|---|---|---|`,
-    ...r.throughput.map(
+    ...(r.throughput ?? []).map(
       (t: Results) =>
         `| ${MODE_LABEL[t.mode as Mode] ?? t.mode} | ${t.processes} × ${t.concurrencyPerProcess} | ${t.jobsPerSecond} | ${t.ratioToCeiling} | ${t.lockConflicts} | ${t.cpuPerJobMs ? `${t.cpuPerJobMs.postgresMs} / ${t.cpuPerJobMs.appMs} / ${t.cpuPerJobMs.runtimesMs}` : "–"} | ${t.loadAverage?.join(" ") ?? "–"} |`,
     ),
     ``,
     ...(r.pgBoss ? peerLines(r) : []),
+    ...(r.paired ? [...pairedMarkdown(r.paired), ``] : []),
     ...(r.pickup
       ? [
           `Long poll pickup (created → locked), ${r.pickup.jobs} jobs at random 0–100 ms gaps, ${r.pickup.runtimes} idle Runtimes: p50 ${r.pickup.pickupMs.p50} ms, p95 ${r.pickup.pickupMs.p95} ms, p99 ${r.pickup.pickupMs.p99} ms (load ${r.pickup.loadAverage.join(" ")}).`,

@@ -30,6 +30,8 @@ export async function pgBossRun(
   measure: <T>(fn: () => Promise<T>) => Promise<T>,
   mode: PeerMode = "10-fetch",
   batchSize = 50,
+  /** Runs after the jobs are in and before the clock starts (the paired rounds' settle). */
+  ready?: () => Promise<void>,
 ) {
   const options = {
     connectionString: url,
@@ -43,8 +45,9 @@ export async function pgBossRun(
   await boss.start();
   const queue = "bench";
   await boss.createQueue(queue).catch(() => {});
-  // Each repeat starts from an empty queue table, as ours does (clearJobs).
-  await sql(url, `DELETE FROM ${options.schema}.job`);
+  // Each repeat starts from an empty queue table, as ours does (clearJobs: TRUNCATE, so neither
+  // system's run leaves dead rows for the next run to vacuum).
+  await sql(url, `TRUNCATE ${options.schema}.job CASCADE`);
   for (let left = jobs; left > 0; left -= 1000) {
     const n = Math.min(1000, left);
     const batch = Array.from({ length: n }, (_, i) => ({ name: queue, data: { n: i } }));
@@ -53,6 +56,7 @@ export async function pgBossRun(
       ? boss.insert(queue, batch)
       : (boss.insert as unknown as (j: object[]) => Promise<unknown>)(batch));
   }
+  await ready?.();
   let done = 0;
   const fetchLoop = async () => {
     for (;;) {

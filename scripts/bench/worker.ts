@@ -7,7 +7,9 @@ import { RESULT_LIMITS } from "../../server/runtime-api/contract";
 
 /**
  * A bench Runtime: speaks the real protocol over HTTP with trivial work, `concurrency` loops in
- * one process, until the queue is empty. Prints one JSON line: jobs done and latencies per endpoint.
+ * one process, until the queue is empty; then waits for the next "go" on stdin (another round in the
+ * same process, its code warm) until "stop" or the end of stdin. Prints one JSON line per round:
+ * jobs done, its own CPU and latencies per endpoint.
  * Usage: tsx scripts/bench/worker.ts <mode: claim|slots|poll-lock|longpoll> (env BENCH_URL, BENCH_KEY, BENCH_ID, BENCH_CONCURRENCY, BENCH_WAIT_MS,
  * BENCH_CAPABILITIES: job types, comma-separated, default learning_state_analysis; BENCH_INSTANCE_PER_LOOP=1: each loop is its own
  * Runtime instance, `<BENCH_ID>-<loop>`, as many single-slot Runtimes would be)
@@ -174,22 +176,49 @@ async function longPollLoop(loop: number) {
 }
 
 // Loaded: say so, and start when the bench says go (on stdin), so process start-up is not measured.
-process.stdout.write("ready\n");
-await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
-process.stdin.on("data", (d) => {
-  if (String(d).includes("stop")) stopping = true;
+// A mode that drains the queue runs a round per "go" and reports each, in the same process, as a
+// long-lived Runtime runs (its code warm from the rounds before); "stop" or the end of stdin ends it.
+const drains = mode !== "longpoll" && mode !== "slots-wait";
+const gos: string[] = [];
+let ended = false;
+let wake: (() => void) | undefined;
+let pending = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d: string) => {
+  pending += d;
+  for (let i = pending.indexOf("\n"); i >= 0; i = pending.indexOf("\n")) {
+    const line = pending.slice(0, i).trim();
+    pending = pending.slice(i + 1);
+    if (line === "stop") stopping = true;
+    else if (line) gos.push(line);
+  }
+  wake?.();
 });
-const started = performance.now();
-// Our own CPU from "go" on: process start-up (tsx, imports) is not the protocol's cost.
-const cpuAtGo = process.cpuUsage();
-const loop = mode === "claim" ? claimLoop : mode === "longpoll" ? longPollLoop : pollLockLoop;
-await (mode.startsWith("slots")
-  ? slotsLoop(mode !== "slots-single", mode === "slots-wait")
-  : Promise.all(Array.from({ length: concurrency }, (_, i) => loop(i))));
-const elapsedMs = performance.now() - started;
+process.stdin.on("end", () => {
+  ended = true;
+  wake?.();
+});
+async function nextGo(): Promise<boolean> {
+  while (!gos.length && !ended && !stopping) await new Promise<void>((r) => (wake = r));
+  return gos.shift() !== undefined;
+}
+process.stdout.write("ready\n");
+while (await nextGo()) {
+  done = conflicts = refused = 0;
+  for (const k of Object.keys(latencies)) latencies[k] = [];
+  const started = performance.now();
+  // Our own CPU from "go" on: process start-up (tsx, imports) is not the protocol's cost.
+  const cpuAtGo = process.cpuUsage();
+  const loop = mode === "claim" ? claimLoop : mode === "longpoll" ? longPollLoop : pollLockLoop;
+  await (mode.startsWith("slots")
+    ? slotsLoop(mode !== "slots-single", mode === "slots-wait")
+    : Promise.all(Array.from({ length: concurrency }, (_, i) => loop(i))));
+  const elapsedMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuAtGo);
+  process.stdout.write(
+    JSON.stringify({ id, done, conflicts, refused, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n",
+  );
+  if (!drains) break;
+}
 agent.destroy();
-const cpu = process.cpuUsage(cpuAtGo);
-process.stdout.write(
-  JSON.stringify({ id, done, conflicts, refused, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n",
-);
 process.stdin.destroy();
