@@ -137,6 +137,8 @@ try {
   });
   const appUrl = app.url;
   log(`app at ${appUrl}`);
+  // The app's last output, however the bench ends (an uncaught error skips the finally below).
+  process.on("exit", () => fs.writeFileSync(path.join(DATA_DIR, "bench-app-output.log"), app?.output() ?? ""));
   const roles = { postmaster: postmasterPid(path.join(DATA_DIR, `pg-bench-${port}`)), appGroup: app.pgid() };
 
   // 1. The ceiling: raw SQL claim + complete, one process, one job at a time.
@@ -412,6 +414,10 @@ try {
     at: new Date().toISOString(),
   };
   writeResults(results);
+} catch (e) {
+  // Said now: the cleanup below may end the process before the error would be.
+  console.error("[bench] failed:", e);
+  throw e;
 } finally {
   // Always: an app left running after its database is dropped keeps a core busy.
   agent.destroy();
@@ -552,7 +558,7 @@ function writeResults(fresh: Results) {
       : []),
     ...(r.pickupUnderLoad
       ? [
-          `Pickup under load: ${r.pickupUnderLoad.busyRuntimes} busy Runtime processes${r.pickupUnderLoad.busyShape ? `, ${r.pickupUnderLoad.busyShape}` : ` × ${r.pickupUnderLoad.busyLoopsPerRuntime}`} (${r.pickupUnderLoad.busyJobsPerSecond} jobs/s of another type, backlog never below ${r.pickupUnderLoad.busyBacklogMin}) and ${r.pickupUnderLoad.idleLongPollers} idle long-pollers (real HTTP, one Runtime instance each); ${r.pickupUnderLoad.jobs} jobs created one by one: creation's commit → lock's commit **p50 ${r.pickupUnderLoad.commitToLockMs.p50} ms, p95 ${r.pickupUnderLoad.commitToLockMs.p95} ms, p99 ${r.pickupUnderLoad.commitToLockMs.p99} ms** (max ${r.pickupUnderLoad.commitToLockMs.max})${r.pickupUnderLoad.commitToClaimStartMs ? `, of which the commit → the claim's start in the app p50 ${r.pickupUnderLoad.commitToClaimStartMs.p50} / p99 ${r.pickupUnderLoad.commitToClaimStartMs.p99} ms and the claim's start → its commit p50 ${r.pickupUnderLoad.claimStartToCommitMs.p50} / p99 ${r.pickupUnderLoad.claimStartToCommitMs.p99} ms (the NOTIFY reaches an idle listener in p50 ${r.pickupUnderLoad.commitToNotifyHeardMs?.p50} / p99 ${r.pickupUnderLoad.commitToNotifyHeardMs?.p99} ms)` : ""}; row createdAt (inside the creating transaction) → lock p50 ${r.pickupUnderLoad.pickupMs.p50} ms, p99 ${r.pickupUnderLoad.pickupMs.p99} ms; ${r.pickupUnderLoad.idleRequests ?? "?"} long-poll answers to the idle pollers for ${r.pickupUnderLoad.jobs} jobs (${r.pickupUnderLoad.idleRefused ?? "?"} of them refused claims asked again; about ${r.pickupUnderLoad.idleAnswersWithoutHerd ?? "?"} expected without a herd over the ${r.pickupUnderLoad.windowMs ?? "?"} ms window). App ${r.pickupUnderLoad.appCpuPercentOfCore} % of a core, PostgreSQL ${r.pickupUnderLoad.postgresCpuPercentOfCore} % (load ${r.pickupUnderLoad.loadAverage.join(" ")}).`,
+          `Pickup under load: ${r.pickupUnderLoad.busyRuntimes} busy Runtime processes${r.pickupUnderLoad.busyShape ? `, ${r.pickupUnderLoad.busyShape}` : ` × ${r.pickupUnderLoad.busyLoopsPerRuntime}`} (${r.pickupUnderLoad.busyJobsPerSecond} jobs/s of another type, backlog never below ${r.pickupUnderLoad.busyBacklogMin}${r.pickupUnderLoad.busyBacklogTopUp ? `, ${r.pickupUnderLoad.busyBacklogTopUp} more added while it ran` : ""}) and ${r.pickupUnderLoad.idleLongPollers} idle long-pollers (real HTTP, one Runtime instance each); ${r.pickupUnderLoad.jobs} jobs created one by one: creation's commit → lock's commit **p50 ${r.pickupUnderLoad.commitToLockMs.p50} ms, p95 ${r.pickupUnderLoad.commitToLockMs.p95} ms, p99 ${r.pickupUnderLoad.commitToLockMs.p99} ms** (max ${r.pickupUnderLoad.commitToLockMs.max})${r.pickupUnderLoad.commitToClaimStartMs ? `, of which the commit → the claim's start in the app p50 ${r.pickupUnderLoad.commitToClaimStartMs.p50} / p99 ${r.pickupUnderLoad.commitToClaimStartMs.p99} ms and the claim's start → its commit p50 ${r.pickupUnderLoad.claimStartToCommitMs.p50} / p99 ${r.pickupUnderLoad.claimStartToCommitMs.p99} ms (the NOTIFY reaches an idle listener in p50 ${r.pickupUnderLoad.commitToNotifyHeardMs?.p50} / p99 ${r.pickupUnderLoad.commitToNotifyHeardMs?.p99} ms)` : ""}; row createdAt (inside the creating transaction) → lock p50 ${r.pickupUnderLoad.pickupMs.p50} ms, p99 ${r.pickupUnderLoad.pickupMs.p99} ms; ${r.pickupUnderLoad.idleRequests ?? "?"} long-poll answers to the idle pollers for ${r.pickupUnderLoad.jobs} jobs (${r.pickupUnderLoad.idleRefused ?? "?"} of them refused claims asked again; about ${r.pickupUnderLoad.idleAnswersWithoutHerd ?? "?"} expected without a herd over the ${r.pickupUnderLoad.windowMs ?? "?"} ms window). App ${r.pickupUnderLoad.appCpuPercentOfCore} % of a core, PostgreSQL ${r.pickupUnderLoad.postgresCpuPercentOfCore} % (load ${r.pickupUnderLoad.loadAverage.join(" ")}).`,
           ``,
         ]
       : []),

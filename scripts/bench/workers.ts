@@ -80,8 +80,18 @@ export async function startWorkers(
     stop: () => children.forEach((c) => c.stdin.write("stop\n")),
     next: () => Promise.all(readers.map((r) => r.next())),
     close: () => children.forEach((c) => c.stdin.end()),
-    done: Promise.all(readers.map((r) => r.done)),
+    done: quiet(Promise.all(readers.map((r) => r.done))),
   };
+}
+
+/**
+ * A worker that fails while nobody awaits `done` yet (the bench is inside a section, or in its
+ * finally after a section threw) must not end the bench as an unhandled rejection: that skipped
+ * the finally and hid the section's own error. The rejection still reaches whoever awaits.
+ */
+function quiet<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
 }
 
 /**
