@@ -48,7 +48,9 @@ const CONSOLE_ROWS = Number(process.env.BENCH_CONSOLE_ROWS ?? 1_000_000);
 const onlyArg = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
 if (onlyArg) process.env.BENCH_ONLY = onlyArg;
 const ONLY = new Set(
-  (process.env.BENCH_ONLY ?? "throughput,pgboss,paired,pickup,pickupload,race,big,console,ingest,click,sweep").split(","),
+  (process.env.BENCH_ONLY ?? "throughput,pgboss,paired,pickup,pickupload,race,big,console,ingest,click,sweep").split(
+    ",",
+  ),
 );
 /** Ingestion: BENCH_INGEST_BATCHES batches of 1,000 activity items, BENCH_INGEST_CONCURRENCY in flight. */
 const INGEST_BATCHES = Number(process.env.BENCH_INGEST_BATCHES ?? 100);

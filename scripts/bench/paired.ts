@@ -106,7 +106,9 @@ export async function pairedRounds(o: Opts) {
 async function settle(db: pg.Client) {
   await db.query("VACUUM (ANALYZE)");
   for (let i = 0; i < 300; i++) {
-    const r = await db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`);
+    const r = await db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
+    );
     if (r.rows[0].n === 0) return;
     await new Promise((f) => setTimeout(f, 100));
   }

@@ -216,7 +216,8 @@ while (await nextGo()) {
   const elapsedMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuAtGo);
   process.stdout.write(
-    JSON.stringify({ id, done, conflicts, refused, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) + "\n",
+    JSON.stringify({ id, done, conflicts, refused, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }) +
+      "\n",
   );
   if (!drains) break;
 }

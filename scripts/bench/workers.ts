@@ -28,17 +28,21 @@ export async function startWorkers(
   env: Record<string, string> = {},
 ) {
   const children = Array.from({ length: processes }, (_, i) =>
-    spawn(process.execPath, [...runtimeNodeArgs, "--import", "tsx", path.join(import.meta.dirname, "worker.ts"), mode], {
-      env: {
-        ...process.env,
-        BENCH_URL: appUrl,
-        BENCH_KEY: key,
-        BENCH_ID: `b${i}`,
-        BENCH_CONCURRENCY: String(concurrency),
-        ...env,
+    spawn(
+      process.execPath,
+      [...runtimeNodeArgs, "--import", "tsx", path.join(import.meta.dirname, "worker.ts"), mode],
+      {
+        env: {
+          ...process.env,
+          BENCH_URL: appUrl,
+          BENCH_KEY: key,
+          BENCH_ID: `b${i}`,
+          BENCH_CONCURRENCY: String(concurrency),
+          ...env,
+        },
+        stdio: ["pipe", "pipe", "inherit"],
       },
-      stdio: ["pipe", "pipe", "inherit"],
-    }),
+    ),
   );
   const readers = children.map((child, i) => {
     let out = "";
