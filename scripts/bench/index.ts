@@ -221,23 +221,10 @@ try {
       const rates: number[] = [];
       const cpus: ReturnType<typeof perJob>[] = [];
       for (let r = -WARMUP; r < REPEATS; r++) {
-        let cpu = cpuNow(roles);
-        const run = await pgBossRun(
-          url,
-          JOBS,
-          8,
-          async (fn) => {
-            cpu = cpuNow(roles);
-            const out = await fn();
-            cpu = cpuSince(cpu, roles);
-            return out;
-          },
-          mode,
-        );
+        const run = await pgBossRun(url, JOBS, 8, roles, mode);
         if (r < 0) continue; // a warm-up run
         rates.push(run.jobsPerSecond);
-        // The pg-boss client runs in this process: its CPU is the "bench" role here.
-        cpus.push(perJob(cpu, JOBS));
+        cpus.push(run.cpu);
       }
       const peer = {
         version: mode.startsWith("12") ? "12.38.0" : "10.4.2",

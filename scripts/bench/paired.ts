@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { clearJobs, insertJobs } from "./setup";
-import { cpuNow, cpuSince, loadAverage, perJob, type CpuRoles } from "./cpu";
+import { cpuNow, cpuSince, loadAverage, perJob } from "./cpu";
 import { pgBossRun } from "./pgboss";
 import { median } from "./stats";
 import { workerPool } from "./workers";
@@ -44,24 +44,7 @@ export async function pairedRounds(o: Opts) {
     const runtimes = outs.reduce((t, w) => t + w.cpuMs, 0);
     return { jobsPerSecond: (done / elapsed) * 1000, cpu: perJob({ ...cpu, runtimes }, o.jobs) };
   };
-  const peer = async () => {
-    let cpu: CpuRoles = cpuNow(o.roles);
-    const run = await pgBossRun(
-      o.url,
-      o.jobs,
-      8,
-      async (fn) => {
-        cpu = cpuNow(o.roles);
-        const out = await fn();
-        cpu = cpuSince(cpu, o.roles);
-        return out;
-      },
-      "12-fetch",
-      50,
-      () => settle(o.db),
-    );
-    return { jobsPerSecond: run.jobsPerSecond, cpu: perJob(cpu, o.jobs) };
-  };
+  const peer = () => pgBossRun(o.url, o.jobs, 8, o.roles, "12-fetch", 50, () => settle(o.db));
   const pairs = [];
   try {
     for (let r = -o.warmup; r < o.pairs; r++) {

@@ -1,6 +1,7 @@
 import PgBoss10 from "pg-boss";
 import { PgBoss as PgBoss12 } from "pg-boss-12";
 import pg from "pg";
+import { cpuNow, cpuSince, perJob } from "./cpu";
 
 /**
  * The peer on the same PostgreSQL, in its own schema, in this process, until the queue is empty:
@@ -23,11 +24,15 @@ type Boss = {
   work(name: string, o: object, h: (jobs: { id: string }[]) => Promise<void>): Promise<string>;
 };
 
+/**
+ * One timed run. `cpu`: CPU per job by role over the timed part (the pg-boss client runs in this
+ * process, so its CPU is the "bench" role).
+ */
 export async function pgBossRun(
   url: string,
   jobs: number,
   loops: number,
-  measure: <T>(fn: () => Promise<T>) => Promise<T>,
+  roles: Parameters<typeof cpuNow>[0],
   mode: PeerMode = "10-fetch",
   batchSize = 50,
   /** Runs after the jobs are in and before the clock starts (the paired rounds' settle). */
@@ -81,14 +86,14 @@ export async function pgBossRun(
         .catch(reject);
     });
   const t = performance.now();
-  await measure(async () => {
-    if (mode === "12-work") await workUntilEmpty();
-    else await Promise.all(Array.from({ length: loops }, fetchLoop));
-  });
+  const cpu0 = cpuNow(roles);
+  if (mode === "12-work") await workUntilEmpty();
+  else await Promise.all(Array.from({ length: loops }, fetchLoop));
+  const cpu = perJob(cpuSince(cpu0, roles), jobs);
   const elapsed = performance.now() - t;
   await boss.stop({ graceful: mode === "12-work", wait: true, timeout: 10_000 }).catch(() => {});
   if (done !== jobs) throw new Error(`pg-boss ${mode} completed ${done} of ${jobs}`);
-  return { jobs: done, elapsedMs: elapsed, jobsPerSecond: (done / elapsed) * 1000 };
+  return { jobs: done, elapsedMs: elapsed, jobsPerSecond: (done / elapsed) * 1000, cpu };
 }
 
 async function sql(url: string, text: string) {

@@ -153,9 +153,9 @@ export async function pickupUnderLoad(opts: {
   const BUSY_TYPE = "weak_point_analysis";
   const busyMode = (process.env.BENCH_BUSY_MODE ?? "reference") as keyof typeof BUSY_MODES;
   if (!Object.hasOwn(BUSY_MODES, busyMode)) throw new Error(`BENCH_BUSY_MODE: one of ${Object.keys(BUSY_MODES)}`);
-  const backlog = async () =>
+  const backlog = async (db = opts.db) =>
     (
-      await opts.db.query(
+      await db.query(
         `SELECT count(*)::int AS n FROM "AiRuntimeJob" WHERE status = 'pending' AND "jobType" = $1::"JobType"`,
         [BUSY_TYPE],
       )
@@ -192,20 +192,26 @@ export async function pickupUnderLoad(opts: {
   // throughput rounds). A larger backlog up front would make every idle claim
   // dearer (above); instead, as on a busy system where work keeps arriving, 2,000 more whenever
   // fewer than 8,000 are left (one INSERT of 2,000 rows: about 0.1 s of PostgreSQL every few seconds).
+  // On a connection of its own: opts.db's queries below do not queue behind it.
+  const feedDb = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  feedDb.on("error", () => {});
+  await feedDb.connect();
   let topUp = 0;
   let feeding = true;
   let minBacklog = Infinity;
   const feed = (async () => {
     while (feeding) {
-      const left = await backlog();
+      const left = await backlog(feedDb);
       minBacklog = Math.min(minBacklog, left);
       if (left < 8_000) {
-        await insertJobs(opts.db, 2_000, { jobType: BUSY_TYPE });
+        await insertJobs(feedDb, 2_000, { jobType: BUSY_TYPE });
         topUp += 2_000;
       }
       await new Promise((r) => setTimeout(r, 250));
     }
-  })();
+    // A feed that fails (the section failed, its database dropped) just stops: a backlog that then
+    // runs dry is caught below.
+  })().catch(() => {});
   // A listener of our own (this process is idle between creations): when PostgreSQL delivers the
   // creation's NOTIFY, against when the app starts the claim it wakes.
   const heard: Record<string, number> = {};
@@ -250,6 +256,7 @@ export async function pickupUnderLoad(opts: {
   // The least the feed saw, and what is left now: above 0, the busy Runtimes never ran dry.
   feeding = false;
   await feed;
+  await feedDb.end();
   minBacklog = Math.min(minBacklog, await backlog());
   if (minBacklog === 0) throw new Error("pickup under load: the busy Runtimes' backlog ran dry; raise it");
   const stopAt = performance.now();
