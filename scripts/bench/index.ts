@@ -37,6 +37,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 /** Untimed runs before each system's timed ones (ours and pg-boss alike): JIT, plans and caches warm. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
+/** Jobs of a ceiling run (one job at a time: long, with many jobs). */
+const CEILING_JOBS = Number(process.env.BENCH_CEILING_JOBS ?? process.env.BENCH_JOBS ?? 3000);
 /** BENCH_HISTORY_DAYS: time partitions back that far, as on an instance that has run so long (setup.ts historySpans). */
 const HISTORY_DAYS = Number(process.env.BENCH_HISTORY_DAYS ?? 0);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
@@ -141,6 +143,9 @@ try {
   log(`app at ${appUrl}`);
   // The app's last output, however the bench ends (an uncaught error skips the finally below).
   process.on("exit", () => fs.writeFileSync(path.join(DATA_DIR, "bench-app-output.log"), app?.output() ?? ""));
+  // Ctrl-C or a kill ends the bench through process.exit, so the exit handlers above and the app
+  // server's (which stops its process group) run; Node's default would skip them.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
   const roles = { postmaster: postmasterPid(path.join(DATA_DIR, `pg-bench-${port}`)), appGroup: app.pgid() };
 
   // 1. The ceiling: raw SQL claim + complete, one process, one job at a time.
@@ -148,8 +153,8 @@ try {
   const ceilings: number[] = [];
   for (let r = 0; r < (REUSE_CONSOLE ? 0 : REPEATS); r++) {
     await clearJobs(db);
-    await insertJobs(db, JOBS);
-    ceilings.push((await rawCeiling(url, JOBS)).jobsPerSecond);
+    await insertJobs(db, CEILING_JOBS);
+    ceilings.push((await rawCeiling(url, CEILING_JOBS)).jobsPerSecond);
   }
   const ceiling = median(ceilings);
   if (!REUSE_CONSOLE) results.rawCeiling = { jobsPerSecond: round(ceiling), runs: ceilings.map(round) };

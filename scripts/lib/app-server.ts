@@ -148,6 +148,7 @@ export async function startAppServer(opts: {
   const port = opts.port ?? (await freePort());
   let child: ChildProcess | undefined;
   let out = "";
+  let killOrphan = () => {};
   const start = async () => {
     fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
     child = spawn(
@@ -170,6 +171,18 @@ export async function startAppServer(opts: {
         },
       },
     );
+    // The group must not outlive this process (a bench stopped with Ctrl-C, a crashed test run): an
+    // orphan keeps its shared hold on the build lock, so the next `next build` waits for it forever.
+    const group = child.pid;
+    process.removeListener("exit", killOrphan);
+    killOrphan = () => {
+      try {
+        if (group) process.kill(-group, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    };
+    process.on("exit", killOrphan);
     const keep = (b: Buffer) => {
       out = (out + b.toString()).slice(-20_000);
     };
@@ -186,6 +199,7 @@ export async function startAppServer(opts: {
     // SHUTDOWN_GRACE_MS), and one whose shutdown hangs is killed rather than left holding the build lock.
     stop: async (signal = "SIGTERM") => {
       const pgid = child?.pid;
+      process.removeListener("exit", killOrphan);
       await stopGroup(child, signal);
       if (await awaitGroupGone(pgid, GROUP_EXIT_MS))
         console.error(`[app-server] port ${port}: still running ${GROUP_EXIT_MS} ms after ${signal}; killed`);

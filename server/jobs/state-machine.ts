@@ -114,7 +114,15 @@ export type TransitionSpec = {
   extraColumns?: Prisma.Sql;
   /** The job table's partition to read and write (server/jobs/job-partition.ts); the parent by default. */
   table?: string;
+  /**
+   * The job columns to hand back (besides COUNTED), when the caller needs few: each column of each
+   * row is PostgreSQL's to format and the app's to parse. All of RETURNED by default.
+   */
+  returned?: readonly (keyof JobRow)[];
 };
+
+/** The columns every transition hands back: what countTransitions reads, and the row's id. */
+export const COUNTED = ["id", "status", "fromStatus", "errorCode"] as const satisfies readonly (keyof JobRow)[];
 
 const NULL = Prisma.sql`NULL`;
 
@@ -226,14 +234,21 @@ export function beforeCtes(spec: TransitionSpec) {
 
 /** The statement transition() runs (exported for the plan tests). */
 export function transitionSql(spec: TransitionSpec, before?: TransitionSpec): Prisma.Sql {
-  if (before && (before.extraCtes || before.extraColumns || spec.extraColumns))
+  if (before && (before.extraCtes || before.extraColumns || spec.extraColumns || spec.returned))
     throw new Error("a transition run before another adds no CTEs or columns");
   const extra = spec.extraCtes ? Prisma.sql`, ${spec.extraCtes}` : Prisma.empty;
-  const main = Prisma.sql`SELECT upd.*, ${notify("upd")}${spec.extraColumns ? Prisma.sql`, ${spec.extraColumns}` : Prisma.empty}`;
+  const main = Prisma.sql`SELECT ${returnedColumns(spec)}, ${notify("upd")}${spec.extraColumns ? Prisma.sql`, ${spec.extraColumns}` : Prisma.empty}`;
   if (!before)
     return Prisma.sql`WITH ${transitionCtes(spec, "")}${extra}
     ${main} FROM upd`;
   return Prisma.sql`WITH ${transitionCtes(before, BEFORE)}, ${transitionCtes(spec, "")}${extra}
     ${main}, FALSE AS prelude FROM upd
     UNION ALL SELECT ${Prisma.raw(BEFORE)}upd.*, ${notify(`${BEFORE}upd`)}, TRUE AS prelude FROM ${Prisma.raw(BEFORE)}upd`;
+}
+
+/** The columns a transition hands back: all of RETURNED, or the spec's own list and the counted ones. */
+function returnedColumns(spec: TransitionSpec) {
+  if (!spec.returned) return Prisma.sql`upd.*`;
+  const names = new Set<string>([...COUNTED, ...spec.returned]);
+  return Prisma.raw([...names].map((c) => `upd."${c}"`).join(", "));
 }

@@ -81,11 +81,14 @@ export async function storeResults(
       extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
       actor: { type: "runtime", id: holder.runtimeInstanceId },
       now: at,
+      // What the usage counters read: a batch's rows come back with these and the counted columns only.
+      returned: ["jobType", "apiKeyMode"],
     }),
   );
   const byId = new Map(valid.map((v) => [v.item.jobId, v.item]));
   const stored = new Map<string, string>();
-  for (const row of rows as (JobRow & { resultId: string | null })[]) {
+  type Stored = Pick<JobRow, "id" | "jobType" | "apiKeyMode"> & { resultId?: string | null };
+  for (const row of rows as Stored[]) {
     const resultId = row.resultId;
     if (!resultId) continue;
     stored.set(row.id, resultId);
