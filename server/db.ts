@@ -23,16 +23,21 @@ function create(): Handles {
     connectionString,
     max: setting("DB_CLAIM_POOL_MAX") ?? setting("DB_POOL_MAX"),
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
-  });
-  claimPool.on("connect", (client) => {
-    // Queued before any statement the pool hands this client; a failure surfaces on that statement.
-    client
-      .query("SET plan_cache_mode = force_generic_plan")
-      .catch((e: Error) => console.error("[db] claim connection setup:", e.message));
+    onConnect: claimConnectionSetup,
   });
   // An idle connection the server dropped (restart, pg_terminate_backend) must not crash the process.
   for (const p of [pool, claimPool]) p.on("error", (e) => console.error("[db] idle connection lost:", e.message));
   return { prisma: new PrismaClient({ adapter: new PrismaPg(pool) }), pool, claimPool };
+}
+
+/**
+ * A new claim connection's setting, awaited by the pool before it hands the connection out (a query
+ * sent from the pool's "connect" event instead ran beside the caller's first statement: pg's
+ * "client.query() when the client is already executing a query" warning, an error in pg 9). A
+ * failure ends that connection and fails the statement that asked for it.
+ */
+async function claimConnectionSetup(client: pg.ClientBase) {
+  await client.query("SET plan_cache_mode = force_generic_plan");
 }
 
 function handles(): Handles {

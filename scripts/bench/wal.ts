@@ -47,8 +47,14 @@ try {
   await db.connect();
   await seedBenchUser(db);
   // pg_stat_wal counts the whole server: keep autovacuum's own WAL out of the per-cycle figures.
-  for (const table of ["AiRuntimeJob", "JobEvent", "AiRuntimeResult", "JobUsage", "QuotaUsage"])
-    await db.query(`ALTER TABLE "${table}" SET (autovacuum_enabled = false)`);
+  // (A partitioned table takes the setting on its leaves.)
+  for (const table of ["AiRuntimeJob", "JobEvent", "AiRuntimeResult", "JobUsage", "QuotaUsage"]) {
+    const { rows } = await db.query(
+      `SELECT relid::regclass::text AS leaf FROM pg_partition_tree($1::regclass) WHERE isleaf`,
+      [`"${table}"`],
+    );
+    for (const { leaf } of rows) await db.query(`ALTER TABLE ${leaf} SET (autovacuum_enabled = false)`);
+  }
   process.env.DATABASE_URL = server.url;
   const { claimJobs, heartbeat } = await import("../../server/jobs/lease");
   const { submitResult } = await import("../../server/jobs/results");
@@ -59,10 +65,14 @@ try {
     const [lease] = await claimJobs({ ...holder, capabilities: ["learning_state_analysis"], limit: 1 });
     if (!lease) throw new Error("queue empty");
     const { id, attemptNo } = lease.job;
-    await heartbeat(id, { ...holder, attemptNo, stage: "model_inference", progress: 50 });
+    if (process.env.BENCH_WAL_HEARTBEAT !== "0")
+      await heartbeat(id, { ...holder, attemptNo, stage: "model_inference", progress: 50 });
     await submitResult(id, { ...holder, attemptNo, output, usage });
   };
 
+  // BENCH_WAL_DROP_INDEXES=a,b: an experiment's question, what those indexes cost a cycle.
+  for (const name of (process.env.BENCH_WAL_DROP_INDEXES ?? "").split(",").filter(Boolean))
+    await db.query(`DROP INDEX "${name}"`);
   await clearJobs(db);
   await insertJobs(db, JOBS + 200);
   await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
