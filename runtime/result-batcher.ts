@@ -1,10 +1,13 @@
 /**
- * Sends results together without waiting for any timer: a result goes at once when no result
- * request is in flight; results that end while one is in flight wait for it and then go together
- * in the next request (POST /results), as many as fit (at most `maxItems`, the whole body within
- * `maxBytes`). An idle Runtime thus sends each result alone and immediately; a busy one sends one
- * request for the jobs that ended during the last round trip. Each caller gets its own answer or
- * error; when the request itself fails, every result in it gets that error (and may be sent again).
+ * Sends results together without waiting for any timer: when no result request is in flight, the
+ * results that end in the same turn of the event loop go at once, in one request (POST /results);
+ * results that end while one is in flight wait for it and then go together in the next request, as
+ * many as fit (at most `maxItems`, the whole body within `maxBytes`). An idle Runtime thus sends
+ * each result alone and immediately (setImmediate: the end of the turn it ended in, no timer); a busy
+ * one sends one request for the jobs that ended during the last round trip, and jobs of one claim
+ * that end together (short jobs) go in one request, not the first alone and the rest after it.
+ * Each caller gets its own answer or error; when the request itself fails, every result in it gets
+ * that error (and may be sent again).
  */
 export function createResultBatcher<Item, Answer>(opts: {
   /** One request for the items: per item, in order, its answer or its error. */
@@ -18,6 +21,7 @@ export function createResultBatcher<Item, Answer>(opts: {
   type Waiting = { item: Item; size: number; resolve: (a: Answer) => void; reject: (e: unknown) => void };
   const queue: Waiting[] = [];
   let inFlight = false;
+  let due = false;
 
   function next(): Waiting[] {
     const batch: Waiting[] = [];
@@ -57,7 +61,13 @@ export function createResultBatcher<Item, Answer>(opts: {
     submit(item: Item): Promise<Answer> {
       return new Promise<Answer>((resolve, reject) => {
         queue.push({ item, size: opts.sizeOf(item), resolve, reject });
-        pump();
+        // At the end of this turn, so that every result ending in it goes in the same request.
+        if (due || inFlight) return;
+        due = true;
+        setImmediate(() => {
+          due = false;
+          pump();
+        });
       });
     },
     /** Whether an item fits a batch request at all (else it goes to the single result endpoint). */

@@ -65,7 +65,7 @@ async function heldJobs(learner: Learner, key: string, instanceId: string, n: nu
 }
 
 describe("results sent together by the reference Runtime's client", () => {
-  it("a result goes alone at once; those that end meanwhile go together next, each with its own answer or error", async () => {
+  it("a result goes alone at once; those that end while it is in flight go together next, each with its own answer or error", async () => {
     const api = await gatedApi();
     const learner = await createLearner();
     const key = await runtimeKey();
@@ -102,6 +102,25 @@ describe("results sent together by the reference Runtime's client", () => {
     ]);
     expect((await jobRow(a!)).result!.id).toBe((ra as { resultId: string }).resultId);
     expect((await jobRow(bad!)).status).toBe("failed");
+  });
+
+  it("results that end in the same turn go at once in one request (short jobs of one claim), not the first alone", async () => {
+    const api = await gatedApi();
+    const learner = await createLearner();
+    const key = await runtimeKey();
+    const instanceId = uid("rt");
+    const jobs = await heldJobs(learner, key, instanceId, 3);
+    const client = createApiClient({ apiUrl: api.url, apiKey: key, instanceId, requestTimeoutMs: 30_000 });
+    const output = validOutput(
+      "weak_point_analysis",
+      learner.knowledgePoints.map((k) => k.id),
+    );
+    // Three results in one synchronous stretch, as the jobs of one claim that end together.
+    const answers = await Promise.all(jobs.map((id) => client.result(id, { attemptNo: 1, output })));
+    expect(answers.map((a) => a.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    expect(api.seen.map((s) => [s.path, ((s.body.results ?? []) as { jobId: string }[]).map((r) => r.jobId)])).toEqual([
+      ["results", jobs],
+    ]);
   });
 
   it("a request that gets no answer fails every result in it, as unreachable (each is repeated by its sender)", async () => {
