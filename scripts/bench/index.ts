@@ -8,7 +8,7 @@ import { deployMigrations } from "../lib/migrator";
 import { DATA_DIR } from "../lib/database-url";
 import { ensureBuilt, startAppServer } from "../lib/app-server";
 import { rawCeiling } from "./ceiling";
-import { clearJobs, insertJobs, seedBenchUser, historySpans } from "./setup";
+import { clearJobs, insertJobs, seedBenchUser, historySpans, runSetupSql } from "./setup";
 import { percentiles, median } from "./stats";
 import { postJson } from "./http";
 import { consoleBench, consoleMarkdown } from "./console";
@@ -107,9 +107,7 @@ let app: Awaited<ReturnType<typeof startAppServer>> | undefined;
 try {
   await deployMigrations(url);
   await db.connect();
-  // BENCH_SETUP_SQL="stmt;stmt" (an experiment, e.g. dropping or narrowing the job table's indexes): run on
-  // the migrated database before anything else; pg-boss makes its own schema later and is untouched.
-  for (const stmt of (process.env.BENCH_SETUP_SQL ?? "").split(";").filter((s) => s.trim())) await db.query(stmt);
+  await runSetupSql(db);
   await seedBenchUser(db);
   if (HISTORY_DAYS > 0) await historySpans(db, HISTORY_DAYS);
   const { createRuntimeKey } = await (async () => {

@@ -2,6 +2,15 @@ import pg from "pg";
 import { ensurePartitions, idAt, listSpans, PARTITIONED, partitionDays } from "../../server/jobs/partitions";
 
 /**
+ * BENCH_SETUP_SQL="stmt;stmt" (an experiment, e.g. dropping or narrowing the job table's indexes): run
+ * on a freshly migrated bench database before anything else; pg-boss makes its own schema later and
+ * is untouched. `npm run bench` and `npm run bench:wal` both take it.
+ */
+export async function runSetupSql(db: pg.Client) {
+  for (const stmt of (process.env.BENCH_SETUP_SQL ?? "").split(";").filter((s) => s.trim())) await db.query(stmt);
+}
+
+/**
  * Bench data straight in SQL (the setup is not what is measured): one learner with consent and a
  * snapshot, then jobs in bulk that reference it. Each job has its own idempotency key, as
  * separate requests would.

@@ -4,7 +4,7 @@ import { output, usage } from "./payload";
 import { startEmbeddedDb, dropDatabase } from "../lib/embedded-db";
 import { deployMigrations } from "../lib/migrator";
 import { DATA_DIR } from "../lib/database-url";
-import { clearJobs, insertJobs, seedBenchUser } from "./setup";
+import { clearJobs, insertJobs, runSetupSql, seedBenchUser } from "./setup";
 import { cpuNow, cpuSince, loadAverage, postmasterPid } from "./cpu";
 
 /**
@@ -45,6 +45,7 @@ const per = (a: Wal, b: Wal, n: number) => ({
 try {
   await deployMigrations(server.url);
   await db.connect();
+  await runSetupSql(db);
   await seedBenchUser(db);
   // pg_stat_wal counts the whole server: keep autovacuum's own WAL out of the per-cycle figures.
   // (A partitioned table takes the setting on its leaves.)
@@ -70,9 +71,6 @@ try {
     await submitResult(id, { ...holder, attemptNo, output, usage });
   };
 
-  // BENCH_WAL_DROP_INDEXES=a,b: an experiment's question, what those indexes cost a cycle.
-  for (const name of (process.env.BENCH_WAL_DROP_INDEXES ?? "").split(",").filter(Boolean))
-    await db.query(`DROP INDEX "${name}"`);
   await clearJobs(db);
   await insertJobs(db, JOBS + 200);
   await db.query(`VACUUM ANALYZE "AiRuntimeJob"`);
