@@ -1,8 +1,10 @@
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../../scripts/lib/app-server";
 import { getDb } from "@/server/db";
 import { cancelJob } from "@/server/jobs/cancel";
-import { createLearner, createTestJob, jobRow, runtimeKey } from "../helpers/factories";
+import { lockKey } from "@/server/scheduler/in-process";
+import { createLearner, createTestJob, jobRow, runtimeKey, type Learner } from "../helpers/factories";
 import { eventually } from "../helpers/eventually";
 import { spawnRuntime, type RuntimeProcess } from "./runtime-process";
 import { countStatus, createJobs, expectSucceededOnce } from "./jobs";
@@ -40,39 +42,29 @@ function runtime(env: Record<string, string> = {}) {
 }
 
 describe("[SYSTEM] Runtime failures on the real app", () => {
-  it("SIGKILL one Runtime mid-job: its jobs return when the lease ends and another Runtime finishes them", async () => {
-    const learners = [await createLearner(), await createLearner()];
-    const ids = await createJobs(learners, 4);
-    // Stuck in model inference until killed.
-    const doomed = runtime({ RUNTIME_LOCAL_DELAY_MS: "600000" });
-    await eventually("all 4 running on the doomed Runtime", async () => {
-      const rows = await getDb().aiRuntimeJob.findMany({
-        where: { id: { in: ids }, status: "running", lockedBy: doomed.instanceId },
-      });
-      return rows.length === 4;
-    });
-    const exit = await doomed.kill("SIGKILL");
-    expect(exit.signal).toBe("SIGKILL");
-
+  // Which of the sweep and a claim ends a passed lease first is a race; each test below holds the
+  // other one off with a real control, so the path it asserts is the only one possible.
+  it("SIGKILL one Runtime mid-job: the sweep returns its jobs when the lease ends, and another Runtime finishes them", async () => {
+    const { learners, ids, doomed } = await killMidJob();
+    // No other Runtime exists yet, so only the sweep can end these leases.
+    await eventually("the sweep put all 4 back in the queue", async () => (await countStatus(ids, "pending")) === 4);
     const rescuer = runtime();
-    await eventually("all 4 succeeded", async () => (await countStatus(ids, "succeeded")) === 4);
-    const { problems } = await expectSucceededOnce(ids);
-    expect(problems).toEqual([]);
-    for (const id of ids) {
-      const row = await jobRow(id);
-      expect(row).toMatchObject({ attemptNo: 2, retryCount: 1 });
-      const path = row.events.map((e) => [e.fromStatus, e.toStatus, e.actorType, e.actorId]);
-      expect(path).toEqual([
-        [null, "pending", "learner", learners[ids.indexOf(id) % 2]!.user.id],
-        ["pending", "locked", "runtime", doomed.instanceId],
-        ["locked", "running", "runtime", doomed.instanceId],
-        ["running", "expired", "system", "sweep"],
-        ["expired", "pending", "system", "sweep"],
-        ["pending", "locked", "runtime", rescuer.instanceId],
-        ["locked", "running", "runtime", rescuer.instanceId],
-        ["running", "succeeded", "runtime", rescuer.instanceId],
-      ]);
-      expect(row.events[3]!.errorCode).toBe("JOB_TIMEOUT");
+    await expectRescued(ids, learners, doomed, rescuer, "sweep");
+  });
+
+  it("SIGKILL one Runtime mid-job, the sweep held off: the next claim takes the passed leases over", async () => {
+    // The in-process scheduler runs the sweep under this advisory lock and skips its tick while
+    // another session holds it (server/scheduler/in-process.ts).
+    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      // Waits out a tick in progress, then holds the lock until the end of the test.
+      await holder.query("SELECT pg_advisory_lock($1::bigint)", [lockKey("sweep-leases")]);
+      const { learners, ids, doomed } = await killMidJob();
+      const rescuer = runtime();
+      await expectRescued(ids, learners, doomed, rescuer, "claim");
+    } finally {
+      await holder.end();
     }
   });
 
@@ -145,3 +137,48 @@ describe("[SYSTEM] Runtime failures on the real app", () => {
     expect(rt.events.filter((e) => e.event === "job.succeeded").length).toBeGreaterThanOrEqual(1);
   });
 });
+
+/** Four jobs running on a Runtime stuck in model inference, which is then SIGKILLed. */
+async function killMidJob() {
+  const learners = [await createLearner(), await createLearner()];
+  const ids = await createJobs(learners, 4);
+  const doomed = runtime({ RUNTIME_LOCAL_DELAY_MS: "600000" });
+  await eventually("all 4 running on the doomed Runtime", async () => {
+    const rows = await getDb().aiRuntimeJob.findMany({
+      where: { id: { in: ids }, status: "running", lockedBy: doomed.instanceId },
+    });
+    return rows.length === 4;
+  });
+  const exit = await doomed.kill("SIGKILL");
+  expect(exit.signal).toBe("SIGKILL");
+  return { learners, ids, doomed };
+}
+
+/** Every job succeeded once on the rescuer, its lease ended by `endedBy` (JOB_TIMEOUT, one retry). */
+async function expectRescued(
+  ids: string[],
+  learners: Learner[],
+  doomed: RuntimeProcess,
+  rescuer: RuntimeProcess,
+  endedBy: "sweep" | "claim",
+) {
+  await eventually("all 4 succeeded", async () => (await countStatus(ids, "succeeded")) === 4);
+  const { problems } = await expectSucceededOnce(ids);
+  expect(problems).toEqual([]);
+  for (const id of ids) {
+    const row = await jobRow(id);
+    expect(row).toMatchObject({ attemptNo: 2, retryCount: 1 });
+    const path = row.events.map((e) => [e.fromStatus, e.toStatus, e.actorType, e.actorId]);
+    expect(path).toEqual([
+      [null, "pending", "learner", learners[ids.indexOf(id) % 2]!.user.id],
+      ["pending", "locked", "runtime", doomed.instanceId],
+      ["locked", "running", "runtime", doomed.instanceId],
+      ["running", "expired", "system", endedBy],
+      ["expired", "pending", "system", endedBy],
+      ["pending", "locked", "runtime", rescuer.instanceId],
+      ["locked", "running", "runtime", rescuer.instanceId],
+      ["running", "succeeded", "runtime", rescuer.instanceId],
+    ]);
+    expect(row.events[3]!.errorCode).toBe("JOB_TIMEOUT");
+  }
+}
