@@ -227,14 +227,19 @@ try {
       const rates: number[] = [];
       const cpus: ReturnType<typeof perJob>[] = [];
       for (let r = -WARMUP; r < REPEATS; r++) {
-        const run = await pgBossRun(url, JOBS, 8, roles, mode);
+        const run = await pgBossRun(url, JOBS, 8, roles, mode, mode === "12-fetch-batch" ? SLOTS : 50);
         if (r < 0) continue; // a warm-up run
         rates.push(run.jobsPerSecond);
         cpus.push(run.cpu);
       }
       const peer = {
         version: mode.startsWith("12") ? "12.38.0" : "10.4.2",
-        mode: mode.endsWith("work") ? "work() batches of 50" : "fetch(1) + complete",
+        mode:
+          mode === "12-work"
+            ? "work() batches of 50"
+            : mode === "12-fetch-batch"
+              ? `fetch(${SLOTS}) + complete of the ${SLOTS} ids`
+              : "fetch(1) + complete",
         loops: 8,
         jobsPerSecond: round(median(rates)),
         runs: rates.map(round),
@@ -249,7 +254,8 @@ try {
     results.pgBossPeers = peers;
   }
 
-  // 2c. Ours and pg-boss 12 fetch(1) + complete in alternating rounds: BENCH_PAIRS pairs (5).
+  // 2c. Ours, pg-boss 12 fetch(1) + complete and pg-boss 12 fetch(BENCH_SLOTS) + complete in
+  // alternating rounds: BENCH_PAIRS pairs (5).
   if (ONLY.has("paired")) {
     results.paired = await pairedRounds({
       db,
