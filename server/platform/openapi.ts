@@ -116,10 +116,7 @@ function typeJobs(schemas: Record<string, JsonSchema>, name: string, r: (typeof 
 
 /** The platform API's OpenAPI 3.1 document, generated from the zod schemas its routes parse with. */
 export function buildPlatformOpenApi() {
-  const schemas: Record<string, JsonSchema> = {
-    ErrorResponse: jsonSchema(errorResponse, "output"),
-    ...jobTypeSchemas("input"),
-  };
+  const schemas: Record<string, JsonSchema> = { ErrorResponse: jsonSchema(errorResponse, "output") };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of ROUTES) {
     const name = pascal(r.operationId);
@@ -176,6 +173,7 @@ export function buildPlatformOpenApi() {
       responses,
     };
   }
+  Object.assign(schemas, jobTypeSchemas("input"));
   return {
     openapi: "3.1.0",
     info: {

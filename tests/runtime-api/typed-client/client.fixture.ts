@@ -76,6 +76,8 @@ export const batch: ResultsBody = { runtimeInstanceId: "rt-1", results: [{ jobId
 export const wrongBatches: ResultsBody[] = [
   // @ts-expect-error a quiz whose questions are not a list, in a batch
   { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: { questions: "none" } }] },
+  // @ts-expect-error a flashcard without its back, in a batch
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: { flashcards: [{ front: "Q", knowledgePointId: "kp", tags: [] }] } }] },
   // @ts-expect-error a field no job type's output names, in a batch
   { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: { weakPoints: [], verdict: "fine" } }] },
 ];
