@@ -6,7 +6,9 @@ import { GET as openapiGet } from "@/app/api/v1/openapi.json/route";
 import { ROUTES } from "@/server/platform/routes";
 import { SCOPES } from "@/server/platform/scopes";
 import { getDb } from "@/server/db";
-import { uid } from "../helpers/factories";
+import { runtimeKey, uid } from "../helpers/factories";
+import { validOutput } from "../helpers/outputs";
+import { runtime } from "../helpers/runtime-api";
 import { callApi, serviceKey } from "../helpers/platform-api";
 import { typedClient } from "../helpers/typed-client";
 
@@ -193,6 +195,31 @@ describe("a typed client generated from the platform document", () => {
       expect(result.refused).toEqual(result.marked);
     },
   );
+
+  it("a succeeded job's live answer matches its type's variant, and another type's output does not", async () => {
+    const key = await serviceKey();
+    const ids = { externalId: uid("ext-typed"), materialId: "m-typed" };
+    await documented("PUT", "/learners/{externalId}", ids, { name: "Typed", aiConsent: true }, key);
+    const material = {
+      title: "Cells",
+      text: "Cells divide.",
+      knowledgePoints: [{ externalId: "kp-c", title: "Cells" }],
+    };
+    await documented("PUT", "/learners/{externalId}/materials/{materialId}", ids, material, key);
+    const start = { jobType: "quiz_generation", target: { type: "user" }, params: { count: 1 } };
+    const jobId = (await documented("POST", "/learners/{externalId}/jobs", ids, start, key)).body.job.id as string;
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    const locked = await rt.lock(jobId);
+    expect(locked.status).toBe(200);
+    const kpIds = locked.body.job.snapshot.content.knowledgePoints.map((k: { id: string }) => k.id);
+    expect((await rt.result(jobId, 1, validOutput("quiz_generation", kpIds, locked.body.job.params))).status).toBe(200);
+    const read = await documented("GET", "/jobs/{jobId}", { jobId }, undefined, key);
+    expect([read.body.status, read.body.output.questions.length]).toEqual(["succeeded", 1]);
+    const validate = validator("/components/schemas/Job");
+    expect(validate(read.body)).toBe(true);
+    expect(validate({ ...read.body, output: validOutput("flashcard_generation", kpIds, { count: 1 }) })).toBe(false);
+    expect(validate({ ...read.body, target: { ...read.body.target, type: "course" } })).toBe(false);
+  });
 
   it("types each job type's params, targets and output, told apart by jobType", () => {
     const schemas = doc.components.schemas;
