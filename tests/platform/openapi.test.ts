@@ -1,12 +1,16 @@
+import path from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import pg from "pg";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as openapiGet } from "@/app/api/v1/openapi.json/route";
 import { ROUTES } from "@/server/platform/routes";
 import { SCOPES } from "@/server/platform/scopes";
 import { getDb } from "@/server/db";
-import { uid } from "../helpers/factories";
+import { runtimeKey, uid } from "../helpers/factories";
+import { validOutput } from "../helpers/outputs";
+import { runtime } from "../helpers/runtime-api";
 import { callApi, serviceKey } from "../helpers/platform-api";
+import { typedClient } from "../helpers/typed-client";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document, read by shape
 let doc: Record<string, any>;
@@ -60,12 +64,9 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
       expect(Boolean(op.requestBody)).toBe(Boolean(r.body));
     }
     expect(doc["x-platform-limits"].scopes).toEqual([...SCOPES]);
-    for (const [name, schema] of Object.entries(doc.components.schemas)) {
-      expect(
-        () => new Ajv2020({ strict: false, validateFormats: false }).compile(schema as object),
-        name,
-      ).not.toThrow();
-    }
+    // Each schema compiles with the document's own references resolved.
+    for (const name of Object.keys(doc.components.schemas))
+      expect(() => validator(`/components/schemas/${escape(name)}`), name).not.toThrow();
   });
 
   it("matches what the routes answer: a walk through every route, successes and errors", async () => {
@@ -158,5 +159,80 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     const wrong = await callApi("DELETE", "/jobs/abc", undefined, { key });
     expect(wrong.status).toBe(405);
     expect(wrong.body.error.code).toBe("METHOD_NOT_ALLOWED");
+  });
+});
+
+/**
+ * A platform team works from the document alone: openapi-typescript generates a client from it,
+ * and a fixture that starts jobs with wrong params or targets and reads outputs of the wrong type
+ * must fail to compile exactly there.
+ */
+describe("a typed client generated from the platform document", () => {
+  const fixture = path.join(import.meta.dirname, "typed-client", "client.fixture.ts");
+  let client: Awaited<ReturnType<typeof typedClient>>;
+  beforeAll(async () => {
+    client = await typedClient(doc, "platform-api");
+  });
+  afterAll(() => client.remove());
+
+  it(
+    "compiles the fixture: every wrong params, target and output is refused where marked",
+    { timeout: 120_000 },
+    () => {
+      const result = client.compileFixture(fixture);
+      expect(result.output).toBe("");
+      expect(result.status).toBe(0);
+    },
+  );
+
+  it(
+    "without the markers, fails on exactly the marked lines (the refusals are the document's)",
+    { timeout: 120_000 },
+    () => {
+      const result = client.compileBare(fixture);
+      expect(result.marked.length).toBeGreaterThanOrEqual(12);
+      expect(result.status).not.toBe(0);
+      expect(result.refused).toEqual(result.marked);
+    },
+  );
+
+  it("a succeeded job's live answer matches its type's variant, and another type's output does not", async () => {
+    const key = await serviceKey();
+    const ids = { externalId: uid("ext-typed"), materialId: "m-typed" };
+    await documented("PUT", "/learners/{externalId}", ids, { name: "Typed", aiConsent: true }, key);
+    const material = {
+      title: "Cells",
+      text: "Cells divide.",
+      knowledgePoints: [{ externalId: "kp-c", title: "Cells" }],
+    };
+    await documented("PUT", "/learners/{externalId}/materials/{materialId}", ids, material, key);
+    const start = { jobType: "quiz_generation", target: { type: "user" }, params: { count: 1 } };
+    const jobId = (await documented("POST", "/learners/{externalId}/jobs", ids, start, key)).body.job.id as string;
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    const locked = await rt.lock(jobId);
+    expect(locked.status).toBe(200);
+    const kpIds = locked.body.job.snapshot.content.knowledgePoints.map((k: { id: string }) => k.id);
+    expect((await rt.result(jobId, 1, validOutput("quiz_generation", kpIds, locked.body.job.params))).status).toBe(200);
+    const read = await documented("GET", "/jobs/{jobId}", { jobId }, undefined, key);
+    expect([read.body.status, read.body.output.questions.length]).toEqual(["succeeded", 1]);
+    const validate = validator("/components/schemas/Job");
+    expect(validate(read.body)).toBe(true);
+    expect(validate({ ...read.body, output: validOutput("flashcard_generation", kpIds, { count: 1 }) })).toBe(false);
+    expect(validate({ ...read.body, target: { ...read.body.target, type: "course" } })).toBe(false);
+  });
+
+  it("types each job type's params, targets and output, told apart by jobType", () => {
+    const schemas = doc.components.schemas;
+    expect(schemas.StartJobRequest.discriminator.propertyName).toBe("jobType");
+    expect(schemas.Job.discriminator.propertyName).toBe("jobType");
+    expect(schemas.KnowledgePointExtractionJobRequest.properties.target.properties.type.enum).toEqual(["material"]);
+    expect(schemas.QuizGenerationJobRequest.properties.params).toEqual({
+      $ref: "#/components/schemas/QuizGenerationParams",
+    });
+    expect(schemas.QuizGenerationJob.properties.output.oneOf[0]).toEqual({
+      $ref: "#/components/schemas/QuizGenerationOutput",
+    });
+    expect(schemas.QuizGenerationOutput["x-quality-rules"]).toHaveProperty("one_correct_option");
+    expect(schemas.StartJobAnswer.properties.job).toEqual({ $ref: "#/components/schemas/Job" });
   });
 });
