@@ -38,7 +38,7 @@ let restored: AppServer | undefined;
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
 const runtimes: RuntimeProcess[] = [];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "ajr-backup-"));
-/** Short leases and a quick sweep, so leases passed at restore are seen in seconds. */
+/** Short leases and a quick sweep, so passed leases are seen in seconds. */
 const APP_ENV = {
   JOB_LEASE_SECONDS: "3",
   SWEEP_INTERVAL_MS: "500",
@@ -51,6 +51,8 @@ const LEARNER_KEY = "sk-learner-own-key-7f3a";
 beforeAll(async () => {
   // The same key for this process, both instances and the commands (inherited through process.env).
   process.env.APP_ENCRYPTION_KEY = "5e".repeat(32);
+  // Jobs made here never reach their execution timeout during the test: only leases end attempts.
+  process.env.JOB_TIMEOUT_SECONDS = "3600";
   server = await startPgServer(bin, await freePort(56000, 56999));
   const admin = new pg.Client({ connectionString: server.url("postgres") });
   await admin.connect();
@@ -60,7 +62,9 @@ beforeAll(async () => {
   const migrated = await runScript("scripts/migrate.ts", ["deploy"]);
   if (migrated.status !== 0) throw new Error(`migrations failed: ${migrated.stderr}`);
   fake = await startFakeOpenAI([{ hang: true }]);
-  live = await startAppServer({ databaseUrl: server.url("ajr_live"), env: APP_ENV });
+  // A 20 s lease on the live instance: a heartbeat late on a busy machine never loses the held
+  // jobs before the dump; in the copy those leases pass at most 20 s after it.
+  live = await startAppServer({ databaseUrl: server.url("ajr_live"), env: { ...APP_ENV, JOB_LEASE_SECONDS: "20" } });
 });
 
 afterAll(async () => {
