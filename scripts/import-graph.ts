@@ -30,6 +30,9 @@ const DOMAIN: Record<string, string[]> = {
     "i18n/locales.ts",
     "security/",
     "observability/metrics.ts",
+    // Its traces: the API-only helpers and the job's spans (they import nothing of the app but these).
+    "observability/tracing.ts",
+    "observability/job-spans.ts",
   ],
   "job-types": ["job-types/", "generated/", "providers/local/", "pipeline/errors.ts"],
 };
