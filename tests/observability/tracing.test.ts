@@ -1,6 +1,8 @@
 import { context, trace } from "@opentelemetry/api";
 import { afterAll, describe, expect, it } from "vitest";
+import { configProblems } from "@/server/config";
 import { claimJobs } from "@/server/jobs/lease";
+import { loadConfig as loadRuntimeConfig } from "@/runtime/config";
 import { failJob } from "@/server/jobs/results";
 import { createWeeklyReview } from "@/server/jobs/weekly-review";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
@@ -50,6 +52,31 @@ describe("OpenTelemetry settings and the W3C traceparent", () => {
     expect(
       tracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://t/x" }),
     ).toBe("http://t/x");
+  });
+
+  it("a bad OTEL_* setting stops the app and the reference Runtime at start, by name", () => {
+    const problems = configProblems({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318",
+      OTEL_TRACES_SAMPLER: "sometimes",
+      OTEL_TRACES_SAMPLER_ARG: "2",
+      OTEL_SDK_DISABLED: "yes",
+    });
+    for (const name of [
+      "OTEL_EXPORTER_OTLP_ENDPOINT",
+      "OTEL_TRACES_SAMPLER:",
+      "OTEL_TRACES_SAMPLER_ARG",
+      "OTEL_SDK_DISABLED",
+    ])
+      expect(
+        problems.some((p) => p.startsWith(name)),
+        name,
+      ).toBe(true);
+    expect(configProblems({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "TRUE" })).toEqual(
+      [],
+    );
+    expect(() => loadRuntimeConfig({ RUNTIME_API_KEY: "k", OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
   });
 
   it("reads back what it writes and refuses what is not a traceparent", () => {

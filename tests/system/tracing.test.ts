@@ -105,4 +105,33 @@ describe("[SYSTEM] OpenTelemetry: one job's spans from the app and a Runtime pro
     expect(lines.map((e) => e.event)).toContain("job.succeeded");
     for (const line of lines) expect(line.traceId, line.event).toBe(platformTrace);
   });
+
+  it("a malformed or hostile traceparent header is ignored: the job is made and starts a trace of its own", async () => {
+    const ext = uid("ext");
+    const call = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${app.url}/api/v1${path}`, {
+        method: path.endsWith("/jobs") ? "POST" : "PUT",
+        headers: { authorization: `Bearer ${service}`, "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
+    expect((await call(`/learners/${ext}`, { name: "Hostile", aiConsent: true })).status).toBeLessThan(300);
+    for (const [i, traceparent] of [
+      "__proto__",
+      "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+      "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      `00-${"a".repeat(32)}-${"b".repeat(16)}-01-${"x".repeat(8000)}`,
+    ].entries()) {
+      const res = await call(
+        `/learners/${ext}/jobs`,
+        { jobType: "learning_state_analysis", target: { type: "user" }, idempotencyKey: `h-${i}` },
+        { traceparent },
+      );
+      expect(res.status, traceparent.slice(0, 60)).toBe(201);
+      const id = ((await res.json()) as { job: { id: string } }).job.id;
+      const stored = (await jobRow(id)).traceparent!;
+      expect(stored).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      expect(stored).not.toContain("00000000000000000000000000000000");
+      expect(stored).not.toContain("a".repeat(32));
+    }
+  });
 });
