@@ -31,6 +31,9 @@ const DOMAIN: Record<string, string[]> = {
     "i18n/locales.ts",
     "security/",
     "observability/metrics.ts",
+    // Its traces: the API-only helpers and the job's spans (they import nothing of the app but these).
+    "observability/tracing.ts",
+    "observability/job-spans.ts",
   ],
   // A type's folder holds its local analyzer; a failing analyzer throws the pipeline's JobFailure.
   "job-types": ["job-types/", "generated/", "i18n/locales.ts", "pipeline/errors.ts"],

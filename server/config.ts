@@ -219,6 +219,41 @@ export const SETTINGS = {
   DEEPSEEK_BASE_URL: def(url.optional(), "DeepSeek API base URL"),
   DEEPSEEK_MODEL: def(text.optional(), "model name override"),
   DEEPSEEK_TIMEOUT_MS: def(int(1).optional(), "per-call model timeout"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: def(
+    url.optional(),
+    "OpenTelemetry: OTLP/HTTP collector base URL; traces go to <url>/v1/traces (unset, with the next one unset: no traces)",
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: def(
+    url.optional(),
+    "OpenTelemetry: the full OTLP/HTTP traces URL (wins over the base URL)",
+  ),
+  OTEL_SERVICE_NAME: def(text.default("ai-job-runtime"), "OpenTelemetry: service.name of this process's spans"),
+  OTEL_SDK_DISABLED: def(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(["true", "false"], { error: "true or false" }))
+      .default("false"),
+    "OpenTelemetry: true turns traces off whatever else is set",
+  ),
+  OTEL_TRACES_SAMPLER: def(
+    z
+      .enum([
+        "always_on",
+        "always_off",
+        "traceidratio",
+        "parentbased_always_on",
+        "parentbased_always_off",
+        "parentbased_traceidratio",
+      ])
+      .default("parentbased_always_on"),
+    "OpenTelemetry: which traces are kept (a job's spans follow its trace's decision)",
+  ),
+  OTEL_TRACES_SAMPLER_ARG: def(
+    num(0, 1).optional(),
+    "OpenTelemetry: the ratio of the traceidratio samplers (default 1)",
+  ),
 } satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -285,6 +320,16 @@ export function configProblems(env: Env = process.env): string[] {
   if (oidc !== 0 && oidc !== 3)
     problems.push("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three or none");
   return problems;
+}
+
+/** The settings that switch OpenTelemetry traces on or off (server/observability/tracing-sdk.ts); the SDK reads the rest of OTEL_* itself. */
+export function tracingEnv(env: Env = process.env): Env {
+  return {
+    OTEL_SDK_DISABLED: setting("OTEL_SDK_DISABLED", env),
+    OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER,
+    OTEL_EXPORTER_OTLP_ENDPOINT: setting("OTEL_EXPORTER_OTLP_ENDPOINT", env),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env),
+  };
 }
 
 /** Throws one ConfigError listing every problem (the production start calls this before listening). */

@@ -1,6 +1,7 @@
-import { configProblems, setting } from "./config";
-import { lifecycle } from "./lifecycle";
+import { configProblems, setting, tracingEnv } from "./config";
+import { lifecycle, onShutdown } from "./lifecycle";
 import { startBackground } from "./background";
+import { startTracing } from "./observability/tracing-sdk";
 
 /**
  * What an app process does once at start (from instrumentation.ts, Node.js runtime only): check
@@ -14,5 +15,9 @@ export function startApp() {
     process.exit(78); // EX_CONFIG
   }
   lifecycle().graceMs = setting("SHUTDOWN_GRACE_MS");
+  // OpenTelemetry traces when OTEL_* ask for them; registered before the background work, so its
+  // shutdown hook runs last and exports the spans of everything that stops before it.
+  const tracing = startTracing({ env: tracingEnv(), serviceName: setting("OTEL_SERVICE_NAME") });
+  if (tracing) onShutdown("traces (OTLP export)", tracing.shutdown);
   startBackground();
 }

@@ -93,8 +93,8 @@ export async function storeResults(
       extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
       actor: { type: "runtime", id: holder.runtimeInstanceId },
       now: at,
-      // What the usage counters read: a batch's rows come back with these and the counted columns only.
-      returned: ["jobType", "apiKeyMode"],
+      // What the usage counters and the job's spans read: a batch's rows come back with these and the counted columns only.
+      returned: ["jobType", "apiKeyMode", "attemptNo"],
     }),
   );
   const byId = new Map(valid.map((v) => [v.item.jobId, v.item]));

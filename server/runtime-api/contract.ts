@@ -229,6 +229,17 @@ export const leasedJob = z.object({
       `The learner's language: write every text field of the output in it (keys and enum values stay English). Today one of ${LOCALES.map((l) => `\`${l}\``).join(", ")}; a Runtime that does not know a tag writes English.`,
     ),
   createdAt: isoDate,
+  /**
+   * OpenTelemetry (SPEC §9): the W3C trace context of this attempt in the job's trace. A Runtime that
+   * traces starts its spans of the job as children of it. Absent when the job has no trace.
+   */
+  traceparent: z
+    .string()
+    .max(512)
+    .optional()
+    .describe(
+      "The W3C `traceparent` of this attempt in the job's OpenTelemetry trace (version-traceId-parentId-flags): start the Runtime's spans of the job as its children. Absent when the job has no trace.",
+    ),
   snapshot: z
     .object({ id: z.string(), contentHash: z.string(), capturedAt: isoDate, content: snapshotContentSchema })
     .nullable(),
