@@ -70,7 +70,23 @@ export const SETTINGS = {
     "1 only on one machine (dev, demo, tests): secrets and tokens missing from the environment are generated into APP_DATA_DIR",
   ),
   APP_DATA_DIR: def(text.default(".data"), "folder of generated secrets in dev/demo"),
-  DATABASE_URL: def(postgresUrl.optional(), "any PostgreSQL ≥ 13", { production: true, secret: true }),
+  DATABASE_URL: def(
+    postgresUrl.optional(),
+    "any PostgreSQL ≥ 13, directly or through a connection pooler (DATABASE_POOLER)",
+    {
+      production: true,
+      secret: true,
+    },
+  ),
+  DIRECT_DATABASE_URL: def(
+    postgresUrl.optional(),
+    "a direct session with the same PostgreSQL for what needs one: LISTEN/NOTIFY (live updates, long-poll wake-ups), advisory locks, the claim pool's session setting, migrations (default: DATABASE_URL)",
+    { secret: true },
+  ),
+  DATABASE_POOLER: def(
+    z.enum(["none", "session", "transaction"], { error: "none, session or transaction" }).default("none"),
+    "what DATABASE_URL reaches: `none` (PostgreSQL itself), `session` (a session-mode pooler), `transaction` (a transaction-mode pooler such as PgBouncer's pool_mode = transaction: statements go unnamed; needs DIRECT_DATABASE_URL)",
+  ),
   DB_POOL_MAX: def(int(1, 1000).default(10), "connections per app process"),
   DB_CLAIM_POOL_MAX: def(
     int(1, 1000).optional(),
@@ -316,6 +332,13 @@ export function configProblems(env: Env = process.env): string[] {
     problems.push("JOB_WEBHOOK_URL and JOB_WEBHOOK_SECRET: set both or neither");
   if (!!blank(env.INNGEST_SIGNING_KEY) !== !!blank(env.INNGEST_EVENT_KEY))
     problems.push("INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY: set both or neither");
+  if (
+    blank(env.DATABASE_POOLER) === "transaction" &&
+    (blank(env.DIRECT_DATABASE_URL) ?? env.DATABASE_URL) === env.DATABASE_URL
+  )
+    problems.push(
+      "DIRECT_DATABASE_URL: required with DATABASE_POOLER=transaction, and not the pooler's URL — LISTEN/NOTIFY, advisory locks and session settings do not survive a transaction pooler (live updates and long-poll wake-ups would be lost)",
+    );
   const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter((v) => !!blank(v)).length;
   if (oidc !== 0 && oidc !== 3)
     problems.push("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three or none");
@@ -347,6 +370,19 @@ function live<T extends Record<string, () => unknown>>(getters: T): { readonly [
   for (const [name, get] of Object.entries(getters)) Object.defineProperty(out, name, { get, enumerable: true });
   return out as { readonly [K in keyof T]: ReturnType<T[K]> };
 }
+
+/**
+ * Where each kind of database connection goes (docs/operations.md, "Connection pooler"): ordinary
+ * statements and transactions to DATABASE_URL (a pooler, if DATABASE_POOLER says so); what needs a
+ * session of its own (LISTEN, advisory locks, session settings, migrations) to sessionUrl. Behind a
+ * transaction pooler, statements on the pooled URL go unnamed: PgBouncer before 1.21 hands each
+ * transaction any server connection, where a statement prepared on another one does not exist.
+ */
+export const databaseConfig = live({
+  url: () => setting("DATABASE_URL"),
+  sessionUrl: () => setting("DIRECT_DATABASE_URL") ?? setting("DATABASE_URL"),
+  namedStatements: () => setting("DATABASE_POOLER") !== "transaction",
+});
 
 /** Job engine settings; defaults are SPEC §4's. The first retry waits backoffBaseMs (seed 004's 5 s), doubling with jitter. */
 export const jobConfig = live({
