@@ -281,9 +281,31 @@ export function configProblems(env: Env = process.env): string[] {
     problems.push("JOB_WEBHOOK_URL and JOB_WEBHOOK_SECRET: set both or neither");
   if (!!blank(env.INNGEST_SIGNING_KEY) !== !!blank(env.INNGEST_EVENT_KEY))
     problems.push("INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY: set both or neither");
+  if (production) problems.push(...plainHttpProblems(env));
   const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter((v) => !!blank(v)).length;
   if (oidc !== 0 && oidc !== 3)
     problems.push("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three or none");
+  return problems;
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * In production the session cookie's origin and the identity provider are reached over https
+ * only: over http a network attacker reads the cookie, or answers discovery and the token exchange
+ * and becomes anyone. A loopback host (a provider or proxy on the same machine) is the exception.
+ */
+function plainHttpProblems(env: Env): string[] {
+  const problems: string[] = [];
+  for (const name of ["BETTER_AUTH_URL", "OIDC_ISSUER"] as const) {
+    const raw = blank(env[name]);
+    if (!raw || !URL.canParse(raw)) continue;
+    const { protocol, hostname } = new URL(raw);
+    if (protocol === "http:" && !LOOPBACK.test(hostname))
+      problems.push(
+        `${name}: must be https:// in production (http:// only for a loopback host), got ${JSON.stringify(raw.slice(0, 80))}`,
+      );
+  }
   return problems;
 }
 
