@@ -19,7 +19,7 @@ export type ExportSection = { key: string; one: (tx: Tx, userId: string) => Prom
 const paged = <Row>(section: Page<Row>) => section as unknown as Page<never>;
 
 const SMALL = 500;
-const LARGE = 20;
+const LARGE = 5;
 
 const big = (v: bigint) => v.toString();
 
