@@ -99,6 +99,15 @@ describe("zero-setup mode trusts the app's own origin only", () => {
     expect(res.headers.getSetCookie().some((c) => c.includes("session_token="))).toBe(false);
   });
 
+  it("X-Forwarded-Host and X-Forwarded-Proto name no trusted origin: a post from the host they claim is refused", async () => {
+    const res = await authRequest("/sign-in/email", {
+      body: { email: learner.user.email, password },
+      headers: { origin: "https://evil.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" },
+    });
+    expect(res.status).toBe(403);
+    expect(await getDb().session.count({ where: { userId: learner.user.id } })).toBe(0);
+  });
+
   it("at localhost and 127.0.0.1 on the app's port it signs in", async () => {
     for (const host of [`localhost:${appConfig.port}`, `127.0.0.1:${appConfig.port}`]) {
       const res = await authRequest("/sign-in/email", {
