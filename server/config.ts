@@ -339,6 +339,7 @@ export function configProblems(env: Env = process.env): string[] {
     problems.push(
       "DIRECT_DATABASE_URL: required with DATABASE_POOLER=transaction, and not the pooler's URL — LISTEN/NOTIFY, advisory locks and session settings do not survive a transaction pooler (live updates and long-poll wake-ups would be lost)",
     );
+  if (production) problems.push(...plainHttpProblems(env));
   const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter((v) => !!blank(v)).length;
   if (oidc !== 0 && oidc !== 3)
     problems.push("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three or none");
@@ -353,6 +354,27 @@ export function tracingEnv(env: Env = process.env): Env {
     OTEL_EXPORTER_OTLP_ENDPOINT: setting("OTEL_EXPORTER_OTLP_ENDPOINT", env),
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env),
   };
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * In production the session cookie's origin and the identity provider are reached over https
+ * only: over http a network attacker reads the cookie, or answers discovery and the token exchange
+ * and becomes anyone. A loopback host (a provider or proxy on the same machine) is the exception.
+ */
+function plainHttpProblems(env: Env): string[] {
+  const problems: string[] = [];
+  for (const name of ["BETTER_AUTH_URL", "OIDC_ISSUER"] as const) {
+    const raw = blank(env[name]);
+    if (!raw || !URL.canParse(raw)) continue;
+    const { protocol, hostname } = new URL(raw);
+    if (protocol === "http:" && !LOOPBACK.test(hostname))
+      problems.push(
+        `${name}: must be https:// in production (http:// only for a loopback host), got ${JSON.stringify(raw.slice(0, 80))}`,
+      );
+  }
+  return problems;
 }
 
 /** Throws one ConfigError listing every problem (the production start calls this before listening). */
