@@ -55,6 +55,15 @@ async function park(key: string, capabilities: JobType[]) {
   return { answer };
 }
 
+/** A claim of weak_point_analysis jobs under key `id` with its full scopes, as a request authenticated before would make it. */
+const claimInput = (id: string) => ({
+  runtimeInstanceId: uid("rt"),
+  keyId: id,
+  scope: FULL_SCOPE,
+  capabilities: ["weak_point_analysis" as const],
+  limit: 10,
+});
+
 /** A backend waiting for a row lock on the key table: the race is held there. */
 const keyLockWaiter = () =>
   eventually(
@@ -133,13 +142,7 @@ describe("the claim statement and a revocation, ordered by the key row's lock", 
       { timeout: 30_000 },
     );
     await eventually("the revocation holds the key row", async () => holding, 10_000);
-    const claimed = claimJobs({
-      runtimeInstanceId: uid("rt"),
-      keyId: id,
-      scope: FULL_SCOPE,
-      capabilities: ["weak_point_analysis"],
-      limit: 10,
-    });
+    const claimed = claimJobs(claimInput(id));
     await keyLockWaiter();
     release();
     await revoke;
@@ -151,13 +154,7 @@ describe("the claim statement and a revocation, ordered by the key row's lock", 
     const l = await learner();
     const { id } = await createRuntimeKey(uid("held-claim"), undefined, FULL_SCOPE);
     const job = await createTestJob(l, "weak_point_analysis");
-    const input = {
-      runtimeInstanceId: uid("rt"),
-      keyId: id,
-      scope: FULL_SCOPE,
-      capabilities: ["weak_point_analysis" as const],
-      limit: 10,
-    };
+    const input = claimInput(id);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let took: string[] = [];
@@ -186,13 +183,7 @@ describe("the claim statement and a revocation, ordered by the key row's lock", 
     for (let round = 0; round < 20; round++) {
       const { id } = await createRuntimeKey(uid("race"), undefined, FULL_SCOPE);
       await createTestJob(l, "weak_point_analysis");
-      const input = {
-        runtimeInstanceId: uid("rt"),
-        keyId: id,
-        scope: FULL_SCOPE,
-        capabilities: ["weak_point_analysis" as const],
-        limit: 10,
-      };
+      const input = claimInput(id);
       await Promise.all([claimJobs(input), revokeRuntimeKey(id), claimJobs(input)]);
       const n = await getDb().aiRuntimeJob.count({
         where: { lockedByKeyId: id, status: { in: ["locked", "running"] } },
