@@ -70,6 +70,7 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
         checkOutput(job.jobType, "v1", row.result!.output, {
           knowledgePointIds: new Set(content.knowledgePoints.map((k) => k.id)),
           params: row.params,
+          snapshot: content,
         }),
       ).toMatchObject({ ok: true });
       expect(row.events.map((e) => e.toStatus)).toEqual(["pending", "locked", "running", "succeeded"]);
