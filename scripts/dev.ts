@@ -3,7 +3,7 @@ import { startDevDb, DATA_DIR } from "./lib/database-url";
 import { deployMigrations } from "./lib/migrator";
 import { devRuntimeMode } from "./lib/dev-runtime";
 import { ensureLocalRuntimeKey } from "./lib/local-runtime-key";
-import { startGroup, stopGroup } from "./lib/processes";
+import { startGroup, startTether, stopGroup } from "./lib/processes";
 import type { ChildProcess } from "node:child_process";
 
 /**
@@ -27,12 +27,19 @@ const port = process.env.PORT ?? "3000";
 const dataDir = process.env.APP_DATA_DIR ?? DATA_DIR;
 const children: ChildProcess[] = [];
 let stopDb = async () => {};
+// Whatever ends this process (a SIGKILL too, when no handler below runs), what it started ends with it.
+const tether = startTether();
 
 let url = process.env.DATABASE_URL;
 if (!url) {
   const db = await startDevDb(dataDir);
   url = db.url;
-  stopDb = db.stop;
+  const pid = db.pid;
+  if (pid) tether.pid(pid, "SIGINT"); // PostgreSQL's fast shutdown
+  stopDb = async () => {
+    await db.stop();
+    if (pid) tether.done(pid);
+  };
   console.log(
     `[dev] embedded PostgreSQL at ${url.replace(/:[^:@/]+@/, ":***@")} (data in ${path.join(dataDir, "pg")})`,
   );
@@ -65,6 +72,7 @@ if (demo) {
 } else {
   children.push(startGroup(next, ["dev", "-p", port], env, "next"));
 }
+tether.group(children[0]!);
 console.log(
   `[dev] app on http://localhost:${port}  (runtime key for curl: ${runtimeKey.slice(0, 12)}…, full key in ${path.join(dataDir, "runtime-key")})`,
 );
@@ -90,6 +98,7 @@ function startRuntime() {
     },
     "runtime",
   );
+  tether.group(child);
   console.log(
     `[dev] reference Runtime started: ${process.env.DEEPSEEK_API_KEY ? "DeepSeek for platform jobs (DEEPSEEK_API_KEY is set)" : "local analyzer (set DEEPSEEK_API_KEY to use DeepSeek)"}`,
   );

@@ -4,7 +4,10 @@ import { now } from "./clock";
 import { AppError } from "./errors";
 import { getJobFeed, KEY_CHANNEL } from "./events/job-feed";
 import { bearerToken, hashKey, newKey, sameHash } from "./key-hash";
-import { DEFAULT_SCOPE, type KeyScope } from "./jobs/key-scope";
+import { DEFAULT_SCOPE, outsideScope, type KeyScope } from "./jobs/key-scope";
+import { endKeyLeases } from "./jobs/key-leases";
+import { Prisma } from "./generated/prisma/client";
+import type { DbOrTx } from "./db";
 import type { JobType } from "./generated/prisma/enums";
 import { JOB_TYPES } from "./jobs/constants";
 
@@ -61,12 +64,24 @@ export function listRuntimeKeys() {
 }
 
 /**
- * Changes a key's scopes, audited (before and after) in the same transaction. Like a revoke, the
- * change reaches every app instance's key cache through NOTIFY: the key's next request runs under
- * the new scopes. A lease already taken keeps running; its next claim obeys.
+ * Takes the key row FOR UPDATE: a claim checks its key under FOR KEY SHARE in its own statement
+ * (server/jobs/key-scope.ts keyStillValid), so a claim either commits before the change, whose
+ * lease the change then ends, or sees the change and takes nothing.
+ */
+async function lockKeyRow(tx: DbOrTx, id: string) {
+  await tx.$queryRaw(Prisma.sql`SELECT id FROM "RuntimeApiKey" WHERE id = ${id} FOR UPDATE`);
+}
+
+/**
+ * Changes a key's scopes, audited (before and after) in the same transaction, and ends the
+ * leases the key holds on jobs the new scopes no longer cover (SPEC §7: a scope change applies to
+ * held leases and waiting polls as a revocation does). Like a revoke, the change reaches every app
+ * instance's key cache through NOTIFY: the key's next request, and every poll parked under it,
+ * runs under the new scopes.
  */
 export async function setRuntimeKeyScope(id: string, scope: Partial<KeyScope>, actorId: string = SCRIPT_ACTOR) {
   const updated = await getDb().$transaction(async (tx) => {
+    await lockKeyRow(tx, id);
     const row = await tx.runtimeApiKey.findUnique({
       where: { id },
       select: { jobTypes: true, mayReceiveLearnerKeys: true },
@@ -78,8 +93,9 @@ export async function setRuntimeKeyScope(id: string, scope: Partial<KeyScope>, a
       data: next,
       select: { id: true, jobTypes: true, mayReceiveLearnerKeys: true },
     });
+    const leasesEnded = await endKeyLeases(tx, id, outsideScope(next), "scope", { type: "admin", id: actorId });
     await recordAudit(
-      { actorId, action: "runtime_key.scope", scope: { keyId: id, before: row, after: next }, count: 1 },
+      { actorId, action: "runtime_key.scope", scope: { keyId: id, before: row, after: next, leasesEnded }, count: 1 },
       tx,
     );
     await tx.$executeRaw`SELECT pg_notify(${KEY_CHANNEL}, ${id})`;
@@ -91,15 +107,20 @@ export async function setRuntimeKeyScope(id: string, scope: Partial<KeyScope>, a
 
 /**
  * Revokes a key, audited in the same transaction (revoking a revoked key changes nothing and
- * writes no row). This process drops it from its cache after the revoke commits (dropping it
- * before would let a read that started earlier put it back); other instances drop it when the
- * NOTIFY arrives, which the commit delivers. Either way a cache fill racing the revoke cannot
- * keep it (see findKey).
+ * writes no row), and ends every lease it holds: the jobs are pending again for other Runtimes.
+ * This process drops it from its cache after the revoke commits (dropping it before would let a
+ * read that started earlier put it back); other instances drop it when the NOTIFY arrives, which
+ * the commit delivers. Either way a cache fill racing the revoke cannot keep it (see findKey), and
+ * a claim racing it takes nothing once it has committed (lockKeyRow).
  */
 export async function revokeRuntimeKey(id: string, actorId: string = SCRIPT_ACTOR) {
   const count = await getDb().$transaction(async (tx) => {
+    await lockKeyRow(tx, id);
     const { count } = await tx.runtimeApiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now() } });
-    if (count) await recordAudit({ actorId, action: "runtime_key.revoke", scope: { keyId: id }, count }, tx);
+    if (count) {
+      const leasesEnded = await endKeyLeases(tx, id, Prisma.sql`TRUE`, "revoked", { type: "admin", id: actorId });
+      await recordAudit({ actorId, action: "runtime_key.revoke", scope: { keyId: id, leasesEnded }, count }, tx);
+    }
     await tx.$executeRaw`SELECT pg_notify(${KEY_CHANNEL}, ${id})`;
     return count;
   });
@@ -134,6 +155,33 @@ let revocations = 0;
 function dropCachedKey(id: string) {
   revocations++;
   for (const [hash, v] of keyCache) if (v.id === id) keyCache.delete(hash);
+  for (const wake of watchers.get(id) ?? []) wake();
+}
+
+/** Requests in flight that must learn at once of a change to their key: parked long polls. */
+const watchers = new Map<string, Set<() => void>>();
+
+/**
+ * A signal that aborts when key `id` is revoked or its scopes change (in this process, or in
+ * another through NOTIFY), or when the revocation listener had a gap and changes may have been
+ * missed. `live` is false while no listener is connected: nothing would then abort the signal,
+ * so the caller must read the key itself. Call stop() when done.
+ */
+export function watchKey(id: string) {
+  const ctl = new AbortController();
+  const wake = () => ctl.abort();
+  const live = keyListenerUp();
+  let set = watchers.get(id);
+  if (!set) watchers.set(id, (set = new Set()));
+  set.add(wake);
+  return {
+    signal: ctl.signal,
+    live,
+    stop() {
+      set.delete(wake);
+      if (!set.size && watchers.get(id) === set) watchers.delete(id);
+    },
+  };
 }
 
 function keyListenerUp(): boolean {
@@ -144,6 +192,7 @@ function keyListenerUp(): boolean {
     feed.on("gap", () => {
       revocations++;
       keyCache.clear();
+      for (const set of watchers.values()) for (const wake of set) wake();
     });
   }
   return getJobFeed().connected;

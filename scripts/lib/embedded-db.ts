@@ -3,7 +3,8 @@ import path from "node:path";
 import pg from "pg";
 import { devDbConfig } from "../../server/config";
 
-export type EmbeddedDb = { url: string; stop: () => Promise<void> };
+/** `pid`: the postmaster's, when this process started it (not when it shares one already running). */
+export type EmbeddedDb = { url: string; stop: () => Promise<void>; pid?: number };
 
 const USER = "postgres";
 const PASSWORD = "postgres";
@@ -72,7 +73,7 @@ export async function startEmbeddedDb(opts: {
   }
   await server.start();
   await ensureDatabase(adminUrl, opts.database);
-  return { url, stop: () => server.stop() };
+  return { url, stop: () => server.stop(), pid: runningPid(dir) ?? undefined };
 }
 
 /**

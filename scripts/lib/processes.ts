@@ -1,3 +1,4 @@
+import path from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 
 /** Starts a child in its own process group, so stopping it also stops what it started (next-server). */
@@ -76,4 +77,38 @@ export async function waitForHttp(url: string, timeoutMs = 120_000) {
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts the tether (tether.mjs): a process of its own (its own group and session, so neither a
+ * terminal's signals nor a kill of dev's group reach it) that ends every group and process this
+ * one hands it when this process exits, however it exits (a SIGKILL included: the kernel closes
+ * the pipe it reads).
+ */
+export function startTether() {
+  const tether = spawn(process.execPath, [path.join(import.meta.dirname, "tether.mjs")], {
+    stdio: ["pipe", "ignore", "ignore"],
+    detached: true,
+  });
+  tether.unref();
+  const say = (line: string) => {
+    if (tether.stdin?.writable) tether.stdin.write(`${line}\n`);
+  };
+  return {
+    /**
+     * A child started with startGroup: its whole group ends with this process. The group is kept
+     * after its leader exits, since what the leader started (next-server) may still be in it.
+     */
+    group(child: ChildProcess) {
+      if (child.pid) say(`group ${child.pid}`);
+    },
+    /** One process outside those groups (the embedded postmaster), ended with `signal`. */
+    pid(pid: number, signal: NodeJS.Signals) {
+      say(`pid ${pid} ${signal}`);
+    },
+    /** A process handed over with pid() that has been stopped: forget it (its pid may be reused). */
+    done(pid: number) {
+      say(`done ${pid}`);
+    },
+  };
 }

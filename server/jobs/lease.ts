@@ -8,7 +8,15 @@ import { now } from "../clock";
 import { AppError } from "../errors";
 import { decryptSecret } from "../security/secret-box";
 import { activeCredential } from "../credentials";
-import { FULL_SCOPE, type KeyScope } from "./key-scope";
+import {
+  currentScope,
+  FULL_SCOPE,
+  keyRevoked,
+  keyStillValid,
+  sameScope,
+  scopeRefusal,
+  type KeyScope,
+} from "./key-scope";
 import { HELD_STATUSES, TERMINAL_STATUSES } from "./constants";
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
@@ -78,10 +86,15 @@ const inScope = (scope: KeyScope | undefined) => {
 };
 
 /** Pending, visible (runAfter reached, no cancel asked), of the Runtime's types and within its key's scopes. */
-const takeable = (input: PollInput, at: Date) =>
+const takeable = (input: PollInput, at: Date, lockKey = false) =>
   Prisma.sql`j.status = 'pending' AND ${visible(at)} AND j."jobType" IN (${Prisma.join(
     takeableTypes(input).map((t) => Prisma.sql`${t}::"JobType"`),
-  )})${inScope(input.scope && { ...input.scope, jobTypes: [] })}`;
+  )})${inScope(input.scope && { ...input.scope, jobTypes: [] })}${keyCheck(input, lockKey)}`;
+
+/** A request's key, checked again in the statement that reads or takes jobs for it (keyStillValid). */
+function keyCheck(input: { keyId?: string | null; scope?: KeyScope }, lock: boolean) {
+  return input.keyId ? Prisma.sql` AND ${keyStillValid(input.keyId, input.scope ?? FULL_SCOPE, lock)}` : Prisma.empty;
+}
 
 /**
  * Passed leases, ended exactly as the sweep ends them (expired → pending with retryCount + 1 and
@@ -173,7 +186,7 @@ export function claimStatement(input: PollInput, at: Date, table?: string) {
 export function claimSpec(input: PollInput, at: Date): TransitionSpec {
   return {
     action: "claim",
-    where: takeable(input, at),
+    where: takeable(input, at, true),
     batch: { orderBy: QUEUE_ORDER, limit: clampLimit(input.limit) },
     to: Prisma.sql`'locked'`,
     set: lockSet(input, at),
@@ -184,11 +197,11 @@ export function claimSpec(input: PollInput, at: Date): TransitionSpec {
 
 export async function lockJob(jobId: string, runtimeInstanceId: string, keyId?: string | null, scope?: KeyScope) {
   const holder: Holder = { runtimeInstanceId, keyId };
-  for (let tries = 0; tries < 2; tries++) {
+  for (let tries = 0; tries < 3; tries++) {
     const at = now();
     const rows = await transition(getDb(), {
       action: "lock",
-      where: Prisma.sql`j.id = ${jobId} AND ${visible(at)}${inScope(scope)}`,
+      where: Prisma.sql`j.id = ${jobId} AND ${visible(at)}${inScope(scope)}${keyCheck({ keyId, scope }, true)}`,
       to: Prisma.sql`'locked'`,
       set: lockSet(holder, at),
       actor: { type: "runtime", id: runtimeInstanceId },
@@ -201,6 +214,15 @@ export async function lockJob(jobId: string, runtimeInstanceId: string, keyId?: 
       select: { status: true, lockUntil: true, runAfter: true, cancelRequested: true, jobType: true, apiKeyMode: true },
     });
     if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+    if (keyId) {
+      // The key check in the statement may have refused: revoked, or its scopes changed meanwhile.
+      const fresh = await currentScope(keyId);
+      if (!fresh) throw keyRevoked();
+      if (scope && !sameScope(fresh, scope)) {
+        scope = fresh;
+        continue;
+      }
+    }
     const refused = scopeRefusal(job, scope);
     if (refused) throw new AppError("JOB_NOT_LOCKABLE", refused, { status: job.status, reason: "key_scope" });
     if (HELD_STATUSES.includes(job.status)) {
@@ -250,16 +272,6 @@ export async function heartbeat(jobId: string, input: HeartbeatInput) {
   const row = rows[0];
   if (!row) throw await lockLost(jobId, input);
   return { lockUntil: row.lockUntil!, cancelRequested: row.cancelRequested };
-}
-
-/** Why a key's scopes forbid a job, or null. */
-function scopeRefusal(job: { jobType: JobType; apiKeyMode: string }, scope: KeyScope | undefined) {
-  if (!scope) return null;
-  if (scope.jobTypes.length && !scope.jobTypes.includes(job.jobType))
-    return `this Runtime key may not run ${job.jobType} jobs (its scope: ${scope.jobTypes.join(", ")})`;
-  if (job.apiKeyMode === "user_deepseek_key" && !scope.mayReceiveLearnerKeys)
-    return "this job runs on the learner's own key, which this Runtime key may not receive";
-  return null;
 }
 
 function clampLimit(limit: number) {

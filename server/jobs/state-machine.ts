@@ -27,6 +27,12 @@ export const ACTIONS = {
   requestCancel: { from: ["locked", "running"], to: [] },
   /** Lease passed or execution timeout: expired, then pending / failed (or cancelled if asked to stop). */
   expire: { from: ["locked", "running", "expired"], to: ["pending", "failed", "cancelled"] },
+  /**
+   * The key holding the lease was revoked, or its scopes no longer cover the job (SPEC §7): the
+   * lease ends at once, the job goes back to pending for another Runtime (no retry spent: the job
+   * did nothing wrong), or ends cancelled if cancel was asked.
+   */
+  keyLost: { from: ["locked", "running"], to: ["pending", "cancelled"] },
   /** Erasure (server/learners/erase.ts): every job still in flight ends cancelled at once, held or not. */
   eraseCancel: { from: ["pending", "locked", "running", "expired"], to: ["cancelled"] },
 } as const satisfies Record<string, { from: readonly JobStatus[]; to: readonly JobStatus[] }>;

@@ -13,6 +13,14 @@ export const DEEPSEEK_DEFAULTS = {
   maxResponseBytes: 1024 * 1024,
 };
 
+/**
+ * An error answer's body is read only for its message: at most this many bytes, and for at most
+ * ERROR_BODY_WAIT_MS (within the call's deadline). A proxy's 2 MiB page, or one that declares a
+ * gigabyte and then stalls, is cut there; the status alone decides the failure and its retry.
+ */
+const ERROR_BODY_BYTES = 8 * 1024;
+const ERROR_BODY_WAIT_MS = 1000;
+
 export type DeepSeekOptions = {
   /** The platform key, or the learner's own key from the lock response (user_deepseek_key jobs). */
   apiKey: string | undefined;
@@ -87,6 +95,9 @@ async function post(
       signal: deadline.signal,
     });
     phase = "body";
+    // The status first: an error answer's body is only its message, never a reason to fail otherwise.
+    if (res.status < 200 || res.status > 299)
+      return { status: res.status, headers: res.headers, text: await readHead(res.body, ERROR_BODY_BYTES) };
     return { status: res.status, headers: res.headers, text: await readCapped(res, o.maxBytes) };
   } catch (e) {
     // Cancelled or shutting down: the caller's reason, not a provider failure.
@@ -114,6 +125,33 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
       `DeepSeek's answer is over the ${maxBytes}-byte cap (DEEPSEEK_MAX_RESPONSE_BYTES): it could not be stored`,
     );
   return text;
+}
+
+/**
+ * The start of an error answer's body: up to `limit` bytes, whatever arrived within
+ * ERROR_BODY_WAIT_MS, or what came before the connection failed. Never throws; the rest is not read.
+ */
+async function readHead(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ERROR_BODY_WAIT_MS)));
+  try {
+    while (size < limit) {
+      const next = await Promise.race([reader.read(), waited]);
+      if (!next || next.done) break;
+      chunks.push(next.value);
+      size += next.value.byteLength;
+    }
+  } catch {
+    // reset or aborted mid-page: what arrived is the message
+  } finally {
+    clearTimeout(timer);
+    void reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString("utf8");
 }
 
 /** The `message` of an OpenAI-style error body, or the start of whatever came instead. */

@@ -168,7 +168,7 @@ describe("priority, single actions and the audit trail", () => {
       (a) => a.actorId === admin.user.id,
     );
     expect(items.find((a) => a.action === "job.rerun")?.scope).toMatchObject({ jobId: failed, newJobId: rerun.job.id });
-    expect(items.find((a) => a.action === "runtime_key.revoke")?.scope).toEqual({ keyId: key.id });
+    expect(items.find((a) => a.action === "runtime_key.revoke")?.scope).toEqual({ keyId: key.id, leasesEnded: 0 });
     expect(JSON.stringify(items)).not.toContain(key.key);
   });
 });

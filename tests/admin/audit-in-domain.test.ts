@@ -121,7 +121,7 @@ describe("Runtime keys", () => {
         count: 1,
         scope: { keyId: key.id, name: key.name, prefix: key.prefix, jobTypes: [], mayReceiveLearnerKeys: false },
       },
-      { action: "runtime_key.revoke", count: 1, scope: { keyId: key.id } },
+      { action: "runtime_key.revoke", count: 1, scope: { keyId: key.id, leasesEnded: 0 } },
     ]);
     expect(JSON.stringify(rows)).not.toContain(key.key);
   });

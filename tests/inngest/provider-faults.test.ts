@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { advanceClock, now, resetClock } from "@/server/clock";
 import { getAdminJobDetail } from "@/server/admin/job-detail";
 import { executeJob, type SleepUntil, type Step } from "@/server/worker/execute";
-import type { Reply } from "../providers/fake-openai-server";
+import { JOB_TYPES } from "@/server/job-types";
+import { errorPage, type Reply } from "../providers/fake-openai-server";
 import { faultScene, gaps } from "../runtime/faults";
 import { jobRow } from "../helpers/factories";
 
@@ -84,6 +85,7 @@ type Case = {
   maxRetryCount?: number;
   env?: Record<string, string>;
 };
+const proxy503 = { status: 503, headers: { "retry-after": "10" } } as const;
 const CASES: Case[] = [
   { name: "401", script: () => [error(401)], status: "failed", codes: ["INVALID_CREDENTIAL"], calls: 1 },
   {
@@ -131,6 +133,25 @@ const CASES: Case[] = [
     calls: 2,
     minSleeps: [1000],
     maxSleeps: [1000],
+  },
+  // A proxy's 503 page: the status decides (retried, Retry-After kept), never the page's size.
+  {
+    name: "503 with Retry-After: 10 and a 2 MiB HTML page (over the 1 MiB answer cap)",
+    script: (g) => [{ ...proxy503, raw: errorPage(2 * 1024 * 1024), contentType: "text/html" }, { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+    minSleeps: [2000],
+    maxSleeps: [2000],
+  },
+  {
+    name: "503 with Retry-After: 10 declaring a 1 GiB body, a little sent, then held",
+    script: (g) => [{ ...proxy503, declaredBytes: 1024 ** 3, then: "hold" }, { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+    minSleeps: [2000],
+    maxSleeps: [2000],
   },
   {
     name: "429 with Retry-After: 60 (capped at 2 s)",
@@ -243,6 +264,18 @@ describe("the in-app Inngest worker against a misbehaving provider", () => {
       expect(usage.map((u) => u.attemptNo)).toEqual(Array.from({ length: row.attemptNo }, (_, i) => i + 1));
       expect(usage.map((u) => u.outcome).filter((o) => o !== "succeeded")).toEqual(c.codes);
       expect(s.otherOutcomes.map((o) => o.outcome)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    });
+  }
+
+  for (const jobType of JOB_TYPES) {
+    it(`${jobType}: a 503 with a 2 MiB page, then a 500, then an answer → succeeded on the third attempt`, async () => {
+      const page = { ...proxy503, raw: errorPage(2 * 1024 * 1024), contentType: "text/html" };
+      const s = await scene((g) => [page, error(500), { content: g }], { jobType, others: 0 });
+      expect(s.outcome).toMatchObject({ outcome: "succeeded", attempts: 3 });
+      const row = await jobRow(s.job.id);
+      expect(row.jobType).toBe(jobType);
+      expect(await s.codes()).toEqual(["TEMPORARY_PROVIDER_ERROR", "TEMPORARY_PROVIDER_ERROR"]);
+      expect(row.result).toMatchObject({ attemptNo: 3, modelProvider: "deepseek", output: JSON.parse(s.good) });
     });
   }
 

@@ -10,8 +10,13 @@ export type Reply =
   | { status?: number; content: string; model?: string; usage?: unknown; delayMs?: number; padBytes?: number }
   /** An OpenAI-style error body; `headers` e.g. Retry-After. */
   | { status: number; error: { message: string; type?: string; code?: string }; headers?: Record<string, string> }
-  /** Any body verbatim (HTML, truncated JSON, `choices: []`). */
-  | { status?: number; raw: string; contentType?: string }
+  /** Any body verbatim (HTML, truncated JSON, `choices: []`); `headers` e.g. Retry-After. */
+  | { status?: number; raw: string; contentType?: string; headers?: Record<string, string> }
+  /**
+   * Headers declaring a body of `declaredBytes` (a proxy's error page, say), the first bytes of it,
+   * then the connection is held open ("hold") or closed ("close") with the body unfinished.
+   */
+  | { status: number; declaredBytes: number; then: "hold" | "close"; headers?: Record<string, string> }
   /** Never answers: no headers. */
   | { hang: true }
   /** Closes the connection before any header. */
@@ -83,8 +88,21 @@ export async function startFakeOpenAI(
         return setTimeout(() => req.socket.destroy(), 20);
       }
       if ("raw" in reply) {
-        res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json" });
+        res.writeHead(reply.status ?? 200, {
+          "content-type": reply.contentType ?? "application/json",
+          ...reply.headers,
+        });
         return res.end(reply.raw);
+      }
+      if ("declaredBytes" in reply) {
+        res.writeHead(reply.status, {
+          "content-type": "text/html",
+          "content-length": String(reply.declaredBytes),
+          ...reply.headers,
+        });
+        res.write("<!doctype html><html><head><title>503 Service Unavailable</title></head><body>");
+        if (reply.then === "close") setTimeout(() => req.socket.destroy(), 20);
+        return undefined;
       }
       if ("error" in reply) {
         res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
@@ -123,6 +141,13 @@ export async function startFakeOpenAI(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A proxy's error page of about `bytes` bytes (HTML, not the provider's JSON error). */
+export function errorPage(bytes: number) {
+  const head =
+    "<!doctype html><html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1>";
+  return head + "<p>The upstream is overloaded.</p>".repeat(Math.ceil((bytes - head.length) / 34)) + "</body></html>";
 }
 
 /** A port on which nothing listens (connection refused). */

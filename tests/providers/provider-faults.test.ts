@@ -5,8 +5,9 @@ import { runPipeline } from "@/server/pipeline/run-pipeline";
 import { deepseekProvider } from "@/server/providers/deepseek";
 import { retryAfterMs } from "@/server/providers/http-failures";
 import { analyse } from "@/server/providers/local";
-import { AS_OF, smallSnapshot } from "../pipeline/fixtures";
-import { startFakeOpenAI, type Reply } from "./fake-openai-server";
+import { JOB_TYPES, paramsSchemas, targetTypesOf, type JobTypeName } from "@/server/job-types";
+import { AS_OF, materialSnapshot, smallSnapshot } from "../pipeline/fixtures";
+import { errorPage, startFakeOpenAI, type Reply } from "./fake-openai-server";
 
 const job = { jobType: "weak_point_analysis", params: {}, snapshot: smallSnapshot(), asOf: AS_OF };
 const good = JSON.stringify(analyse("weak_point_analysis", smallSnapshot(), {}, AS_OF));
@@ -16,7 +17,17 @@ afterEach(async () => {
   close = null;
 });
 
-async function run(script: Reply[], opts: { timeoutMs?: number; maxResponseBytes?: number } = {}) {
+/** A job of `type` on smallSnapshot (its material for a type that runs on materials), with default params. */
+function jobOf(type: JobTypeName) {
+  const snapshot = targetTypesOf(type).includes("user") ? smallSnapshot() : materialSnapshot();
+  return { jobType: type, params: paramsSchemas[type].parse({}) as Record<string, unknown>, snapshot, asOf: AS_OF };
+}
+
+async function run(
+  script: Reply[],
+  opts: { timeoutMs?: number; maxResponseBytes?: number } = {},
+  input: { jobType: string; params: Record<string, unknown>; snapshot: unknown; asOf: Date } = job,
+) {
   const server = await startFakeOpenAI(script);
   close = server.close;
   const provider = deepseekProvider({
@@ -26,7 +37,7 @@ async function run(script: Reply[], opts: { timeoutMs?: number; maxResponseBytes
     maxResponseBytes: opts.maxResponseBytes,
   });
   const started = Date.now();
-  const outcome = await runPipeline(job, { provider }).then(
+  const outcome = await runPipeline(input as typeof job, { provider }).then(
     (result) => ({ result, error: null }),
     (error: unknown) => ({ result: null, error: error as { code?: string; message: string; retryAfterMs?: number } }),
   );
@@ -86,6 +97,50 @@ describe("deepseek provider: every misbehaviour of the provider classified, boun
       expect(error!.message).not.toMatch(/TypeError|Cannot read/);
       expect(server.requests).toHaveLength(1);
       expect(usageOf(error)).toMatchObject({ provider: "deepseek", durationMs: expect.any(Number) });
+    });
+  }
+
+  const PROXY_503: [string, Reply][] = [
+    [
+      "a 2 MiB HTML page",
+      { status: 503, raw: errorPage(2 * 1024 * 1024), contentType: "text/html", headers: { "retry-after": "10" } },
+    ],
+    [
+      "a declared 1 GiB body, a little sent, then held",
+      { status: 503, declaredBytes: 1024 ** 3, then: "hold", headers: { "retry-after": "10" } },
+    ],
+    [
+      "a declared 1 GiB body, a little sent, then closed",
+      { status: 503, declaredBytes: 1024 ** 3, then: "close", headers: { "retry-after": "10" } },
+    ],
+  ];
+  for (const [name, reply] of PROXY_503) {
+    it(`classifies a 503 with ${name} by its status: TEMPORARY_PROVIDER_ERROR with its Retry-After, never the size cap`, async () => {
+      const { error, server } = await run([reply]);
+      expect(error).toMatchObject({ name: "JobFailure", code: "TEMPORARY_PROVIDER_ERROR", retryAfterMs: 10_000 });
+      expect(error!.message).toContain("DeepSeek answered 503: <!doctype html>");
+      expect(error!.message).not.toContain("cap");
+      expect(server.requests).toHaveLength(1);
+    });
+  }
+
+  for (const type of JOB_TYPES) {
+    it(`${type}: a 503 page, a 500 and a stalled body are classified; a good answer is the job's output`, async () => {
+      const input = jobOf(type);
+      const good = analyse(type, input.snapshot, input.params as never, AS_OF);
+      for (const [reply, code] of [
+        [PROXY_503[0]![1], "TEMPORARY_PROVIDER_ERROR"],
+        [{ status: 500, error: { message: "boom" } }, "TEMPORARY_PROVIDER_ERROR"],
+        [{ stallBody: true }, "MODEL_TIMEOUT"],
+      ] as [Reply, string][]) {
+        const failed = await run([reply], { timeoutMs: 1_500 }, input);
+        expect(failed.error).toMatchObject({ code });
+        await close?.();
+        close = null;
+      }
+      const { result, error } = await run([{ content: JSON.stringify(good) }], {}, input);
+      expect(error).toBeNull();
+      expect(result!.output).toEqual(good);
     });
   }
 

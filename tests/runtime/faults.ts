@@ -4,23 +4,29 @@ import { encryptSecret } from "@/server/security/secret-box";
 import { createLearner, createTestJob, jobRow, type Learner } from "../helpers/factories";
 import { startFakeOpenAI, type Reply } from "../providers/fake-openai-server";
 import { eventually } from "../helpers/eventually";
+import type { JobType } from "@/server/generated/prisma/enums";
 
 /**
- * A learner with one job under test (weak_point_analysis, answered by the fake's script) and
- * other jobs (flashcard_generation, answered well by the fake's route) that must keep flowing
- * through the same executor while the first one meets a misbehaving provider.
+ * A learner with one job under test (weak_point_analysis unless `jobType` says otherwise, answered
+ * by the fake's script; `good` is a valid answer for it) and other jobs (flashcard_generation,
+ * answered well by the fake's route) that must keep flowing through the same executor while the
+ * first one meets a misbehaving provider.
  */
 export async function faultScene(
   script: (good: string) => Reply[],
-  opts: { maxRetryCount?: number; others?: number; userKey?: string } = {},
+  opts: { maxRetryCount?: number; others?: number; userKey?: string; jobType?: JobType } = {},
 ) {
+  const jobType = opts.jobType ?? "weak_point_analysis";
+  // The route answers flashcard prompts: a flashcard job under test would never reach the script.
+  if (jobType === "flashcard_generation" && opts.others !== 0)
+    throw new Error("a flashcard_generation job under test needs others: 0");
   const learner: Learner = await createLearner();
   if (opts.userKey) {
     await getDb().userCredential.create({
       data: { userId: learner.user.id, ciphertext: encryptSecret(opts.userKey), last4: opts.userKey.slice(-4) },
     });
   }
-  const job = await createTestJob(learner, "weak_point_analysis", {
+  const job = await createTestJob(learner, jobType, {
     maxRetryCount: opts.maxRetryCount ?? 3,
     ...(opts.userKey ? { apiKeyMode: "user_deepseek_key" as const } : {}),
   });
@@ -29,13 +35,14 @@ export async function faultScene(
   );
   const row = await jobRow(job.id);
   const snapshot = await getDb().snapshot.findUniqueOrThrow({ where: { id: row.snapshotId! } });
-  const good = JSON.stringify(analyse("weak_point_analysis", snapshot.content as never, {}, snapshot.createdAt));
+  const good = JSON.stringify(analyse(jobType, snapshot.content as never, row.params as never, snapshot.createdAt));
   const cardParams = others[0] ? (await jobRow(others[0].id)).params : { count: 10 };
   const cards = JSON.stringify(
     analyse("flashcard_generation", snapshot.content as never, cardParams as never, snapshot.createdAt),
   );
   const fake = await startFakeOpenAI(script(good), {
-    route: (body) => (JSON.stringify(body.messages).includes("Write flashcards") ? { content: cards } : undefined),
+    route: (body) =>
+      others.length && JSON.stringify(body.messages).includes("Write flashcards") ? { content: cards } : undefined,
   });
   return {
     learner,

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getAdminJobDetail } from "@/server/admin/job-detail";
 import { runtimeKey } from "../helpers/factories";
-import type { Reply } from "../providers/fake-openai-server";
+import { JOB_TYPES } from "@/server/job-types";
+import { errorPage, type Reply } from "../providers/fake-openai-server";
 import { startApiServer } from "./api-server";
 import { faultScene, gaps } from "./faults";
 import { startTestRuntime } from "./harness";
@@ -54,6 +55,15 @@ const error = (status: number, message = "error", headers?: Record<string, strin
   ...(headers ? { headers } : {}),
 });
 
+/** A proxy's 503 page (Retry-After: 10, beyond the 2 s cap here) of 2 MiB, twice the answer cap. */
+const page503 = (): Reply => ({
+  status: 503,
+  raw: errorPage(2 * 1024 * 1024),
+  contentType: "text/html",
+  headers: { "retry-after": "10" },
+});
+const huge503 = { status: 503, declaredBytes: 1024 ** 3, headers: { "retry-after": "10" } } as const;
+
 type Case = {
   name: string;
   script: (good: string) => Reply[];
@@ -100,6 +110,34 @@ const CASES: Case[] = [
     codes: ["TEMPORARY_PROVIDER_ERROR"],
     calls: 2,
     minGaps: [1000],
+  },
+  {
+    // A proxy's page: the status says what happened, the body's size never turns it into INVALID_SCHEMA.
+    name: "503 with Retry-After: 10 and a 2 MiB HTML page (over the 1 MiB answer cap), then an answer",
+    script: (g) => [page503(), { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+    minGaps: [2000],
+    maxGaps: [4000],
+  },
+  {
+    name: "503 with Retry-After: 10 declaring a 1 GiB body, a little of it sent, then held, then an answer",
+    script: (g) => [{ ...huge503, then: "hold" }, { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+    minGaps: [2000],
+    maxGaps: [5000],
+  },
+  {
+    name: "503 with Retry-After: 10 declaring a 1 GiB body, a little of it sent, then closed, then an answer",
+    script: (g) => [{ ...huge503, then: "close" }, { content: g }],
+    status: "succeeded",
+    codes: ["TEMPORARY_PROVIDER_ERROR"],
+    calls: 2,
+    minGaps: [2000],
+    maxGaps: [4000],
   },
   {
     name: "429 with Retry-After: 60 (beyond the 2 s cap), then an answer",
@@ -241,6 +279,23 @@ describe("reference Runtime against a misbehaving provider (fake OpenAI-compatib
       expect(usage.every((u) => u.provider === "deepseek" && u.durationMs >= 0 && u.promptTokens >= 0)).toBe(true);
       await s.othersSucceeded();
       expect(s.rt.has("job.error")).toBeUndefined();
+    });
+  }
+
+  for (const jobType of JOB_TYPES) {
+    it(`${jobType}: a 503 with a 2 MiB page, then a 500, then an answer → succeeded on the third attempt`, async () => {
+      const s = await scene(
+        (g) => [page503(), error(500), { content: g }],
+        { jobType, others: 0 },
+        {
+          RUNTIME_CAPABILITIES: jobType,
+        },
+      );
+      const row = await s.finished();
+      expect(row.status).toBe("succeeded");
+      expect(row.jobType).toBe(jobType);
+      expect(await s.codes()).toEqual(["TEMPORARY_PROVIDER_ERROR", "TEMPORARY_PROVIDER_ERROR"]);
+      expect(row.result).toMatchObject({ attemptNo: 3, modelProvider: "deepseek", output: JSON.parse(s.good) });
     });
   }
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { advanceClock, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
+import { JOB_TYPES } from "@/server/job-types";
 import { cancelJob } from "@/server/jobs/cancel";
 import { checkOutput } from "@/server/jobs/quality";
 import { sweepJob } from "@/server/jobs/sweep";
@@ -47,17 +48,7 @@ const status = (id: string, want: string) => async () => {
 describe("reference Runtime against the real Runtime routes over HTTP", () => {
   it("runs a job of every type to a stored, valid result, heartbeating at each stage", async () => {
     const learner = await createLearner();
-    const jobs = await Promise.all(
-      (
-        [
-          "learning_state_analysis",
-          "weak_point_analysis",
-          "next_action_planning",
-          "quiz_generation",
-          "flashcard_generation",
-        ] as const
-      ).map((t) => createTestJob(learner, t)),
-    );
+    const jobs = await Promise.all(JOB_TYPES.map((t) => createTestJob(learner, t)));
     // auto without a DeepSeek key: the local analyzer.
     const rt = runtime({ RUNTIME_PROVIDER: "auto" });
     for (const job of jobs) {
@@ -79,6 +70,7 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
         checkOutput(job.jobType, "v1", row.result!.output, {
           knowledgePointIds: new Set(content.knowledgePoints.map((k) => k.id)),
           params: row.params,
+          snapshot: content,
         }),
       ).toMatchObject({ ok: true });
       expect(row.events.map((e) => e.toStatus)).toEqual(["pending", "locked", "running", "succeeded"]);

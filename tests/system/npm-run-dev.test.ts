@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/app-server";
 import { awaitGroupGone, waitForHttp } from "../../scripts/lib/processes";
+import { eventually } from "../helpers/eventually";
 
 /**
  * `npm run dev` as a newcomer runs it, with nothing set up: no DATABASE_URL, no secrets. It must
@@ -28,10 +29,8 @@ const portFree = (p: number) =>
   });
 const origin = () => `http://localhost:${port}`;
 
-beforeAll(async () => {
-  port = process.env.PORT ? Number(process.env.PORT) : await freePort();
-  pgPort = process.env.EMBEDDED_PG_PORT ? Number(process.env.EMBEDDED_PG_PORT) : await freePort();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "ajr-npm-run-dev-"));
+/** `npm run dev` in the checkout, as its own process group, with this file's ports and data folder. */
+function startDev() {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
@@ -46,6 +45,13 @@ beforeAll(async () => {
   const keep = (b: Buffer) => (output = (output + b.toString()).slice(-20_000));
   dev.stdout!.on("data", keep);
   dev.stderr!.on("data", keep);
+}
+
+beforeAll(async () => {
+  port = process.env.PORT ? Number(process.env.PORT) : await freePort();
+  pgPort = process.env.EMBEDDED_PG_PORT ? Number(process.env.EMBEDDED_PG_PORT) : await freePort();
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "ajr-npm-run-dev-"));
+  startDev();
   // initdb, migrations, seed and the first compile of the page, on a loaded machine.
   await waitForHttp(`http://127.0.0.1:${port}/sign-in`, 280_000).catch((e) => {
     throw new Error(`${(e as Error).message}\n${output}`);
@@ -111,4 +117,80 @@ describe("[SYSTEM] npm run dev, from nothing", () => {
     expect(await portFree(port)).toBe(true);
     expect(await portFree(pgPort)).toBe(true);
   });
+
+  it("killed hard (SIGKILL), it leaves no process behind, and npm run dev starts again in the same folder", async () => {
+    output = "";
+    startDev();
+    await waitForHttp(`http://127.0.0.1:${port}/api/health`, 280_000).catch((e) => {
+      throw new Error(`${(e as Error).message}\n${output}`);
+    });
+    await eventually("the reference Runtime started", async () => output.includes("[dev] reference Runtime started"));
+    // The node process running scripts/dev.ts (under npm, sh and tsx's own launcher).
+    const ts = deepest(processes().filter((p) => p.pgid === dev!.pid && p.cmdline.includes("scripts/dev.ts")));
+    const started = descendants(ts.pid);
+    // next (and next-server), the Runtime, the postmaster and its backends, the tether.
+    expect(started.length).toBeGreaterThanOrEqual(4);
+    process.kill(ts.pid, "SIGKILL");
+    const left = await eventually(
+      "everything dev started has ended",
+      async () => {
+        const alive = new Set(processes().map((p) => p.pid));
+        const still = [...started, ...processes().filter((p) => p.pgid === dev!.pid)].filter((p) => alive.has(p.pid));
+        return still.length === 0 ? [] : null;
+      },
+      60_000,
+    ).catch(() => processes().filter((p) => started.some((s) => s.pid === p.pid)));
+    expect(left.map((p) => p.cmdline)).toEqual([]);
+    expect(await portFree(port)).toBe(true);
+    expect(await portFree(pgPort)).toBe(true);
+
+    output = "";
+    startDev();
+    await waitForHttp(`http://127.0.0.1:${port}/api/health`, 280_000).catch((e) => {
+      throw new Error(`${(e as Error).message}\n${output}`);
+    });
+    expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+    expect(output).toMatch(/\[dev\] database schema is current/);
+  });
 });
+
+type Proc = { pid: number; ppid: number; pgid: number; cmdline: string };
+
+/** Every live process (zombies, which are only waiting to be reaped, left out), from /proc. */
+function processes(): Proc[] {
+  const out: Proc[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+      const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (state === "Z" || state === "X") continue;
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+      out.push({ pid: Number(entry), ppid: Number(ppid), pgid: Number(pgid), cmdline });
+    } catch {
+      // ended while we looked
+    }
+  }
+  return out;
+}
+
+function descendants(pid: number): Proc[] {
+  const all = processes();
+  const found: Proc[] = [];
+  const walk = (parent: number) => {
+    for (const p of all.filter((q) => q.ppid === parent)) {
+      found.push(p);
+      walk(p.pid);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+/** Of processes in a parent chain, the one whose parent is among them and none of whose children is. */
+function deepest(chain: Proc[]): Proc {
+  const leaf = chain.find((p) => !chain.some((q) => q.ppid === p.pid));
+  if (!leaf) throw new Error("scripts/dev.ts is not running");
+  return leaf;
+}
