@@ -23,6 +23,7 @@ const TRANSITION_SPANS: Record<Action, string> = {
   cancelPending: "job.cancel",
   requestCancel: "job.cancel_request",
   expire: "job.expire",
+  keyLost: "job.key_lost",
   eraseCancel: "job.erase_cancel",
 };
 
