@@ -13,7 +13,7 @@ const big = (v: bigint) => v.toString();
  * Everything stored about one learner (SPEC §10, data rights), as one JSON-ready object: account
  * fields (no password hash, no session token, no OAuth tokens), sign-in methods, sessions,
  * consent, credentials as their last four characters only, materials, knowledge points, quiz
- * attempts, study sessions, flashcard marks, next-action ticks, snapshots, jobs with params,
+ * attempts, study sessions, flashcard marks, review cards with their review logs, next-action ticks, snapshots, jobs with params,
  * results, rejections, usage and events, quota counters and overrides. Other people are not
  * named: events and overrides leave out which admin or Runtime acted.
  *
@@ -52,6 +52,7 @@ export async function exportLearnerData(userId: string, actor: DataRightsActor) 
         studySessions,
         flashcardMarks,
         nextActionTicks,
+        reviewCards,
         snapshots,
         jobs,
         usage,
@@ -115,6 +116,12 @@ export async function exportLearnerData(userId: string, actor: DataRightsActor) 
           select: { jobId: true, actionIndex: true, createdAt: true },
           orderBy: [{ jobId: "asc" }, { actionIndex: "asc" }],
         }),
+        await tx.reviewCard.findMany({
+          where,
+          omit: { userId: true },
+          include: { logs: { omit: { userId: true, cardId: true }, orderBy: { reviewedAt: "asc" } } },
+          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        }),
         await tx.snapshot.findMany({
           where,
           select: { id: true, targetType: true, targetId: true, contentHash: true, content: true, createdAt: true },
@@ -161,6 +168,7 @@ export async function exportLearnerData(userId: string, actor: DataRightsActor) 
         studySessions,
         flashcardMarks,
         nextActionTicks,
+        reviewCards,
         snapshots,
         jobs: jobs.map((j) => ({
           ...j,
