@@ -62,7 +62,7 @@ export type JobTypeDefinition<
   prompt: { task: string; rules?: (params: Record<string, unknown>, locale: Locale) => string[] };
   /**
    * The local analyzer: a pure function of snapshot, params, the snapshot's time and the job's
-   * language (every text it writes comes from templates in both languages, providers/local/templates.ts).
+   * language (every text it writes comes from templates in both languages, job-types/shared/templates.ts).
    */
   analyse(snapshot: SnapshotContent, params: z.infer<P>, asOf: Date, locale: Locale): z.infer<O>;
 };

@@ -5,6 +5,7 @@ import { REJECTION_LIMITS } from "../jobs/rejection-limits";
 import { MAX_RESULTS_PER_REQUEST } from "../jobs/constants";
 import { DEFAULT_LOCALE, LOCALES } from "../i18n/locales";
 import { refuseUnstorable } from "../security/storable-text";
+import { USAGE_LIMITS, usageSchema } from "./usage";
 
 /**
  * The Runtime HTTP protocol (SPEC §4) as zod schemas: the route handlers parse requests with
@@ -52,23 +53,12 @@ export const heartbeatRequest = z
 export const RESULT_LIMITS = {
   /** Default of RUNTIME_MAX_BODY_BYTES: a larger request body is refused with 413. */
   maxBodyBytes: 256 * 1024,
-  modelProvider: 64,
-  modelName: 128,
+  modelProvider: USAGE_LIMITS.provider,
+  modelName: USAGE_LIMITS.model,
   promptVersion: 64,
 } as const;
 
-/**
- * SPEC §4 usage of one attempt: every model call of the attempt summed (quality loops included).
- * Accepted on result and on fail, stored per attempt for cost accounting. Unknown keys are dropped.
- */
-export const usageSchema = z.object({
-  provider: z.string().max(RESULT_LIMITS.modelProvider).optional(),
-  model: z.string().max(RESULT_LIMITS.modelName).optional(),
-  promptTokens: z.number().int().min(0).max(1_000_000_000).optional(),
-  completionTokens: z.number().int().min(0).max(1_000_000_000).optional(),
-  durationMs: z.number().int().min(0).max(86_400_000).optional(),
-});
-export type Usage = z.infer<typeof usageSchema>;
+export { usageSchema, type Usage } from "./usage";
 
 /** A result's fields, as POST /{jobId}/result takes them and as each item of POST /results does. */
 const resultFields = {

@@ -1,39 +1,11 @@
-import { z } from "zod";
-import type { Locale } from "../i18n/locales";
-import { generateQuiz } from "../providers/local/quiz";
-import { TEMPLATES } from "../providers/local/templates";
-import { defineJobType } from "./define";
-import { difficultySchema, duplicates, id, norm, questionTypeSchema, text } from "./fields";
+import type { Locale } from "../../i18n/locales";
+import { defineJobType } from "../define";
+import { duplicates, norm } from "../fields";
+import { TEMPLATES } from "../shared/templates";
+import { generateQuiz } from "./analyse";
+import { quizParamsSchema, quizSchema } from "./schema";
 
-export const quizSchema = z.strictObject({
-  questions: z
-    .array(
-      z.strictObject({
-        type: questionTypeSchema,
-        stem: text(1000),
-        options: z.array(text(300)).max(8),
-        answer: text(1000),
-        explanation: text(2000),
-        knowledgePointId: id,
-        difficulty: difficultySchema,
-      }),
-    )
-    .min(1)
-    .max(20),
-});
-export type Quiz = z.infer<typeof quizSchema>;
-
-export const quizParamsSchema = z.strictObject({
-  count: z.number().int().min(1).max(20).default(5),
-  difficulty: z.enum(["easy", "medium", "hard", "mixed"]).default("mixed"),
-  questionTypes: z
-    .array(questionTypeSchema)
-    .min(1)
-    .max(3)
-    .refine((a) => new Set(a).size === a.length, "question types must be distinct")
-    .default(["single_choice", "true_false"]),
-});
-export type QuizParams = z.infer<typeof quizParamsSchema>;
+export * from "./schema";
 
 /** The true/false option pairs, normalised and sorted: the learner's language's, and English's (models often keep it). */
 function trueFalsePairs(locale: Locale) {

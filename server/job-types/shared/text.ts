@@ -1,4 +1,4 @@
-import { graphemes, hasCjk, type SnapshotContent } from "../../job-types/fields";
+import { graphemes, hasCjk, type SnapshotContent } from "../fields";
 
 const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
@@ -23,7 +23,7 @@ export function clip(s: string, max: number, fallback = "—") {
 const MIN_SENTENCE = { latin: 20, cjk: 8 } as const;
 
 /** The API's comparison (NFKC, case, spaces, CJK): a text the generator thinks new is new to the quality rules too. */
-export { norm } from "../../job-types/fields";
+export { norm } from "../fields";
 
 /** A text's sentences: after . ! ? and a space, or after 。！？； (Chinese puts no space after them), or a line break. */
 export function sentences(text: string): string[] {

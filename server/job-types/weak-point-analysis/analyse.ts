@@ -1,9 +1,9 @@
-import type { SnapshotContent } from "../../job-types/fields";
+import type { SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
-import type { WeakPoints } from "../../job-types/weak-point-analysis";
-import { knowledgeStats, pct, rankWeak, severityOf, type KpStats } from "./statistics";
-import { templatesFor } from "./templates";
-import { clip, materialTitleOf, statementOf, titleOf } from "./text";
+import type { WeakPoints } from "./schema";
+import { knowledgeStats, pct, rankWeak, severityOf, type KpStats } from "../shared/statistics";
+import { templatesFor } from "../shared/templates";
+import { clip, materialTitleOf, statementOf, titleOf } from "../shared/text";
 
 export function evidenceOf(s: KpStats, locale: Locale = "en"): string[] {
   const W = templatesFor(locale).weakPoints;

@@ -1,27 +1,9 @@
 import { z } from "zod";
-import { analyseLearningState } from "../providers/local/learning-state";
-import { defineJobType } from "./define";
-import { id, text, unit } from "./fields";
+import { defineJobType } from "../define";
+import { analyseLearningState } from "./analyse";
+import { learningAnalysisSchema } from "./schema";
 
-export const learningAnalysisSchema = z.strictObject({
-  summary: text(2000),
-  overallMastery: unit,
-  engagementLevel: z.enum(["low", "medium", "high"]),
-  strengths: z.array(text(300)).max(20),
-  risks: z.array(text(300)).max(20),
-  knowledgePoints: z
-    .array(
-      z.strictObject({
-        knowledgePointId: id,
-        title: text(300),
-        mastery: unit,
-        confidence: unit,
-        attempts: z.number().int().min(0),
-      }),
-    )
-    .max(500),
-});
-export type LearningAnalysis = z.infer<typeof learningAnalysisSchema>;
+export * from "./schema";
 
 export const learningStateAnalysis = defineJobType({
   label: { title: "Learning state", blurb: "How well you know each topic, and how engaged you have been." },

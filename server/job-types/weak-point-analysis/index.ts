@@ -1,22 +1,9 @@
 import { z } from "zod";
-import { analyseWeakPoints } from "../providers/local/weak-points";
-import { defineJobType } from "./define";
-import { id, text } from "./fields";
+import { defineJobType } from "../define";
+import { analyseWeakPoints } from "./analyse";
+import { weakPointsSchema } from "./schema";
 
-export const weakPointsSchema = z.strictObject({
-  weakPoints: z
-    .array(
-      z.strictObject({
-        knowledgePointId: id,
-        title: text(300),
-        severity: z.enum(["low", "medium", "high"]),
-        evidence: z.array(text(500)).min(1).max(10),
-        suggestedReview: text(1000),
-      }),
-    )
-    .max(100),
-});
-export type WeakPoints = z.infer<typeof weakPointsSchema>;
+export * from "./schema";
 
 export const weakPointAnalysis = defineJobType({
   label: { title: "Weak points", blurb: "The topics that need attention, ranked, with the evidence." },

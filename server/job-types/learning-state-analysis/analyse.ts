@@ -1,9 +1,9 @@
-import type { SnapshotContent } from "../../job-types/fields";
+import type { SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
-import type { LearningAnalysis } from "../../job-types/learning-state-analysis";
-import { activityOf, knowledgeStats, pct, round3 } from "./statistics";
-import { templatesFor } from "./templates";
-import { clip, titleOf } from "./text";
+import type { LearningAnalysis } from "./schema";
+import { activityOf, knowledgeStats, pct, round3 } from "../shared/statistics";
+import { templatesFor } from "../shared/templates";
+import { clip, titleOf } from "../shared/text";
 
 /** learning_state_analysis from the snapshot's quiz history and study sessions, written in the job's language. */
 export function analyseLearningState(snapshot: SnapshotContent, asOf: Date, locale: Locale = "en"): LearningAnalysis {

@@ -1,9 +1,9 @@
-import type { SnapshotContent } from "../../job-types/fields";
+import type { SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
-import type { NextActions } from "../../job-types/next-action-planning";
-import { activityOf, DAY_MS, knowledgeStats, pct, rankWeak, severityOf } from "./statistics";
-import { templatesFor, type Templates } from "./templates";
-import { clip, titleOf } from "./text";
+import type { NextActions } from "./schema";
+import { activityOf, DAY_MS, knowledgeStats, pct, rankWeak, severityOf } from "../shared/statistics";
+import { templatesFor, type Templates } from "../shared/templates";
+import { clip, titleOf } from "../shared/text";
 
 type Action = NextActions["actions"][number];
 

@@ -1,27 +1,9 @@
-import { z } from "zod";
-import { generateFlashcards } from "../providers/local/flashcards";
-import { defineJobType } from "./define";
-import { duplicates, id, norm, text } from "./fields";
+import { defineJobType } from "../define";
+import { duplicates, norm } from "../fields";
+import { generateFlashcards } from "./analyse";
+import { flashcardParamsSchema, flashcardsSchema } from "./schema";
 
-export const flashcardsSchema = z.strictObject({
-  flashcards: z
-    .array(
-      z.strictObject({
-        front: text(500),
-        back: text(2000),
-        knowledgePointId: id,
-        tags: z.array(text(50)).max(10),
-      }),
-    )
-    .min(1)
-    .max(50),
-});
-export type Flashcards = z.infer<typeof flashcardsSchema>;
-
-export const flashcardParamsSchema = z.strictObject({
-  count: z.number().int().min(1).max(50).default(10),
-});
-export type FlashcardParams = z.infer<typeof flashcardParamsSchema>;
+export * from "./schema";
 
 export const flashcardGeneration = defineJobType({
   label: { title: "Flashcards", blurb: "Cards to flip through and mark as known." },

@@ -1,24 +1,16 @@
-import type { SnapshotContent } from "../../job-types/fields";
+import type { SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
-import { templatesFor, type Templates } from "./templates";
-import type { Quiz, QuizParams } from "../../job-types/quiz-generation";
+import { templatesFor, type Templates } from "../shared/templates";
+import type { Quiz, QuizParams } from "./schema";
 import { JobFailure } from "../../pipeline/errors";
-import { knowledgeStats, type KpStats } from "./statistics";
-import { clip, cloze, keyword, norm, sourceSentences, statementOf, titleOf, type Kp } from "./text";
+import { knowledgeStats, quizOrder, type KpStats } from "../shared/statistics";
+import { clip, cloze, keyword, norm, sourceSentences, statementOf, titleOf, type Kp } from "../shared/text";
 
 type Question = Quiz["questions"][number];
 type QuestionType = Question["type"];
 type Difficulty = Question["difficulty"];
 
 const OPTIONS_BY_DIFFICULTY: Record<Difficulty, number> = { easy: 3, medium: 4, hard: 4 };
-
-/** Weakest knowledge points first, so a quiz spends its questions where the learner needs them. */
-export function quizOrder(stats: KpStats[]) {
-  return stats
-    .map((s, i) => ({ s, i, m: s.attempts.length ? s.mastery : 0.5 }))
-    .sort((a, b) => a.m - b.m || a.i - b.i)
-    .map(({ s }) => s);
-}
 
 export function difficultyFor(s: KpStats): Difficulty {
   if (!s.attempts.length || s.mastery < 0.4) return "easy";

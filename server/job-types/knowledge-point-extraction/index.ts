@@ -1,30 +1,10 @@
-import { z } from "zod";
-import type { Locale } from "../i18n/locales";
-import { extractKnowledgePoints, PASSAGE_MAX } from "../providers/local/knowledge-points";
-import { defineJobType } from "./define";
-import { duplicates, norm, text, type SnapshotContent } from "./fields";
+import type { Locale } from "../../i18n/locales";
+import { defineJobType } from "../define";
+import { duplicates, norm, type SnapshotContent } from "../fields";
+import { extractKnowledgePoints } from "./analyse";
+import { kpExtractionParamsSchema, kpExtractionSchema } from "./schema";
 
-export const kpExtractionSchema = z.strictObject({
-  knowledgePoints: z
-    .array(
-      z.strictObject({
-        title: text(200),
-        /** One line. */
-        summary: text(300),
-        keyTerms: z.array(text(60)).min(1).max(8),
-        /** A verbatim quote of the target material's text (compared with whitespace removed). */
-        passage: text(PASSAGE_MAX),
-      }),
-    )
-    .min(1)
-    .max(20),
-});
-export type KpExtraction = z.infer<typeof kpExtractionSchema>;
-
-export const kpExtractionParamsSchema = z.strictObject({
-  maxPoints: z.number().int().min(1).max(20).default(8),
-});
-export type KpExtractionParams = z.infer<typeof kpExtractionParamsSchema>;
+export * from "./schema";
 
 /** Whitespace removed: a model may re-flow lines, and Chinese puts no spaces between words. */
 const squash = (s: string) => s.replace(/\s+/gu, "");

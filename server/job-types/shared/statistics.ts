@@ -1,4 +1,4 @@
-import type { SnapshotContent } from "../../job-types/fields";
+import type { SnapshotContent } from "../fields";
 
 /** Each older answer weighs this much of the next newer one: the newest answer counts most. */
 export const RECENCY_DECAY = 0.7;
@@ -118,5 +118,13 @@ export function rankWeak(stats: KpStats[]) {
     .map((s, i) => ({ s, i }))
     .filter(({ s }) => isWeak(s))
     .sort((a, b) => weakness(b.s) - weakness(a.s) || a.i - b.i)
+    .map(({ s }) => s);
+}
+
+/** Weakest knowledge points first, so a quiz or a deck spends its questions where the learner needs them. */
+export function quizOrder(stats: KpStats[]) {
+  return stats
+    .map((s, i) => ({ s, i, m: s.attempts.length ? s.mastery : 0.5 }))
+    .sort((a, b) => a.m - b.m || a.i - b.i)
     .map(({ s }) => s);
 }

@@ -1,14 +1,13 @@
-import type { KpExtraction, KpExtractionParams } from "../../job-types/knowledge-point-extraction";
-import type { SnapshotContent } from "../../job-types/fields";
+import { PASSAGE_MAX, type KpExtraction, type KpExtractionParams } from "./schema";
+import type { SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
 import { JobFailure } from "../../pipeline/errors";
-import { clip, norm } from "./text";
+import { clip, norm } from "../shared/text";
 
 type Point = KpExtraction["knowledgePoints"][number];
 /** A piece of the material: `text` is an exact substring of it, `heading` the section it sits under. */
 type Sentence = { text: string; heading: string | null };
 
-export const PASSAGE_MAX = 1000;
 const TERMS_PER_POINT = 5;
 
 // Words that carry no topic: English function words (short ones are dropped by length anyway) and

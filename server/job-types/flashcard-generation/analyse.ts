@@ -1,10 +1,9 @@
-import type { Flashcards, FlashcardParams } from "../../job-types/flashcard-generation";
-import type { SnapshotContent } from "../../job-types/fields";
+import type { Flashcards, FlashcardParams } from "./schema";
+import type { SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
-import { templatesFor, type Templates } from "./templates";
+import { templatesFor, type Templates } from "../shared/templates";
 import { JobFailure } from "../../pipeline/errors";
-import { isWeak, knowledgeStats } from "./statistics";
-import { quizOrder } from "./quiz";
+import { isWeak, knowledgeStats, quizOrder } from "../shared/statistics";
 import {
   clip,
   cloze,
@@ -16,7 +15,7 @@ import {
   statementOf,
   titleOf,
   type Kp,
-} from "./text";
+} from "../shared/text";
 
 type Card = Flashcards["flashcards"][number];
 
