@@ -34,7 +34,7 @@ const WORDS = {
 /** Waits (through the learner's own job list) until the job has succeeded. */
 async function succeeded(req: APIRequestContext, jobId: string) {
   await expect
-    .poll(async () => (await trpc<{ status: string }>(req, "jobs.get", { jobId }, "query")).data?.status, {
+    .poll(async () => (await trpc<{ job: { status: string } }>(req, "jobs.get", { jobId }, "query")).data?.job.status, {
       timeout: 90_000,
     })
     .toBe("succeeded");
