@@ -11,10 +11,10 @@ const RATINGS = ["again", "hard", "good", "easy"] as const;
 const FLIP_KEY = "Space";
 type Rating = (typeof RATINGS)[number];
 const RATING_STYLE: Record<Rating, string> = {
-  again: "bg-rose-600 hover:bg-rose-700",
-  hard: "bg-amber-600 hover:bg-amber-700",
-  good: "bg-emerald-600 hover:bg-emerald-700",
-  easy: "bg-sky-600 hover:bg-sky-700",
+  again: "bg-rose-700 hover:bg-rose-800",
+  hard: "bg-amber-800 hover:bg-amber-900",
+  good: "bg-emerald-700 hover:bg-emerald-800",
+  easy: "bg-sky-700 hover:bg-sky-800",
 };
 
 /**
