@@ -207,6 +207,10 @@ export const SETTINGS = {
   QUOTA_JOBS_PER_DAY: def(int(0).default(100), "jobs a learner may start per day"),
   MODEL_PRICE_PROMPT_PER_MTOK: def(num(0).default(0.27), "price per million prompt tokens (cost accounting)"),
   MODEL_PRICE_COMPLETION_PER_MTOK: def(num(0).default(1.1), "price per million completion tokens"),
+  MODEL_PRICE_PROMPT_CACHE_HIT_PER_MTOK: def(
+    num(0).default(0.07),
+    "price per million prompt tokens served from the provider's prompt cache (DeepSeek's cache-hit price)",
+  ),
   TOKEN_BUDGET_PER_DAY: def(int(0).default(200_000), "tokens a learner may use per day"),
   QUOTA_JOB_TYPE_PER_HOUR: def(
     perTypeLimits.prefault("quiz_generation=10,flashcard_generation=10"),
@@ -495,6 +499,7 @@ export const quotaConfig = live({
 export const costConfig = live({
   pricePromptPerMTok: () => setting("MODEL_PRICE_PROMPT_PER_MTOK"),
   priceCompletionPerMTok: () => setting("MODEL_PRICE_COMPLETION_PER_MTOK"),
+  pricePromptCacheHitPerMTok: () => setting("MODEL_PRICE_PROMPT_CACHE_HIT_PER_MTOK"),
   currency: () => setting("MODEL_PRICE_CURRENCY"),
   platformTokensPerDay: () => setting("TOKEN_BUDGET_PER_DAY"),
 });

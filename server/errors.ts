@@ -40,6 +40,8 @@ export const ERROR_CODES = {
   JOB_NOT_CANCELLABLE: { status: 409, trpc: "CONFLICT" },
   JOB_NOT_RERUNNABLE: { status: 409, trpc: "CONFLICT" },
   JOB_NOT_PENDING: { status: 409, trpc: "CONFLICT" },
+  /** A review card was rated meanwhile (another tab, a repeated key): the rating was not applied twice. */
+  REVIEW_ALREADY_RATED: { status: 409, trpc: "CONFLICT" },
   /** A bulk action's scope changed between its preview and its confirmation. */
   SCOPE_CHANGED: { status: 409, trpc: "CONFLICT" },
   INVALID_SCHEMA: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },

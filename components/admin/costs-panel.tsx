@@ -6,7 +6,17 @@ import { useLiveOptions } from "./live";
 import { ErrorBox, Loading, Panel } from "./ui";
 import { Legend } from "./charts";
 
-type Sums = { promptTokens: number; completionTokens: number; tokens: number; attempts: number; cost: number };
+type Sums = {
+  promptTokens: number;
+  completionTokens: number;
+  cacheHitTokens: number;
+  tokens: number;
+  attempts: number;
+  cost: number;
+  cacheHitShare: number;
+  cacheSaved: number;
+};
+const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
 
 const tokens = (n: number) => n.toLocaleString();
 /** Days are UTC days (the budget's and the query's), so they are labelled in UTC, not the viewer's zone. */
@@ -51,8 +61,13 @@ export function CostsPanel() {
           <strong className="font-semibold">{money(c.total.cost)}</strong>
           <span className="ml-2 text-xs text-slate-600">
             at {money(c.prices.promptPerMTok)} / {money(c.prices.completionPerMTok)} per million prompt / completion
-            tokens
+            tokens ({money(c.prices.promptCacheHitPerMTok)} for prompt tokens served from the provider&apos;s cache)
           </span>
+        </p>
+        <p className="mb-2 text-sm text-slate-700" data-testid="costs-cache">
+          Prompt cache: <strong className="font-semibold">{pct(c.total.cacheHitShare)}</strong> of prompt tokens served
+          from the provider&apos;s cache ({tokens(c.total.cacheHitTokens)}) · saved{" "}
+          <strong className="font-semibold">{money(c.total.cacheSaved)}</strong>
         </p>
         <DayChart days={c.byDay} money={money} />
       </Panel>

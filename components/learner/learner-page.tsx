@@ -11,6 +11,7 @@ import { JobList, LIVE_PAGE_SIZE } from "./job-list";
 import { MasteryChart } from "./mastery-chart";
 import { FirstRun } from "./first-run";
 import { MyMaterials } from "./my-materials";
+import { ReviewPanel } from "./review";
 import { targetTitle, type Target } from "./labels";
 import { TargetPicker } from "./target-picker";
 import { listRefetchMs, useJobFeed } from "./use-job-feed";
@@ -76,6 +77,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
           />
         )}
         <MyMaterials adding={adding} onAddingChange={setAdding} />
+        {!nothingYet && <ReviewPanel />}
 
         <div className="mt-6">
           {targets.isLoading && <p className="text-sm text-slate-600">{t("loadingMaterials")}</p>}

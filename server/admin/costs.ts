@@ -3,7 +3,7 @@ import { getDb } from "../db";
 import { now } from "../clock";
 import { costConfig } from "../config";
 import { windowOf } from "../jobs/quota";
-import { estimateCost } from "../jobs/prices";
+import { cacheSavings, estimateCost } from "../jobs/prices";
 
 export { estimateCost };
 
@@ -12,15 +12,19 @@ export const COST_DAYS = 14;
 export const TOP_LEARNERS = 10;
 const DAY_MS = 86_400_000;
 
-type Sums = { promptTokens: number; completionTokens: number; attempts: number };
+type Sums = { promptTokens: number; completionTokens: number; cacheHitTokens: number; attempts: number };
 type GroupRow = Sums & { day: Date | null; jobType: string | null; apiKeyMode: string | null; g: number };
 type LearnerRow = Sums & { userId: string; email: string | null; name: string | null };
 
 const withCost = <T extends Sums>(r: T) => ({
   ...r,
   tokens: r.promptTokens + r.completionTokens,
-  cost: estimateCost(r.promptTokens, r.completionTokens),
+  cost: estimateCost(r.promptTokens, r.completionTokens, r.cacheHitTokens),
+  /** The share of prompt tokens the provider's prompt cache served, and what that saved. */
+  cacheHitShare: r.promptTokens > 0 ? r.cacheHitTokens / r.promptTokens : 0,
+  cacheSaved: cacheSavings(r.cacheHitTokens),
 });
+const NONE: Sums = { promptTokens: 0, completionTokens: 0, cacheHitTokens: 0, attempts: 0 };
 
 /**
  * A UTC day's usage is folded into UsageDayRollup / UsageDayLearner once the day has been over for
@@ -46,15 +50,15 @@ export async function closeDays(from: Date, to: Date): Promise<Date> {
     ), closed AS (
       INSERT INTO "UsageDayClosed" (day) SELECT day FROM days ON CONFLICT DO NOTHING RETURNING day
     ), u AS (
-      SELECT c.day, x."jobType", x."apiKeyMode", x."userId", x."promptTokens", x."completionTokens"
+      SELECT c.day, x."jobType", x."apiKeyMode", x."userId", x."promptTokens", x."completionTokens", x."cacheHitTokens"
       FROM closed c JOIN "JobUsage" x ON x."createdAt" >= c.day AND x."createdAt" < c.day + 1
     ), a AS (
-      INSERT INTO "UsageDayRollup" (day, "jobType", "apiKeyMode", "promptTokens", "completionTokens", attempts)
-      SELECT day, "jobType", "apiKeyMode", sum("promptTokens"), sum("completionTokens"), count(*) FROM u GROUP BY 1, 2, 3
+      INSERT INTO "UsageDayRollup" (day, "jobType", "apiKeyMode", "promptTokens", "completionTokens", "cacheHitTokens", attempts)
+      SELECT day, "jobType", "apiKeyMode", sum("promptTokens"), sum("completionTokens"), sum("cacheHitTokens"), count(*) FROM u GROUP BY 1, 2, 3
       RETURNING 1
     ), b AS (
-      INSERT INTO "UsageDayLearner" (day, "userId", "promptTokens", "completionTokens", attempts)
-      SELECT day, "userId", sum("promptTokens"), sum("completionTokens"), count(*) FROM u GROUP BY 1, 2
+      INSERT INTO "UsageDayLearner" (day, "userId", "promptTokens", "completionTokens", "cacheHitTokens", attempts)
+      SELECT day, "userId", sum("promptTokens"), sum("completionTokens"), sum("cacheHitTokens"), count(*) FROM u GROUP BY 1, 2
       RETURNING 1
     )
     SELECT least(${floorDay(to)}::timestamp(3),
@@ -80,15 +84,15 @@ export async function closeHours(ranges: Range[], to: Date): Promise<Date> {
     ), closed AS (
       INSERT INTO "UsageHourClosed" (hour) SELECT hour FROM hours ON CONFLICT DO NOTHING RETURNING hour
     ), u AS (
-      SELECT c.hour, x."jobType", x."apiKeyMode", x."userId", x."promptTokens", x."completionTokens"
+      SELECT c.hour, x."jobType", x."apiKeyMode", x."userId", x."promptTokens", x."completionTokens", x."cacheHitTokens"
       FROM closed c JOIN "JobUsage" x ON x."createdAt" >= c.hour AND x."createdAt" < c.hour + interval '1 hour'
     ), a AS (
-      INSERT INTO "UsageHourRollup" (hour, "jobType", "apiKeyMode", "promptTokens", "completionTokens", attempts)
-      SELECT hour, "jobType", "apiKeyMode", sum("promptTokens"), sum("completionTokens"), count(*) FROM u GROUP BY 1, 2, 3
+      INSERT INTO "UsageHourRollup" (hour, "jobType", "apiKeyMode", "promptTokens", "completionTokens", "cacheHitTokens", attempts)
+      SELECT hour, "jobType", "apiKeyMode", sum("promptTokens"), sum("completionTokens"), sum("cacheHitTokens"), count(*) FROM u GROUP BY 1, 2, 3
       RETURNING 1
     ), b AS (
-      INSERT INTO "UsageHourLearner" (hour, "userId", "promptTokens", "completionTokens", attempts)
-      SELECT hour, "userId", sum("promptTokens"), sum("completionTokens"), count(*) FROM u GROUP BY 1, 2
+      INSERT INTO "UsageHourLearner" (hour, "userId", "promptTokens", "completionTokens", "cacheHitTokens", attempts)
+      SELECT hour, "userId", sum("promptTokens"), sum("completionTokens"), sum("cacheHitTokens"), count(*) FROM u GROUP BY 1, 2
       RETURNING 1
     ), p1 AS (
       DELETE FROM "UsageHourRollup" WHERE hour < now() AT TIME ZONE 'UTC' - make_interval(days => ${HOUR_ROWS_KEPT_DAYS})
@@ -161,19 +165,21 @@ export function groupsSql(from: Date, to: Date, folded: Date = from, foldedHours
   const { days, hours, raw } = split(from, to, folded, foldedHours);
   return Prisma.sql`
     WITH x AS (
-      SELECT day::timestamp AS day, "jobType", "apiKeyMode", "promptTokens"::float8 AS p, "completionTokens"::float8 AS c, attempts::bigint AS n
+      SELECT day::timestamp AS day, "jobType", "apiKeyMode", "promptTokens"::float8 AS p, "completionTokens"::float8 AS c,
+        "cacheHitTokens"::float8 AS h, attempts::bigint AS n
       FROM "UsageDayRollup" WHERE ${days ? Prisma.sql`day >= ${days.from}::date AND day < ${days.to}::date` : Prisma.sql`false`}
       UNION ALL
-      SELECT date_trunc('day', hour), "jobType", "apiKeyMode", "promptTokens"::float8, "completionTokens"::float8, attempts::bigint
+      SELECT date_trunc('day', hour), "jobType", "apiKeyMode", "promptTokens"::float8, "completionTokens"::float8,
+        "cacheHitTokens"::float8, attempts::bigint
       FROM "UsageHourRollup" WHERE ${inRanges("hour", hours)}
       UNION ALL
-      SELECT date_trunc('day', "createdAt"), "jobType", "apiKeyMode", "promptTokens", "completionTokens", 1
+      SELECT date_trunc('day', "createdAt"), "jobType", "apiKeyMode", "promptTokens", "completionTokens", "cacheHitTokens", 1
       FROM "JobUsage" WHERE ${rawWhere(raw)}
     )
     SELECT day, "jobType"::text AS "jobType", "apiKeyMode"::text AS "apiKeyMode",
       GROUPING(day, "jobType", "apiKeyMode")::int AS g,
       COALESCE(sum(p), 0)::float8 AS "promptTokens", COALESCE(sum(c), 0)::float8 AS "completionTokens",
-      COALESCE(sum(n), 0)::int AS attempts
+      COALESCE(sum(h), 0)::float8 AS "cacheHitTokens", COALESCE(sum(n), 0)::int AS attempts
     FROM x
     GROUP BY GROUPING SETS ((day), ("jobType"), ("apiKeyMode"), ())`;
 }
@@ -181,16 +187,17 @@ export function groupsSql(from: Date, to: Date, folded: Date = from, foldedHours
 export function topLearnersSql(from: Date, to: Date, folded: Date = from, foldedHours: Date = from) {
   const { days, hours, raw } = split(from, to, folded, foldedHours);
   return Prisma.sql`
-    SELECT t."userId", u.email, u.name, t."promptTokens", t."completionTokens", t.attempts
+    SELECT t."userId", u.email, u.name, t."promptTokens", t."completionTokens", t."cacheHitTokens", t.attempts
     FROM (
-      SELECT "userId", sum(p)::float8 AS "promptTokens", sum(c)::float8 AS "completionTokens", sum(n)::int AS attempts
+      SELECT "userId", sum(p)::float8 AS "promptTokens", sum(c)::float8 AS "completionTokens",
+        sum(h)::float8 AS "cacheHitTokens", sum(n)::int AS attempts
       FROM (
-        SELECT "userId", "promptTokens" AS p, "completionTokens" AS c, attempts::bigint AS n
+        SELECT "userId", "promptTokens" AS p, "completionTokens" AS c, "cacheHitTokens" AS h, attempts::bigint AS n
         FROM "UsageDayLearner" WHERE ${days ? Prisma.sql`day >= ${days.from}::date AND day < ${days.to}::date` : Prisma.sql`false`}
         UNION ALL
-        SELECT "userId", "promptTokens", "completionTokens", attempts::bigint FROM "UsageHourLearner" WHERE ${inRanges("hour", hours)}
+        SELECT "userId", "promptTokens", "completionTokens", "cacheHitTokens", attempts::bigint FROM "UsageHourLearner" WHERE ${inRanges("hour", hours)}
         UNION ALL
-        SELECT "userId", "promptTokens", "completionTokens", 1 FROM "JobUsage" WHERE ${rawWhere(raw)}
+        SELECT "userId", "promptTokens", "completionTokens", "cacheHitTokens", 1 FROM "JobUsage" WHERE ${rawWhere(raw)}
       ) x
       GROUP BY "userId"
       ORDER BY sum(p + c) DESC, "userId"
@@ -216,20 +223,25 @@ export async function getCosts(at: Date = now()) {
   const sums = (r: Sums): Sums => ({
     promptTokens: r.promptTokens,
     completionTokens: r.completionTokens,
+    cacheHitTokens: r.cacheHitTokens,
     attempts: r.attempts,
   });
   const byDayFound = new Map(groups.filter((r) => r.g === 3).map((r) => [r.day!.getTime(), sums(r)]));
   const byDay = Array.from({ length: COST_DAYS }, (_, i) => {
     const day = new Date(from.getTime() + i * DAY_MS);
-    return { day, ...withCost(byDayFound.get(day.getTime()) ?? { promptTokens: 0, completionTokens: 0, attempts: 0 }) };
+    return { day, ...withCost(byDayFound.get(day.getTime()) ?? NONE) };
   });
   const total = groups.find((r) => r.g === 7);
   return {
     at,
     from,
     currency: costConfig.currency,
-    prices: { promptPerMTok: costConfig.pricePromptPerMTok, completionPerMTok: costConfig.priceCompletionPerMTok },
-    total: withCost(total ? sums(total) : { promptTokens: 0, completionTokens: 0, attempts: 0 }),
+    prices: {
+      promptPerMTok: costConfig.pricePromptPerMTok,
+      promptCacheHitPerMTok: costConfig.pricePromptCacheHitPerMTok,
+      completionPerMTok: costConfig.priceCompletionPerMTok,
+    },
+    total: withCost(total ? sums(total) : NONE),
     byDay,
     byType: groups
       .filter((r) => r.g === 5)

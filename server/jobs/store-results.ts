@@ -81,10 +81,11 @@ export async function storeResults(
       FROM upd u JOIN batch_in b ON b.id = u.id RETURNING id, "jobId"
     ), usage_row AS (
       INSERT INTO "JobUsage" (id, "jobId", "attemptNo", "userId", "jobType", "apiKeyMode", provider, model,
-        "promptTokens", "completionTokens", "durationMs", outcome, "createdAt")
+        "promptTokens", "completionTokens", "cacheHitTokens", "cacheMissTokens", "durationMs", outcome, "createdAt")
       SELECT gen_random_uuid()::text, u.id, u."attemptNo", u."userId", u."jobType"::"JobType", u."apiKeyMode"::"ApiKeyMode",
         b.usage::jsonb->>'provider', b.usage::jsonb->>'model', COALESCE((b.usage::jsonb->>'promptTokens')::int, 0),
-        COALESCE((b.usage::jsonb->>'completionTokens')::int, 0), COALESCE((b.usage::jsonb->>'durationMs')::int, 0),
+        COALESCE((b.usage::jsonb->>'completionTokens')::int, 0), COALESCE((b.usage::jsonb->>'cacheHitTokens')::int, 0),
+        COALESCE((b.usage::jsonb->>'cacheMissTokens')::int, 0), COALESCE((b.usage::jsonb->>'durationMs')::int, 0),
         'succeeded', ${at}::timestamp(3)
       FROM upd u JOIN batch_in b ON b.id = u.id WHERE b.usage IS NOT NULL
       ON CONFLICT ("jobId", "attemptNo") DO NOTHING

@@ -11,6 +11,8 @@ export type UsageInput =
       model?: string | null;
       promptTokens?: number | null;
       completionTokens?: number | null;
+      cacheHitTokens?: number | null;
+      cacheMissTokens?: number | null;
       durationMs?: number | null;
     }
   | null
@@ -27,10 +29,10 @@ export function usageSql(usage: UsageInput, outcome: Prisma.Sql, at: Date): Pris
   if (!usage) return null;
   return Prisma.sql`usage_row AS (
     INSERT INTO "JobUsage" (id, "jobId", "attemptNo", "userId", "jobType", "apiKeyMode", provider, model,
-      "promptTokens", "completionTokens", "durationMs", outcome, "createdAt")
+      "promptTokens", "completionTokens", "cacheHitTokens", "cacheMissTokens", "durationMs", outcome, "createdAt")
     SELECT gen_random_uuid()::text, upd.id, upd."attemptNo", upd."userId", upd."jobType"::"JobType", upd."apiKeyMode"::"ApiKeyMode",
       ${usage.provider ?? null}::text, ${usage.model ?? null}::text, ${usage.promptTokens ?? 0}::int, ${usage.completionTokens ?? 0}::int,
-      ${usage.durationMs ?? 0}::int, ${outcome}, ${at}::timestamp(3)
+      ${usage.cacheHitTokens ?? 0}::int, ${usage.cacheMissTokens ?? 0}::int, ${usage.durationMs ?? 0}::int, ${outcome}, ${at}::timestamp(3)
     FROM upd
     ON CONFLICT ("jobId", "attemptNo") DO NOTHING
     RETURNING "userId", "apiKeyMode", "promptTokens"::bigint + "completionTokens" AS tokens),
@@ -66,7 +68,7 @@ export function countUsage(rows: { jobType: string; apiKeyMode: string }[], usag
   m.modelCallSeconds.inc(labels, (usage.durationMs ?? 0) / 1000);
   m.estimatedCost.inc(
     { ...labels, currency: costConfig.currency },
-    estimateCost(usage.promptTokens ?? 0, usage.completionTokens ?? 0),
+    estimateCost(usage.promptTokens ?? 0, usage.completionTokens ?? 0, usage.cacheHitTokens ?? 0),
   );
 }
 

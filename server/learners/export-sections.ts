@@ -138,6 +138,20 @@ export const EXPORT_SECTIONS: ExportSection[] = [
       }),
   }),
   paged({
+    // Spaced-repetition cards with their FSRS state and every rating (a card's log is short).
+    key: "reviewCards",
+    pageSize: 50,
+    page: (tx, userId, skip, take) =>
+      tx.reviewCard.findMany({
+        where: { userId },
+        omit: { userId: true },
+        include: { logs: { omit: { userId: true, cardId: true }, orderBy: { reviewedAt: "asc" } } },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        skip,
+        take,
+      }),
+  }),
+  paged({
     key: "snapshots",
     pageSize: LARGE,
     page: (tx, userId, skip, take) =>

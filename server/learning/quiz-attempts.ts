@@ -4,6 +4,7 @@ import { now } from "../clock";
 import { AppError } from "../errors";
 import { quizSchema, type Quiz } from "../jobs/schemas";
 import { graphemes, norm } from "../job-types/fields";
+import { enrolWrongQuestions } from "../review/cards";
 
 export type QuizAnswer = { index: number; response: string };
 
@@ -30,7 +31,8 @@ export async function getOwnQuiz(userId: string, jobId: string): Promise<Quiz> {
 /**
  * Grades a played quiz and stores one QuizAttempt per question with sourceJobId, so the next
  * snapshot (and so the next analysis) sees them. Every question must be answered exactly once.
- * Questions whose knowledge point the learner no longer has are graded but not stored.
+ * Questions whose knowledge point the learner no longer has are graded but not stored. Questions
+ * answered wrong join the learner's review schedule (server/review/cards.ts).
  */
 export async function submitQuizAttempt(userId: string, jobId: string, answers: QuizAnswer[]) {
   const quiz = await getOwnQuiz(userId, jobId);
@@ -59,15 +61,20 @@ export async function submitQuizAttempt(userId: string, jobId: string, answers: 
   );
   const answeredAt = now();
   const stored = results.filter((r) => owned.has(r.knowledgePointId));
-  await db.quizAttempt.createMany({
-    data: stored.map((r) => ({
-      userId,
-      knowledgePointId: r.knowledgePointId,
-      question: quiz.questions[r.index]!.stem,
-      correct: r.correct,
-      answeredAt,
-      sourceJobId: jobId,
-    })),
+  // The attempts and the wrong questions' review cards (server/review) are stored together.
+  await db.$transaction(async (tx) => {
+    await tx.quizAttempt.createMany({
+      data: stored.map((r) => ({
+        userId,
+        knowledgePointId: r.knowledgePointId,
+        question: quiz.questions[r.index]!.stem,
+        correct: r.correct,
+        answeredAt,
+        sourceJobId: jobId,
+      })),
+    });
+    const wrong = stored.filter((r) => !r.correct).map((r) => ({ ...quiz.questions[r.index]!, index: r.index }));
+    await enrolWrongQuestions(userId, jobId, wrong, tx);
   });
   return {
     score: results.filter((r) => r.correct).length,

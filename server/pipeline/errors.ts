@@ -42,6 +42,8 @@ export function addUsage(total: Usage, call: Usage | undefined): Usage {
     model: call.model ?? total.model,
     promptTokens: sum(total.promptTokens, call.promptTokens),
     completionTokens: sum(total.completionTokens, call.completionTokens),
+    cacheHitTokens: sum(total.cacheHitTokens, call.cacheHitTokens),
+    cacheMissTokens: sum(total.cacheMissTokens, call.cacheMissTokens),
     durationMs: sum(total.durationMs, call.durationMs),
   };
 }

@@ -2,24 +2,25 @@ import type { z } from "zod";
 import { getDb } from "../db";
 import { AppError } from "../errors";
 import { internalIds } from "./materials";
+import { storePlatformReviews } from "../review/ingest";
 import type { activityAnswer, activityBody } from "./schemas";
 
-type ActivityInput = z.infer<typeof activityBody>;
+type Parsed = z.infer<typeof activityBody>;
+type ActivityInput = Omit<Parsed, "reviews"> & { reviews?: Parsed["reviews"] };
 
 /**
- * Stores a batch of quiz attempts and study sessions (POST /api/v1/learners/{id}/activity). Every
+ * Stores a batch of quiz attempts, study sessions and card reviews (POST /api/v1/learners/{id}/activity). Every
  * item carries the platform's id: one INSERT … ON CONFLICT (userId, externalId) DO NOTHING per
  * kind stores the new ones and skips repeats (sent before, or twice in this batch), so a retried
  * call stores nothing twice and the answer says how many were new. A reference to a knowledge
  * point or material the learner does not have refuses the whole batch (422), before any write.
  */
 export async function recordActivity(userId: string, input: ActivityInput): Promise<z.infer<typeof activityAnswer>> {
-  const { quizAttempts: qa, studySessions: ss } = input;
-  const kpIds = await internalIds(
-    userId,
-    "knowledge_point",
-    qa.map((a) => a.knowledgePointExternalId),
-  );
+  const { quizAttempts: qa, studySessions: ss, reviews: rv = [] } = input;
+  const kpIds = await internalIds(userId, "knowledge_point", [
+    ...qa.map((a) => a.knowledgePointExternalId),
+    ...rv.flatMap((r) => (r.knowledgePointExternalId ? [r.knowledgePointExternalId] : [])),
+  ]);
   const materialIds = await internalIds(
     userId,
     "material",
@@ -34,6 +35,11 @@ export async function recordActivity(userId: string, input: ActivityInput): Prom
         ? []
         : [{ path: `studySessions.${i}.materialExternalId` }],
     ),
+    ...rv.flatMap((r, i) =>
+      !r.knowledgePointExternalId || kpIds.has(r.knowledgePointExternalId)
+        ? []
+        : [{ path: `reviews.${i}.knowledgePointExternalId` }],
+    ),
   ];
   if (unknown.length) {
     throw new AppError(
@@ -43,7 +49,7 @@ export async function recordActivity(userId: string, input: ActivityInput): Prom
     );
   }
   // One transaction: a batch is stored whole or not at all.
-  const [newAttempts, newSessions] = await getDb().$transaction(async (tx) => [
+  const [newAttempts, newSessions, newReviews] = await getDb().$transaction(async (tx) => [
     qa.length
       ? await tx.$executeRaw`
           INSERT INTO "QuizAttempt" (id, "userId", "externalId", "knowledgePointId", question, correct, "answeredAt")
@@ -68,12 +74,15 @@ export async function recordActivity(userId: string, input: ActivityInput): Prom
           ORDER BY x.n
           ON CONFLICT ("userId", "externalId") DO NOTHING`
       : 0,
+    await storePlatformReviews(tx, userId, rv, kpIds),
   ]);
-  const received = qa.length + ss.length;
+  const received = qa.length + ss.length + rv.length;
+  const stored = newAttempts + newSessions + newReviews;
   return {
     quizAttempts: { received: qa.length, new: newAttempts },
     studySessions: { received: ss.length, new: newSessions },
-    new: newAttempts + newSessions,
-    repeated: received - newAttempts - newSessions,
+    reviews: { received: rv.length, new: newReviews },
+    new: stored,
+    repeated: received - stored,
   };
 }

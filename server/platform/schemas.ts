@@ -3,6 +3,7 @@ import { JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
 import { jobTypeSchema } from "../jobs/schemas";
 import { refuseUnstorable } from "../security/storable-text";
 import { LIMITS, plainLine } from "../security/learner-text";
+import { RATINGS } from "../review/fsrs";
 
 /**
  * The platform API's request and answer schemas (SPEC §10): the routes parse with them and the
@@ -108,14 +109,28 @@ const studySessionInput = z.strictObject({
     .max(24 * 60),
 });
 
+/** One rating of a spaced-repetition card the platform keeps; the card is created or updated by its id. */
+const reviewInput = z.strictObject({
+  externalId,
+  cardExternalId: externalId,
+  /** The card's text, as the learner sees it (the latest review's text wins). */
+  front: z.string().min(1).max(LIMITS.quizAnswer),
+  back: z.string().min(1).max(LIMITS.quizAnswer),
+  kind: z.enum(["flashcard", "question"]).default("flashcard"),
+  knowledgePointExternalId: externalId.optional(),
+  rating: z.enum(RATINGS),
+  reviewedAt: instant,
+});
+
 export const activityBody = z
   .strictObject({
     quizAttempts: z.array(quizAttemptInput).max(MAX_ACTIVITY_ITEMS).default([]),
     studySessions: z.array(studySessionInput).max(MAX_ACTIVITY_ITEMS).default([]),
+    reviews: z.array(reviewInput).max(MAX_ACTIVITY_ITEMS).default([]),
   })
   .refine(
-    (b) => b.quizAttempts.length + b.studySessions.length <= MAX_ACTIVITY_ITEMS,
-    `at most ${MAX_ACTIVITY_ITEMS} items a call, quiz attempts and study sessions together`,
+    (b) => b.quizAttempts.length + b.studySessions.length + b.reviews.length <= MAX_ACTIVITY_ITEMS,
+    `at most ${MAX_ACTIVITY_ITEMS} items a call, quiz attempts, study sessions and reviews together`,
   )
   .superRefine(refuseUnstorable);
 
@@ -123,6 +138,7 @@ const counted = z.object({ received: z.number().int(), new: z.number().int() });
 export const activityAnswer = z.object({
   quizAttempts: counted,
   studySessions: counted,
+  reviews: counted,
   /** Items stored by this call; the rest were repeats of items already stored (or repeated within the call). */
   new: z.number().int(),
   repeated: z.number().int(),

@@ -206,17 +206,23 @@ function readCompletion(text: string, requested: string): InferenceResult {
 }
 
 /** Token counts as non-negative integers; odd values (strings, negatives, NaN) are dropped, not trusted. */
-function tokens(usage: Record<string, unknown> | undefined): Pick<Usage, "promptTokens" | "completionTokens"> {
+type Counts = Pick<Usage, "promptTokens" | "completionTokens" | "cacheHitTokens" | "cacheMissTokens">;
+function tokens(usage: Record<string, unknown> | undefined): Counts {
   const count = (v: unknown) => {
     const n = typeof v === "number" ? v : typeof v === "string" && v.trim() ? Number(v) : NaN;
     return Number.isFinite(n) && n >= 0 && n <= 1_000_000_000 ? Math.round(n) : undefined;
   };
   if (!usage || typeof usage !== "object") return {};
-  const out: Pick<Usage, "promptTokens" | "completionTokens"> = {};
+  const out: Counts = {};
   const p = count(usage.prompt_tokens);
   const c = count(usage.completion_tokens);
+  // DeepSeek's context cache: the prompt's tokens served from the cache and the rest.
+  const hit = count(usage.prompt_cache_hit_tokens);
+  const miss = count(usage.prompt_cache_miss_tokens);
   if (p !== undefined) out.promptTokens = p;
   if (c !== undefined) out.completionTokens = c;
+  if (hit !== undefined) out.cacheHitTokens = p === undefined ? hit : Math.min(hit, p);
+  if (miss !== undefined) out.cacheMissTokens = miss;
   return out;
 }
 

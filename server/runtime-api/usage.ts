@@ -12,6 +12,9 @@ export const usageSchema = z.object({
   model: z.string().max(USAGE_LIMITS.model).optional(),
   promptTokens: z.number().int().min(0).max(1_000_000_000).optional(),
   completionTokens: z.number().int().min(0).max(1_000_000_000).optional(),
+  /** Of promptTokens, those the provider served from its prompt cache (DeepSeek: prompt_cache_hit_tokens), and the rest. */
+  cacheHitTokens: z.number().int().min(0).max(1_000_000_000).optional(),
+  cacheMissTokens: z.number().int().min(0).max(1_000_000_000).optional(),
   durationMs: z.number().int().min(0).max(86_400_000).optional(),
 });
 export type Usage = z.infer<typeof usageSchema>;

@@ -16,6 +16,7 @@ import { targetsRouter } from "./routers/targets";
 import { analysesRouter } from "./routers/analyses";
 import { quizRouter } from "./routers/quiz";
 import { flashcardsRouter } from "./routers/flashcards";
+import { reviewRouter } from "./routers/review";
 import { progressRouter } from "./routers/progress";
 import { quotaRouter } from "./routers/quota";
 import { adminQuotasRouter } from "./routers/admin-quotas";
@@ -34,6 +35,7 @@ export const appRouter = router({
   analyses: analysesRouter,
   quiz: quizRouter,
   flashcards: flashcardsRouter,
+  review: reviewRouter,
   progress: progressRouter,
   quota: quotaRouter,
   materials: materialsRouter,

@@ -13,6 +13,7 @@ import { Prisma } from "@/server/generated/prisma/client";
  */
 process.env.MODEL_PRICE_PROMPT_PER_MTOK = "2";
 process.env.MODEL_PRICE_COMPLETION_PER_MTOK = "8";
+process.env.MODEL_PRICE_PROMPT_CACHE_HIT_PER_MTOK = "0.5";
 process.env.MODEL_PRICE_CURRENCY = "EUR";
 
 const AT = new Date("2031-03-15T12:00:00.000Z");
@@ -87,6 +88,47 @@ describe("usage and cost figures", () => {
       [b.user.email, 14_000],
       [a.user.email, 3500],
     ]);
+  });
+
+  it("prices prompt-cache hits at the cache price and shows their share and the money saved, from rows and rollups alike", async () => {
+    const at = new Date("2024-07-15T12:00:00.000Z");
+    const learner = await createLearner();
+    const base = {
+      jobType: "quiz_generation",
+      apiKeyMode: "platform_key",
+      provider: "deepseek",
+      outcome: "succeeded",
+    } as const;
+    await getDb().jobUsage.createMany({
+      data: [
+        // A day that is over (folded into the day rollups) and today (read from the rows).
+        {
+          createdAt: new Date(Date.UTC(2024, 6, 10, 9)),
+          promptTokens: 10_000,
+          cacheHitTokens: 8000,
+          cacheMissTokens: 2000,
+        },
+        { createdAt: new Date(Date.UTC(2024, 6, 15, 9)), promptTokens: 6000, cacheHitTokens: 0, cacheMissTokens: 6000 },
+      ].map((r, i) => ({
+        ...base,
+        ...r,
+        jobId: uid("job"),
+        attemptNo: 1 + i,
+        userId: learner.user.id,
+        completionTokens: 1000,
+      })),
+    });
+    const c = await getCosts(at);
+    expect(c.prices).toMatchObject({ promptPerMTok: 2, promptCacheHitPerMTok: 0.5, completionPerMTok: 8 });
+    expect(c.total).toMatchObject({ promptTokens: 16_000, cacheHitTokens: 8000, cacheHitShare: 0.5 });
+    // 8,000 prompt tokens at 2, 8,000 cache hits at 0.5, 2,000 completion tokens at 8 (per million).
+    expect(c.total.cost).toBeCloseTo((8000 * 2 + 8000 * 0.5 + 2000 * 8) / 1e6, 12);
+    expect(c.total.cacheSaved).toBeCloseTo((8000 * 1.5) / 1e6, 12);
+    const d10 = c.byDay.find((x) => x.day.getTime() === Date.UTC(2024, 6, 10))!;
+    expect(d10).toMatchObject({ cacheHitTokens: 8000, cacheHitShare: 0.8 });
+    const rolled = await getDb().usageDayRollup.findMany({ where: { day: new Date(Date.UTC(2024, 6, 10)) } });
+    expect(rolled.map((r) => Number(r.cacheHitTokens))).toEqual([8000]);
+    expect(c.topLearners.find((l) => l.userId === learner.user.id)).toMatchObject({ cacheHitTokens: 8000 });
   });
 
   it("an empty window shows zeros, not errors", async () => {

@@ -1,6 +1,7 @@
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { expectAccessible } from "./a11y";
 import { ADMIN, failedJob, signedInRequest, trpc } from "./admin-helpers";
+import { focusedIsBody, isFocused, tabTo } from "./keys";
 import { rowsOf, signIn } from "./learner-helpers";
 
 /**
@@ -9,20 +10,6 @@ import { rowsOf, signIn } from "./learner-helpers";
  * status message it produced, never back on <body>.
  */
 const BEN = { email: "ben@example.com", password: "learner-demo-password" };
-
-const isFocused = (l: Locator) => l.evaluate((el) => el === document.activeElement);
-const focusedIsBody = (page: Page) =>
-  page.evaluate(() => !document.activeElement || document.activeElement === document.body);
-
-/** Presses Tab (or Shift+Tab) until `target` has focus; returns how many presses it took. */
-async function tabTo(page: Page, target: Locator, opts: { back?: boolean; max?: number } = {}) {
-  await expect(target).toBeVisible();
-  for (let n = 1; n <= (opts.max ?? 120); n++) {
-    await page.keyboard.press(opts.back ? "Shift+Tab" : "Tab");
-    if (await isFocused(target)) return n;
-  }
-  throw new Error(`Tab never reached ${target}`);
-}
 
 /** The skip link is the first tab stop and moves focus to the page's main content. */
 async function skipToMain(page: Page) {

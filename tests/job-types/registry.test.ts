@@ -68,7 +68,7 @@ describe("the job-type registry", () => {
       const params = paramsSchemas[t].parse({}) as Record<string, unknown>;
       const output = analyse(t, snapshot, params, AS_OF);
       expect(checkOutput(t, "v1", output, { knowledgePointIds, params, snapshot }), t).toEqual({ ok: true, output });
-      expect(buildPrompt({ jobType: t, snapshot, params, asOf: AS_OF }).system, t).toContain(jobTypeOf(t).prompt.task);
+      expect(buildPrompt({ jobType: t, snapshot, params, asOf: AS_OF }).user, t).toContain(jobTypeOf(t).prompt.task);
     }
   });
 

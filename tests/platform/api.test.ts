@@ -183,6 +183,7 @@ describe("POST /api/v1/learners/{externalId}/activity", () => {
     expect(first.body).toEqual({
       quizAttempts: { received: 3, new: 2 },
       studySessions: { received: 2, new: 2 },
+      reviews: { received: 0, new: 0 },
       new: 4,
       repeated: 1,
     });

@@ -40,9 +40,12 @@ describe("deepseek provider against a fake OpenAI-compatible server", () => {
     expect(result.usage).toMatchObject({
       provider: "deepseek",
       model: "deepseek-chat",
-      promptTokens: 100,
       completionTokens: 50,
+      // The fake counts the prompt (about 4 characters a token) and, for a first prompt, no cache hit.
+      cacheHitTokens: 0,
     });
+    expect(result.usage.promptTokens).toBeGreaterThan(100);
+    expect(result.usage.cacheMissTokens).toBe(result.usage.promptTokens);
     expect(result.usage.durationMs).toBeGreaterThanOrEqual(0);
     expect(server.requests).toHaveLength(1);
     const [req] = server.requests;

@@ -1,12 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { promptCache } from "./prompt-cache";
 
 /**
  * One scripted answer of the fake server, used in order; the last one repeats. Each is a way a
  * real OpenAI-compatible provider (or a proxy in front of it) has been seen to misbehave.
  */
 export type Reply =
-  /** A chat completion with this content; `usage` replaces the standard counts (odd usage), `delayMs` answers late. */
+  /** A chat completion with this content; `usage` replaces the counted usage (odd usage), `delayMs` answers late. */
   | { status?: number; content: string; model?: string; usage?: unknown; delayMs?: number; padBytes?: number }
   /** An OpenAI-style error body; `headers` e.g. Retry-After. */
   | { status: number; error: { message: string; type?: string; code?: string }; headers?: Record<string, string> }
@@ -32,6 +33,8 @@ export type Recorded = {
   body: Record<string, unknown>;
   at: number;
   routed: boolean;
+  /** The usage the answer reported (successful completions only). */
+  usage?: Record<string, number>;
 };
 
 export function completion(content: string, o: { model?: string; usage?: unknown; n?: number } = {}) {
@@ -55,7 +58,10 @@ export async function startFakeOpenAI(
   initial: Reply[],
   opts: { route?: (body: Record<string, unknown>) => Reply | undefined } = {},
 ) {
-  const state = { script: initial };
+  // A new script starts from its first reply (`base`: the scripted requests before it was set).
+  const state = { script: initial, base: 0 };
+  // Usage as DeepSeek reports it, with the prompt cache's hits (prompt-cache.ts).
+  const cache = promptCache();
   const requests: Recorded[] = [];
   const sockets = new Set<import("node:net").Socket>();
   const server = http.createServer((req, res) => {
@@ -74,7 +80,7 @@ export async function startFakeOpenAI(
       });
       const n = requests.length;
       const scripted = requests.filter((r) => !r.routed).length;
-      const reply = routed ?? state.script[Math.min(scripted - 1, state.script.length - 1)]!;
+      const reply = routed ?? state.script[Math.min(scripted - 1 - state.base, state.script.length - 1)]!;
       if ("hang" in reply) return; // never answers: the client's deadline must fire
       if ("reset" in reply) return req.socket.destroy();
       if ("stallBody" in reply) {
@@ -111,10 +117,11 @@ export async function startFakeOpenAI(
       const send = () => {
         const model = reply.model ?? String(requests[n - 1]!.body.model ?? "deepseek-chat");
         const content = reply.padBytes ? reply.content + " ".repeat(reply.padBytes) : reply.content;
+        const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
+        const usage = "usage" in reply ? reply.usage : cache.usage(messages);
+        requests[n - 1]!.usage = usage as Record<string, number>;
         res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
-        res.end(
-          JSON.stringify(completion(content, "usage" in reply ? { model, usage: reply.usage, n } : { model, n })),
-        );
+        res.end(JSON.stringify(completion(content, { model, usage, n })));
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();
@@ -135,6 +142,7 @@ export async function startFakeOpenAI(
     },
     set script(s: Reply[]) {
       state.script = s;
+      state.base = requests.filter((r) => !r.routed).length;
     },
     async close() {
       for (const s of sockets) s.destroy();

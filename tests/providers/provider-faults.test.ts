@@ -198,11 +198,28 @@ describe("deepseek provider: every misbehaviour of the provider classified, boun
   });
 
   it("sums the usage of every call of the quality loop, and a failure after a loop carries the loop's tokens", async () => {
-    const ok = await run([{ content: "not json" }, { content: good }]);
-    expect(ok.result!.usage).toMatchObject({ promptTokens: 200, completionTokens: 100 });
+    const usage = {
+      prompt_tokens: 100,
+      completion_tokens: 50,
+      prompt_cache_hit_tokens: 64,
+      prompt_cache_miss_tokens: 36,
+    };
+    const ok = await run([
+      { content: "not json", usage },
+      { content: good, usage },
+    ]);
+    expect(ok.result!.usage).toMatchObject({
+      promptTokens: 200,
+      completionTokens: 100,
+      cacheHitTokens: 128,
+      cacheMissTokens: 72,
+    });
     await close?.();
     close = null;
-    const failed = await run([{ content: "not json" }, { status: 500, error: { message: "boom" } }]);
+    const failed = await run([
+      { content: "not json", usage },
+      { status: 500, error: { message: "boom" } },
+    ]);
     expect(failed.error).toMatchObject({ code: "TEMPORARY_PROVIDER_ERROR" });
     expect(usageOf(failed.error)).toMatchObject({ promptTokens: 100, completionTokens: 50 });
   });

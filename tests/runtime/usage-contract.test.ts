@@ -46,6 +46,8 @@ describe("usage and Retry-After on the Runtime protocol", () => {
       RESULT_LIMITS.modelName,
     );
     expect(Object.keys(result.properties.usage.anyOf[0].properties).sort()).toEqual([
+      "cacheHitTokens",
+      "cacheMissTokens",
       "completionTokens",
       "durationMs",
       "model",

@@ -67,15 +67,18 @@ const auditSchema = z.object({
 const sums = {
   promptTokens: z.number(),
   completionTokens: z.number(),
+  cacheHitTokens: z.number(),
   tokens: z.number(),
   attempts: z.number().int(),
   cost: z.number(),
+  cacheHitShare: z.number(),
+  cacheSaved: z.number(),
 };
 const costsSchema = z.object({
   at: isoDate,
   from: isoDate,
   currency: z.string(),
-  prices: z.object({ promptPerMTok: z.number(), completionPerMTok: z.number() }),
+  prices: z.object({ promptPerMTok: z.number(), promptCacheHitPerMTok: z.number(), completionPerMTok: z.number() }),
   total: z.object(sums),
   byDay: z.array(z.object({ day: isoDate, ...sums })),
   byType: z.array(z.object({ jobType: z.string(), ...sums })),
