@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { errorResponse } from "../runtime-api/contract";
+import { errorBodySchema, errorComponents } from "../error-schemas";
 import { RETRY_AFTER_HEADER } from "../runtime-api/openapi";
 import { maxBodyBytes } from "./dispatch";
 import { ROUTES } from "./routes";
@@ -27,15 +27,6 @@ const COMMON_ERRORS: Record<number, readonly string[]> = {
   503: ["UNAVAILABLE"],
 };
 
-function errorBody(codes: readonly string[]): JsonSchema {
-  return {
-    allOf: [
-      { $ref: "#/components/schemas/ErrorResponse" },
-      { type: "object", properties: { error: { type: "object", properties: { code: { enum: [...codes] } } } } },
-    ],
-  };
-}
-
 const pascal = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
 function pathParameters(path: string) {
@@ -52,7 +43,8 @@ function pathParameters(path: string) {
 
 /** The platform API's OpenAPI 3.1 document, generated from the zod schemas its routes parse with. */
 export function buildPlatformOpenApi() {
-  const schemas: Record<string, JsonSchema> = { ErrorResponse: jsonSchema(errorResponse, "output") };
+  const schemas: Record<string, JsonSchema> = {};
+  const allCodes: string[] = [];
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of ROUTES) {
     const name = pascal(r.operationId);
@@ -70,6 +62,7 @@ export function buildPlatformOpenApi() {
     for (const [status, codes] of [...Object.entries(COMMON_ERRORS), ...Object.entries(r.errors)])
       errors[Number(status)] = [...new Set([...(errors[Number(status)] ?? []), ...codes])];
     for (const [status, codes] of Object.entries(errors)) {
+      allCodes.push(...codes);
       responses[status] = {
         description:
           status === "503"
@@ -88,7 +81,7 @@ export function buildPlatformOpenApi() {
           : status === "503"
             ? { headers: { "Retry-After": RETRY_AFTER_HEADER } }
             : {}),
-        content: { "application/json": { schema: errorBody(codes) } },
+        content: { "application/json": { schema: errorBodySchema(codes) } },
       };
     }
     (paths[`/api/v1${r.path}`] ??= {})[r.method.toLowerCase()] = {
@@ -133,7 +126,7 @@ export function buildPlatformOpenApi() {
           description: `A service key (npm run service-key, or the admin console). Scopes: ${SCOPES.join(", ")}.`,
         },
       },
-      schemas,
+      schemas: { ...schemas, ...errorComponents(allCodes) },
     },
   };
 }

@@ -1,5 +1,5 @@
 import { setting } from "../config";
-import { AppError, isAppError, isDatabaseUnavailable } from "../errors";
+import { AppError, isAppError, isDatabaseUnavailable, unavailable } from "../errors";
 import { verifyRuntimeKey } from "../runtime-keys";
 import { touchRuntimeInstance } from "../runtime-instances";
 import { metrics } from "../observability/metrics";
@@ -92,7 +92,8 @@ function parseJson(req: RuntimeRequest): unknown {
   }
 }
 
-export const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `body over ${MAX_BODY_BYTES} bytes`);
+export const tooLarge = () =>
+  new AppError("PAYLOAD_TOO_LARGE", `body over ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES });
 
 export function errorAnswer(e: unknown): RuntimeResponse {
   if (isAppError(e)) {
@@ -103,9 +104,10 @@ export function errorAnswer(e: unknown): RuntimeResponse {
   }
   if (isDatabaseUnavailable(e)) {
     console.error("[runtime-api] database unavailable:", (e as Error).message);
+    const { details } = unavailable();
     return {
       status: 503,
-      body: { error: { code: "UNAVAILABLE", message: "the job store is unavailable; retry with backoff" } },
+      body: { error: { code: "UNAVAILABLE", message: "the job store is unavailable; retry with backoff", details } },
     };
   }
   console.error("[runtime-api] unexpected error:", e);
