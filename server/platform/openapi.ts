@@ -5,6 +5,7 @@ import { maxBodyBytes } from "./dispatch";
 import { ROUTES } from "./routes";
 import { EXTERNAL_ID, MATERIAL_TEXT_BYTES, MAX_ACTIVITY_ITEMS } from "./schemas";
 import { SCOPES } from "./service-keys";
+import { DELIVERY_HEADER, jobFinishedWebhook, SIGNATURE_HEADER } from "../notifications/webhook-schema";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -39,6 +40,42 @@ function pathParameters(path: string) {
         ? { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" }
         : { type: "string", pattern: EXTERNAL_ID.source, description: "the platform's own id" },
   }));
+}
+
+/** The webhook this service sends the platform when a job finishes (JOB_WEBHOOK_URL, JOB_WEBHOOK_SECRET). */
+function webhook() {
+  return {
+    post: {
+      operationId: "jobFinished",
+      summary:
+        "A job finished (succeeded, failed or cancelled): POSTed to JOB_WEBHOOK_URL once per job and final status, retried until it is acknowledged.",
+      description: `Check \`${SIGNATURE_HEADER}\` before trusting the body: \`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">\` keyed with JOB_WEBHOOK_SECRET; compare in constant time and refuse an old \`t\` (replays). Every delivery of one announcement carries the same \`${DELIVERY_HEADER}\` (\`<jobId>:<status>\`): answer 2xx again for a repeat. A 2xx ends the delivery; 408, 429, 5xx or no answer within 10 s are retried with backoff; any other answer is given up. Read the output with GET /api/v1/jobs/{id}.`,
+      parameters: [
+        {
+          name: SIGNATURE_HEADER,
+          in: "header",
+          required: true,
+          description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with JOB_WEBHOOK_SECRET',
+          schema: { type: "string", pattern: "^t=[0-9]+,v1=[0-9a-f]{64}$" },
+        },
+        {
+          name: DELIVERY_HEADER,
+          in: "header",
+          required: true,
+          description: "The same on every delivery of one announcement: <jobId>:<status>",
+          schema: { type: "string" },
+        },
+      ],
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/JobFinishedWebhook" } } },
+      },
+      responses: {
+        "2XX": { description: "Received: not sent again." },
+        "5XX": { description: "Sent again later, with backoff (so are 408 and 429)." },
+      },
+    },
+  };
 }
 
 /** The platform API's OpenAPI 3.1 document, generated from the zod schemas its routes parse with. */
@@ -118,6 +155,7 @@ export function buildPlatformOpenApi() {
       scopes: [...SCOPES],
     },
     paths,
+    webhooks: { jobFinished: webhook() },
     components: {
       securitySchemes: {
         serviceKey: {
@@ -126,7 +164,11 @@ export function buildPlatformOpenApi() {
           description: `A service key (npm run service-key, or the admin console). Scopes: ${SCOPES.join(", ")}.`,
         },
       },
-      schemas: { ...schemas, ...errorComponents(allCodes) },
+      schemas: {
+        ...schemas,
+        JobFinishedWebhook: jsonSchema(jobFinishedWebhook, "output"),
+        ...errorComponents(allCodes),
+      },
     },
   };
 }

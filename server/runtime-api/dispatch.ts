@@ -5,6 +5,7 @@ import { touchRuntimeInstance } from "../runtime-instances";
 import { metrics } from "../observability/metrics";
 import { ENDPOINTS, type EndpointName } from "./endpoints";
 import { jobId as jobIdSchema } from "./contract";
+import { refuseDeepJson } from "../security/json-depth";
 
 export { ENDPOINTS, type EndpointName };
 
@@ -85,6 +86,7 @@ function parseJson(req: RuntimeRequest): unknown {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
   if (Buffer.byteLength(req.body) > MAX_BODY_BYTES) throw tooLarge();
   if (!req.body.trim()) throw new AppError("MALFORMED_JSON", "request body is empty; send a JSON object");
+  refuseDeepJson(req.body);
   try {
     return JSON.parse(req.body);
   } catch {
