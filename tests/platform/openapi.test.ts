@@ -5,8 +5,11 @@ import { GET as openapiGet } from "@/app/api/v1/openapi.json/route";
 import { ROUTES } from "@/server/platform/routes";
 import { SCOPES } from "@/server/platform/scopes";
 import { getDb } from "@/server/db";
-import { uid } from "../helpers/factories";
+import { runtimeKey, uid } from "../helpers/factories";
 import { callApi, serviceKey } from "../helpers/platform-api";
+import { runtime } from "../helpers/runtime-api";
+import { startWebhookReceiver } from "../helpers/webhook-receiver";
+import { deliverWebhook, jobFinishedPayload, verifySignature } from "@/server/notifications/webhook";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document, read by shape
 let doc: Record<string, any>;
@@ -60,12 +63,14 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
       expect(Boolean(op.requestBody)).toBe(Boolean(r.body));
     }
     expect(doc["x-platform-limits"].scopes).toEqual([...SCOPES]);
-    for (const [name, schema] of Object.entries(doc.components.schemas)) {
-      expect(
-        () => new Ajv2020({ strict: false, validateFormats: false }).compile(schema as object),
-        name,
-      ).not.toThrow();
-    }
+    for (const name of Object.keys(doc.components.schemas))
+      expect(() => validator(`/components/schemas/${name}`), name).not.toThrow();
+    // Every error answer names its codes as constants, and each code's details by its shape.
+    for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, any>))
+      // eslint-disable-line @typescript-eslint/no-explicit-any
+      if (name.endsWith("Error")) expect(schema.properties.code.const, name).toMatch(/^[A-Z_]+$/);
+    expect(doc.components.schemas.RateLimitedError.required).toContain("details");
+    expect(doc.components.schemas.NotFoundError.properties.details).toBe(false);
   });
 
   it("matches what the routes answer: a walk through every route, successes and errors", async () => {
@@ -102,6 +107,21 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     expect((await documented("GET", "/jobs/{jobId}", { jobId }, undefined, key)).status).toBe(200);
     expect((await documented("GET", "/jobs/{jobId}", { jobId: "missing" }, undefined, key)).status).toBe(404);
     expect((await documented("GET", "/jobs/{jobId}", { jobId }, undefined, "ajs_wrong")).status).toBe(401);
+    // A failed attempt put back to pending: the job carries that attempt's error while it waits.
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    expect((await rt.lock(jobId)).status).toBe(200);
+    expect((await rt.fail(jobId, 1, "MODEL_TIMEOUT", "the model took too long")).body.status).toBe("pending");
+    const retrying = await documented("GET", "/jobs/{jobId}", { jobId }, undefined, key);
+    expect(retrying.body).toMatchObject({ status: "pending", error: { code: "MODEL_TIMEOUT" }, output: null });
+    expect((await documented("POST", "/jobs/{jobId}/cancel", { jobId }, undefined, key)).body.status).toBe("cancelled");
+    expect((await documented("POST", "/jobs/{jobId}/cancel", { jobId: "missing" }, undefined, key)).status).toBe(404);
+    const exported = await documented("GET", "/learners/{externalId}/export", ids, undefined, key);
+    expect(exported.body.jobs[0].events.length).toBeGreaterThan(0);
+    expect(exported.body.materials[0].externalId).toBe("m-1");
+    const tooBig = { ...mat, text: "x".repeat(200 * 1024 + 1) };
+    expect((await documented("PUT", "/learners/{externalId}/materials/{materialId}", ids, tooBig, key)).status).toBe(
+      413,
+    );
     const readOnly = await serviceKey(["jobs:read"]);
     expect((await documented("PUT", "/learners/{externalId}", ids, { name: "x" }, readOnly)).status).toBe(403);
     expect(await getDb().user.count({ where: { externalId: learner } })).toBe(1);
@@ -148,6 +168,36 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     expect(busy.status).toBe(503);
     expect(busy.body.error.code).toBe("UNAVAILABLE");
     expect(Number(busy.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("describes the webhook: a live delivery's body and signature header match the `webhooks` section", async () => {
+    const hook = doc.webhooks.jobFinished.post;
+    const signature = hook.parameters.find((p: { name: string }) => p.name === "X-AJR-Signature");
+    expect(signature).toMatchObject({ in: "header", required: true });
+    const key = await serviceKey();
+    const ids = { externalId: uid("ext-hook") };
+    await documented("PUT", "/learners/{externalId}", ids, { name: "Hook", aiConsent: true }, key);
+    const job = { jobType: "weak_point_analysis", target: { type: "user" } };
+    const jobId = (await documented("POST", "/learners/{externalId}/jobs", ids, job, key)).body.job.id;
+    expect((await documented("POST", "/jobs/{jobId}/cancel", { jobId }, undefined, key)).status).toBe(200);
+    const receiver = await startWebhookReceiver();
+    try {
+      await deliverWebhook(
+        { url: receiver.url, secret: "whsec_doc" },
+        `${jobId}:cancelled`,
+        await jobFinishedPayload(jobId),
+      );
+      const { headers, body } = receiver.received[0]!;
+      expect(String(headers["x-ajr-signature"])).toMatch(new RegExp(signature.schema.pattern));
+      expect(verifySignature("whsec_doc", body, String(headers["x-ajr-signature"]))).toBe(true);
+      const validate = validator("/webhooks/jobFinished/post/requestBody/content/application~1json/schema");
+      const sent = JSON.parse(body);
+      expect(validate(sent), JSON.stringify(validate.errors)).toBe(true);
+      expect(sent.job).toMatchObject({ id: jobId, status: "cancelled", learnerExternalId: ids.externalId });
+      expect(validate({ ...sent, job: { ...sent.job, status: "done" } })).toBe(false);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("unknown routes and methods answer in the error shape", async () => {

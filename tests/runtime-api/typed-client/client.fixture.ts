@@ -89,3 +89,5 @@ export const tooBig: Answer<"/internal/runtime/jobs/{jobId}/result", 413> = { er
 export const pollNotFound: Answer<"/internal/runtime/jobs/poll", 400> = { error: { code: "JOB_NOT_FOUND", message: "" } };
 // @ts-expect-error an item of POST /results carries what POST /{jobId}/result answers, never a lock's code
 export const batchItem: Answer<"/internal/runtime/jobs/results", 200>["results"][number]["body"] = { error: { code: "JOB_ALREADY_LOCKED", message: "" } };
+// @ts-expect-error JOB_CANCELLED carries no details
+export const cancelledDetails: Answer<"/internal/runtime/jobs/{jobId}/result", 409> = { error: { code: "JOB_CANCELLED", message: "", details: { status: "cancelled" } } };
