@@ -144,7 +144,7 @@ export function buildPlatformOpenApi() {
       title: "AI Job Runtime — platform API",
       version: "1.0.0",
       description:
-        'Server to server: a learning platform sends its learners and their learning data by its own ids (`externalId`, every write an idempotent upsert), starts analyses and reads their results (SPEC §10, docs/platform-api.md). Every call carries `Authorization: Bearer <service key>`; each key has scopes. Errors are `{"error": {code, message, details}}`. Generated from server/platform/schemas.ts.',
+        'Server to server: a learning platform sends its learners and their learning data by its own ids (`externalId`, every write an idempotent upsert), starts analyses and reads their results (SPEC §10, docs/platform-api.md). Every call carries `Authorization: Bearer <service key>`; each key has scopes. Errors are `{"error": {code, message, details}}`: each error status lists its codes, one schema per code, with `details` in that code\'s shape (or `false`: none). Finished jobs are announced by the `jobFinished` webhook (the `webhooks` section), signed with X-AJR-Signature. Generated from server/platform/schemas.ts.',
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ serviceKey: [] }],

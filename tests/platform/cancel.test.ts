@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "@/server/db";
 import { createLearner, createTestJob, jobRow, runtimeKey, uid } from "../helpers/factories";
 import { callApi, platform, serviceKey } from "../helpers/platform-api";
 import { runtime } from "../helpers/runtime-api";

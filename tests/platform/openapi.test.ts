@@ -66,8 +66,8 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     for (const name of Object.keys(doc.components.schemas))
       expect(() => validator(`/components/schemas/${name}`), name).not.toThrow();
     // Every error answer names its codes as constants, and each code's details by its shape.
-    for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, any>))
-      // eslint-disable-line @typescript-eslint/no-explicit-any
+    const schemas = doc.components.schemas as Record<string, { properties: { code: { const: string } } }>;
+    for (const [name, schema] of Object.entries(schemas))
       if (name.endsWith("Error")) expect(schema.properties.code.const, name).toMatch(/^[A-Z_]+$/);
     expect(doc.components.schemas.RateLimitedError.required).toContain("details");
     expect(doc.components.schemas.NotFoundError.properties.details).toBe(false);

@@ -1,13 +1,13 @@
 import path from "node:path";
 import Ajv2020 from "ajv/dist/2020";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { JOB_TYPES } from "@/server/job-types";
 import { FAILURE_CODES } from "@/server/jobs/constants";
 import { buildOpenApiDocument } from "@/server/runtime-api/openapi";
 import { createLearner, createTestJob, runtimeKey, uid } from "../helpers/factories";
 import { validOutput } from "../helpers/outputs";
 import { runtime } from "../helpers/runtime-api";
-import { typedClient } from "../helpers/typed-client";
+import { describeTypedClient } from "../helpers/typed-client";
 
 /**
  * A Runtime team in another language works from the OpenAPI document alone. Here a TypeScript
@@ -15,36 +15,13 @@ import { typedClient } from "../helpers/typed-client";
  * wrong outputs, unknown error codes and mixed-up poll items must fail to compile exactly there.
  */
 const doc = buildOpenApiDocument() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-const FIXTURE = path.join(import.meta.dirname, "typed-client", "client.fixture.ts");
-let client: Awaited<ReturnType<typeof typedClient>>;
-
-beforeAll(async () => {
-  client = await typedClient(doc, "runtime-api");
-});
-afterAll(() => client.remove());
-
-describe("a typed client generated from the OpenAPI document", () => {
-  it(
-    "compiles the fixture: every wrong output, unknown code, wrong details and mixed-up item is refused where marked",
-    { timeout: 120_000 },
-    () => {
-      const result = client.compileFixture(FIXTURE);
-      expect(result.output).toBe("");
-      expect(result.status).toBe(0);
-    },
-  );
-
-  it(
-    "without the markers, fails on exactly the marked lines (the refusals are the document's, not the fixture's)",
-    { timeout: 120_000 },
-    () => {
-      const result = client.compileBare(FIXTURE);
-      expect(result.marked.length).toBeGreaterThanOrEqual(14);
-      expect(result.status).not.toBe(0);
-      expect(result.refused).toEqual(result.marked);
-    },
-  );
-});
+describeTypedClient(
+  "a typed client generated from the OpenAPI document (wrong outputs, unknown codes, wrong details, mixed-up items)",
+  () => doc,
+  "runtime-api",
+  path.join(import.meta.dirname, "typed-client", "client.fixture.ts"),
+  14,
+);
 
 /** The error objects an error answer may carry (each a component, told apart by `code`). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document, read by shape
