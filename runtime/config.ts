@@ -39,6 +39,9 @@ const envSchema = z.object({
   DEEPSEEK_TIMEOUT_MS: int(DEEPSEEK_DEFAULTS.timeoutMs, 100),
   /** Cap on one model answer; a larger one is cut off and fails INVALID_SCHEMA. */
   DEEPSEEK_MAX_RESPONSE_BYTES: int(DEEPSEEK_DEFAULTS.maxResponseBytes, 1024),
+  /** OpenTelemetry (runtime/tracing.ts): traces go to this OTLP/HTTP collector; unset (both): no traces. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type RuntimeConfig = ReturnType<typeof loadConfig>;

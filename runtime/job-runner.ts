@@ -8,6 +8,7 @@ import { backoffDelay, sleep } from "./backoff";
 import type { Logger } from "./log";
 import { rejectionFields } from "./rejection";
 import { cleanUsage, refusalNeedsFail, resultBody } from "./submit";
+import { inJobSpan, jobTraceFields } from "./tracing";
 
 /** Why a job stopped before its pipeline finished. */
 export type StopReason = "cancel" | "lost" | "shutdown";
@@ -39,7 +40,7 @@ export type RunnerDeps = {
 export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | Date) {
   const { api, log } = deps;
   const attemptNo = job.attemptNo;
-  const fields = { jobId: job.id, jobType: job.jobType, attemptNo };
+  const fields = { jobId: job.id, jobType: job.jobType, attemptNo, ...jobTraceFields(job) };
   const controller = new AbortController();
   let state: ProgressReport = { stage: "prompt_builder", progress: 0 };
   let reportedStage: string | null = null;
@@ -91,7 +92,8 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
     }, delay);
   };
 
-  const done = (async () => {
+  // The attempt as a span in the job's trace; the pipeline's spans and the log lines sit inside it.
+  const done = inJobSpan(job, deps.instanceId, async () => {
     log("job.started", { ...fields, provider: deps.provider.name });
     // The first stage report sends the first heartbeat (locked → running); a job that fails
     // before any stage reports its failure straight from locked.
@@ -164,7 +166,7 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
         isJobFailure(e) ? e.rejected : undefined,
       );
     }
-  })();
+  });
 
   /**
    * A classified failure with the attempt's usage, for 429/503 the provider's Retry-After, and

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { loadConfig } from "./config";
 import { createRuntime } from "./runtime";
+import { startRuntimeTracing } from "./tracing";
 
 /** `npm run runtime`: one reference Runtime process, configured by the environment. */
 let config;
@@ -12,6 +13,8 @@ try {
   process.exit(2);
 }
 
+// Traces when the Runtime's own OTEL_* variables ask for them (runtime/tracing.ts); flushed before exit.
+const tracing = startRuntimeTracing(process.env, config.instanceId);
 const runtime = createRuntime(config);
 let signals = 0;
 const onSignal = (signal: NodeJS.Signals) => {
@@ -19,7 +22,10 @@ const onSignal = (signal: NodeJS.Signals) => {
   runtime.log("runtime.signal", { signal });
   // Never hang past the grace period plus time to report: the leases run out on their own anyway.
   setTimeout(() => process.exit(1), config.shutdownGraceMs + 20_000).unref();
-  void runtime.shutdown(config.shutdownGraceMs).then(() => process.exit(0));
+  void runtime
+    .shutdown(config.shutdownGraceMs)
+    .then(() => tracing?.shutdown())
+    .then(() => process.exit(0));
 };
 process.on("SIGTERM", onSignal);
 process.on("SIGINT", onSignal);

@@ -1,4 +1,4 @@
-import { setting } from "./config";
+import { databaseConfig, setting } from "./config";
 import { closeDb } from "./db";
 import { getJobFeed, stopJobFeed } from "./events/job-feed";
 import { onShutdown } from "./lifecycle";
@@ -21,7 +21,8 @@ const g = globalThis as unknown as { __background?: boolean };
  * IN_PROCESS_SCHEDULER=0 turns the scheduler and the rollup loop off (e.g. on instances that should only serve).
  */
 export function startBackground(log: (m: string) => void = (m) => console.log(m)) {
-  const databaseUrl = setting("DATABASE_URL");
+  // The scheduler's advisory locks are held by a session: the direct URL.
+  const databaseUrl = databaseConfig.sessionUrl;
   if (g.__background || !databaseUrl) return;
   g.__background = true;
   const inngest = inngestConfigured();

@@ -70,7 +70,23 @@ export const SETTINGS = {
     "1 only on one machine (dev, demo, tests): secrets and tokens missing from the environment are generated into APP_DATA_DIR",
   ),
   APP_DATA_DIR: def(text.default(".data"), "folder of generated secrets in dev/demo"),
-  DATABASE_URL: def(postgresUrl.optional(), "any PostgreSQL ≥ 13", { production: true, secret: true }),
+  DATABASE_URL: def(
+    postgresUrl.optional(),
+    "any PostgreSQL ≥ 13, directly or through a connection pooler (DATABASE_POOLER)",
+    {
+      production: true,
+      secret: true,
+    },
+  ),
+  DIRECT_DATABASE_URL: def(
+    postgresUrl.optional(),
+    "a direct session with the same PostgreSQL for what needs one: LISTEN/NOTIFY (live updates, long-poll wake-ups), advisory locks, the claim pool's session setting, migrations (default: DATABASE_URL)",
+    { secret: true },
+  ),
+  DATABASE_POOLER: def(
+    z.enum(["none", "session", "transaction"], { error: "none, session or transaction" }).default("none"),
+    "what DATABASE_URL reaches: `none` (PostgreSQL itself), `session` (a session-mode pooler), `transaction` (a transaction-mode pooler such as PgBouncer's pool_mode = transaction: statements go unnamed; needs DIRECT_DATABASE_URL)",
+  ),
   DB_POOL_MAX: def(int(1, 1000).default(10), "connections per app process"),
   DB_CLAIM_POOL_MAX: def(
     int(1, 1000).optional(),
@@ -219,6 +235,41 @@ export const SETTINGS = {
   DEEPSEEK_BASE_URL: def(url.optional(), "DeepSeek API base URL"),
   DEEPSEEK_MODEL: def(text.optional(), "model name override"),
   DEEPSEEK_TIMEOUT_MS: def(int(1).optional(), "per-call model timeout"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: def(
+    url.optional(),
+    "OpenTelemetry: OTLP/HTTP collector base URL; traces go to <url>/v1/traces (unset, with the next one unset: no traces)",
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: def(
+    url.optional(),
+    "OpenTelemetry: the full OTLP/HTTP traces URL (wins over the base URL)",
+  ),
+  OTEL_SERVICE_NAME: def(text.default("ai-job-runtime"), "OpenTelemetry: service.name of this process's spans"),
+  OTEL_SDK_DISABLED: def(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(["true", "false"], { error: "true or false" }))
+      .default("false"),
+    "OpenTelemetry: true turns traces off whatever else is set",
+  ),
+  OTEL_TRACES_SAMPLER: def(
+    z
+      .enum([
+        "always_on",
+        "always_off",
+        "traceidratio",
+        "parentbased_always_on",
+        "parentbased_always_off",
+        "parentbased_traceidratio",
+      ])
+      .default("parentbased_always_on"),
+    "OpenTelemetry: which traces are kept (a job's spans follow its trace's decision)",
+  ),
+  OTEL_TRACES_SAMPLER_ARG: def(
+    num(0, 1).optional(),
+    "OpenTelemetry: the ratio of the traceidratio samplers (default 1)",
+  ),
 } satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -281,9 +332,48 @@ export function configProblems(env: Env = process.env): string[] {
     problems.push("JOB_WEBHOOK_URL and JOB_WEBHOOK_SECRET: set both or neither");
   if (!!blank(env.INNGEST_SIGNING_KEY) !== !!blank(env.INNGEST_EVENT_KEY))
     problems.push("INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY: set both or neither");
+  if (
+    blank(env.DATABASE_POOLER) === "transaction" &&
+    (blank(env.DIRECT_DATABASE_URL) ?? env.DATABASE_URL) === env.DATABASE_URL
+  )
+    problems.push(
+      "DIRECT_DATABASE_URL: required with DATABASE_POOLER=transaction, and not the pooler's URL — LISTEN/NOTIFY, advisory locks and session settings do not survive a transaction pooler (live updates and long-poll wake-ups would be lost)",
+    );
+  if (production) problems.push(...plainHttpProblems(env));
   const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter((v) => !!blank(v)).length;
   if (oidc !== 0 && oidc !== 3)
     problems.push("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three or none");
+  return problems;
+}
+
+/** The settings that switch OpenTelemetry traces on or off (server/observability/tracing-sdk.ts); the SDK reads the rest of OTEL_* itself. */
+export function tracingEnv(env: Env = process.env): Env {
+  return {
+    OTEL_SDK_DISABLED: setting("OTEL_SDK_DISABLED", env),
+    OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER,
+    OTEL_EXPORTER_OTLP_ENDPOINT: setting("OTEL_EXPORTER_OTLP_ENDPOINT", env),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env),
+  };
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * In production the session cookie's origin and the identity provider are reached over https
+ * only: over http a network attacker reads the cookie, or answers discovery and the token exchange
+ * and becomes anyone. A loopback host (a provider or proxy on the same machine) is the exception.
+ */
+function plainHttpProblems(env: Env): string[] {
+  const problems: string[] = [];
+  for (const name of ["BETTER_AUTH_URL", "OIDC_ISSUER"] as const) {
+    const raw = blank(env[name]);
+    if (!raw || !URL.canParse(raw)) continue;
+    const { protocol, hostname } = new URL(raw);
+    if (protocol === "http:" && !LOOPBACK.test(hostname))
+      problems.push(
+        `${name}: must be https:// in production (http:// only for a loopback host), got ${JSON.stringify(raw.slice(0, 80))}`,
+      );
+  }
   return problems;
 }
 
@@ -302,6 +392,19 @@ function live<T extends Record<string, () => unknown>>(getters: T): { readonly [
   for (const [name, get] of Object.entries(getters)) Object.defineProperty(out, name, { get, enumerable: true });
   return out as { readonly [K in keyof T]: ReturnType<T[K]> };
 }
+
+/**
+ * Where each kind of database connection goes (docs/operations.md, "Connection pooler"): ordinary
+ * statements and transactions to DATABASE_URL (a pooler, if DATABASE_POOLER says so); what needs a
+ * session of its own (LISTEN, advisory locks, session settings, migrations) to sessionUrl. Behind a
+ * transaction pooler, statements on the pooled URL go unnamed: PgBouncer before 1.21 hands each
+ * transaction any server connection, where a statement prepared on another one does not exist.
+ */
+export const databaseConfig = live({
+  url: () => setting("DATABASE_URL"),
+  sessionUrl: () => setting("DIRECT_DATABASE_URL") ?? setting("DATABASE_URL"),
+  namedStatements: () => setting("DATABASE_POOLER") !== "transaction",
+});
 
 /** Job engine settings; defaults are SPEC §4's. The first retry waits backoffBaseMs (seed 004's 5 s), doubling with jitter. */
 export const jobConfig = live({

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
-import { setting } from "./config";
+import { databaseConfig, setting } from "./config";
 
 export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services that must join a transaction take this. */
@@ -11,16 +11,17 @@ type Handles = { prisma: Db; pool: pg.Pool; claimPool: pg.Pool };
 const globalForDb = globalThis as unknown as { __db?: Handles };
 
 function create(): Handles {
-  const connectionString = setting("DATABASE_URL");
+  const connectionString = databaseConfig.url;
   if (!connectionString) throw new Error("DATABASE_URL is not set (npm run dev sets it for the embedded PostgreSQL)");
   const pool = new pg.Pool({
     connectionString,
     max: setting("DB_POOL_MAX"),
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
   });
-  // Claims and polls on connections of their own, planned once (see getClaimPool).
+  // Claims and polls on connections of their own, planned once (see getClaimPool): a session
+  // setting, so on the direct URL when DATABASE_URL is a transaction pooler.
   const claimPool = new pg.Pool({
-    connectionString,
+    connectionString: databaseConfig.sessionUrl,
     max: setting("DB_CLAIM_POOL_MAX") ?? setting("DB_POOL_MAX"),
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
     onConnect: claimConnectionSetup,

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import type { Prisma } from "./generated/prisma/client";
+import { databaseConfig } from "./config";
 import { getClaimPool, getDb, getPool, type DbOrTx } from "./db";
 
 /**
@@ -10,11 +11,14 @@ import { getClaimPool, getDb, getPool, type DbOrTx } from "./db";
  * pipeline (≈0.3–0.5 ms per call). Same SQL, same values and the same row types as $queryRaw:
  * timestamps are UTC Dates, json is parsed, bigint is BigInt. Inside an interactive transaction
  * the statement goes through that transaction instead. `on: "claims"` (claim and poll) runs it on
- * the claim pool, whose connections use generic plans (server/db.ts getClaimPool).
+ * the claim pool, whose connections use generic plans (server/db.ts getClaimPool). Behind a
+ * transaction pooler (DATABASE_POOLER=transaction) the main pool's statements go unnamed.
  */
 export function runSql<T>(db: DbOrTx, query: Prisma.Sql, on: "claims" | "main" = "main"): Promise<T[]> {
   if (db !== getDb()) return db.$queryRaw<T[]>(query);
-  return fastQuery<T>(query, on === "claims" ? getClaimPool() : getPool());
+  // The claim pool is always a session of its own; the main pool may be a transaction pooler's.
+  if (on === "claims") return fastQuery<T>(query, getClaimPool(), true);
+  return fastQuery<T>(query, getPool(), databaseConfig.namedStatements);
 }
 
 const names = new Map<string, string>();
@@ -29,9 +33,9 @@ function statementName(text: string) {
   return name;
 }
 
-async function fastQuery<T>(query: Prisma.Sql, pool: pg.Pool): Promise<T[]> {
+async function fastQuery<T>(query: Prisma.Sql, pool: pg.Pool, named: boolean): Promise<T[]> {
   const res = await pool.query({
-    name: statementName(query.text),
+    name: named ? statementName(query.text) : undefined,
     text: query.text,
     values: query.values.map(toPg),
     types,

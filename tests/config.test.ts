@@ -41,6 +41,36 @@ describe("configuration", () => {
     expect(problems).toHaveLength(5);
   });
 
+  it("production refuses http:// for BETTER_AUTH_URL and OIDC_ISSUER by name, except on a loopback host", () => {
+    const oidc = { OIDC_CLIENT_ID: "runtime", OIDC_CLIENT_SECRET: "idp-secret-value" };
+    const problems = configProblems({
+      ...PRODUCTION_OK,
+      ...oidc,
+      BETTER_AUTH_URL: "http://jobs.example.com",
+      OIDC_ISSUER: "http://idp.example.com/realms/school",
+    });
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^BETTER_AUTH_URL: must be https:\/\/ in production/);
+    expect(problems[1]).toMatch(/^OIDC_ISSUER: must be https:\/\/ in production/);
+    for (const host of ["localhost:3000", "127.0.0.1:8080", "[::1]:9000"]) {
+      expect(
+        configProblems({
+          ...PRODUCTION_OK,
+          ...oidc,
+          BETTER_AUTH_URL: `http://${host}`,
+          OIDC_ISSUER: `http://${host}/idp`,
+        }),
+      ).toEqual([]);
+    }
+    // A name that only starts like a loopback host is not one.
+    expect(configProblems({ ...PRODUCTION_OK, BETTER_AUTH_URL: "http://127.0.0.1.evil.test" })).toHaveLength(1);
+    expect(configProblems({ ...PRODUCTION_OK, BETTER_AUTH_URL: "http://localhost.evil.test" })).toHaveLength(1);
+    // Outside production (zero-setup, tests) http stays allowed.
+    expect(
+      configProblems({ BETTER_AUTH_URL: "http://jobs.example.com", OIDC_ISSUER: "http://idp.example.com", ...oidc }),
+    ).toEqual([]);
+  });
+
   it("sign-up and single sign-on settings: invalid values are named; OIDC_* all three or none", () => {
     const text = configProblems({
       ...PRODUCTION_OK,

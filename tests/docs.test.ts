@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -53,5 +54,47 @@ describe("documentation", () => {
     expect(readme).toContain("npm start");
     for (const doc of ["architecture", "protocol", "operations", "security", "performance"])
       expect(readme).toContain(`docs/${doc}.md`);
+  });
+});
+
+/**
+ * Docs and code state the present; history lives in git and in the dated files of bench-results/.
+ * No tracked file speaks of work sessions or of other engineers, and the docs do not date their
+ * figures by rounds of work ("this round", "before this round's changes").
+ */
+describe("the present tense", () => {
+  const tracked = execFileSync("git", ["ls-files", "-z"], { encoding: "utf8" })
+    .split("\0")
+    .filter((f) => /\.(md|ts|tsx|mts|mjs|js|json|sql|prisma|yml|yaml|cfg|ini)$/.test(f))
+    .filter((f) => !f.endsWith("package-lock.json") && fs.existsSync(f));
+  const everywhere = [/\bsessions? \d/i, /\bother engineers\b/i, /\bwork sessions?\b/i];
+  const inDocs = [/\bthis round\b/i, /\bbefore this round\b/i, /\blast round\b(?! trip)/i, /\bthe coordinator\b/i];
+  const hits = (files: string[], patterns: RegExp[]) =>
+    files.flatMap((f) =>
+      fs
+        .readFileSync(f, "utf8")
+        .split("\n")
+        .map((line, i) => ({ line, at: `${f}:${i + 1}` }))
+        .filter(({ line }) => patterns.some((p) => p.test(line)))
+        .map(({ at, line }) => `${at}: ${line.trim().slice(0, 100)}`),
+    );
+
+  it("no tracked file speaks of work sessions", () => {
+    // This file names the patterns it forbids.
+    expect(
+      hits(
+        tracked.filter((f) => f !== "tests/docs.test.ts"),
+        everywhere,
+      ),
+    ).toEqual([]);
+  });
+
+  it("the README and docs/ date nothing by rounds of work", () => {
+    expect(hits(FILES, inDocs)).toEqual([]);
+  });
+
+  it("docs/performance.md, throughput.md and console-performance.md stay references (at most about 250 lines)", () => {
+    for (const f of ["docs/performance.md", "docs/throughput.md", "docs/console-performance.md"])
+      expect(fs.readFileSync(f, "utf8").split("\n").length, f).toBeLessThanOrEqual(260);
   });
 });

@@ -10,6 +10,8 @@ type Change = Pick<Job, "id" | "jobType" | "status" | "attemptNo" | "stage" | "p
   created?: boolean;
 };
 type Page = { items: Job[]; total: number; page: number; pageSize: number };
+const REOPEN_MIN_MS = 2000;
+const REOPEN_MAX_MS = 30_000;
 
 /**
  * Live job changes from /api/jobs/events (Server-Sent Events fed by Postgres LISTEN/NOTIFY).
@@ -24,7 +26,9 @@ export function useJobFeed(): boolean {
 
   useEffect(() => {
     if (typeof EventSource === "undefined") return;
-    const source = new EventSource("/api/jobs/events");
+    let source: EventSource;
+    let reopen: ReturnType<typeof setTimeout> | undefined;
+    let reopenMs = REOPEN_MIN_MS;
     const refreshAll = () => queryClient.invalidateQueries(trpc.jobs.pathFilter());
 
     const onJob = (event: MessageEvent<string>) => {
@@ -48,13 +52,30 @@ export function useJobFeed(): boolean {
       if (finished) void queryClient.invalidateQueries(trpc.progress.mastery.pathFilter());
     };
 
-    source.addEventListener("ready", () => setLive(true));
-    source.addEventListener("job", onJob as EventListener);
-    // The server may have missed changes (feed reconnect): re-read rather than trust the cache.
-    source.addEventListener("resync", () => void refreshAll());
-    source.onerror = () => setLive(false);
-    source.onopen = () => void refreshAll();
-    return () => source.close();
+    const open = () => {
+      source = new EventSource("/api/jobs/events");
+      source.addEventListener("ready", () => {
+        reopenMs = REOPEN_MIN_MS;
+        setLive(true);
+      });
+      source.addEventListener("job", onJob as EventListener);
+      // The server may have missed changes (feed reconnect): re-read rather than trust the cache.
+      source.addEventListener("resync", () => void refreshAll());
+      source.onerror = () => {
+        setLive(false);
+        // EventSource retries a dropped connection by itself but gives up on an error status (a
+        // load balancer's 503 while no instance is ready): then open a new one, backing off.
+        if (source.readyState !== EventSource.CLOSED) return;
+        reopen = setTimeout(open, reopenMs);
+        reopenMs = Math.min(reopenMs * 2, REOPEN_MAX_MS);
+      };
+      source.onopen = () => void refreshAll();
+    };
+    open();
+    return () => {
+      clearTimeout(reopen);
+      source.close();
+    };
   }, [queryClient, trpc]);
 
   return live;

@@ -79,3 +79,9 @@ export function perJob(cpu: CpuRoles, jobs: number) {
 }
 
 export const loadAverage = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
+
+/** Milliseconds of CPU one process has used so far (HAProxy, PgBouncer: single processes), with its waited-for children. */
+export function processCpuMs(pid: number | undefined): number {
+  const s = pid ? readStat(pid) : null;
+  return s ? s.own + s.children : 0;
+}

@@ -22,6 +22,7 @@ import { ingestBench, ingestMarkdown } from "./ingest";
 import { clickMarkdown, clickToResult } from "./click";
 import { resetStatements, topStatements } from "./statements";
 import { pairedMarkdown, pairedRounds } from "./paired";
+import { topologyBench, topologyMarkdown } from "./topology";
 
 /**
  * `npm run bench`: a production build on the embedded PostgreSQL, driven by bench Runtimes
@@ -49,6 +50,8 @@ const CONSOLE_ROWS = Number(process.env.BENCH_CONSOLE_ROWS ?? 1_000_000);
  */
 const onlyArg = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
 if (onlyArg) process.env.BENCH_ONLY = onlyArg;
+// `npm run bench -- --topology`: the paired rounds and pickup under load direct and through HAProxy + PgBouncer (topology.ts).
+if (process.argv.includes("--topology")) process.env.BENCH_ONLY = "topology";
 const ONLY = new Set(
   (process.env.BENCH_ONLY ?? "throughput,pgboss,paired,pickup,pickupload,race,big,console,ingest,click,sweep").split(
     ",",
@@ -127,16 +130,17 @@ try {
   const serviceKey = (await createServiceKey("bench", SCOPES, "script")).key;
 
   ensureBuilt(log);
+  const appEnv = {
+    DB_POOL_MAX: "20",
+    RUNTIME_POLL_INTERVAL_MS: "100",
+    METRICS_TOKEN: "bench-metrics-token",
+    // The ingestion section measures throughput, not the per-key limit.
+    PLATFORM_API_RATE_LIMIT: "1000000",
+    ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
+  };
   app = await startAppServer({
     databaseUrl: url,
-    env: {
-      DB_POOL_MAX: "20",
-      RUNTIME_POLL_INTERVAL_MS: "100",
-      METRICS_TOKEN: "bench-metrics-token",
-      // The ingestion section measures throughput, not the per-key limit.
-      PLATFORM_API_RATE_LIMIT: "1000000",
-      ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
-    },
+    env: appEnv,
     // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (not allowed in NODE_OPTIONS): the profile is written when the app exits.
     nodeArgs: process.env.BENCH_APP_NODE_ARGS?.split(" ").filter(Boolean),
   });
@@ -227,14 +231,19 @@ try {
       const rates: number[] = [];
       const cpus: ReturnType<typeof perJob>[] = [];
       for (let r = -WARMUP; r < REPEATS; r++) {
-        const run = await pgBossRun(url, JOBS, 8, roles, mode);
+        const run = await pgBossRun(url, JOBS, 8, roles, mode, mode === "12-fetch-batch" ? SLOTS : 50);
         if (r < 0) continue; // a warm-up run
         rates.push(run.jobsPerSecond);
         cpus.push(run.cpu);
       }
       const peer = {
         version: mode.startsWith("12") ? "12.38.0" : "10.4.2",
-        mode: mode.endsWith("work") ? "work() batches of 50" : "fetch(1) + complete",
+        mode:
+          mode === "12-work"
+            ? "work() batches of 50"
+            : mode === "12-fetch-batch"
+              ? `fetch(${SLOTS}) + complete of the ${SLOTS} ids`
+              : "fetch(1) + complete",
         loops: 8,
         jobsPerSecond: round(median(rates)),
         runs: rates.map(round),
@@ -249,7 +258,8 @@ try {
     results.pgBossPeers = peers;
   }
 
-  // 2c. Ours and pg-boss 12 fetch(1) + complete in alternating rounds: BENCH_PAIRS pairs (5).
+  // 2c. Ours, pg-boss 12 fetch(1) + complete and pg-boss 12 fetch(BENCH_SLOTS) + complete in
+  // alternating rounds: BENCH_PAIRS pairs (5).
   if (ONLY.has("paired")) {
     results.paired = await pairedRounds({
       db,
@@ -298,6 +308,24 @@ try {
     };
     log(`pickup under load: ${JSON.stringify(results.pickupUnderLoad)}`);
     await clearJobs(db);
+  }
+
+  // 2f. The paired rounds and pickup under load again, direct and through HAProxy + PgBouncer, in this run.
+  if (ONLY.has("topology")) {
+    await clearJobs(db);
+    const topology = await topologyBench({
+      db,
+      url,
+      appUrl,
+      roles,
+      key,
+      appEnv,
+      paired: { jobs: JOBS, slots: SLOTS, pairs: Number(process.env.BENCH_PAIRS ?? 5), warmup: WARMUP },
+      pickup: { jobs: PICKUP_JOBS, busy: BUSY_RUNTIMES, idle: IDLE_RUNTIMES },
+      log,
+    });
+    results.topology = topology;
+    log(`topology:\n${topologyMarkdown(topology).join("\n")}`);
   }
 
   // 3. 50 Runtimes racing to lock the same jobs: one wins each, the rest get 409 quickly.
@@ -557,6 +585,7 @@ function writeResults(fresh: Results) {
           ``,
         ]
       : []),
+    ...(r.topology ? topologyMarkdown(r.topology) : []),
     ...(r.idleLongPoll
       ? [
           `${r.idleLongPoll.runtimes} idle long-polling Runtimes (waitMs ${r.idleLongPoll.waitMs}) over ${r.idleLongPoll.windowMs} ms: ${r.idleLongPoll.requests} requests (${r.idleLongPoll.requestsPerRuntimePerWait} per Runtime per waitMs); app ${r.idleLongPoll.appCpuPercentOfCore} % of a core, PostgreSQL ${r.idleLongPoll.postgresCpuPercentOfCore} % (load ${r.idleLongPoll.loadAverage.join(" ")}).`,

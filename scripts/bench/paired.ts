@@ -21,14 +21,16 @@ type Opts = {
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /**
- * Ours (slots × 8 Runtime processes, results sent together) and pg-boss 12 fetch(1) + complete
- * (8 loops) in alternating rounds on the same PostgreSQL, `pairs` pairs after `warmup` untimed
- * ones: ours, pg-boss, ours, pg-boss…, so every round follows one of the other system's (a round
- * that follows one of its own system's runs faster: with the order swapped in every other pair,
- * the ratio was 1.05–1.34× with ours first and 0.92–1.05× with pg-boss first). On a shared machine
- * whose speed shifts between minutes (pg-boss alone ran at 1,030–1,470 jobs/s on the same day), a
- * ratio taken within a pair is what both systems had at the same time; the median of the ratios
- * is the figure to quote. Each round starts settled (no vacuum due from the round before).
+ * Ours (slots × 8 Runtime processes, each claiming up to its free slots and sending the results
+ * that end together in one request) against pg-boss 12 in two modes, in alternating rounds on the
+ * same PostgreSQL, `pairs` rounds of three after `warmup` untimed ones: ours, pg-boss 12
+ * fetch(1) + complete (8 loops, one job a request), pg-boss 12 fetch(slots) + complete of those ids
+ * (8 loops, the batch our Runtimes work in), ours, … Every round of ours follows a pg-boss round,
+ * and the first pg-boss round of each triple follows one of ours (a round that follows its own
+ * system's runs faster). On a shared machine whose speed shifts between minutes, a ratio taken
+ * within one triple is what the systems had at the same time; the median of those ratios is the
+ * figure to quote, for each mode: against fetch(1) it compares unlike batch sizes (ours claims up
+ * to `slots` jobs a request), against fetch(slots) like ones. Each round starts settled.
  */
 export async function pairedRounds(o: Opts) {
   const pool = await workerPool("slots", o.appUrl, o.key, 8, o.slots);
@@ -44,13 +46,16 @@ export async function pairedRounds(o: Opts) {
     const runtimes = outs.reduce((t, w) => t + w.cpuMs, 0);
     return { jobsPerSecond: (done / elapsed) * 1000, cpu: perJob({ ...cpu, runtimes }, o.jobs) };
   };
-  const peer = () => pgBossRun(o.url, o.jobs, 8, o.roles, "12-fetch", 50, () => settle(o.db));
+  const peer = (mode: "12-fetch" | "12-fetch-batch") =>
+    pgBossRun(o.url, o.jobs, 8, o.roles, mode, o.slots, () => settle(o.db));
   const pairs = [];
   try {
     for (let r = -o.warmup; r < o.pairs; r++) {
       const us = await ours();
-      const them = await peer();
+      const them = await peer("12-fetch");
+      const batched = await peer("12-fetch-batch");
       if (r < 0) continue;
+      const ourTotal = us.cpu.postgresMs + us.cpu.appMs + us.cpu.runtimesMs;
       pairs.push({
         ours: round(us.jobsPerSecond),
         pgBoss: round(them.jobsPerSecond),
@@ -58,9 +63,12 @@ export async function pairedRounds(o: Opts) {
         oursCpuPerJobMs: us.cpu,
         pgBossCpuPerJobMs: them.cpu,
         postgresRatio: round(us.cpu.postgresMs / them.cpu.postgresMs),
-        totalCpuRatio: round(
-          (us.cpu.postgresMs + us.cpu.appMs + us.cpu.runtimesMs) / (them.cpu.postgresMs + them.cpu.benchMs),
-        ),
+        totalCpuRatio: round(ourTotal / (them.cpu.postgresMs + them.cpu.benchMs)),
+        pgBossBatch: round(batched.jobsPerSecond),
+        batchRatio: round(us.jobsPerSecond / batched.jobsPerSecond),
+        pgBossBatchCpuPerJobMs: batched.cpu,
+        batchPostgresRatio: round(us.cpu.postgresMs / batched.cpu.postgresMs),
+        batchTotalCpuRatio: round(ourTotal / (batched.cpu.postgresMs + batched.cpu.benchMs)),
         loadAverage: loadAverage(),
       });
     }
@@ -77,6 +85,11 @@ export async function pairedRounds(o: Opts) {
     maxRatio: Math.max(...ratios),
     medianPostgresRatio: median(pairs.map((p) => p.postgresRatio)),
     medianTotalCpuRatio: median(pairs.map((p) => p.totalCpuRatio)),
+    medianBatchRatio: median(pairs.map((p) => p.batchRatio)),
+    minBatchRatio: Math.min(...pairs.map((p) => p.batchRatio)),
+    maxBatchRatio: Math.max(...pairs.map((p) => p.batchRatio)),
+    medianBatchPostgresRatio: median(pairs.map((p) => p.batchPostgresRatio)),
+    medianBatchTotalCpuRatio: median(pairs.map((p) => p.batchTotalCpuRatio)),
   };
 }
 
@@ -100,15 +113,17 @@ async function settle(db: pg.Client) {
 export function pairedMarkdown(p: Awaited<ReturnType<typeof pairedRounds>>): string[] {
   return [
     ``,
-    `Ours (8 Runtime processes × ${p.slots} slots, results sent together) and pg-boss 12.38.0 fetch(1) + complete (8 loops) in ${p.pairs.length} alternating pairs of rounds, ${p.jobs} jobs each, same PostgreSQL; CPU ms per job PostgreSQL / app / Runtimes (pg-boss: PostgreSQL / its client):`,
+    `Ours (8 Runtime processes × ${p.slots} slots: claims of up to ${p.slots} jobs, the results that end together in one request), pg-boss 12.38.0 fetch(1) + complete (8 loops) and pg-boss 12.38.0 fetch(${p.slots}) + complete of the ${p.slots} ids (8 loops) in ${p.pairs.length} alternating rounds of three, ${p.jobs} jobs each, same PostgreSQL; CPU ms per job PostgreSQL / app / Runtimes (pg-boss: PostgreSQL / its client):`,
     ``,
-    `| pair | ours jobs/s | pg-boss jobs/s | ratio | ours CPU | pg-boss CPU | PostgreSQL ratio | total CPU ratio |`,
-    `|---|---|---|---|---|---|---|---|`,
+    `| round | ours jobs/s | ours CPU | pg-boss fetch(1) jobs/s | its CPU | ratio | pg-boss fetch(${p.slots}) jobs/s | its CPU | ratio |`,
+    `|---|---|---|---|---|---|---|---|---|`,
     ...p.pairs.map(
       (x, i) =>
-        `| ${i + 1} | ${x.ours} | ${x.pgBoss} | ${x.ratio} | ${x.oursCpuPerJobMs.postgresMs} / ${x.oursCpuPerJobMs.appMs} / ${x.oursCpuPerJobMs.runtimesMs} | ${x.pgBossCpuPerJobMs.postgresMs} / ${x.pgBossCpuPerJobMs.benchMs} | ${x.postgresRatio} | ${x.totalCpuRatio} |`,
+        `| ${i + 1} | ${x.ours} | ${x.oursCpuPerJobMs.postgresMs} / ${x.oursCpuPerJobMs.appMs} / ${x.oursCpuPerJobMs.runtimesMs} | ${x.pgBoss} | ${x.pgBossCpuPerJobMs.postgresMs} / ${x.pgBossCpuPerJobMs.benchMs} | ${x.ratio} | ${x.pgBossBatch} | ${x.pgBossBatchCpuPerJobMs.postgresMs} / ${x.pgBossBatchCpuPerJobMs.benchMs} | ${x.batchRatio} |`,
     ),
     ``,
-    `Median ratio within a pair **${p.medianRatio}×** (range ${p.minRatio}–${p.maxRatio}); PostgreSQL CPU per job ${p.medianPostgresRatio}× pg-boss's, all CPU per job ${p.medianTotalCpuRatio}×.`,
+    `Against pg-boss 12 fetch(1) + complete (unlike batch sizes: ours up to ${p.slots} jobs a request): median ratio **${p.medianRatio}×** (range ${p.minRatio}–${p.maxRatio}), PostgreSQL CPU per job ${p.medianPostgresRatio}×, all CPU per job ${p.medianTotalCpuRatio}×.`,
+    ``,
+    `Against pg-boss 12 fetch(${p.slots}) + complete (equal batch size): median ratio **${p.medianBatchRatio}×** (range ${p.minBatchRatio}–${p.maxBatchRatio}), PostgreSQL CPU per job ${p.medianBatchPostgresRatio}×, all CPU per job ${p.medianBatchTotalCpuRatio}×.`,
   ];
 }

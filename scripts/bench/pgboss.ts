@@ -6,12 +6,14 @@ import { cpuNow, cpuSince, perJob } from "./cpu";
 /**
  * The peer on the same PostgreSQL, in its own schema, in this process, until the queue is empty:
  * - pg-boss 12 (the newest line; it declares Node ≥ 22 but installs and runs on Node 20), with
- *   `loops` concurrent fetch(1) + complete loops, and with its `work()` batch mode (`batchSize`
- *   jobs per fetch, completed together, `loops` workers, bursting while batches come back full);
+ *   `loops` concurrent fetch(1) + complete loops; `12-fetch-batch`: the same loops fetching
+ *   `batchSize` jobs at a time and completing their ids in one call (the batch our Runtimes claim
+ *   and report in); and its `work()` batch mode (`batchSize` jobs per fetch, completed together,
+ *   `loops` workers, bursting while batches come back full);
  * - pg-boss 10.4 (the newest line that declares Node 20), fetch(1) + complete, as a second row.
  * Its figures are what a mature PostgreSQL queue costs per job on this machine in this run.
  */
-export type PeerMode = "12-fetch" | "12-work" | "10-fetch";
+export type PeerMode = "12-fetch" | "12-fetch-batch" | "12-work" | "10-fetch";
 
 type Boss = {
   start(): Promise<unknown>;
@@ -20,7 +22,7 @@ type Boss = {
   createQueue(name: string): Promise<unknown>;
   insert(name: string, jobs: object[]): Promise<unknown>;
   fetch(name: string, o: { batchSize: number }): Promise<{ id: string }[]>;
-  complete(name: string, id: string): Promise<unknown>;
+  complete(name: string, id: string | string[]): Promise<unknown>;
   work(name: string, o: object, h: (jobs: { id: string }[]) => Promise<void>): Promise<string>;
 };
 
@@ -71,6 +73,17 @@ export async function pgBossRun(
       done++;
     }
   };
+  const fetchBatchLoop = async () => {
+    for (;;) {
+      const batch = await boss.fetch(queue, { batchSize });
+      if (!batch.length) return;
+      await boss.complete(
+        queue,
+        batch.map((j) => j.id),
+      );
+      done += batch.length;
+    }
+  };
   const workUntilEmpty = () =>
     new Promise<void>((resolve, reject) => {
       boss
@@ -88,7 +101,7 @@ export async function pgBossRun(
   const t = performance.now();
   const cpu0 = cpuNow(roles);
   if (mode === "12-work") await workUntilEmpty();
-  else await Promise.all(Array.from({ length: loops }, fetchLoop));
+  else await Promise.all(Array.from({ length: loops }, mode === "12-fetch-batch" ? fetchBatchLoop : fetchLoop));
   const cpu = perJob(cpuSince(cpu0, roles), jobs);
   const elapsed = performance.now() - t;
   await boss.stop({ graceful: mode === "12-work", wait: true, timeout: 10_000 }).catch(() => {});

@@ -118,7 +118,7 @@ const IDLE_WAIT_MS = 20_000;
 /**
  * How the busy Runtimes work (BENCH_BUSY_MODE): `reference`, as the reference Runtime does (4 slots,
  * claims up to the free ones with a long poll, results sent together); `claim1`, each of 4 loops
- * claim(1) → heartbeat → result (the shape measured before session 12: three requests per job).
+ * claim(1) → heartbeat → result (three requests per job).
  */
 const BUSY_MODES = {
   reference: {
@@ -161,9 +161,9 @@ export async function pickupUnderLoad(opts: {
       )
     ).rows[0].n as number;
   // A backlog inserted before the run, kept from running dry by the feed below (whose counting and
-  // small inserts are the bench's own load in the window, a few per cent of a core). (As many as before
-  // session 12's change: an idle poller's empty claim walks the other type's pending index entries,
-  // so a larger backlog makes the idle pollers' claims dearer; see docs/performance.md.)
+  // small inserts are the bench's own load in the window, a few per cent of a core). Not more: an idle
+  // poller's empty claim walks the other type's pending index entries, so a larger backlog makes
+  // the idle pollers' claims dearer.
   await insertJobs(opts.db, 20_000, { jobType: BUSY_TYPE });
   const idle = await startWorkers("longpoll", opts.appUrl, opts.key, 1, opts.idle, {
     BENCH_ID: "idle",

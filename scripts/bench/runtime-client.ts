@@ -7,8 +7,8 @@ import { output, usage } from "./payload";
 import { loadAverage } from "./cpu";
 
 /**
- * `npm run bench:client`: the reference Runtime's CPU per API call with fetch (its client until
- * session 11) and with node:http (runtime/http-post.ts), alternating in one run. A plain HTTP server
+ * `npm run bench:client`: the reference Runtime's CPU per API call with fetch and with node:http
+ * (runtime/http-post.ts, its client), alternating in one run. A plain HTTP server
  * in its own process answers every POST with a small JSON (a lease answer's size), so only the
  * client's work is in this process's CPU. CLIENT_CALLS calls per run (4 in flight), CLIENT_REPEATS
  * pairs. Writes bench-results/runtime-client.json and .md.

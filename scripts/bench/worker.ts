@@ -18,7 +18,7 @@ import { RESULT_LIMITS } from "../../server/runtime-api/contract";
  * result may come straight from locked); results that end while one is in flight go together in
  * the next POST /results, as the reference Runtime sends them (runtime/result-batcher.ts), so a
  * short job costs a share of a result request and a share of a claim.
- * slots-single: the same, one result request per job (the reference Runtime before session 12).
+ * slots-single: the same, one result request per job.
  * slots-wait: slots as a busy reference Runtime runs them: each claim also long-polls (waitMs), until "stop" on stdin.
  * longpoll: an idle Runtime as the reference one is: claim with waitMs, run, repeat, until "stop" on stdin
  * (BENCH_SPREAD_MS: each loop starts at a random moment within it).

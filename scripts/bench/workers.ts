@@ -108,7 +108,7 @@ export async function workerPool(mode: string, appUrl: string, key: string, proc
   let workers = await start();
   return {
     async run() {
-      // BENCH_FRESH_RUNTIMES=1: new processes for every round (the bench until session 15), code cold each time.
+      // BENCH_FRESH_RUNTIMES=1: new processes for every round, code cold each time.
       if (process.env.BENCH_FRESH_RUNTIMES === "1") {
         workers.close();
         await workers.done;

@@ -37,6 +37,7 @@ const NOT_BUILD_INPUTS = new Set([
   "docs",
   "runtime",
   "seeds",
+  "deploy",
   "bench-results",
   "chaos-results",
   "test-results",

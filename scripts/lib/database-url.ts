@@ -5,11 +5,13 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 export const DATA_DIR = path.join(ROOT, ".data");
 
 /**
- * DATABASE_URL when set; otherwise the embedded PostgreSQL under .data/ (zero-setup mode),
- * started for the duration of `fn` unless `keep` is set.
+ * DIRECT_DATABASE_URL, else DATABASE_URL when set (migrations and these commands each need one
+ * session, never a transaction pooler); otherwise the embedded PostgreSQL
+ * under .data/ (zero-setup mode), started for the duration of `fn`.
  */
 export async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  if (process.env.DATABASE_URL) return fn(process.env.DATABASE_URL);
+  const url = process.env.DIRECT_DATABASE_URL || process.env.DATABASE_URL;
+  if (url) return fn(url);
   const db = await startDevDb();
   try {
     return await fn(db.url);

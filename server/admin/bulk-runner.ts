@@ -4,6 +4,7 @@ import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { cancelPending, requestCancel } from "../jobs/cancel";
 import { rerunJob } from "../jobs/rerun";
+import { inBatchSpan } from "../observability/job-spans";
 import { recordAudit } from "../audit";
 import { AppError } from "../errors";
 import {
@@ -174,8 +175,15 @@ async function cancelBatch(tx: DbOrTx, ids: string[], actor: { type: "admin"; id
   return { affected: cancelled.length + asked.length, errors: 0 };
 }
 
-/** A few at a time: each re-run is a creation with its own idempotency key (`rerun:<id>`), so a repeat makes nothing. */
-async function rerunBatch(ids: string[], actor: { type: "admin"; id: string }) {
+/**
+ * A few at a time: each re-run is a creation with its own idempotency key (`rerun:<id>`), so a repeat
+ * makes nothing. Traced as a batch: each new job a trace of its own, linked to the batch's span.
+ */
+function rerunBatch(ids: string[], actor: { type: "admin"; id: string }) {
+  return inBatchSpan("bulk_rerun", { "bulk.jobs": ids.length }, () => rerunEach(ids, actor));
+}
+
+async function rerunEach(ids: string[], actor: { type: "admin"; id: string }) {
   let affected = 0;
   let errors = 0;
   for (let k = 0; k < ids.length; k += 10) {

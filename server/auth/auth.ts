@@ -9,7 +9,8 @@ import { clientIp } from "./client-ip";
 import { rateLimitStorage } from "./rate-limit-storage";
 import { admitSignIn, normalizeEmail, settleSignIn } from "./sign-in-throttle";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./password-policy";
-import { admitLinkedAccount, admitNewUser, settleNewUser, SSO_PROVIDER_ID, ssoPlugins } from "./sso";
+import { admitNewUser, settleNewUser, SSO_PROVIDER_ID, ssoPlugins } from "./sso";
+import { decideSsoIdentity } from "./sso-gate";
 
 const DAY_SECONDS = 86_400;
 const SIGN_IN_PATH = "/sign-in/email";
@@ -49,8 +50,9 @@ function createAuth() {
     },
     plugins: ssoPlugins(),
     account: {
-      // The operator's own OpenID Connect provider is trusted to vouch for an email, so its first
-      // sign-in joins the learner of that email (sso.ts refuses an unproven password account).
+      // Trusted only so that every link attempt reaches user.validateUserInfo below, which reads
+      // email_verified itself and decides (audited, with the app's own codes) by the table in
+      // docs/security.md; untrusted, better-auth would refuse an unverified link before it silently.
       accountLinking: { enabled: true, trustedProviders: [SSO_PROVIDER_ID], requireLocalEmailVerified: false },
     },
     session: {
@@ -60,6 +62,16 @@ function createAuth() {
       updateAge: DAY_SECONDS,
     },
     user: {
+      // Every create, link and returning sign-in of a provider identity (sso-gate.ts).
+      validateUserInfo: async ({ user, source }) => {
+        if (source.method !== "oauth") return undefined;
+        return decideSsoIdentity({
+          action: source.action,
+          userId: source.action === "create-user" ? null : typeof user.id === "string" ? user.id : null,
+          emailVerified: user.emailVerified,
+          profile: source.oauth?.profile ?? {},
+        });
+      },
       additionalFields: {
         role: { type: ["learner", "admin"], required: false, defaultValue: "learner", input: false },
         // Set by `npm run admin:create` (one-time password); read by the procedure ladder and the page guards.
@@ -93,7 +105,6 @@ function createAuth() {
         },
         update: { before: async (user) => cleanDisplayName(user) },
       },
-      account: { create: { before: async (account) => void (await admitLinkedAccount(account)) } },
     },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {

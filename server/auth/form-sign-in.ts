@@ -10,6 +10,7 @@ export const SIGN_IN_FORM_ERRORS = [
   "SIGN_UP_CLOSED",
   "EMAIL_DOMAIN_NOT_ALLOWED",
   "ACCOUNT_NOT_LINKED",
+  "SSO_EMAIL_NOT_VERIFIED",
   "SSO_FAILED",
 ] as const;
 export type SignInFormError = (typeof SIGN_IN_FORM_ERRORS)[number];

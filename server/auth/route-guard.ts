@@ -1,12 +1,13 @@
 import { AppError, RETRY_AFTER_SECONDS, isAppError, isDatabaseUnavailable, unavailable } from "../errors";
 import { isCrossSiteRequest } from "../trpc/same-origin";
 import { getSession, type Session } from "./session";
+import { traceTag } from "../observability/tracing";
 
 /** The error shape every door answers with ({error: {code, message, details?}}). */
 export function errorAnswer(e: unknown): Response {
   if (!isAppError(e) && isDatabaseUnavailable(e)) return errorAnswer(unavailable());
   if (!isAppError(e)) {
-    console.error("[route] unexpected error:", e);
+    console.error(`[route] unexpected error${traceTag()}:`, e);
     return Response.json({ error: { code: "INTERNAL", message: "internal error" } }, { status: 500 });
   }
   const body = { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) };

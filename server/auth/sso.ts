@@ -81,22 +81,3 @@ export async function settleNewUser(user: { id: string; email: string }, path: s
       count: 1,
     });
 }
-
-/**
- * databaseHooks.account.create.before: the SSO account may join an existing learner of the same
- * email (one the platform API made, an invited one) — but not one that holds a password nobody
- * proved the email of (an open sign-up): whoever chose that password could otherwise sign in to
- * the SSO user's account.
- */
-export async function admitLinkedAccount(account: { providerId?: unknown; userId?: unknown }) {
-  if (account.providerId === "credential" || typeof account.userId !== "string") return;
-  const user = await getDb().user.findUnique({
-    where: { id: account.userId },
-    select: { emailVerified: true, accounts: { where: { providerId: "credential" }, select: { password: true } } },
-  });
-  if (user && !user.emailVerified && user.accounts.some((a) => a.password))
-    throw new APIError("CONFLICT", {
-      code: "ACCOUNT_NOT_LINKED",
-      message: "an account with this email exists with a password; sign in with it",
-    });
-}

@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
-import { setting } from "../config";
+import { databaseConfig } from "../config";
 
 /**
  * Job changes as PostgreSQL pushes them: every transition statement ends with
@@ -89,7 +89,8 @@ const g = globalThis as unknown as { __jobFeed?: JobFeed };
 /** The process's one feed, started on first use. */
 export function getJobFeed(): JobFeed {
   if (!g.__jobFeed) {
-    const url = setting("DATABASE_URL");
+    // LISTEN needs a session of its own: never through a transaction pooler.
+    const url = databaseConfig.sessionUrl;
     if (!url) throw new Error("DATABASE_URL is not set");
     g.__jobFeed = new JobFeed(url).start();
   }

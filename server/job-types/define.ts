@@ -25,10 +25,11 @@ export type QualityCheck<P, R extends string> = {
 };
 
 /**
- * One job type: everything the system knows about it, in one module. The registry (./index.ts)
- * lists the modules; every list of types, enum, schema map, rule list, prompt and label elsewhere
- * is derived from it, so a new type is its module, its learner renderer and one registration line
- * (plus the Postgres enum's migration).
+ * One job type: everything the system knows about it, in its folder (./<type>/index.ts, with its
+ * schemas in ./<type>/schema.ts and its local analyzer in ./<type>/analyse.ts). The registry
+ * (./index.ts) lists them; every list of types, enum, schema map, rule list, prompt and label
+ * elsewhere is derived from it, so a new type is its folder, its learner renderer and one
+ * registration line (plus the Postgres enum's migration).
  */
 export type JobTypeDefinition<
   P extends z.ZodObject = z.ZodObject,
@@ -62,7 +63,7 @@ export type JobTypeDefinition<
   prompt: { task: string; rules?: (params: Record<string, unknown>, locale: Locale) => string[] };
   /**
    * The local analyzer: a pure function of snapshot, params, the snapshot's time and the job's
-   * language (every text it writes comes from templates in both languages, providers/local/templates.ts).
+   * language (every text it writes comes from templates in both languages, job-types/shared/templates.ts).
    */
   analyse(snapshot: SnapshotContent, params: z.infer<P>, asOf: Date, locale: Locale): z.infer<O>;
 };

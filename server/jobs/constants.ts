@@ -38,31 +38,7 @@ export const isHeld = (s: string) => (HELD_STATUSES as readonly string[]).includ
 export const TARGET_TYPES = ["user", "material", "knowledge_point"] as const;
 export const API_KEY_MODES = ["platform_key", "user_deepseek_key"] as const;
 
-/** Failure codes a Runtime may report, with the seed's retry class. */
-export const FAILURE_CODES = {
-  MODEL_TIMEOUT: { retryable: true },
-  MODEL_RATE_LIMIT: { retryable: true },
-  NETWORK_ERROR: { retryable: true },
-  TEMPORARY_PROVIDER_ERROR: { retryable: true },
-  JOB_TIMEOUT: { retryable: true },
-  /** The Runtime is shutting down and hands the job back (not a fault of the job). */
-  RUNTIME_SHUTDOWN: { retryable: true },
-  INVALID_SNAPSHOT: { retryable: false },
-  INVALID_SCHEMA: { retryable: false },
-  INVALID_CREDENTIAL: { retryable: false },
-  /** Acknowledges cancelRequested: the job ends cancelled. */
-  CANCELLED: { retryable: false },
-} as const;
-
-export type FailureCode = keyof typeof FAILURE_CODES;
-
-/**
- * Own keys only: `"toString" in FAILURE_CODES` is true (inherited from Object.prototype), which
- * once let a Runtime fail a job with errorCode "toString" and leave it failed without finishedAt.
- */
-export function isFailureCode(code: string): code is FailureCode {
-  return Object.hasOwn(FAILURE_CODES, code);
-}
+export { FAILURE_CODES, isFailureCode, type FailureCode } from "./failure-codes";
 
 /**
  * The shortest execution timeout a job may have (JOB_TIMEOUT_SECONDS and createJob hold to it): a

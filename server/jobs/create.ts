@@ -16,6 +16,7 @@ import { spendsQuota, type Actor } from "./state-machine";
 import { activeCredential } from "../credentials";
 import { DEFAULT_LOCALE, isLocale, type Locale } from "../i18n/locales";
 import { toJobView } from "./views";
+import { withCreationSpans } from "../observability/job-spans";
 
 export type CreateJobInput = {
   userId: string;
@@ -231,49 +232,51 @@ async function insertJobs(plans: Planned[]) {
     p.data.queueTurn = turn;
   }
   const budget = jobConfig.createTimeoutMs;
-  return db.$transaction(
-    async (tx) => {
-      await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = ${Math.floor(budget)}`);
-      await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.floor(budget)}`);
-      const granted = await tx.$queryRaw<{ granted: boolean }[]>`
+  return withCreationSpans(plans, () =>
+    db.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = ${Math.floor(budget)}`);
+        await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.floor(budget)}`);
+        const granted = await tx.$queryRaw<{ granted: boolean }[]>`
         SELECT granted FROM "AiConsent" WHERE "userId" = ${userId} FOR SHARE`;
-      if (!granted[0]?.granted) throw new AppError("CONSENT_REQUIRED", "AI analysis is turned off for this learner");
-      await claimCreationKeys(tx, plans);
-      const at = now();
-      // Learners' own requests count against their quota; admin re-runs, the weekly review and
-      // scripts do not. In this transaction, so a creation that rolls back counts nothing.
-      if (learnerRules)
-        await consumeJobsQuota(
-          tx,
-          userId,
-          learnerRules,
-          plans.map((p) => p.data.jobType as JobType),
-          at,
-        );
-      const made = new Map<Planned, AiRuntimeJob & { result: null }>();
-      for (const p of plans) {
-        // No include: a plain INSERT … RETURNING cannot come back empty (an include reads the row
-        // again, which found nothing once a timed-out transaction had been closed: issue 25).
-        const created = await tx.aiRuntimeJob.create({ data: { ...p.data, runAfter: at, createdAt: at } });
-        made.set(p, { ...created, result: null });
-        await tx.jobEvent.create({
-          data: {
-            jobId: created.id,
-            fromStatus: null,
-            toStatus: "pending",
-            actorType: p.input.actor.type,
-            actorId: p.input.actor.id,
-            attemptNo: 0,
-            createdAt: at,
-          },
-        });
-        await p.input.alsoInTransaction?.(tx, created.id);
-        // runAfter left out: a new job is visible at once (a waiter must not wait for a timer on the app's clock).
-        await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${jobChangePayload({ ...created, runAfter: null }, { created: true })})`;
-      }
-      return made;
-    },
-    { timeout: budget + 1_000, maxWait: budget },
+        if (!granted[0]?.granted) throw new AppError("CONSENT_REQUIRED", "AI analysis is turned off for this learner");
+        await claimCreationKeys(tx, plans);
+        const at = now();
+        // Learners' own requests count against their quota; admin re-runs, the weekly review and
+        // scripts do not. In this transaction, so a creation that rolls back counts nothing.
+        if (learnerRules)
+          await consumeJobsQuota(
+            tx,
+            userId,
+            learnerRules,
+            plans.map((p) => p.data.jobType as JobType),
+            at,
+          );
+        const made = new Map<Planned, AiRuntimeJob & { result: null }>();
+        for (const p of plans) {
+          // No include: a plain INSERT … RETURNING cannot come back empty (an include reads the row
+          // again, which found nothing once a timed-out transaction had been closed: issue 25).
+          const created = await tx.aiRuntimeJob.create({ data: { ...p.data, runAfter: at, createdAt: at } });
+          made.set(p, { ...created, result: null });
+          await tx.jobEvent.create({
+            data: {
+              jobId: created.id,
+              fromStatus: null,
+              toStatus: "pending",
+              actorType: p.input.actor.type,
+              actorId: p.input.actor.id,
+              attemptNo: 0,
+              createdAt: at,
+            },
+          });
+          await p.input.alsoInTransaction?.(tx, created.id);
+          // runAfter left out: a new job is visible at once (a waiter must not wait for a timer on the app's clock).
+          await tx.$executeRaw`SELECT pg_notify(${CHANNEL}, ${jobChangePayload({ ...created, runAfter: null }, { created: true })})`;
+        }
+        return made;
+      },
+      { timeout: budget + 1_000, maxWait: budget },
+    ),
   );
 }
 

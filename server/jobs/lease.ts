@@ -296,6 +296,8 @@ async function loadLeases(rows: JobRow[], scope: KeyScope = FULL_SCOPE) {
           promptVersion: job.promptVersion,
           locale: isLocale(job.locale) ? job.locale : DEFAULT_LOCALE,
           createdAt: job.createdAt,
+          // The attempt's trace context (the claim or lock span, else the creating one): the Runtime's spans join it.
+          ...(job.traceparent ? { traceparent: job.traceparent } : {}),
           snapshot: snapshot
             ? {
                 id: job.snapshotId!,

@@ -1,5 +1,6 @@
 import { COMMON_QUALITY_RULES } from "../job-types/define";
 import type { SnapshotContent } from "../job-types/fields";
+import type { Violation } from "./violation";
 import { JOB_TYPES, jobTypeOf, outputSchemas, type JobTypeName, type OutputSchemaVersion } from "../job-types";
 
 export type QualityContext = {
@@ -8,8 +9,7 @@ export type QualityContext = {
   /** The job's snapshot: the rules that read it (a passage grounded in the material) fail without it. */
   snapshot?: SnapshotContent | null;
 };
-/** One broken rule: where in the output (dot path, "" for the whole output), which rule, in words. */
-export type Violation = { path: string; rule: string; message: string };
+export type { Violation } from "./violation";
 export type OutputCheck = { ok: true; output: unknown } | { ok: false; findings: string[]; violations: Violation[] };
 
 /** The rule names a rejection can carry (zod's issue codes appear as `schema.<code>`): the common ones, then each type's. */

@@ -11,20 +11,10 @@ import { insertRejectionSql, keptViolations, reportedRejectionSql, storable, typ
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { attemptEnd, attemptEndSet, transition } from "./state-machine";
-import { storeResults } from "./store-results";
+import { storeResults, type ResultInput } from "./store-results";
 import { countUsage, ctes, usageSql, type UsageInput } from "./usage";
 
-export type ResultInput = Holder & {
-  attemptNo: number;
-  output: unknown;
-  outputSchemaVersion?: string;
-  promptVersion?: string | null;
-  modelProvider?: string | null;
-  modelName?: string | null;
-  usage?: UsageInput;
-  latencyMs?: number | null;
-  degraded?: boolean;
-};
+export type { ResultInput } from "./store-results";
 
 /**
  * Stores a result and ends the job succeeded, in one statement fenced on the lease. Repeating

@@ -3,6 +3,8 @@ import type { ActorType, JobStatus } from "../generated/prisma/enums";
 import { jobChangeSql } from "./job-change";
 import type { DbOrTx } from "../db";
 import { countTransitions } from "../observability/metrics";
+import { tracingOn } from "../observability/tracing";
+import { traceTransitions } from "../observability/job-spans";
 import { runSql } from "../sql";
 import { statusList } from "./status-sql";
 import { JOBS, siblingOf } from "./job-partition";
@@ -70,6 +72,7 @@ const RETURNED = [
   "outputSchemaVersion",
   "locale",
   "createdAt",
+  "traceparent",
 ] as const satisfies readonly (keyof AiRuntimeJob)[];
 const ENUM_COLUMNS: ReadonlySet<string> = new Set([
   "jobType",
@@ -121,8 +124,14 @@ export type TransitionSpec = {
   returned?: readonly (keyof JobRow)[];
 };
 
-/** The columns every transition hands back: what countTransitions reads, and the row's id. */
-export const COUNTED = ["id", "status", "fromStatus", "errorCode"] as const satisfies readonly (keyof JobRow)[];
+/** The columns every transition hands back: what countTransitions and the job's spans read, and the row's id. */
+export const COUNTED = [
+  "id",
+  "status",
+  "fromStatus",
+  "errorCode",
+  "traceparent",
+] as const satisfies readonly (keyof JobRow)[];
 
 const NULL = Prisma.sql`NULL`;
 
@@ -182,6 +191,8 @@ export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batc
  * Its rows get their events and pushes too; they are counted, not returned. The two candidate
  * sets must be disjoint (different from-statuses), and `before` may not add CTEs or columns.
  * `on: "claims"` runs it on the claim pool (server/db.ts getClaimPool).
+ * With traces on, each changed row gets a span in its job's trace; after a claim or lock the row's
+ * `traceparent` is that span's, the context the lease hands the Runtime (job-spans.ts).
  */
 export async function transition(
   db: DbOrTx,
@@ -189,8 +200,10 @@ export async function transition(
   before?: TransitionSpec,
   on?: "claims",
 ): Promise<JobRow[]> {
+  const started = tracingOn() ? Date.now() : 0;
   const rows = await runSql<JobRow & { prelude?: boolean }>(db, transitionSql(spec, before), on);
   countTransitions(rows);
+  if (started) traceTransitions(rows, (row) => (row.prelude ? before! : spec), started);
   return before ? rows.filter((r) => !r.prelude).map(({ prelude: _, ...row }) => row) : rows;
 }
 

@@ -2,10 +2,22 @@ import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import type { Holder } from "./fence";
 import { MAX_RESULTS_PER_REQUEST } from "./constants";
-import type { ResultInput } from "./results";
 import { transition, type JobRow } from "./state-machine";
-import { countUsage, tokenBudgetSql } from "./usage";
+import { countUsage, tokenBudgetSql, type UsageInput } from "./usage";
 import { onPartition, partitionOf, siblingOf } from "./job-partition";
+
+/** A result as a Runtime submits it (POST /{jobId}/result, or one item of POST /results). */
+export type ResultInput = Holder & {
+  attemptNo: number;
+  output: unknown;
+  outputSchemaVersion?: string;
+  promptVersion?: string | null;
+  modelProvider?: string | null;
+  modelName?: string | null;
+  usage?: UsageInput;
+  latencyMs?: number | null;
+  degraded?: boolean;
+};
 
 /** A result that passed its checks (server/jobs/results.ts checkResult), ready to store. */
 export type CheckedResult = {
@@ -81,8 +93,8 @@ export async function storeResults(
       extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,
       actor: { type: "runtime", id: holder.runtimeInstanceId },
       now: at,
-      // What the usage counters read: a batch's rows come back with these and the counted columns only.
-      returned: ["jobType", "apiKeyMode"],
+      // What the usage counters and the job's spans read: a batch's rows come back with these and the counted columns only.
+      returned: ["jobType", "apiKeyMode", "attemptNo"],
     }),
   );
   const byId = new Map(valid.map((v) => [v.item.jobId, v.item]));

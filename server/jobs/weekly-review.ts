@@ -2,6 +2,7 @@ import { getDb } from "../db";
 import { now } from "../clock";
 import { isAppError } from "../errors";
 import { createJob } from "./create";
+import { inBatchSpan } from "../observability/job-spans";
 
 const DAY = 86_400_000;
 const REVIEW_TYPES = ["learning_state_analysis", "next_action_planning"] as const;
@@ -60,9 +61,13 @@ export async function activeLearnerIds(at: Date = now()): Promise<string[]> {
 /**
  * The weekly review for one learner: a learning-state analysis and a next-action plan, keyed
  * `weekly-review:<ISO week>` so running it twice in a week creates nothing new. A learner who
- * turned AI off in between is skipped, not an error.
+ * turned AI off in between is skipped, not an error. Traced as a batch: each job a trace of its own.
  */
-export async function createWeeklyReview(userId: string, at: Date = now()) {
+export function createWeeklyReview(userId: string, at: Date = now()) {
+  return inBatchSpan("weekly_review", { "review.week": isoWeek(at) }, () => reviewLearner(userId, at));
+}
+
+async function reviewLearner(userId: string, at: Date) {
   const key = `weekly-review:${isoWeek(at)}`;
   let created = 0;
   for (const jobType of REVIEW_TYPES) {

@@ -8,6 +8,7 @@ import { signInCounterKeysOf } from "../auth/sign-in-throttle";
 import { transition } from "../jobs/state-machine";
 import { forgetSnapshots } from "../jobs/snapshot";
 import { assertStorableUserId, auditActorId, eventActorType, type DataRightsActor } from "./actor";
+import { erasureSubject } from "./erasure-subject";
 
 /**
  * Erasure (SPEC §10, data rights), in one transaction:
@@ -19,19 +20,21 @@ import { assertStorableUserId, auditActorId, eventActorType, type DataRightsActo
  *     next-action ticks, snapshots, jobs with results, events, rejections, usage and webhook
  *     deliveries, quota counters and overrides, sign-in counters and verification tokens;
  *  4. audit rows and bulk runs that named them keep their place but name an erasure id instead;
- *  5. one audit row "learner.erase" records an erasure id, who asked (admin id, service key, or
- *     "learner:self") and the counts, with no email, name or user id.
+ *  5. one audit row "learner.erase" records an erasure id, who asked (admin id, service key,
+ *     "learner:self" or an operator's command), the counts and the ledger subject (a keyed hash of
+ *     the user id, server/learners/erasure-ledger.ts), with no email, name or user id; a re-applied
+ *     erasure (after a restore) names the erasure it re-applies.
  * What stays: the console rollups (counts per status, type and time bucket: no user id) and the
  * audit rows. Rollup counts include the erased jobs until the next recount (ROLLUP_RECOUNT_HOURS),
  * as for jobs removed by retention. Admin accounts are not erased this way.
  */
-export async function eraseLearner(userId: string, actor: DataRightsActor) {
+export async function eraseLearner(userId: string, actor: DataRightsActor, opts: { reapplies?: string } = {}) {
   assertStorableUserId(userId);
   // A concurrent job creation or activity write can deadlock with the erasure's locks; PostgreSQL
   // aborts one side, and the erasure starts again.
   for (let tries = 1; ; tries++) {
     try {
-      return await eraseOnce(userId, actor);
+      return await eraseOnce(userId, actor, opts.reapplies);
     } catch (e) {
       if (tries >= 3 || !isRetryable(e)) throw e;
     }
@@ -45,7 +48,7 @@ function isRetryable(e: unknown): boolean {
 
 export type ErasureCounts = Record<string, number>;
 
-async function eraseOnce(userId: string, actor: DataRightsActor) {
+async function eraseOnce(userId: string, actor: DataRightsActor, reapplies: string | undefined) {
   const erasureId = `erasure_${randomUUID()}`;
   const result = await getDb().$transaction(
     async (tx) => {
@@ -73,7 +76,13 @@ async function eraseOnce(userId: string, actor: DataRightsActor) {
         {
           actorId: auditActorId(actor, { anonymous: true }),
           action: "learner.erase",
-          scope: { erasureId, by: actor.type, counts },
+          scope: {
+            erasureId,
+            by: actor.type,
+            counts,
+            subject: erasureSubject(userId),
+            ...(reapplies && { reapplies }),
+          },
           count: 1,
         },
         tx,

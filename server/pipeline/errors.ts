@@ -1,6 +1,6 @@
-import type { FailureCode } from "../jobs/constants";
-import type { Violation } from "../jobs/quality";
-import type { Usage } from "../runtime-api/contract";
+import type { FailureCode } from "../jobs/failure-codes";
+import type { Violation } from "../jobs/violation";
+import type { Usage } from "../runtime-api/usage";
 
 /** The last output the quality loop rejected and the rules it broke, reported with the failure. */
 export type Rejected = { output: unknown; violations: Violation[] };

@@ -13,6 +13,7 @@ import { addUsage, isJobFailure, JobFailure, type Rejected } from "./errors";
 import { buildPrompt, PROMPT_VERSION } from "./prompts";
 import { reviewOutput, type Reviewer } from "./review-checks";
 import { STAGES, type ProgressFn, type Stage } from "./stages";
+import { tracedProvider, tracedStages } from "../observability/pipeline-spans";
 
 export type PipelineInput = {
   jobType: string;
@@ -124,8 +125,11 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
   let rejected: Rejected | undefined;
   let loops = 0;
 
-  const stage = opts.runStage ?? inline;
+  const loop = { n: 1 };
+  const stage = tracedStages(opts.runStage ?? inline, loop);
+  const provider = tracedProvider(opts.provider);
   for (let attempt = 1; attempt <= maxLoops + 1; attempt++) {
+    loop.n = attempt;
     const retryNote = attempt > 1 ? `quality retry ${attempt - 1} of ${maxLoops}` : undefined;
     const prompt = await stage("prompt-builder", async () => {
       await report("prompt_builder", STAGES.prompt_builder.from, retryNote ?? "building the prompt");
@@ -138,7 +142,7 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
         await report("model_inference", STAGES.model_inference.from, retryNote ?? `calling ${opts.provider.name}`);
         const callStarted = Date.now();
         try {
-          const r = await opts.provider.infer({
+          const r = await provider.infer({
             jobType,
             snapshot,
             params,

@@ -32,7 +32,9 @@ export async function servePlatformRequest(req: Request, path: string[]): Promis
   } catch (e) {
     answer = errorAnswer(e);
   }
-  return new Response(JSON.stringify(answer.body), {
+  // A streamed answer (a learner's export) goes out as it is written.
+  const body = answer.body instanceof ReadableStream ? answer.body : JSON.stringify(answer.body);
+  return new Response(body, {
     status: answer.status,
     headers: { "content-type": "application/json", "cache-control": "no-store", ...answer.headers },
   });

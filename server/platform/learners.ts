@@ -11,8 +11,9 @@ type LearnerAnswer = z.infer<typeof learnerAnswer>;
 
 /** The learner the platform knows by this id, or 404. */
 export async function findLearner(externalId: string) {
-  const user = await getDb().user.findUnique({ where: { externalId }, select: { id: true, externalId: true } });
-  if (!user) throw new AppError("NOT_FOUND", `no learner has externalId ${externalId}`);
+  const user = await getDb().user.findUnique({ where: { externalId }, select: { id: true, role: true } });
+  // An admin is never the platform's learner, whatever an external id says (export, erasure, writes).
+  if (!user || user.role !== "learner") throw new AppError("NOT_FOUND", `no learner has externalId ${externalId}`);
   return { id: user.id, externalId };
 }
 
@@ -36,9 +37,9 @@ const select = {
 /**
  * Creates or updates the learner with this external id (PUT /api/v1/learners/{externalId}).
  * Race-safe: the external id and the email are unique columns, so of two concurrent creations one
- * inserts and the other fails on the index and runs again as an update. An email that names a
- * learner account without an external id (invited, or signed in by OIDC) links that account; one
- * that belongs to another platform learner or to an admin is a 409 EMAIL_IN_USE.
+ * inserts and the other fails on the index and runs again as an update. A service key manages only
+ * the learners it made (SPEC §10 "Trust at the edges"): an email that belongs to any other account
+ * is a 409 EMAIL_IN_USE, never a link.
  */
 export async function upsertLearner(externalId: string, input: LearnerInput, actor: Actor) {
   for (let attempt = 1; ; attempt++) {
@@ -60,7 +61,9 @@ async function writeLearner(externalId: string, input: LearnerInput) {
   const db = getDb();
   const email = input.email?.toLowerCase();
   const fields = { name: input.name, ...(input.locale !== undefined ? { locale: input.locale } : {}) };
-  const existing = await db.user.findUnique({ where: { externalId }, select: { id: true } });
+  const existing = await db.user.findUnique({ where: { externalId }, select: { id: true, role: true } });
+  if (existing?.role === "admin")
+    throw new AppError("FORBIDDEN", "this external id names an account the platform API does not manage");
   if (existing) {
     if (email) await assertEmailFree(email, existing.id);
     const user = await db.user.update({
@@ -71,21 +74,14 @@ async function writeLearner(externalId: string, input: LearnerInput) {
     return { user, created: false };
   }
   if (email) {
-    const owner = await db.user.findUnique({ where: { email }, select: { id: true, externalId: true, role: true } });
+    const owner = await db.user.findUnique({ where: { email }, select: { id: true, externalId: true } });
     // Made by a concurrent call of this same PUT after the lookup above: this call is its update.
     if (owner?.externalId === externalId) {
       return { user: await db.user.update({ where: { id: owner.id }, data: fields, select }), created: false };
     }
-    if (owner) {
-      if (owner.externalId !== null || owner.role !== "learner") throw emailInUse();
-      // Link: only while it still has no external id (a concurrent link of another id loses).
-      const { count } = await db.user.updateMany({
-        where: { id: owner.id, externalId: null },
-        data: { ...fields, externalId },
-      });
-      if (!count) throw emailInUse();
-      return { user: await db.user.findUniqueOrThrow({ where: { id: owner.id }, select }), created: false };
-    }
+    // Any other account (an admin, an invited or signed-up learner, another platform learner) is
+    // never linked by an email a service key sends: that would hand the key the account.
+    if (owner) throw emailInUse();
   }
   const user = await db.user.create({
     data: { ...fields, externalId, email: email ?? placeholderEmail(externalId), role: "learner" },

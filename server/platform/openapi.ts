@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { errorBodySchema, errorComponents } from "../error-schemas";
-import { RETRY_AFTER_HEADER } from "../runtime-api/openapi";
 import { maxBodyBytes } from "./dispatch";
 import { ROUTES } from "./routes";
 import { EXTERNAL_ID, MATERIAL_TEXT_BYTES, MAX_ACTIVITY_ITEMS } from "./schemas";
 import { SCOPES } from "./service-keys";
 import { DELIVERY_HEADER, jobFinishedWebhook, SIGNATURE_HEADER } from "../notifications/webhook-schema";
+import { JOB_TYPES, jobTypeOf, type JobTypeName } from "../job-types";
+import { jobTypeSchemas, RETRY_AFTER_HEADER, targetTypeSchema, typeName } from "../runtime-api/openapi";
+import { jobAnswer, jobBody, startJobAnswer } from "./schemas";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -78,6 +80,67 @@ function webhook() {
   };
 }
 
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+type Properties = Record<string, JsonSchema>;
+
+/** A job's schema for one type: `jobType` that type, its target's type one it runs on, then the type's own fields. */
+function ofType(base: JsonSchema, t: JobTypeName, own: Properties): JsonSchema {
+  const props = base.properties as Properties;
+  const target = props.target!;
+  return {
+    ...base,
+    title: `${t} job`,
+    properties: {
+      ...props,
+      jobType: { type: "string", const: t },
+      target: { ...target, properties: { ...(target.properties as Properties), type: targetTypeSchema(t) } },
+      ...own,
+    },
+  };
+}
+
+/** One of the types' schemas, told apart by `jobType`. */
+function byType(name: (t: JobTypeName) => string, description: string): JsonSchema {
+  return {
+    description,
+    oneOf: JOB_TYPES.map((t) => ref(name(t))),
+    discriminator: {
+      propertyName: "jobType",
+      mapping: Object.fromEntries(JOB_TYPES.map((t) => [t, `#/components/schemas/${name(t)}`])),
+    },
+  };
+}
+
+/**
+ * A job's params (when it is started) and output (when it is read) typed per job type: each type's
+ * variant, discriminated by `jobType`, with the target types it runs on.
+ */
+function typeJobs(schemas: Record<string, JsonSchema>, name: string, r: (typeof ROUTES)[number]) {
+  if (r.body === jobBody) {
+    const base = schemas[`${name}Request`]!;
+    for (const t of JOB_TYPES)
+      schemas[`${typeName(t)}JobRequest`] = ofType(base, t, { params: ref(`${typeName(t)}Params`) });
+    schemas[`${name}Request`] = byType(
+      (t) => `${typeName(t)}JobRequest`,
+      "The job to start: its type, a target of a type it runs on, and its type's params.",
+    );
+  }
+  if (r.answer !== jobAnswer && r.answer !== startJobAnswer) return;
+  if (!schemas.Job) {
+    const base = jsonSchema(jobAnswer, "output");
+    for (const t of JOB_TYPES)
+      schemas[`${typeName(t)}Job`] = ofType(base, t, {
+        output: {
+          description: `Present once the job succeeded: its output (outputSchemaVersion ${jobTypeOf(t).output.version}).`,
+          oneOf: [ref(`${typeName(t)}Output`), { type: "null" }],
+        },
+      });
+    schemas.Job = byType((t) => `${typeName(t)}Job`, "A job, with the output of its type once it succeeded.");
+  }
+  if (r.answer === jobAnswer) schemas[`${name}Answer`] = ref("Job");
+  else (schemas[`${name}Answer`]!.properties as Properties).job = ref("Job");
+}
+
 /** The platform API's OpenAPI 3.1 document, generated from the zod schemas its routes parse with. */
 export function buildPlatformOpenApi() {
   const schemas: Record<string, JsonSchema> = {};
@@ -87,6 +150,7 @@ export function buildPlatformOpenApi() {
     const name = pascal(r.operationId);
     schemas[`${name}Answer`] = jsonSchema(r.answer, "output");
     if (r.body) schemas[`${name}Request`] = jsonSchema(r.body, "input");
+    typeJobs(schemas, name, r);
     const success = r.method === "PUT" || r.operationId === "startJob" ? ["200", "201"] : ["200"];
     const responses: Record<string, unknown> = {};
     for (const status of success) {
@@ -138,6 +202,7 @@ export function buildPlatformOpenApi() {
       responses,
     };
   }
+  Object.assign(schemas, jobTypeSchemas("input"));
   return {
     openapi: "3.1.0",
     info: {

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Actor } from "../jobs/state-machine";
 import { eraseLearner } from "../learners/erase";
-import { exportLearnerData } from "../learners/export";
+import { exportLearnerStream } from "../learners/export";
 import { recordActivity } from "./activity";
 import { cancelPlatformJob, readJob, startJob } from "./jobs";
 import { findLearner, upsertLearner } from "./learners";
@@ -152,7 +152,7 @@ export const ROUTES: Route[] = [
     errors: learnerNotFound,
     run: async ({ params, actor }) => {
       const learner = await findLearner(params.externalId!);
-      return ok(await exportLearnerData(learner.id, serviceActor(actor)));
+      return ok((await exportLearnerStream(learner.id, serviceActor(actor))).stream);
     },
   }),
   route({

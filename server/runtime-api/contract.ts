@@ -5,6 +5,7 @@ import { REJECTION_LIMITS } from "../jobs/rejection-limits";
 import { MAX_RESULTS_PER_REQUEST } from "../jobs/constants";
 import { DEFAULT_LOCALE, LOCALES } from "../i18n/locales";
 import { refuseUnstorable } from "../security/storable-text";
+import { USAGE_LIMITS, usageSchema } from "./usage";
 
 /**
  * The Runtime HTTP protocol (SPEC §4) as zod schemas: the route handlers parse requests with
@@ -52,23 +53,12 @@ export const heartbeatRequest = z
 export const RESULT_LIMITS = {
   /** Default of RUNTIME_MAX_BODY_BYTES: a larger request body is refused with 413. */
   maxBodyBytes: 256 * 1024,
-  modelProvider: 64,
-  modelName: 128,
+  modelProvider: USAGE_LIMITS.provider,
+  modelName: USAGE_LIMITS.model,
   promptVersion: 64,
 } as const;
 
-/**
- * SPEC §4 usage of one attempt: every model call of the attempt summed (quality loops included).
- * Accepted on result and on fail, stored per attempt for cost accounting. Unknown keys are dropped.
- */
-export const usageSchema = z.object({
-  provider: z.string().max(RESULT_LIMITS.modelProvider).optional(),
-  model: z.string().max(RESULT_LIMITS.modelName).optional(),
-  promptTokens: z.number().int().min(0).max(1_000_000_000).optional(),
-  completionTokens: z.number().int().min(0).max(1_000_000_000).optional(),
-  durationMs: z.number().int().min(0).max(86_400_000).optional(),
-});
-export type Usage = z.infer<typeof usageSchema>;
+export { usageSchema, type Usage } from "./usage";
 
 /** A result's fields, as POST /{jobId}/result takes them and as each item of POST /results does. */
 const resultFields = {
@@ -239,6 +229,17 @@ export const leasedJob = z.object({
       `The learner's language: write every text field of the output in it (keys and enum values stay English). Today one of ${LOCALES.map((l) => `\`${l}\``).join(", ")}; a Runtime that does not know a tag writes English.`,
     ),
   createdAt: isoDate,
+  /**
+   * OpenTelemetry (SPEC §9): the W3C trace context of this attempt in the job's trace. A Runtime that
+   * traces starts its spans of the job as children of it. Absent when the job has no trace.
+   */
+  traceparent: z
+    .string()
+    .max(512)
+    .optional()
+    .describe(
+      "The W3C `traceparent` of this attempt in the job's OpenTelemetry trace (version-traceId-parentId-flags): start the Runtime's spans of the job as its children. Absent when the job has no trace.",
+    ),
   snapshot: z
     .object({ id: z.string(), contentHash: z.string(), capturedAt: isoDate, content: snapshotContentSchema })
     .nullable(),

@@ -6,6 +6,7 @@ import { metrics } from "../observability/metrics";
 import { ENDPOINTS, type EndpointName } from "./endpoints";
 import { jobId as jobIdSchema } from "./contract";
 import { refuseDeepJson } from "../security/json-depth";
+import { traceTag } from "../observability/tracing";
 
 export { ENDPOINTS, type EndpointName };
 
@@ -105,13 +106,13 @@ export function errorAnswer(e: unknown): RuntimeResponse {
     };
   }
   if (isDatabaseUnavailable(e)) {
-    console.error("[runtime-api] database unavailable:", (e as Error).message);
+    console.error(`[runtime-api] database unavailable${traceTag()}:`, (e as Error).message);
     const { details } = unavailable();
     return {
       status: 503,
       body: { error: { code: "UNAVAILABLE", message: "the job store is unavailable; retry with backoff", details } },
     };
   }
-  console.error("[runtime-api] unexpected error:", e);
+  console.error(`[runtime-api] unexpected error${traceTag()}:`, e);
   return { status: 500, body: { error: { code: "INTERNAL", message: "internal error" } } };
 }

@@ -54,7 +54,7 @@ const FAIL_STATUS = {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
-const typeName = (t: JobTypeName) => pascal(t);
+export const typeName = (t: JobTypeName) => pascal(t);
 const properties = (s: JsonSchema) => s.properties as Record<string, unknown>;
 const dateTime = { type: "string", format: "date-time" };
 
@@ -102,19 +102,19 @@ function sharedSchemas(): Record<string, JsonSchema> {
   const mapping: Record<string, string> = {};
   for (const t of JOB_TYPES) {
     const name = typeName(t);
-    schemas[`${name}Params`] = {
-      ...jsonSchema(jobTypeOf(t).params, "output"),
-      title: `${t} params`,
-      description: `The params of a ${t} job as the API stores and delivers them (defaults applied).`,
-    };
-    schemas[`${name}Output`] = outputSchema(t);
     schemas[`${name}LeasedJob`] = {
       ...base,
       description: `${JOB_TYPE_LABELS[t].title}: ${JOB_TYPE_LABELS[t].blurb} Targets: ${targetTypesOf(t).join(", ")}.`,
-      properties: { ...properties(base), jobType: { type: "string", const: t }, params: ref(`${name}Params`) },
+      properties: {
+        ...properties(base),
+        jobType: { type: "string", const: t },
+        targetType: targetTypeSchema(t),
+        params: ref(`${name}Params`),
+      },
     };
     mapping[t] = `#/components/schemas/${name}LeasedJob`;
   }
+  Object.assign(schemas, jobTypeSchemas("output"));
   schemas.LeasedJob = {
     description:
       "A job whose lease the caller holds, with its type's params. `snapshot` is null only for a job that has none (see docs/protocol.md): fail it INVALID_SNAPSHOT.",
@@ -147,6 +147,8 @@ function sharedSchemas(): Record<string, JsonSchema> {
 }
 /** The endpoints' own schemas, with the shared ones put in by reference where zod's would be untyped. */
 function endpointSchemas(name: string, request: JsonSchema, response: JsonSchema) {
+  if (name === "SubmitResults")
+    properties((properties(request).results as { items: JsonSchema }).items).output = ref("Output");
   if (name === "PollJobs") properties(response).jobs = { type: "array", items: ref("PollItem") };
   if (name === "LockJob") properties(response).job = ref("LeasedJob");
   if (name === "SubmitResult") properties(request).output = ref("Output");
@@ -241,4 +243,34 @@ export function buildOpenApiDocument() {
       },
     },
   };
+}
+
+/** The target types a type's jobs run on (SPEC §1), as the schema of a job's target type. */
+export function targetTypeSchema(t: JobTypeName): JsonSchema {
+  const targets = targetTypesOf(t);
+  return { type: "string", enum: [...targets], description: `A ${t} job runs on: ${targets.join(", ")}.` };
+}
+
+/**
+ * Each type's params and output as components (`<Type>Params`, `<Type>Output`): params as the API
+ * delivers them (io "output": defaults applied) or as a client sends them (io "input": a field
+ * left out takes its default). Both OpenAPI documents publish them.
+ */
+export function jobTypeSchemas(paramsIo: "input" | "output"): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    JOB_TYPES.flatMap((t) => [
+      [
+        `${typeName(t)}Params`,
+        {
+          ...jsonSchema(jobTypeOf(t).params, paramsIo),
+          title: `${t} params`,
+          description:
+            paramsIo === "output"
+              ? `The params of a ${t} job as the API stores and delivers them (defaults applied).`
+              : `The params of a ${t} job as a client sends them (a field left out takes its default).`,
+        },
+      ],
+      [`${typeName(t)}Output`, outputSchema(t)],
+    ]),
+  );
 }

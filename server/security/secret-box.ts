@@ -46,3 +46,11 @@ export function decryptSecret(stored: string): string {
   decipher.setAuthTag(tagBytes);
   return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
 }
+
+/**
+ * A key of its own for `purpose`, derived from APP_ENCRYPTION_KEY (HMAC-SHA256), so a keyed hash
+ * made with it never equals anything made with the encryption key itself.
+ */
+export function derivedKey(purpose: string): Buffer {
+  return crypto.createHmac("sha256", loadKey()).update(`ajr:${purpose}`).digest();
+}

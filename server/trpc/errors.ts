@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { ZodError } from "zod";
 import { AppError, ERROR_CODES, isAppError, type ErrorCode } from "../errors";
+import { traceTag } from "../observability/tracing";
 
 /** The one mapping from a domain error to a tRPC error, from the shared ERROR_CODES table. */
 export function toTRPCError(e: AppError): TRPCError {
@@ -34,7 +35,7 @@ export function describeError(error: TRPCError): {
   }
   if (error.code === "INTERNAL_SERVER_ERROR") {
     // Unknown errors: the log gets the cause, the client a generic message and no stack.
-    console.error("[trpc] unexpected error:", cause ?? error);
+    console.error(`[trpc] unexpected error${traceTag()}:`, cause ?? error);
     return { appCode: "INTERNAL", httpStatus: 500, message: "internal error" };
   }
   // tRPC's own refusals (no session, wrong role, unknown procedure, wrong method) keep their status.

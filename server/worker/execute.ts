@@ -8,6 +8,7 @@ import type { Provider } from "../providers/types";
 import type { Usage } from "../runtime-api/contract";
 import { workerInstanceId, workerProviderSettings } from "./config";
 import { workerProvider } from "./job-key";
+import { withParent } from "../observability/tracing";
 
 /** A durable step: Inngest's step.run in the function, a plain call in tests of the domain. */
 export type Step = <T>(id: string, fn: () => Promise<T>) => Promise<T>;
@@ -73,13 +74,16 @@ export async function executeJob(
       }
     };
     try {
-      const result = await runPipeline(pipelineInput(job), {
-        provider:
-          provider ?? workerProvider(jobId, { runtimeInstanceId, attemptNo }, job.model, workerProviderSettings()),
-        runStage: classifiedStage(step, beat),
-        signal: stop.signal,
-        onProgress: (r) => beat({ stage: r.stage, progress: r.progress, message: r.message }),
-      });
+      // The stages' spans join the job's trace under this attempt's lock span.
+      const result = await withParent(job.traceparent, () =>
+        runPipeline(pipelineInput(job), {
+          provider:
+            provider ?? workerProvider(jobId, { runtimeInstanceId, attemptNo }, job.model, workerProviderSettings()),
+          runStage: classifiedStage(step, beat),
+          signal: stop.signal,
+          onProgress: (r) => beat({ stage: r.stage, progress: r.progress, message: r.message }),
+        }),
+      );
       const stored = await step("submit-result", async () => {
         try {
           const r = await submitResult(jobId, {

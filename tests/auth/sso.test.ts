@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { APP_URL, authRequest, setPassword } from "../helpers/auth";
 import { createLearner, uid } from "../helpers/factories";
-import { loginAtProvider, startOidcProvider, type OidcAccount } from "../helpers/oidc-provider";
+import { startOidcProvider, type OidcAccount } from "../helpers/oidc-provider";
+import { signInWithSso as signInFlow, SSO_CLIENT, SSO_REDIRECT_URI, useProvider } from "../helpers/sso-flow";
 import { handleAuthRequest } from "@/server/auth/handler";
-import { getSession } from "@/server/auth/session";
 import { createInvitation } from "@/server/account/invitations";
 import { getDb } from "@/server/db";
+import { upsertLearner } from "@/server/platform/learners";
 
 /**
  * Single sign-on against a real OpenID Connect provider (oidc-provider on a loopback port): the
@@ -17,17 +18,8 @@ const accounts: Record<string, OidcAccount> = {};
 let provider: Awaited<ReturnType<typeof startOidcProvider>>;
 
 beforeAll(async () => {
-  provider = await startOidcProvider({
-    clientId: "job-runtime",
-    clientSecret: "a-client-secret-for-the-tests",
-    redirectUri: `${APP_URL}/api/auth/callback/oidc`,
-    accounts,
-  });
-  // Before the first auth call of this file: the plugin is built with the auth instance.
-  process.env.OIDC_ISSUER = provider.issuer;
-  process.env.OIDC_CLIENT_ID = "job-runtime";
-  process.env.OIDC_CLIENT_SECRET = "a-client-secret-for-the-tests";
-  process.env.OIDC_PROVIDER_NAME = "Test IdP";
+  provider = await startOidcProvider({ ...SSO_CLIENT, redirectUri: SSO_REDIRECT_URI, accounts });
+  useProvider(provider.issuer);
 });
 afterAll(async () => provider?.close());
 afterEach(() => {
@@ -41,28 +33,7 @@ function person(email = `${uid("sso")}@school.test`) {
   return { login, email };
 }
 
-/** The whole redirect flow; returns the app's final answer (a redirect) and the session it set, if any. */
-async function signInWithSso(login: string) {
-  const start = await authRequest("/sign-in/social", {
-    body: { provider: "oidc", callbackURL: "/", errorCallbackURL: "/sign-in" },
-  });
-  expect(start.status).toBe(200);
-  const { url } = (await start.json()) as { url: string };
-  expect(url.startsWith(provider.issuer)).toBe(true);
-  const stateCookies = start.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0]!)
-    .join("; ");
-  const callback = await loginAtProvider(url, login, APP_URL);
-  expect(callback).toMatch(new RegExp(`^${APP_URL}/api/auth/callback/oidc\\?`));
-  const done = await handleAuthRequest(new Request(callback, { headers: { cookie: stateCookies } }));
-  const cookie = done.headers
-    .getSetCookie()
-    .find((c) => c.includes("session_token=") && !c.includes("session_token=;"))
-    ?.split(";")[0];
-  const session = cookie ? await getSession(new Headers({ cookie })) : null;
-  return { status: done.status, location: done.headers.get("location") ?? "", session };
-}
+const signInWithSso = (login: string) => signInFlow(provider.issuer, login);
 
 describe("single sign-on with an OpenID Connect provider", () => {
   it("the first sign-in (SIGNUP_MODE=open) creates the learner, the next finds it", async () => {
@@ -83,7 +54,10 @@ describe("single sign-on with an OpenID Connect provider", () => {
 
   it("links to the learner the platform API made with the same email (no password), in any SIGNUP_MODE", async () => {
     process.env.SIGNUP_MODE = "closed";
-    const existing = (await createLearner()).user;
+    const externalId = uid("ext");
+    const email = `${externalId}@school.test`.toLowerCase();
+    await upsertLearner(externalId, { name: "From the platform", email }, { type: "platform", id: "test-key" });
+    const existing = await getDb().user.findUniqueOrThrow({ where: { email } });
     const { login } = person(existing.email);
     const done = await signInWithSso(login);
     expect(done.location).toBe("/");

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { safeReturnPath } from "@/server/auth/page-guards";
 import { signInFromForm } from "@/server/auth/form-sign-in";
+import { signUpFromForm } from "@/server/auth/form-sign-up";
 import { stripSessionTokens } from "@/server/auth/auth";
 import { getDb } from "@/server/db";
 import { appConfig } from "@/server/config";
@@ -98,6 +99,15 @@ describe("zero-setup mode trusts the app's own origin only", () => {
     expect(res.headers.getSetCookie().some((c) => c.includes("session_token="))).toBe(false);
   });
 
+  it("X-Forwarded-Host and X-Forwarded-Proto name no trusted origin: a post from the host they claim is refused", async () => {
+    const res = await authRequest("/sign-in/email", {
+      body: { email: learner.user.email, password },
+      headers: { origin: "https://evil.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" },
+    });
+    expect(res.status).toBe(403);
+    expect(await getDb().session.count({ where: { userId: learner.user.id } })).toBe(0);
+  });
+
   it("at localhost and 127.0.0.1 on the app's port it signs in", async () => {
     for (const host of [`localhost:${appConfig.port}`, `127.0.0.1:${appConfig.port}`]) {
       const res = await authRequest("/sign-in/email", {
@@ -155,6 +165,42 @@ describe("the sign-in form's POST target (works without JavaScript)", () => {
     );
     expect(cross.headers.get("location")).toBe("/sign-in?error=refused");
     expect(cross.headers.getSetCookie().some((c) => c.includes("session_token="))).toBe(false);
+  });
+});
+
+describe("an opaque origin (Origin: null) is refused at every form door", () => {
+  const nullOrigin = { origin: "null", "sec-fetch-site": "same-origin" };
+  it("sign-in form, sign-up form and the JSON sign-in: no session, no account", async () => {
+    const form = (path: string, fields: Record<string, string>) =>
+      new Request(`${APP_URL}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...nullOrigin, "x-forwarded-for": uniqueIp() },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const signIn = await signInFromForm(form("/api/auth/sign-in-form", { email: learner.user.email, password }));
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get("location")).toBe("/sign-in?error=refused");
+    expect(signIn.headers.getSetCookie().some((c) => c.includes("session_token="))).toBe(false);
+
+    process.env.SIGNUP_MODE = "open";
+    try {
+      const email = `${uid("null")}@example.test`;
+      const signUp = await signUpFromForm(
+        form("/api/auth/sign-up-form", { name: "N", email, password: "a-long-password-1" }),
+      );
+      expect(signUp.status).toBe(303);
+      expect(signUp.headers.getSetCookie().some((c) => c.includes("session_token="))).toBe(false);
+      expect(await getDb().user.count({ where: { email } })).toBe(0);
+    } finally {
+      delete process.env.SIGNUP_MODE;
+    }
+
+    const json = await authRequest("/sign-in/email", {
+      body: { email: learner.user.email, password },
+      headers: nullOrigin,
+    });
+    expect(json.status).toBe(403);
+    expect(await getDb().session.count({ where: { userId: learner.user.id } })).toBe(0);
   });
 });
 

@@ -8,7 +8,12 @@ import Provider from "oidc-provider";
  * userinfo all happen over HTTP exactly as with a company's IdP. Its development login form
  * accepts any login name; `accounts` says which claims (email) each name has.
  */
-export type OidcAccount = { email: string; name: string; emailVerified?: boolean };
+export type OidcAccount = {
+  email: string;
+  name: string;
+  /** The `email_verified` claim: true by default; null leaves the claim out (as some providers do). */
+  emailVerified?: boolean | null;
+};
 
 export async function startOidcProvider(opts: {
   clientId: string;
@@ -49,7 +54,7 @@ export async function startOidcProvider(opts: {
         claims: async () => ({
           sub,
           email: account.email,
-          email_verified: account.emailVerified ?? true,
+          ...(account.emailVerified === null ? {} : { email_verified: account.emailVerified ?? true }),
           name: account.name,
         }),
       };

@@ -5,7 +5,7 @@ import { checkOutput } from "@/server/jobs/quality";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
 import { deepseekProvider } from "@/server/providers/deepseek";
 import { analyse } from "@/server/providers/local";
-import { extractKnowledgePoints } from "@/server/providers/local/knowledge-points";
+import { extractKnowledgePoints } from "@/server/job-types/knowledge-point-extraction/analyse";
 import type { Locale } from "@/server/i18n/locales";
 import { startFakeOpenAI } from "../providers/fake-openai-server";
 import { AS_OF, materialSnapshot, smallSnapshot } from "../pipeline/fixtures";

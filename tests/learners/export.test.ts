@@ -8,6 +8,7 @@ import { APP_URL, callerAs, setPassword, signedInCookie } from "../helpers/auth"
 import { createLearner, uid } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
 import { codeOf } from "../helpers/trpc-code";
+import { platform, serviceKey } from "../helpers/platform-api";
 
 async function signedIn(role: "learner" | "admin" = "learner") {
   const learner = await createLearner({ role });
@@ -86,6 +87,35 @@ describe("export", () => {
     }
     const audit = await getDb().adminAuditLog.findMany({ where: { action: "learner.export", actorId: admin.user.id } });
     expect(audit).toHaveLength(1);
+  });
+});
+
+describe("export reaches learners only", () => {
+  it("an admin cannot export another admin (console route and platform API); an admin's own download still works", async () => {
+    const admin = await signedIn("admin");
+    const other = await signedIn("admin");
+    const ctx = { params: Promise.resolve({ userId: other.user.id }) };
+    const refused = await get(adminExport, `/api/admin/learners/${other.user.id}/export`, admin.cookie, ctx);
+    expect(refused.status).toBe(403);
+    const body = await refused.text();
+    expect(JSON.parse(body).error.code).toBe("FORBIDDEN");
+    expect(body).not.toContain(other.user.email);
+    // An external id on an admin account (however it got there) does not open it to a service key.
+    const ext = uid("ext");
+    await getDb().user.update({ where: { id: other.user.id }, data: { externalId: ext } });
+    const api = platform(await serviceKey());
+    expect((await api.exportLearner(ext)).status).toBe(404);
+    expect((await api.eraseLearner(ext)).status).toBe(404);
+    expect((await api.putLearner(ext, { name: "Renamed" })).status).toBe(403);
+    expect((await getDb().user.findUniqueOrThrow({ where: { id: other.user.id } })).name).toBe(other.user.name);
+    expect(
+      await getDb().adminAuditLog.count({
+        where: { action: "learner.export", scope: { path: ["userId"], equals: other.user.id } },
+      }),
+    ).toBe(0);
+    const own = await get(accountExport, "/api/account/export", other.cookie);
+    expect(own.status).toBe(200);
+    expect((await own.json()).account.id).toBe(other.user.id);
   });
 });
 

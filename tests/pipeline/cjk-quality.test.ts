@@ -3,7 +3,7 @@ import { duplicates, graphemes, norm, text } from "@/server/job-types/fields";
 import { checkOutput } from "@/server/jobs/quality";
 import { grade } from "@/server/learning/quiz-attempts";
 import { reviewOutput } from "@/server/pipeline/review-checks";
-import { clip } from "@/server/providers/local/text";
+import { clip } from "@/server/job-types/shared/text";
 import { smallSnapshot } from "./fixtures";
 
 const kpIds = new Set(smallSnapshot().knowledgePoints.map((k) => k.id));

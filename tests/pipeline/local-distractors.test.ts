@@ -3,7 +3,7 @@ import { LEARNERS, MATERIALS } from "@/prisma/seed-data";
 import { checkOutput } from "@/server/jobs/quality";
 import { paramsSchemas, type SnapshotContent } from "@/server/jobs/schemas";
 import { analyse } from "@/server/providers/local";
-import { sentences } from "@/server/providers/local/text";
+import { sentences } from "@/server/job-types/shared/text";
 import { AS_OF } from "./fixtures";
 
 type Q = { type: string; stem: string; options: string[]; answer: string; knowledgePointId: string };

@@ -6,8 +6,8 @@ import type { Quiz } from "@/server/job-types/quiz-generation";
 import { LOCALES } from "@/server/i18n/locales";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
 import { analyse, localProvider } from "@/server/providers/local";
-import { TEMPLATES } from "@/server/providers/local/templates";
-import { keyword, sentences } from "@/server/providers/local/text";
+import { TEMPLATES } from "@/server/job-types/shared/templates";
+import { keyword, sentences } from "@/server/job-types/shared/text";
 import { AS_OF, smallSnapshot } from "./fixtures";
 
 const HAN = /\p{Script=Han}/u;

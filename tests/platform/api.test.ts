@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
+import { acceptInvitation, createInvitation } from "@/server/account/invitations";
 import { createLearner, runtimeKey, uid } from "../helpers/factories";
 import { callApi, platform, serviceKey } from "../helpers/platform-api";
 import { runtime } from "../helpers/runtime-api";
@@ -41,24 +42,34 @@ describe("PUT /api/v1/learners/{externalId}", () => {
     expect(await getDb().user.count({ where: { externalId: ext } })).toBe(1);
   });
 
-  it("links a learner account that has the email and no external id; refuses an admin's or another platform learner's email", async () => {
-    const invited = await createLearner();
-    const ext = uid("ext");
-    const linked = await api.putLearner(ext, { name: "Linked", email: invited.user.email });
-    expect(linked.status).toBe(200);
-    expect(linked.body.created).toBe(false);
-    expect((await getDb().user.findUniqueOrThrow({ where: { id: invited.user.id } })).externalId).toBe(ext);
-
-    const other = await api.putLearner(uid("ext"), { name: "Other", email: invited.user.email });
-    expect(other.status).toBe(409);
-    expect(other.body.error.code).toBe("EMAIL_IN_USE");
-
-    const admin = await createLearner({ role: "admin" });
+  it("an email of any account it did not make is 409 EMAIL_IN_USE, never a link: no takeover by email", async () => {
+    const invitedEmail = `${uid("inv")}@example.test`.toLowerCase();
+    const sent = await createInvitation(invitedEmail, null);
+    await acceptInvitation({ token: sent.link.split("/").pop(), password: "her-own-password-1" });
+    const invited = await getDb().user.findUniqueOrThrow({ where: { email: invitedEmail } });
+    const seeded = (await createLearner()).user;
+    const admin = (await createLearner({ role: "admin" })).user;
+    const platformMade = uid("ext");
+    await api.putLearner(platformMade, { name: "Platform made", email: `${platformMade}@example.test` });
     const users = await getDb().user.count();
-    const refused = await api.putLearner(uid("ext"), { name: "Not an admin", email: admin.user.email });
-    expect(refused.status).toBe(409);
+    for (const victim of [invited, seeded, admin]) {
+      const ext = uid("ext");
+      const refused = await api.putLearner(ext, { name: "Attacker", email: victim.email });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe("EMAIL_IN_USE");
+      // The takeover chain that followed a link: each step finds no learner of that id.
+      expect((await api.exportLearner(ext)).status).toBe(404);
+      expect((await api.putLearner(ext, { name: "Renamed" })).status).toBe(201);
+      expect((await api.eraseLearner(ext)).status).toBe(200);
+      // An update of its own learner cannot move the victim's email onto it either.
+      const moved = await api.putLearner(platformMade, { name: "Platform made", email: victim.email });
+      expect(moved.body.error?.code).toBe("EMAIL_IN_USE");
+      const after = await getDb().user.findUniqueOrThrow({ where: { id: victim.id } });
+      expect(after).toMatchObject({ email: victim.email, name: victim.name, externalId: null });
+    }
     expect(await getDb().user.count()).toBe(users);
-    expect((await getDb().user.findUniqueOrThrow({ where: { id: admin.user.id } })).externalId).toBeNull();
+    const other = await api.putLearner(uid("ext"), { name: "Other", email: `${platformMade}@example.test` });
+    expect(other.status).toBe(409);
   });
 
   it("records consent as the platform obtained it", async () => {

@@ -6,6 +6,7 @@ import { ROUTES } from "@/server/platform/routes";
 import { SCOPES } from "@/server/platform/scopes";
 import { getDb } from "@/server/db";
 import { runtimeKey, uid } from "../helpers/factories";
+import { validOutput } from "../helpers/outputs";
 import { callApi, serviceKey } from "../helpers/platform-api";
 import { runtime } from "../helpers/runtime-api";
 import { startWebhookReceiver } from "../helpers/webhook-receiver";
@@ -63,8 +64,9 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
       expect(Boolean(op.requestBody)).toBe(Boolean(r.body));
     }
     expect(doc["x-platform-limits"].scopes).toEqual([...SCOPES]);
+    // Each schema compiles with the document's own references resolved.
     for (const name of Object.keys(doc.components.schemas))
-      expect(() => validator(`/components/schemas/${name}`), name).not.toThrow();
+      expect(() => validator(`/components/schemas/${escape(name)}`), name).not.toThrow();
     // Every error answer names its codes as constants, and each code's details by its shape.
     const schemas = doc.components.schemas as Record<string, { properties: { code: { const: string } } }>;
     for (const [name, schema] of Object.entries(schemas))
@@ -208,5 +210,48 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     const wrong = await callApi("DELETE", "/jobs/abc", undefined, { key });
     expect(wrong.status).toBe(405);
     expect(wrong.body.error.code).toBe("METHOD_NOT_ALLOWED");
+  });
+});
+
+/** The job shapes in the document (the typed client's fixture is compiled by openapi-client.test.ts). */
+describe("a job typed per job type in the platform document", () => {
+  it("a succeeded job's live answer matches its type's variant, and another type's output does not", async () => {
+    const key = await serviceKey();
+    const ids = { externalId: uid("ext-typed"), materialId: "m-typed" };
+    await documented("PUT", "/learners/{externalId}", ids, { name: "Typed", aiConsent: true }, key);
+    const material = {
+      title: "Cells",
+      text: "Cells divide.",
+      knowledgePoints: [{ externalId: "kp-c", title: "Cells" }],
+    };
+    await documented("PUT", "/learners/{externalId}/materials/{materialId}", ids, material, key);
+    const start = { jobType: "quiz_generation", target: { type: "user" }, params: { count: 1 } };
+    const jobId = (await documented("POST", "/learners/{externalId}/jobs", ids, start, key)).body.job.id as string;
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    const locked = await rt.lock(jobId);
+    expect(locked.status).toBe(200);
+    const kpIds = locked.body.job.snapshot.content.knowledgePoints.map((k: { id: string }) => k.id);
+    expect((await rt.result(jobId, 1, validOutput("quiz_generation", kpIds, locked.body.job.params))).status).toBe(200);
+    const read = await documented("GET", "/jobs/{jobId}", { jobId }, undefined, key);
+    expect([read.body.status, read.body.output.questions.length]).toEqual(["succeeded", 1]);
+    const validate = validator("/components/schemas/Job");
+    expect(validate(read.body)).toBe(true);
+    expect(validate({ ...read.body, output: validOutput("flashcard_generation", kpIds, { count: 1 }) })).toBe(false);
+    expect(validate({ ...read.body, target: { ...read.body.target, type: "course" } })).toBe(false);
+  });
+
+  it("types each job type's params, targets and output, told apart by jobType", () => {
+    const schemas = doc.components.schemas;
+    expect(schemas.StartJobRequest.discriminator.propertyName).toBe("jobType");
+    expect(schemas.Job.discriminator.propertyName).toBe("jobType");
+    expect(schemas.KnowledgePointExtractionJobRequest.properties.target.properties.type.enum).toEqual(["material"]);
+    expect(schemas.QuizGenerationJobRequest.properties.params).toEqual({
+      $ref: "#/components/schemas/QuizGenerationParams",
+    });
+    expect(schemas.QuizGenerationJob.properties.output.oneOf[0]).toEqual({
+      $ref: "#/components/schemas/QuizGenerationOutput",
+    });
+    expect(schemas.QuizGenerationOutput["x-quality-rules"]).toHaveProperty("one_correct_option");
+    expect(schemas.StartJobAnswer.properties.job).toEqual({ $ref: "#/components/schemas/Job" });
   });
 });

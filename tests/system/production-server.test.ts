@@ -90,6 +90,9 @@ describe("[SYSTEM] production start", () => {
         NEXT_TELEMETRY_DISABLED: "1",
         DB_POOL_MAX: "many",
         APP_ENCRYPTION_KEY: "not-32-bytes",
+        OIDC_ISSUER: "http://idp.example.com",
+        OIDC_CLIENT_ID: "runtime",
+        OIDC_CLIENT_SECRET: "idp-secret-value",
       } as unknown as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -111,6 +114,7 @@ describe("[SYSTEM] production start", () => {
       expect(out).toContain(`${name}: required in production`);
     expect(out).toMatch(/DB_POOL_MAX: a number, got "many"/);
     expect(out).toMatch(/APP_ENCRYPTION_KEY: 32 bytes.*value hidden/);
+    expect(out).toMatch(/OIDC_ISSUER: must be https:\/\/ in production/);
     expect(out).not.toContain("not-32-bytes");
   });
 

@@ -57,6 +57,31 @@ export function questionsWanted(item: S["PollItem"]): number | null {
   return null;
 }
 
+/** Each type's leased job says the targets it runs on and carries its own params. */
+export function runsOn(job: S["LeasedJob"]): string {
+  if (job.jobType === "knowledge_point_extraction") {
+    // @ts-expect-error knowledge points are extracted from a material only
+    if (job.targetType === "user") return "never";
+    // @ts-expect-error a knowledge-point job's params have no count
+    return `${job.params.maxPoints} ${job.params.count}`;
+  }
+  // @ts-expect-error no job type runs on a course
+  if (job.targetType === "course") return "never";
+  return job.targetType;
+}
+
+/** An item of POST /results takes the output of POST /{jobId}/result. */
+type ResultsBody = Body<"/internal/runtime/jobs/results">;
+export const batch: ResultsBody = { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: cards.output }, { jobId: "j2", attemptNo: 1, output: weakPoints.output }] };
+export const wrongBatches: ResultsBody[] = [
+  // @ts-expect-error a quiz whose questions are not a list, in a batch
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: { questions: "none" } }] },
+  // @ts-expect-error a flashcard without its back, in a batch
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: { flashcards: [{ front: "Q", knowledgePointId: "kp", tags: [] }] } }] },
+  // @ts-expect-error a field no job type's output names, in a batch
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: { weakPoints: [], verdict: "fine" } }] },
+];
+
 /** A 422's details are the broken rules; its code is only INVALID_SCHEMA. */
 export function brokenRules(answer: Answer<"/internal/runtime/jobs/{jobId}/result", 422>): string[] {
   return (answer.error.details ?? []).map((v) => `${v.path}: ${v.rule} (${v.message})`);

@@ -1,0 +1,39 @@
+import { defineJobType } from "../define";
+import { duplicates, norm } from "../fields";
+import { generateFlashcards } from "./analyse";
+import { flashcardParamsSchema, flashcardsSchema } from "./schema";
+
+export * from "./schema";
+
+export const flashcardGeneration = defineJobType({
+  label: { title: "Flashcards", blurb: "Cards to flip through and mark as known." },
+  params: flashcardParamsSchema,
+  output: { version: "v1", schema: flashcardsSchema },
+  qualityRules: {
+    count_mismatch: "Exactly `params.count` flashcards.",
+    duplicate_front:
+      "No two cards share a front (compared after Unicode NFKC normalisation, case- and space-insensitively, ignoring spaces next to Chinese characters and the final punctuation).",
+  },
+  quality(v, check) {
+    const params = check.params();
+    if (v.flashcards.length !== params.count)
+      check.add("flashcards", "count_mismatch", `${v.flashcards.length} generated, ${params.count} requested`);
+    for (const d of duplicates(v.flashcards.map((c) => c.front))) {
+      const at = v.flashcards.map((c) => norm(c.front)).lastIndexOf(d);
+      check.add(`flashcards.${at}.front`, "duplicate_front", `duplicate front "${d}"`);
+    }
+    v.flashcards.forEach((c, i) => check.knowledgePoint(`flashcards.${i}`, c.knowledgePointId));
+  },
+  review(v) {
+    const findings: string[] = [];
+    v.flashcards.forEach((c, i) => {
+      if (norm(c.front) === norm(c.back)) findings.push(`flashcards.${i}: the back repeats the front`);
+    });
+    return findings;
+  },
+  prompt: {
+    task: "Write flashcards from the knowledge points' and materials' own content: a question or cue on the front, the answer on the back.",
+    rules: (params) => [`Generate exactly ${params.count} flashcards.`],
+  },
+  analyse: (snapshot, params, _asOf, locale) => generateFlashcards(snapshot, params, locale),
+});

@@ -1,0 +1,92 @@
+import type { Locale } from "../../i18n/locales";
+import { defineJobType } from "../define";
+import { duplicates, norm, type SnapshotContent } from "../fields";
+import { extractKnowledgePoints } from "./analyse";
+import { kpExtractionParamsSchema, kpExtractionSchema } from "./schema";
+
+export * from "./schema";
+
+/** Whitespace removed: a model may re-flow lines, and Chinese puts no spaces between words. */
+const squash = (s: string) => s.replace(/\s+/gu, "");
+
+/** The text of the job's target material, or null when the target is not a material in the snapshot. */
+export function targetMaterialText(snapshot: SnapshotContent | null): string | null {
+  if (snapshot?.target.type !== "material") return null;
+  return snapshot.materials.find((m) => m.id === snapshot.target.id)?.content ?? null;
+}
+
+/** Does `passage` occur in `material`, whitespace aside? */
+export const groundedIn = (material: string, passage: string) => {
+  const p = squash(passage);
+  return p.length > 0 && squash(material).includes(p);
+};
+
+export const knowledgePointExtraction = defineJobType({
+  label: {
+    title: "Knowledge points from a material",
+    blurb: "Proposes the knowledge points of one material, each with the passage it comes from, for you to accept.",
+  },
+  targets: ["material"],
+  params: kpExtractionParamsSchema,
+  output: { version: "v1", schema: kpExtractionSchema },
+  qualityRules: {
+    too_many_points: "At most `params.maxPoints` knowledge points.",
+    duplicate_title: "No two knowledge points share a title (compared trimmed, case- and space-insensitively).",
+    passage_not_grounded:
+      "Every `passage` occurs in the target material's text in the job's snapshot (compared with all whitespace removed).",
+  },
+  quality(v, check) {
+    const params = check.params();
+    const points = v.knowledgePoints;
+    if (points.length > params.maxPoints)
+      check.add(
+        "knowledgePoints",
+        "too_many_points",
+        `${points.length} proposed, at most ${params.maxPoints} asked for`,
+      );
+    for (const d of duplicates(points.map((p) => p.title))) {
+      const at = points.map((p) => norm(p.title)).lastIndexOf(d);
+      check.add(`knowledgePoints.${at}.title`, "duplicate_title", `duplicate title "${d}"`);
+    }
+    const material = targetMaterialText(check.snapshot);
+    points.forEach((p, i) => {
+      if (material === null || !groundedIn(material, p.passage))
+        check.add(
+          `knowledgePoints.${i}.passage`,
+          "passage_not_grounded",
+          material === null
+            ? "the job's target is not a material in its snapshot"
+            : "the passage is not a quote of the material's text",
+        );
+    });
+  },
+  review(v, { snapshot }) {
+    const findings: string[] = [];
+    const material = targetMaterialText(snapshot) ?? "";
+    const existing = new Set(snapshot.knowledgePoints.map((k) => norm(k.title)));
+    v.knowledgePoints.forEach((p, i) => {
+      if (/\n/.test(p.summary)) findings.push(`knowledgePoints.${i}.summary: write the summary on one line`);
+      if (norm(p.summary) === norm(p.title))
+        findings.push(`knowledgePoints.${i}.summary: the summary repeats the title`);
+      if (existing.has(norm(p.title)))
+        findings.push(`knowledgePoints.${i}.title: the material already has this knowledge point`);
+      for (const term of p.keyTerms)
+        if (!squash(material).toLowerCase().includes(squash(term).toLowerCase()))
+          findings.push(`knowledgePoints.${i}.keyTerms: "${term}" does not occur in the material`);
+    });
+    return findings;
+  },
+  prompt: {
+    task: [
+      "Propose the knowledge points a learner should study in the target material (the snapshot's material whose id is target.id).",
+      "For each: a short title, a one-line summary, the key terms (as written in the material) and the passage it comes from.",
+      "The passage is copied character for character from the material's content (one or two sentences); never paraphrase it.",
+      "Do not propose a knowledge point the material already has (the snapshot's knowledgePoints).",
+    ].join(" "),
+    rules: (params) => [
+      `Propose at most ${params.maxPoints} knowledge points.`,
+      "No two knowledge points may share a title.",
+    ],
+  },
+  analyse: (snapshot, params, _asOf, locale: Locale = "en") => extractKnowledgePoints(snapshot, params, locale),
+});

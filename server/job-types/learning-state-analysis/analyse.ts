@@ -1,0 +1,57 @@
+import type { SnapshotContent } from "../fields";
+import type { Locale } from "../../i18n/locales";
+import type { LearningAnalysis } from "./schema";
+import { activityOf, knowledgeStats, pct, round3 } from "../shared/statistics";
+import { templatesFor } from "../shared/templates";
+import { clip, titleOf } from "../shared/text";
+
+/** learning_state_analysis from the snapshot's quiz history and study sessions, written in the job's language. */
+export function analyseLearningState(snapshot: SnapshotContent, asOf: Date, locale: Locale = "en"): LearningAnalysis {
+  const T = templatesFor(locale);
+  const L = T.learningState;
+  const stats = knowledgeStats(snapshot);
+  const activity = activityOf(snapshot, asOf);
+  const practised = stats.filter((s) => s.attempts.length > 0);
+  const overall = practised.length ? round3(practised.reduce((m, s) => m + s.mastery, 0) / practised.length) : 0;
+  const answers = practised.reduce((n, s) => n + s.attempts.length, 0);
+
+  const strengths = practised
+    .filter((s) => s.mastery >= 0.8 && s.attempts.length >= 2)
+    .map((s) => clip(L.strength(titleOf(s.kp), pct(s.mastery), s.attempts.length), 300));
+  const risks = [
+    ...practised
+      .filter((s) => s.mastery < 0.5)
+      .map((s) => clip(L.risk(titleOf(s.kp), pct(s.mastery), s.recentErrors, s.recentCount), 300)),
+    ...stats.filter((s) => !s.attempts.length).map((s) => clip(L.notPractised(titleOf(s.kp)), 300)),
+    ...(activity.engagement === "low" ? [L.littleStudy(activity.recentMinutes)] : []),
+    ...(activity.daysSinceLastStudy !== null && activity.daysSinceLastStudy >= 7
+      ? [L.away(activity.daysSinceLastStudy)]
+      : []),
+  ];
+
+  const strongest = [...practised].sort((a, b) => b.mastery - a.mastery)[0];
+  const weakest = [...practised].sort((a, b) => a.mastery - b.mastery)[0];
+  const summary = [
+    L.practised(snapshot.learner.name || L.learner, practised.length, stats.length, answers, pct(overall)),
+    L.engagement(activity.engagement, activity.recentMinutes),
+    strongest && strongest !== weakest ? L.strongest(titleOf(strongest.kp), pct(strongest.mastery)) : "",
+    weakest ? L.weakest(titleOf(weakest.kp), pct(weakest.mastery)) : "",
+  ]
+    .filter(Boolean)
+    .join(T.sentenceGap);
+
+  return {
+    summary: clip(summary, 2000),
+    overallMastery: overall,
+    engagementLevel: activity.engagement,
+    strengths: strengths.slice(0, 20),
+    risks: risks.slice(0, 20),
+    knowledgePoints: stats.slice(0, 500).map((s) => ({
+      knowledgePointId: s.kp.id,
+      title: clip(titleOf(s.kp), 300),
+      mastery: s.mastery,
+      confidence: s.confidence,
+      attempts: s.attempts.length,
+    })),
+  };
+}

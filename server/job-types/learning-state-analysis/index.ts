@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { defineJobType } from "../define";
+import { analyseLearningState } from "./analyse";
+import { learningAnalysisSchema } from "./schema";
+
+export * from "./schema";
+
+export const learningStateAnalysis = defineJobType({
+  label: { title: "Learning state", blurb: "How well you know each topic, and how engaged you have been." },
+  params: z.strictObject({}),
+  output: { version: "v1", schema: learningAnalysisSchema },
+  qualityRules: {},
+  quality(v, check) {
+    v.knowledgePoints.forEach((k, i) => check.knowledgePoint(`knowledgePoints.${i}`, k.knowledgePointId));
+  },
+  review(v, { snapshot }) {
+    const findings: string[] = [];
+    const seen = new Map<string, number>();
+    for (const k of v.knowledgePoints) seen.set(k.knowledgePointId, (seen.get(k.knowledgePointId) ?? 0) + 1);
+    for (const kp of snapshot.knowledgePoints) {
+      const n = seen.get(kp.id) ?? 0;
+      if (n !== 1) findings.push(`knowledgePoints: ${kp.id} ("${kp.title}") must appear exactly once, found ${n}`);
+    }
+    return findings;
+  },
+  prompt: {
+    task: "Analyse the learner's state: a short summary, overall mastery 0..1, engagement level, strengths, risks, and for every knowledge point its mastery 0..1 (recent answers count more), a confidence 0..1 that grows with the number of answers, and the number of answers.",
+  },
+  analyse: (snapshot, _params, asOf, locale) => analyseLearningState(snapshot, asOf, locale),
+});

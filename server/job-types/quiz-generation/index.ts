@@ -1,0 +1,94 @@
+import type { Locale } from "../../i18n/locales";
+import { defineJobType } from "../define";
+import { duplicates, norm } from "../fields";
+import { TEMPLATES } from "../shared/templates";
+import { generateQuiz } from "./analyse";
+import { quizParamsSchema, quizSchema } from "./schema";
+
+export * from "./schema";
+
+/** The true/false option pairs, normalised and sorted: the learner's language's, and English's (models often keep it). */
+function trueFalsePairs(locale: Locale) {
+  return new Set(
+    [TEMPLATES[locale] ?? TEMPLATES.en, TEMPLATES.en].map((t) => t.quiz.trueFalse.map(norm).sort().join("|")),
+  );
+}
+
+export const quizGeneration = defineJobType({
+  label: {
+    title: "Practice quiz",
+    blurb: "Questions to answer here; your answers count towards your next analysis.",
+  },
+  params: quizParamsSchema,
+  output: { version: "v1", schema: quizSchema },
+  qualityRules: {
+    count_mismatch: "Exactly `params.count` questions.",
+    duplicate_stem:
+      "No two questions share a stem (compared after Unicode NFKC normalisation, case- and space-insensitively, ignoring spaces next to Chinese characters and the final punctuation).",
+    question_type_not_requested: "Every question's `type` is one of `params.questionTypes`.",
+    difficulty_mismatch: "Unless `params.difficulty` is `mixed`, every question has that difficulty.",
+    too_few_options: "A single-choice or true/false question has at least two options.",
+    options_repeat: "A question's options are distinct.",
+    one_correct_option:
+      "A single-choice or true/false question has exactly one option equal to its `answer`; short-answer questions are exempt from the option rules.",
+  },
+  quality(v, check) {
+    const params = check.params();
+    if (v.questions.length !== params.count)
+      check.add("questions", "count_mismatch", `${v.questions.length} generated, ${params.count} requested`);
+    for (const d of duplicates(v.questions.map((q) => q.stem))) {
+      const at = v.questions.map((q) => norm(q.stem)).lastIndexOf(d);
+      check.add(`questions.${at}.stem`, "duplicate_stem", `duplicate stem "${d}"`);
+    }
+    v.questions.forEach((q, i) => {
+      check.knowledgePoint(`questions.${i}`, q.knowledgePointId);
+      if (!params.questionTypes.includes(q.type))
+        check.add(`questions.${i}.type`, "question_type_not_requested", `type ${q.type} was not requested`);
+      if (params.difficulty !== "mixed" && q.difficulty !== params.difficulty)
+        check.add(
+          `questions.${i}.difficulty`,
+          "difficulty_mismatch",
+          `difficulty ${q.difficulty}, ${params.difficulty} requested`,
+        );
+      if (q.type === "short_answer") return;
+      const options = q.options.map(norm);
+      if (options.length < 2)
+        check.add(`questions.${i}.options`, "too_few_options", "a choice question needs at least two options");
+      if (new Set(options).size !== options.length)
+        check.add(`questions.${i}.options`, "options_repeat", "options repeat");
+      const correct = options.filter((o) => o === norm(q.answer)).length;
+      if (correct !== 1)
+        check.add(
+          `questions.${i}.answer`,
+          "one_correct_option",
+          `exactly one option must be the answer (found ${correct})`,
+        );
+    });
+  },
+  review(v, { locale }) {
+    const findings: string[] = [];
+    const [yes, no] = TEMPLATES[locale].quiz.trueFalse;
+    const pairs = trueFalsePairs(locale);
+    v.questions.forEach((q, i) => {
+      if (q.type === "true_false") {
+        const options = q.options.map(norm).sort().join("|");
+        if (!pairs.has(options))
+          findings.push(`questions.${i}: a true/false question has the options ${yes} and ${no}`);
+      }
+      if (q.type === "short_answer" && q.options.length)
+        findings.push(`questions.${i}: a short-answer question has no options`);
+    });
+    return findings;
+  },
+  prompt: {
+    task: "Write quiz questions from the knowledge points' and materials' own content. Single-choice and true/false questions have exactly one option equal to the answer among at least two distinct options; short-answer questions have no options.",
+    rules: (params, locale) => [
+      `A true/false question has exactly the two options ${JSON.stringify(TEMPLATES[locale].quiz.trueFalse)}.`,
+      `Generate exactly ${params.count} questions of the types ${JSON.stringify(params.questionTypes)}.`,
+      params.difficulty === "mixed"
+        ? "Choose each question's difficulty (easy, medium, hard) from the learner's mastery."
+        : `Every question has difficulty "${params.difficulty}".`,
+    ],
+  },
+  analyse: (snapshot, params, _asOf, locale) => generateQuiz(snapshot, params, locale),
+});

@@ -1,0 +1,129 @@
+import { graphemes, hasCjk, type SnapshotContent } from "../fields";
+
+const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * Cuts to a schema's length limit (in graphemes, as the schemas count) on a grapheme boundary —
+ * never inside a surrogate pair or an emoji sequence — and never leaves an empty string.
+ */
+export function clip(s: string, max: number, fallback = "—") {
+  const t = s.replace(/\s+/g, " ").trim();
+  if (!t) return fallback;
+  if (t.length <= max || graphemes(t) <= max) return t;
+  let kept = "";
+  let n = 0;
+  for (const { segment } of graphemeSegmenter.segment(t)) {
+    if (++n > max - 1) break;
+    kept += segment;
+  }
+  return `${kept.trimEnd()}…`;
+}
+
+/** Sentences this short say too little to quiz on: 20 graphemes of English, 8 of Chinese (a character is a word or most of one). */
+const MIN_SENTENCE = { latin: 20, cjk: 8 } as const;
+
+/** The API's comparison (NFKC, case, spaces, CJK): a text the generator thinks new is new to the quality rules too. */
+export { norm } from "../fields";
+
+/** A text's sentences: after . ! ? and a space, or after 。！？； (Chinese puts no space after them), or a line break. */
+export function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|(?<=[。！？；])\s*|\n+/u)
+    .map((s) => s.trim())
+    .filter((s) => graphemes(s) >= (hasCjk(s) ? MIN_SENTENCE.cjk : MIN_SENTENCE.latin));
+}
+
+const STOP = new Set([
+  "which",
+  "where",
+  "there",
+  "their",
+  "these",
+  "those",
+  "about",
+  "other",
+  "using",
+  "while",
+  "would",
+  "could",
+  "should",
+  "after",
+  "before",
+  "being",
+]);
+
+function words(s: string) {
+  return s.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? [];
+}
+
+const wordSegmenter = new Intl.Segmenter("zh-CN", { granularity: "word" });
+/** Chinese words (ICU's dictionary): 2+ characters of Han script, not a number. */
+function chineseWords(s: string): string[] {
+  return [...wordSegmenter.segment(s)]
+    .filter((w) => w.isWordLike && /^\p{Script=Han}{2,}$/u.test(w.segment))
+    .map((w) => w.segment);
+}
+
+/**
+ * The word a cloze question hides: the longest content word of 5+ letters (first on ties); in
+ * Chinese, where words are not spaced, the longest word of 2+ characters that ICU's word
+ * segmenter finds (a whole clause is not a word).
+ */
+export function keyword(sentence: string): string | null {
+  if (hasCjk(sentence)) {
+    let word: string | null = null;
+    for (const w of chineseWords(sentence)) if (!word || w.length > word.length) word = w;
+    if (word) return word;
+  }
+  let best: string | null = null;
+  for (const w of words(sentence)) {
+    if (w.length < 5 || STOP.has(w.toLowerCase()) || /^\d+$/.test(w)) continue;
+    if (!best || w.length > best.length) best = w;
+  }
+  return best;
+}
+
+export function cloze(sentence: string, word: string) {
+  return sentence.replace(word, "_____");
+}
+
+export type Kp = SnapshotContent["knowledgePoints"][number];
+
+/** Sentences of the knowledge point's material (all materials if it has none), most related first. */
+export function sourceSentences(snapshot: SnapshotContent, kp: Kp): { sentence: string; materialTitle: string }[] {
+  const materials = snapshot.materials.filter((m) => (kp.materialId ? m.id === kp.materialId : true));
+  const titleWords = [...words(kp.title).filter((w) => w.length >= 4 && !hasCjk(w)), ...chineseWords(kp.title)].map(
+    (w) => w.toLowerCase(),
+  );
+  const all = materials.flatMap((m) =>
+    sentences(m.content).map((sentence, i) => ({ sentence, materialTitle: m.title, i })),
+  );
+  const score = (s: string) => titleWords.filter((w) => s.toLowerCase().includes(w)).length;
+  return all
+    .map((x, order) => ({ ...x, order, score: score(x.sentence) }))
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .map(({ sentence, materialTitle }) => ({ sentence, materialTitle }));
+}
+
+export function materialTitleOf(snapshot: SnapshotContent, kp: Kp) {
+  return snapshot.materials.find((m) => m.id === kp.materialId)?.title ?? null;
+}
+
+/** What a knowledge point says: its description, else the first related material sentence, else its title. */
+export function statementOf(snapshot: SnapshotContent, kp: Kp) {
+  return kp.description.trim() || sourceSentences(snapshot, kp)[0]?.sentence || kp.title.trim() || kp.id;
+}
+
+export function titleOf(kp: Kp) {
+  return kp.title.trim() || kp.id;
+}
+
+export function slug(s: string) {
+  return (
+    s
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 50) || "general"
+  );
+}
