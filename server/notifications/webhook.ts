@@ -6,7 +6,8 @@ import { setting } from "../config";
  * The signed notification to the learning platform when a job finishes. The body is JSON; the
  * header `X-AJR-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` lets the receiver
  * check origin and freshness (reject old t to stop replays). Each delivery carries the same
- * `X-AJR-Delivery` id so the receiver can ignore repeats.
+ * `X-AJR-Delivery` id so the receiver can ignore repeats. The body's shape: webhook-schema.ts
+ * (published in the platform API's OpenAPI document, `webhooks.jobFinished`).
  */
 export function webhookConfig() {
   const url = setting("JOB_WEBHOOK_URL");
@@ -31,12 +32,14 @@ export async function jobFinishedPayload(jobId: string) {
       finishedAt: true,
       retriedFromJobId: true,
       result: { select: { id: true, outputSchemaVersion: true, degraded: true } },
+      user: { select: { externalId: true } },
     },
   });
   if (!job) return null;
+  const { user, ...rest } = job;
   return {
     type: "ai.job.finished",
-    job: { ...job, finishedAt: job.finishedAt?.toISOString() ?? null },
+    job: { ...rest, learnerExternalId: user.externalId, finishedAt: job.finishedAt?.toISOString() ?? null },
   };
 }
 

@@ -6,6 +6,7 @@ import { ROUTES, type Route } from "./routes";
 import { EXTERNAL_ID } from "./schemas";
 import { requireScope, verifyServiceKey } from "./service-keys";
 import { unstorableDetails } from "../security/storable-text";
+import { refuseDeepJson } from "../security/json-depth";
 
 export const maxBodyBytes = () => setting("PLATFORM_API_MAX_BODY_BYTES");
 const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -82,11 +83,11 @@ function parseBody(route: Route, req: PlatformRequest): unknown {
   const limit = maxBodyBytes();
   if (Buffer.byteLength(req.body) > limit) throw tooLarge(limit);
   if (!req.body.trim()) throw new AppError("MALFORMED_JSON", "request body is empty; send a JSON object");
+  refuseDeepJson(req.body);
   let json: unknown;
   try {
     json = JSON.parse(req.body);
   } catch {
-    // Includes a body nested too deep for the parser (a RangeError).
     throw new AppError("MALFORMED_JSON", "request body is not valid JSON");
   }
   // Before the schema, whose clean-ups (control characters out of names) would hide a NUL: such text is refused, never mended.
@@ -95,6 +96,15 @@ function parseBody(route: Route, req: PlatformRequest): unknown {
     throw new AppError("INVALID_REQUEST", `${unstorable[0]!.path} ${unstorable[0]!.message}`, unstorable);
   const parsed = route.body!.safeParse(json);
   if (!parsed.success) {
+    // A field over its size limit (a material's text) is a body too large, as on the learner page: 413.
+    const tooBig = parsed.error.issues.find((i) => i.code === "custom" && typeof i.params?.limitBytes === "number");
+    if (tooBig?.code === "custom") {
+      const path = tooBig.path.join(".");
+      throw new AppError("PAYLOAD_TOO_LARGE", `${path} ${tooBig.message}`, {
+        limitBytes: tooBig.params!.limitBytes as number,
+        path,
+      });
+    }
     throw new AppError(
       "INVALID_REQUEST",
       "request body does not match the schema (see /api/v1/openapi.json)",

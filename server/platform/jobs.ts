@@ -1,7 +1,9 @@
 import type { z } from "zod";
 import { getDb } from "../db";
-import { AppError } from "../errors";
+import { AppError, isAppError } from "../errors";
 import { DEFAULT_LOCALE, isLocale } from "../i18n/locales";
+import { cancelJob } from "../jobs/cancel";
+import type { FailureCode } from "../jobs/constants";
 import { createJob } from "../jobs/create";
 import type { Target } from "../jobs/snapshot";
 import type { Actor } from "../jobs/state-machine";
@@ -84,8 +86,31 @@ export async function readJob(jobId: string): Promise<JobAnswer> {
     finishedAt: job.finishedAt?.toISOString() ?? null,
     output: job.result?.output ?? null,
     outputSchemaVersion: job.result?.outputSchemaVersion ?? null,
-    error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? "" } : null,
+    cancelRequested: job.cancelRequested,
+    error: job.errorCode ? { code: job.errorCode as FailureCode, message: job.errorMessage ?? "" } : null,
   };
+}
+
+/**
+ * Cancels a job (POST /api/v1/jobs/{jobId}/cancel) by the learner's own rules (server/jobs/cancel.ts):
+ * pending → cancelled at once; locked or running → cancelRequested, which its Runtime learns on its
+ * next heartbeat. Only jobs of the platform's learners (with an external id); others are 404, as
+ * on GET. Idempotent: a job already cancelled, or already asked to stop, answers as it is; a job
+ * that finished otherwise is 409 JOB_NOT_CANCELLABLE with its status.
+ */
+export async function cancelPlatformJob(jobId: string, actor: Actor): Promise<JobAnswer> {
+  const job = await getDb().aiRuntimeJob.findUnique({
+    where: { id: jobId },
+    select: { status: true, user: { select: { externalId: true } } },
+  });
+  if (!job || !job.user.externalId) throw new AppError("JOB_NOT_FOUND", "no job has this id");
+  try {
+    await cancelJob(jobId, actor);
+  } catch (e) {
+    const already = isAppError(e) && e.code === "JOB_NOT_CANCELLABLE" && (e.details as { status?: string })?.status;
+    if (already !== "cancelled") throw e;
+  }
+  return readJob(jobId);
 }
 
 /** A target's platform id; null for one the platform did not name (made in the browser, or since removed). */

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { errorResponse } from "../runtime-api/contract";
-import { RETRY_AFTER_HEADER } from "../runtime-api/openapi";
+import { errorBodySchema, errorComponents } from "../error-schemas";
 import { maxBodyBytes } from "./dispatch";
 import { ROUTES } from "./routes";
 import { EXTERNAL_ID, MATERIAL_TEXT_BYTES, MAX_ACTIVITY_ITEMS } from "./schemas";
 import { SCOPES } from "./service-keys";
+import { DELIVERY_HEADER, jobFinishedWebhook, SIGNATURE_HEADER } from "../notifications/webhook-schema";
 import { JOB_TYPES, jobTypeOf, type JobTypeName } from "../job-types";
-import { jobTypeSchemas, targetTypeSchema, typeName } from "../runtime-api/openapi";
+import { jobTypeSchemas, RETRY_AFTER_HEADER, targetTypeSchema, typeName } from "../runtime-api/openapi";
 import { jobAnswer, jobBody, startJobAnswer } from "./schemas";
 
 type JsonSchema = Record<string, unknown>;
@@ -30,15 +30,6 @@ const COMMON_ERRORS: Record<number, readonly string[]> = {
   503: ["UNAVAILABLE"],
 };
 
-function errorBody(codes: readonly string[]): JsonSchema {
-  return {
-    allOf: [
-      { $ref: "#/components/schemas/ErrorResponse" },
-      { type: "object", properties: { error: { type: "object", properties: { code: { enum: [...codes] } } } } },
-    ],
-  };
-}
-
 const pascal = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
 function pathParameters(path: string) {
@@ -51,6 +42,42 @@ function pathParameters(path: string) {
         ? { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" }
         : { type: "string", pattern: EXTERNAL_ID.source, description: "the platform's own id" },
   }));
+}
+
+/** The webhook this service sends the platform when a job finishes (JOB_WEBHOOK_URL, JOB_WEBHOOK_SECRET). */
+function webhook() {
+  return {
+    post: {
+      operationId: "jobFinished",
+      summary:
+        "A job finished (succeeded, failed or cancelled): POSTed to JOB_WEBHOOK_URL once per job and final status, retried until it is acknowledged.",
+      description: `Check \`${SIGNATURE_HEADER}\` before trusting the body: \`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">\` keyed with JOB_WEBHOOK_SECRET; compare in constant time and refuse an old \`t\` (replays). Every delivery of one announcement carries the same \`${DELIVERY_HEADER}\` (\`<jobId>:<status>\`): answer 2xx again for a repeat. A 2xx ends the delivery; 408, 429, 5xx or no answer within 10 s are retried with backoff; any other answer is given up. Read the output with GET /api/v1/jobs/{id}.`,
+      parameters: [
+        {
+          name: SIGNATURE_HEADER,
+          in: "header",
+          required: true,
+          description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with JOB_WEBHOOK_SECRET',
+          schema: { type: "string", pattern: "^t=[0-9]+,v1=[0-9a-f]{64}$" },
+        },
+        {
+          name: DELIVERY_HEADER,
+          in: "header",
+          required: true,
+          description: "The same on every delivery of one announcement: <jobId>:<status>",
+          schema: { type: "string" },
+        },
+      ],
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/JobFinishedWebhook" } } },
+      },
+      responses: {
+        "2XX": { description: "Received: not sent again." },
+        "5XX": { description: "Sent again later, with backoff (so are 408 and 429)." },
+      },
+    },
+  };
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -116,7 +143,8 @@ function typeJobs(schemas: Record<string, JsonSchema>, name: string, r: (typeof 
 
 /** The platform API's OpenAPI 3.1 document, generated from the zod schemas its routes parse with. */
 export function buildPlatformOpenApi() {
-  const schemas: Record<string, JsonSchema> = { ErrorResponse: jsonSchema(errorResponse, "output") };
+  const schemas: Record<string, JsonSchema> = {};
+  const allCodes: string[] = [];
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of ROUTES) {
     const name = pascal(r.operationId);
@@ -135,6 +163,7 @@ export function buildPlatformOpenApi() {
     for (const [status, codes] of [...Object.entries(COMMON_ERRORS), ...Object.entries(r.errors)])
       errors[Number(status)] = [...new Set([...(errors[Number(status)] ?? []), ...codes])];
     for (const [status, codes] of Object.entries(errors)) {
+      allCodes.push(...codes);
       responses[status] = {
         description:
           status === "503"
@@ -153,7 +182,7 @@ export function buildPlatformOpenApi() {
           : status === "503"
             ? { headers: { "Retry-After": RETRY_AFTER_HEADER } }
             : {}),
-        content: { "application/json": { schema: errorBody(codes) } },
+        content: { "application/json": { schema: errorBodySchema(codes) } },
       };
     }
     (paths[`/api/v1${r.path}`] ??= {})[r.method.toLowerCase()] = {
@@ -180,7 +209,7 @@ export function buildPlatformOpenApi() {
       title: "AI Job Runtime — platform API",
       version: "1.0.0",
       description:
-        'Server to server: a learning platform sends its learners and their learning data by its own ids (`externalId`, every write an idempotent upsert), starts analyses and reads their results (SPEC §10, docs/platform-api.md). Every call carries `Authorization: Bearer <service key>`; each key has scopes. Errors are `{"error": {code, message, details}}`. Generated from server/platform/schemas.ts.',
+        'Server to server: a learning platform sends its learners and their learning data by its own ids (`externalId`, every write an idempotent upsert), starts analyses and reads their results (SPEC §10, docs/platform-api.md). Every call carries `Authorization: Bearer <service key>`; each key has scopes. Errors are `{"error": {code, message, details}}`: each error status lists its codes, one schema per code, with `details` in that code\'s shape (or `false`: none). Finished jobs are announced by the `jobFinished` webhook (the `webhooks` section), signed with X-AJR-Signature. Generated from server/platform/schemas.ts.',
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ serviceKey: [] }],
@@ -191,6 +220,7 @@ export function buildPlatformOpenApi() {
       scopes: [...SCOPES],
     },
     paths,
+    webhooks: { jobFinished: webhook() },
     components: {
       securitySchemes: {
         serviceKey: {
@@ -199,7 +229,11 @@ export function buildPlatformOpenApi() {
           description: `A service key (npm run service-key, or the admin console). Scopes: ${SCOPES.join(", ")}.`,
         },
       },
-      schemas,
+      schemas: {
+        ...schemas,
+        JobFinishedWebhook: jsonSchema(jobFinishedWebhook, "output"),
+        ...errorComponents(allCodes),
+      },
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Actor } from "../jobs/state-machine";
 import { eraseLearner } from "../learners/erase";
 import { exportLearnerStream } from "../learners/export";
 import { recordActivity } from "./activity";
-import { readJob, startJob } from "./jobs";
+import { cancelPlatformJob, readJob, startJob } from "./jobs";
 import { findLearner, upsertLearner } from "./learners";
 import { upsertMaterial } from "./materials";
 import {
@@ -129,6 +129,17 @@ export const ROUTES: Route[] = [
     answer: jobAnswer,
     errors: { 404: ["JOB_NOT_FOUND"] },
     run: async ({ params }) => ok(await readJob(params.jobId!)),
+  }),
+  route({
+    method: "POST",
+    path: "/jobs/{jobId}/cancel",
+    operationId: "cancelJob",
+    summary:
+      "Cancels a job, by the learner page's rules: a pending job ends cancelled at once (error CANCELLED); a locked or running one gets `cancelRequested: true`, its Runtime stops at its next heartbeat and the job then ends cancelled (the webhook announces it). Idempotent: a job already cancelled, or already asked to stop, answers 200 as it is. A job that has succeeded or failed is 409 JOB_NOT_CANCELLABLE with its status. Any job a service key can read can be cancelled; others are 404. No body.",
+    scope: "jobs:write",
+    answer: jobAnswer,
+    errors: { 404: ["JOB_NOT_FOUND"], 409: ["JOB_NOT_CANCELLABLE"] },
+    run: async ({ params, actor }) => ok(await cancelPlatformJob(params.jobId!, actor)),
   }),
   route({
     method: "GET",

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { FAILURE_CODES, JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { learnerExportSchema } from "../learners/export-schema";
 import { jobTypeSchema } from "../jobs/schemas";
 import { refuseUnstorable } from "../security/storable-text";
 import { LIMITS, plainLine } from "../security/learner-text";
@@ -71,7 +72,11 @@ export const materialBody = z
     title: line(LIMITS.materialTitle),
     text: z
       .string()
-      .refine((s) => Buffer.byteLength(s) <= MATERIAL_TEXT_BYTES, `at most ${MATERIAL_TEXT_BYTES} bytes of UTF-8`),
+      .refine((s) => Buffer.byteLength(s) <= MATERIAL_TEXT_BYTES, {
+        message: `at most ${MATERIAL_TEXT_BYTES} bytes of UTF-8`,
+        params: { limitBytes: MATERIAL_TEXT_BYTES },
+      })
+      .describe(`At most ${MATERIAL_TEXT_BYTES} bytes of UTF-8 (200 KB); more is 413 PAYLOAD_TOO_LARGE.`),
     /** The full set: knowledge points of this material not named here are removed. */
     knowledgePoints: z
       .array(knowledgePointInput)
@@ -176,8 +181,14 @@ export const jobAnswer = z.object({
   /** Present once the job succeeded: the output of its job type (SPEC §2, outputSchemaVersion v1). */
   output: z.unknown().nullable(),
   outputSchemaVersion: z.string().nullable(),
-  /** Present when the job failed, timed out or was cancelled. */
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /** Set once a cancel was asked for a locked or running job: its Runtime stops at its next heartbeat and the job ends cancelled. */
+  cancelRequested: z.boolean(),
+  error: z
+    .object({ code: z.enum(Object.keys(FAILURE_CODES) as [keyof typeof FAILURE_CODES]), message: z.string() })
+    .nullable()
+    .describe(
+      "The last failed attempt's error, or null when no attempt failed. A failed or cancelled job: why it ended (code CANCELLED when cancelled). A job put back to pending after a failed attempt (a retryable code such as MODEL_TIMEOUT or JOB_TIMEOUT, retries left) carries that attempt's error while it waits and runs again; it is cleared when an attempt succeeds.",
+    ),
 });
 
 export const startJobAnswer = z.object({
@@ -186,10 +197,8 @@ export const startJobAnswer = z.object({
   job: jobAnswer,
 });
 
-/** The export (server/learners/export.ts): everything stored about the learner; its shape is described in docs/data-rights.md. */
-export const exportAnswer = z
-  .object({ format: z.string(), version: z.number().int(), exportedAt: z.string(), account: z.object({}).loose() })
-  .loose();
+/** The export (server/learners/export.ts): everything stored about the learner, section by section (docs/data-rights.md). */
+export const exportAnswer = learnerExportSchema;
 
 export const erasedAnswer = z.object({
   externalId: z.string(),

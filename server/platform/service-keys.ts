@@ -49,7 +49,7 @@ export async function revokeServiceKey(id: string, actorId: string) {
   });
   if (!count && !(await getDb().serviceKey.count({ where: { id } })))
     throw new AppError("NOT_FOUND", "service key not found");
-  return { id, revoked: true as const };
+  return { id, revoked: true as const, changed: count > 0 };
 }
 
 const lastUsedWritten = new Map<string, number>();

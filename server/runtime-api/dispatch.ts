@@ -1,10 +1,11 @@
 import { setting } from "../config";
-import { AppError, isAppError, isDatabaseUnavailable } from "../errors";
+import { AppError, isAppError, isDatabaseUnavailable, unavailable } from "../errors";
 import { verifyRuntimeKey } from "../runtime-keys";
 import { touchRuntimeInstance } from "../runtime-instances";
 import { metrics } from "../observability/metrics";
 import { ENDPOINTS, type EndpointName } from "./endpoints";
 import { jobId as jobIdSchema } from "./contract";
+import { refuseDeepJson } from "../security/json-depth";
 import { traceTag } from "../observability/tracing";
 
 export { ENDPOINTS, type EndpointName };
@@ -86,6 +87,7 @@ function parseJson(req: RuntimeRequest): unknown {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
   if (Buffer.byteLength(req.body) > MAX_BODY_BYTES) throw tooLarge();
   if (!req.body.trim()) throw new AppError("MALFORMED_JSON", "request body is empty; send a JSON object");
+  refuseDeepJson(req.body);
   try {
     return JSON.parse(req.body);
   } catch {
@@ -93,7 +95,8 @@ function parseJson(req: RuntimeRequest): unknown {
   }
 }
 
-export const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `body over ${MAX_BODY_BYTES} bytes`);
+export const tooLarge = () =>
+  new AppError("PAYLOAD_TOO_LARGE", `body over ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES });
 
 export function errorAnswer(e: unknown): RuntimeResponse {
   if (isAppError(e)) {
@@ -104,9 +107,10 @@ export function errorAnswer(e: unknown): RuntimeResponse {
   }
   if (isDatabaseUnavailable(e)) {
     console.error(`[runtime-api] database unavailable${traceTag()}:`, (e as Error).message);
+    const { details } = unavailable();
     return {
       status: 503,
-      body: { error: { code: "UNAVAILABLE", message: "the job store is unavailable; retry with backoff" } },
+      body: { error: { code: "UNAVAILABLE", message: "the job store is unavailable; retry with backoff", details } },
     };
   }
   console.error(`[runtime-api] unexpected error${traceTag()}:`, e);

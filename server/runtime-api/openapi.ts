@@ -2,8 +2,9 @@ import { z } from "zod";
 import { COMMON_QUALITY_RULES } from "../job-types/define";
 import { JOB_TYPE_LABELS, JOB_TYPES, jobTypeOf, targetTypesOf, type JobTypeName } from "../job-types";
 import { FAILURE_CODES } from "../jobs/constants";
-import { errorResponse, jobSummary, leasedJob, RESULT_LIMITS, REJECTION_LIMITS, violationSchema } from "./contract";
+import { jobSummary, leasedJob, RESULT_LIMITS, REJECTION_LIMITS, violationSchema } from "./contract";
 import { RETRY_AFTER_SECONDS } from "../errors";
+import { errorBodySchema, errorComponents } from "../error-schemas";
 import { MAX_BODY_BYTES } from "./dispatch";
 import { ENDPOINTS } from "./endpoints";
 
@@ -35,52 +36,27 @@ const COMMON_ERRORS = {
   503: ["UNAVAILABLE"],
 } as const;
 
+/** Every code an endpoint answers with, per status. */
+const errorsOf = (e: { errors: Record<number, readonly string[]> }): Record<number, readonly string[]> => ({
+  ...COMMON_ERRORS,
+  ...e.errors,
+});
+/** What an item of POST /results may carry: what its own POST /{jobId}/result would have answered. */
+const resultErrorCodes = () => Object.values(errorsOf(ENDPOINTS.result)).flat();
+
+/** A fail's answer: where the job went. */
+const FAIL_STATUS = {
+  type: "string",
+  enum: ["pending", "failed", "cancelled"],
+  description:
+    "pending: put back for another attempt at runAfter (retryCount + 1); the job keeps this failure as its last error (errorCode, errorMessage) until an attempt succeeds. failed: no retries left, or a code that is not retried. cancelled: a cancel was requested.",
+};
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
 export const typeName = (t: JobTypeName) => pascal(t);
 const properties = (s: JsonSchema) => s.properties as Record<string, unknown>;
 const dateTime = { type: "string", format: "date-time" };
-
-/** `details` of an error, by status: typed where a Runtime acts on it. */
-const DETAILS: Record<number, JsonSchema> = {
-  400: {
-    description:
-      "INVALID_REQUEST: the first 20 zod issues as [{path, message}]; UNKNOWN_ERROR_CODE: {allowed: the failure codes}.",
-    anyOf: [
-      {
-        type: "array",
-        items: {
-          type: "object",
-          required: ["path", "message"],
-          properties: { path: { type: "string" }, message: { type: "string" } },
-        },
-      },
-      { type: "object", required: ["allowed"], properties: { allowed: { type: "array", items: ref("FailureCode") } } },
-    ],
-  },
-  409: {
-    description:
-      "The job's state when it matters: {status, attemptNo} (LOCK_LOST), {status, runAfter?, reason?} (JOB_NOT_LOCKABLE), {resultId} (RESULT_ALREADY_EXISTS). JOB_NOT_LOCKABLE with `reason: \"key_scope\"`: the Runtime key's scopes forbid this job (its type is not among the key's job types, or it runs on a learner's own model key and the key may not receive learners' keys). Retrying with the same key never succeeds: skip the job (poll and claim never hand such a job to this key).",
-    type: "object",
-    properties: {
-      status: { type: "string" },
-      attemptNo: { type: "integer" },
-      runAfter: { type: "string", format: "date-time" },
-      reason: {
-        type: "string",
-        enum: ["key_scope"],
-        description: "Why the job cannot be locked by this key, when it is not the job's state: its scopes.",
-      },
-      resultId: { type: "string" },
-    },
-  },
-  422: {
-    description:
-      "Every broken rule of the output: schema issues as `schema.<zod code>`, quality rules by name (`x-quality-rules`).",
-    type: "array",
-    items: ref("Violation"),
-  },
-};
 
 /** The header every 503 UNAVAILABLE answer carries. */
 export const RETRY_AFTER_HEADER = {
@@ -88,25 +64,6 @@ export const RETRY_AFTER_HEADER = {
   required: true,
   schema: { type: "integer", minimum: 1, example: RETRY_AFTER_SECONDS },
 };
-
-/** An error answer of one status: its codes as an enum, and `details` typed for that status. */
-function errorBody(status: number, codes: readonly string[]): JsonSchema {
-  return {
-    type: "object",
-    required: ["error"],
-    properties: {
-      error: {
-        type: "object",
-        required: ["code", "message"],
-        properties: {
-          code: { type: "string", enum: [...codes] },
-          message: { type: "string" },
-          ...(DETAILS[status] ? { details: DETAILS[status] } : {}),
-        },
-      },
-    },
-  };
-}
 
 /** Each type's output schema, with its quality rules in prose (the API refuses an output that breaks one with 422). */
 function outputSchema(t: JobTypeName): JsonSchema {
@@ -139,7 +96,6 @@ function sharedSchemas(): Record<string, JsonSchema> {
         .join(", ")}. The others end the job (CANCELLED only after a cancel request).`,
     },
     Violation: jsonSchema(violationSchema, "output"),
-    ErrorResponse: jsonSchema(errorResponse, "output"),
   };
   // Each type's leased job in full (no allOf: the base refuses fields it does not name).
   const base = jsonSchema(leasedJob, "output");
@@ -197,6 +153,11 @@ function endpointSchemas(name: string, request: JsonSchema, response: JsonSchema
   if (name === "LockJob") properties(response).job = ref("LeasedJob");
   if (name === "SubmitResult") properties(request).output = ref("Output");
   if (name === "FailJob") properties(request).errorCode = ref("FailureCode");
+  if (name === "FailJob") properties(response).status = FAIL_STATUS;
+  if (name === "SubmitResults") {
+    const item = (properties(response).results as { items: JsonSchema }).items;
+    properties(item).body = { oneOf: [ref("SubmitResultResponse"), errorBodySchema(resultErrorCodes())] };
+  }
   return { request, response };
 }
 
@@ -209,7 +170,7 @@ export function buildOpenApiDocument() {
     const own = endpointSchemas(name, jsonSchema(e.request, "input"), jsonSchema(e.response, "output"));
     schemas[`${name}Request`] = own.request;
     schemas[`${name}Response`] = own.response;
-    const errors: Record<number, readonly string[]> = { ...COMMON_ERRORS, ...e.errors };
+    const errors = errorsOf(e);
     const responses: Record<string, unknown> = {
       200: { description: "OK", content: { "application/json": { schema: ref(`${name}Response`) } } },
     };
@@ -220,7 +181,7 @@ export function buildOpenApiDocument() {
             ? `error.code is UNAVAILABLE: the database is unreachable or timed out; nothing was changed. Retry after the Retry-After header's seconds (${RETRY_AFTER_SECONDS}), with backoff.`
             : `error.code is one of: ${codes.join(", ")}`,
         ...(status === "503" ? { headers: { "Retry-After": RETRY_AFTER_HEADER } } : {}),
-        content: { "application/json": { schema: errorBody(Number(status), codes) } },
+        content: { "application/json": { schema: errorBodySchema(codes) } },
       };
     }
     paths[e.path] = {
@@ -274,7 +235,13 @@ export function buildOpenApiDocument() {
       violations: REJECTION_LIMITS.violations,
     },
     paths,
-    components: { securitySchemes: { runtimeKey: { type: "http", scheme: "bearer" } }, schemas },
+    components: {
+      securitySchemes: { runtimeKey: { type: "http", scheme: "bearer" } },
+      schemas: {
+        ...schemas,
+        ...errorComponents(Object.values(ENDPOINTS).flatMap((e) => Object.values(errorsOf(e)).flat())),
+      },
+    },
   };
 }
 

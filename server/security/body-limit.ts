@@ -1,22 +1,32 @@
 import { webSecurityConfig } from "../config";
 import { readWithin } from "../read-within";
+import { nestsDeeperThan, tooDeepMessage } from "./json-depth";
 
-/** The error shape every door answers with, for a body over the limit. */
-export function payloadTooLarge(limit: number): Response {
-  const message = `request body over ${limit} bytes`;
+/** The error shape every door answers with, readable by tRPC clients too (`data`), for a body refused before any handler. */
+function refusal(status: number, code: "PAYLOAD_TOO_LARGE" | "MALFORMED_JSON", message: string, details?: unknown) {
+  const trpcCode = status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST";
   return Response.json(
     {
       error: {
-        code: "PAYLOAD_TOO_LARGE",
+        code,
         message,
-        details: { limitBytes: limit },
-        // What tRPC clients read from an error answer.
-        data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, appCode: "PAYLOAD_TOO_LARGE" },
+        ...(details === undefined ? {} : { details }),
+        data: { code: trpcCode, httpStatus: status, appCode: code },
       },
     },
-    { status: 413, headers: { connection: "close", "cache-control": "no-store" } },
+    { status, headers: { connection: "close", "cache-control": "no-store" } },
   );
 }
+
+/** A body over the limit: 413. */
+export function payloadTooLarge(limit: number): Response {
+  return refusal(413, "PAYLOAD_TOO_LARGE", `request body over ${limit} bytes`, { limitBytes: limit });
+}
+
+/** JSON nested deeper than MAX_JSON_DEPTH (a body, or tRPC's `input` query parameter): 400 MALFORMED_JSON. */
+export const tooDeep = () => refusal(400, "MALFORMED_JSON", tooDeepMessage);
+
+const FORM = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)/i;
 
 /**
  * Reads at most `limit` bytes of a request's body (server/read-within.ts): a declared
@@ -28,7 +38,8 @@ export function readBodyWithin(req: Request, limit: number): Promise<Uint8Array 
 }
 
 /**
- * The request with its body read into memory (at most the configured limit), or a 413 answer.
+ * The request with its body read into memory (at most the configured limit), or a 413 answer; a
+ * JSON body nested deeper than MAX_JSON_DEPTH is a 400 MALFORMED_JSON answer.
  * GET and HEAD carry no body and pass unchanged.
  */
 export async function limitRequestBody(
@@ -38,6 +49,8 @@ export async function limitRequestBody(
   if (req.method === "GET" || req.method === "HEAD") return req;
   const body = await readBodyWithin(req, limit);
   if (!body) return payloadTooLarge(limit);
+  // Every body that is not a form is JSON to its handler (tRPC, better-auth, invitations).
+  if (!FORM.test(req.headers.get("content-type") ?? "") && nestsDeeperThan(body)) return tooDeep();
   const headers = new Headers(req.headers);
   headers.delete("content-length");
   headers.delete("transfer-encoding");

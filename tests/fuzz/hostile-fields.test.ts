@@ -9,17 +9,17 @@ import { getDb } from "@/server/db";
 
 /**
  * Structured fuzzing (issue 13, item 4): requests that are valid in every field but one, which
- * holds something hostile — a NUL, a lone surrogate, an oversized string, a deeply nested value
- * ending in a NUL, or a prototype-named failure code — possibly with prototype-named extra keys.
- * Each such request reaches past JSON parsing into the schemas, and each must be refused with the
- * exact 4xx (a NUL or lone surrogate: 400 INVALID_REQUEST naming that field), nothing changed.
+ * holds something hostile — a NUL, a lone surrogate, an oversized string, a nested value ending in
+ * a NUL, or a prototype-named failure code — possibly with prototype-named extra keys. Each such
+ * request must be refused with the exact 4xx (a NUL or lone surrogate: 400 INVALID_REQUEST naming
+ * that field; nested past 100 levels: 400 MALFORMED_JSON before parsing), nothing changed.
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 // Leases long enough that the job held below stays held for the whole run.
 process.env.JOB_LEASE_SECONDS = "7200";
 
 type Path = (string | number)[];
-type Hostile = { kind: "nul" | "surrogate" | "oversized" | "deep"; text: string };
+type Hostile = { kind: "nul" | "surrogate" | "oversized" | "nested" | "deep"; text: string };
 
 const filler = fc.string({ maxLength: 8 });
 const hostile: fc.Arbitrary<Hostile> = fc.oneof(
@@ -32,6 +32,10 @@ const hostile: fc.Arbitrary<Hostile> = fc.oneof(
   fc
     .integer({ min: 300_000, max: 400_000 })
     .map((n) => ({ kind: "oversized" as const, text: JSON.stringify("x".repeat(n)) })),
+  // Nested within the 100 levels a body may have (so the schemas see it), or far past them.
+  fc
+    .integer({ min: 5, max: 40 })
+    .map((d) => ({ kind: "nested" as const, text: '{"a":['.repeat(d) + '"\\u0000"' + "]}".repeat(d) })),
   fc
     .integer({ min: 100, max: 5_000 })
     .map((d) => ({ kind: "deep" as const, text: '{"a":['.repeat(d) + '"\\u0000"' + "]}".repeat(d) })),
@@ -104,7 +108,8 @@ async function fingerprint() {
 }
 
 function expectedRefusal(kind: Hostile["kind"]) {
-  return kind === "oversized" ? { status: 413, code: "PAYLOAD_TOO_LARGE" } : { status: 400, code: "INVALID_REQUEST" };
+  if (kind === "oversized") return { status: 413, code: "PAYLOAD_TOO_LARGE" };
+  return { status: 400, code: kind === "deep" ? "MALFORMED_JSON" : "INVALID_REQUEST" };
 }
 
 let learner: Learner;

@@ -176,6 +176,13 @@ const cases: fc.Arbitrary<Case> = fc.oneof(
     raw: "",
     contentType: "",
   })),
+  // Cancel of jobs that do not exist, or ids that are not ids, with hostile bodies (a cancel takes none).
+  fc.tuple(fc.oneof(unknownId, badId), mutate(valid.job)).map(([id, raw]) => ({
+    method: "POST" as const,
+    path: `/jobs/${encodeURIComponent(id.toWellFormed())}/cancel`,
+    raw,
+    contentType: "application/json",
+  })),
   // Export and erasure of learners that do not exist, or ids that are not ids.
   fc.tuple(fc.oneof(unknownId, badId), fc.constantFrom("GET" as const, "DELETE" as const)).map(([id, method]) => ({
     method,

@@ -36,6 +36,7 @@ export function platform(key: string) {
     activity: (learner: string, body: unknown) => callApi("POST", `/learners/${learner}/activity`, body, { key }),
     startJob: (learner: string, body: unknown) => callApi("POST", `/learners/${learner}/jobs`, body, { key }),
     getJob: (id: string) => callApi("GET", `/jobs/${id}`, undefined, { key }),
+    cancelJob: (id: string) => callApi("POST", `/jobs/${encodeURIComponent(id)}/cancel`, undefined, { key }),
     exportLearner: (learner: string) => callApi("GET", `/learners/${learner}/export`, undefined, { key }),
     eraseLearner: (learner: string) => callApi("DELETE", `/learners/${learner}`, undefined, { key }),
   };

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const TSC = path.resolve("node_modules/typescript/bin/tsc");
 const MARK = "// @ts-expect-error";
@@ -58,4 +59,42 @@ export async function typedClient(doc: unknown, name: string) {
     },
     remove: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The two checks of a fixture against a generated client: as written it compiles cleanly (each
+ * marked line is refused), and without its markers tsc fails on exactly the marked lines, so
+ * every refusal is the document's.
+ */
+export function describeTypedClient(
+  title: string,
+  doc: () => unknown,
+  name: string,
+  fixture: string,
+  minMarked: number,
+) {
+  let client: Awaited<ReturnType<typeof typedClient>>;
+  beforeAll(async () => {
+    client = await typedClient(doc(), name);
+  });
+  afterAll(() => client.remove());
+
+  describe(title, () => {
+    it("compiles the fixture: every refusal marked with @ts-expect-error is refused", { timeout: 120_000 }, () => {
+      const result = client.compileFixture(fixture);
+      expect(result.output).toBe("");
+      expect(result.status).toBe(0);
+    });
+
+    it(
+      "without the markers, fails on exactly the marked lines (the refusals are the document's)",
+      { timeout: 120_000 },
+      () => {
+        const result = client.compileBare(fixture);
+        expect(result.marked.length).toBeGreaterThanOrEqual(minMarked);
+        expect(result.status).not.toBe(0);
+        expect(result.refused).toEqual(result.marked);
+      },
+    );
+  });
 }

@@ -2,13 +2,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { acceptInvitation, createInvitation } from "@/server/account/invitations";
 import { createLearner, runtimeKey, uid } from "../helpers/factories";
-import { platform, serviceKey } from "../helpers/platform-api";
+import { callApi, platform, serviceKey } from "../helpers/platform-api";
 import { runtime } from "../helpers/runtime-api";
 import { validOutput } from "../helpers/outputs";
 
 let api: ReturnType<typeof platform>;
+let apiKey: string;
 beforeAll(async () => {
-  api = platform(await serviceKey());
+  apiKey = await serviceKey();
+  api = platform(apiKey);
 });
 
 const material = (kps: string[], extra: Record<string, unknown> = {}) => ({
@@ -96,6 +98,11 @@ describe("PUT /api/v1/learners/{externalId}", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe("INVALID_REQUEST");
     }
+    // Nested thousands deep (each level a valid JSON object): not JSON the API reads, whatever the schema says.
+    for (const raw of ['{"name":'.repeat(5_000) + '"x"' + "}".repeat(5_000), "[".repeat(5_000) + "]".repeat(5_000)]) {
+      const deep = await callApi("PUT", `/learners/${uid("ext")}`, undefined, { key: apiKey, raw });
+      expect([deep.status, deep.body.error.code]).toEqual([400, "MALFORMED_JSON"]);
+    }
     const badId = await api.putLearner("has space", { name: "ok" });
     expect(badId.status).toBe(400);
     expect(await getDb().user.count()).toBe(before);
@@ -140,9 +147,19 @@ describe("PUT /api/v1/learners/{externalId}/materials/{materialId}", () => {
     });
     expect(kp.material?.externalId).toBe("m2");
 
+    // 70,000 characters of 3 bytes: over 200 KB of UTF-8, though the body is within its 2 MiB.
     const big = await api.putMaterial(ext, "m1", material([], { text: "字".repeat(70_000) }));
-    expect(big.status).toBe(400);
+    expect([big.status, big.body.error.code, big.body.error.details]).toEqual([
+      413,
+      "PAYLOAD_TOO_LARGE",
+      { limitBytes: 200 * 1024, path: "text" },
+    ]);
+    const atLimit = await api.putMaterial(ext, "m3", material([], { text: "x".repeat(200 * 1024) }));
+    expect(atLimit.status).toBe(201);
     expect(await getDb().knowledgePoint.count({ where: { userId: user.id } })).toBe(2);
+    expect((await getDb().material.findFirstOrThrow({ where: { userId: user.id, externalId: "m1" } })).content).toBe(
+      material([]).text,
+    );
     const dup = await api.putMaterial(ext, "m1", material(["x", "x"]));
     expect(dup.status).toBe(400);
   });

@@ -1,16 +1,16 @@
-import path from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { GET as openapiGet } from "@/app/api/v1/openapi.json/route";
 import { ROUTES } from "@/server/platform/routes";
 import { SCOPES } from "@/server/platform/scopes";
 import { getDb } from "@/server/db";
 import { runtimeKey, uid } from "../helpers/factories";
 import { validOutput } from "../helpers/outputs";
-import { runtime } from "../helpers/runtime-api";
 import { callApi, serviceKey } from "../helpers/platform-api";
-import { typedClient } from "../helpers/typed-client";
+import { runtime } from "../helpers/runtime-api";
+import { startWebhookReceiver } from "../helpers/webhook-receiver";
+import { deliverWebhook, jobFinishedPayload, verifySignature } from "@/server/notifications/webhook";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document, read by shape
 let doc: Record<string, any>;
@@ -67,6 +67,12 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     // Each schema compiles with the document's own references resolved.
     for (const name of Object.keys(doc.components.schemas))
       expect(() => validator(`/components/schemas/${escape(name)}`), name).not.toThrow();
+    // Every error answer names its codes as constants, and each code's details by its shape.
+    const schemas = doc.components.schemas as Record<string, { properties: { code: { const: string } } }>;
+    for (const [name, schema] of Object.entries(schemas))
+      if (name.endsWith("Error")) expect(schema.properties.code.const, name).toMatch(/^[A-Z_]+$/);
+    expect(doc.components.schemas.RateLimitedError.required).toContain("details");
+    expect(doc.components.schemas.NotFoundError.properties.details).toBe(false);
   });
 
   it("matches what the routes answer: a walk through every route, successes and errors", async () => {
@@ -103,6 +109,21 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     expect((await documented("GET", "/jobs/{jobId}", { jobId }, undefined, key)).status).toBe(200);
     expect((await documented("GET", "/jobs/{jobId}", { jobId: "missing" }, undefined, key)).status).toBe(404);
     expect((await documented("GET", "/jobs/{jobId}", { jobId }, undefined, "ajs_wrong")).status).toBe(401);
+    // A failed attempt put back to pending: the job carries that attempt's error while it waits.
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    expect((await rt.lock(jobId)).status).toBe(200);
+    expect((await rt.fail(jobId, 1, "MODEL_TIMEOUT", "the model took too long")).body.status).toBe("pending");
+    const retrying = await documented("GET", "/jobs/{jobId}", { jobId }, undefined, key);
+    expect(retrying.body).toMatchObject({ status: "pending", error: { code: "MODEL_TIMEOUT" }, output: null });
+    expect((await documented("POST", "/jobs/{jobId}/cancel", { jobId }, undefined, key)).body.status).toBe("cancelled");
+    expect((await documented("POST", "/jobs/{jobId}/cancel", { jobId: "missing" }, undefined, key)).status).toBe(404);
+    const exported = await documented("GET", "/learners/{externalId}/export", ids, undefined, key);
+    expect(exported.body.jobs[0].events.length).toBeGreaterThan(0);
+    expect(exported.body.materials[0].externalId).toBe("m-1");
+    const tooBig = { ...mat, text: "x".repeat(200 * 1024 + 1) };
+    expect((await documented("PUT", "/learners/{externalId}/materials/{materialId}", ids, tooBig, key)).status).toBe(
+      413,
+    );
     const readOnly = await serviceKey(["jobs:read"]);
     expect((await documented("PUT", "/learners/{externalId}", ids, { name: "x" }, readOnly)).status).toBe(403);
     expect(await getDb().user.count({ where: { externalId: learner } })).toBe(1);
@@ -151,6 +172,36 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     expect(Number(busy.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 
+  it("describes the webhook: a live delivery's body and signature header match the `webhooks` section", async () => {
+    const hook = doc.webhooks.jobFinished.post;
+    const signature = hook.parameters.find((p: { name: string }) => p.name === "X-AJR-Signature");
+    expect(signature).toMatchObject({ in: "header", required: true });
+    const key = await serviceKey();
+    const ids = { externalId: uid("ext-hook") };
+    await documented("PUT", "/learners/{externalId}", ids, { name: "Hook", aiConsent: true }, key);
+    const job = { jobType: "weak_point_analysis", target: { type: "user" } };
+    const jobId = (await documented("POST", "/learners/{externalId}/jobs", ids, job, key)).body.job.id;
+    expect((await documented("POST", "/jobs/{jobId}/cancel", { jobId }, undefined, key)).status).toBe(200);
+    const receiver = await startWebhookReceiver();
+    try {
+      await deliverWebhook(
+        { url: receiver.url, secret: "whsec_doc" },
+        `${jobId}:cancelled`,
+        await jobFinishedPayload(jobId),
+      );
+      const { headers, body } = receiver.received[0]!;
+      expect(String(headers["x-ajr-signature"])).toMatch(new RegExp(signature.schema.pattern));
+      expect(verifySignature("whsec_doc", body, String(headers["x-ajr-signature"]))).toBe(true);
+      const validate = validator("/webhooks/jobFinished/post/requestBody/content/application~1json/schema");
+      const sent = JSON.parse(body);
+      expect(validate(sent), JSON.stringify(validate.errors)).toBe(true);
+      expect(sent.job).toMatchObject({ id: jobId, status: "cancelled", learnerExternalId: ids.externalId });
+      expect(validate({ ...sent, job: { ...sent.job, status: "done" } })).toBe(false);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("unknown routes and methods answer in the error shape", async () => {
     const key = await serviceKey();
     const none = await callApi("GET", "/nothing/here", undefined, { key });
@@ -162,40 +213,8 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
   });
 });
 
-/**
- * A platform team works from the document alone: openapi-typescript generates a client from it,
- * and a fixture that starts jobs with wrong params or targets and reads outputs of the wrong type
- * must fail to compile exactly there.
- */
-describe("a typed client generated from the platform document", () => {
-  const fixture = path.join(import.meta.dirname, "typed-client", "client.fixture.ts");
-  let client: Awaited<ReturnType<typeof typedClient>>;
-  beforeAll(async () => {
-    client = await typedClient(doc, "platform-api");
-  });
-  afterAll(() => client.remove());
-
-  it(
-    "compiles the fixture: every wrong params, target and output is refused where marked",
-    { timeout: 120_000 },
-    () => {
-      const result = client.compileFixture(fixture);
-      expect(result.output).toBe("");
-      expect(result.status).toBe(0);
-    },
-  );
-
-  it(
-    "without the markers, fails on exactly the marked lines (the refusals are the document's)",
-    { timeout: 120_000 },
-    () => {
-      const result = client.compileBare(fixture);
-      expect(result.marked.length).toBeGreaterThanOrEqual(12);
-      expect(result.status).not.toBe(0);
-      expect(result.refused).toEqual(result.marked);
-    },
-  );
-
+/** The job shapes in the document (the typed client's fixture is compiled by openapi-client.test.ts). */
+describe("a job typed per job type in the platform document", () => {
   it("a succeeded job's live answer matches its type's variant, and another type's output does not", async () => {
     const key = await serviceKey();
     const ids = { externalId: uid("ext-typed"), materialId: "m-typed" };

@@ -94,6 +94,54 @@ describe("service keys", () => {
   );
 });
 
+describe("npm run service-key -- --list / --revoke", () => {
+  it(
+    "lists the keys without their secrets, revokes one (audited like the console's; its next call is a 401), and refuses what it cannot do",
+    async () => {
+      const made = await createServiceKey(uid("cli-list"), ["jobs:read"], "admin-1");
+      const api = platform(made.key);
+      expect((await api.getJob("nope")).status).toBe(404);
+
+      const listed = await runScript("scripts/create-service-key.ts", ["--list"]);
+      expect(listed.status).toBe(0);
+      const line = listed.stdout.split("\n").find((l) => l.startsWith(made.id))!;
+      expect(line).toContain(JSON.stringify(made.name));
+      expect(line).toContain(`${made.prefix}…`);
+      expect(line).toContain("jobs:read");
+      expect(line).toMatch(/active$/);
+      expect(listed.stdout).not.toContain(made.key);
+
+      const revoked = await runScript("scripts/create-service-key.ts", ["--revoke", made.id]);
+      expect([revoked.status, revoked.stdout.trim()]).toEqual([0, `Service key ${made.id} revoked`]);
+      const after = await api.getJob("nope");
+      expect([after.status, after.body.error.message]).toEqual([401, "service key revoked"]);
+      const audit = () =>
+        getDb().adminAuditLog.findMany({
+          where: { action: "service_key.revoke", scope: { path: ["keyId"], equals: made.id } },
+        });
+      expect((await audit()).map((a) => [a.actorId, a.count])).toEqual([["cli:service-key", 1]]);
+
+      // Again: nothing changes, no second audit row; the list says when it was revoked.
+      const again = await runScript("scripts/create-service-key.ts", ["--revoke", made.id]);
+      expect([again.status, again.stdout.trim()]).toEqual([0, `Service key ${made.id} was already revoked`]);
+      expect(await audit()).toHaveLength(1);
+      const relisted = await runScript("scripts/create-service-key.ts", ["--list"]);
+      expect(relisted.stdout.split("\n").find((l) => l.startsWith(made.id))).toMatch(
+        /revoked \d{4}-\d\d-\d\dT[\d:]+Z$/,
+      );
+
+      const unknown = await runScript("scripts/create-service-key.ts", ["--revoke", "no-such-key"]);
+      expect([unknown.status, unknown.stderr.trim()]).toEqual([1, "service-key: service key not found"]);
+      for (const args of [["--revoke"], ["--list", "name"], ["--revoke", "__proto__ x"]]) {
+        const bad = await runScript("scripts/create-service-key.ts", args);
+        expect([args, bad.status]).toEqual([args, 64]);
+      }
+      expect(await getDb().serviceKey.count({ where: { revokedAt: null, id: made.id } })).toBe(0);
+    },
+    CLI_TEST_TIMEOUT_MS * 2,
+  );
+});
+
 describe("rate limit per key", () => {
   it("past PLATFORM_API_RATE_LIMIT calls a minute: 429 RATE_LIMITED with Retry-After; another key is not affected", async () => {
     process.env.PLATFORM_API_RATE_LIMIT = "3";

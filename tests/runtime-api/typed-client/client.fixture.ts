@@ -88,3 +88,31 @@ export function brokenRules(answer: Answer<"/internal/runtime/jobs/{jobId}/resul
 }
 // @ts-expect-error a 422 never carries another code
 export const notA422: Answer<"/internal/runtime/jobs/{jobId}/result", 422> = { error: { code: "LOCK_LOST", message: "" } };
+
+/** Each error's `details` has its code's shape; a code that carries none has none. */
+type LockConflict = Answer<"/internal/runtime/jobs/{jobId}/lock", 409>;
+export function skipForScope(answer: LockConflict): boolean {
+  return answer.error.code === "JOB_NOT_LOCKABLE" && answer.error.details.reason === "key_scope";
+}
+export function alreadyLockedDetails(answer: LockConflict): unknown {
+  // @ts-expect-error JOB_ALREADY_LOCKED carries no details to read
+  if (answer.error.code === "JOB_ALREADY_LOCKED") return answer.error.details.status;
+  return null;
+}
+export const unknownCodeAnswer: Answer<"/internal/runtime/jobs/{jobId}/fail", 400> = { error: { code: "UNKNOWN_ERROR_CODE", message: "", details: { allowed: ["MODEL_TIMEOUT"] } } };
+// @ts-expect-error the allowed codes are failure codes
+export const wrongAllowed: Answer<"/internal/runtime/jobs/{jobId}/fail", 400> = { error: { code: "UNKNOWN_ERROR_CODE", message: "", details: { allowed: ["MODEL_TIMEOUTS"] } } };
+// @ts-expect-error a reason the document does not have
+export const otherReason: LockConflict = { error: { code: "JOB_NOT_LOCKABLE", message: "", details: { status: "pending", reason: "busy" } } };
+// @ts-expect-error LOCK_LOST's details are the job's status and attempt, not a result
+export const lostWithResult: Answer<"/internal/runtime/jobs/{jobId}/heartbeat", 409> = { error: { code: "LOCK_LOST", message: "", details: { resultId: "r" } } };
+// @ts-expect-error UNAVAILABLE always says when to retry
+export const busy: Answer<"/internal/runtime/jobs/poll", 503> = { error: { code: "UNAVAILABLE", message: "" } };
+// @ts-expect-error a 413 names its limit
+export const tooBig: Answer<"/internal/runtime/jobs/{jobId}/result", 413> = { error: { code: "PAYLOAD_TOO_LARGE", message: "", details: {} } };
+// @ts-expect-error a poll's 400 is never about a job
+export const pollNotFound: Answer<"/internal/runtime/jobs/poll", 400> = { error: { code: "JOB_NOT_FOUND", message: "" } };
+// @ts-expect-error an item of POST /results carries what POST /{jobId}/result answers, never a lock's code
+export const batchItem: Answer<"/internal/runtime/jobs/results", 200>["results"][number]["body"] = { error: { code: "JOB_ALREADY_LOCKED", message: "" } };
+// @ts-expect-error JOB_CANCELLED carries no details
+export const cancelledDetails: Answer<"/internal/runtime/jobs/{jobId}/result", 409> = { error: { code: "JOB_CANCELLED", message: "", details: { status: "cancelled" } } };

@@ -2,7 +2,8 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 import { isCrossSiteRequest } from "@/server/trpc/same-origin";
-import { limitRequestBody } from "@/server/security/body-limit";
+import { limitRequestBody, tooDeep } from "@/server/security/body-limit";
+import { nestsDeeperThan } from "@/server/security/json-depth";
 import { isAppError, RETRY_AFTER_SECONDS } from "@/server/errors";
 
 export const dynamic = "force-dynamic";
@@ -20,6 +21,9 @@ async function handler(request: Request) {
       { status: 403 },
     );
   }
+  // A query's input travels in the URL: nested thousands deep, it is refused before tRPC parses it.
+  const input = request.method === "GET" ? new URL(request.url).searchParams.get("input") : null;
+  if (input && nestsDeeperThan(input)) return tooDeep();
   // A learner's 150 MB POST is refused after at most the limit's worth of bytes (docs/security.md).
   const req = await limitRequestBody(request);
   if (req instanceof Response) return req;
