@@ -1,6 +1,4 @@
 import { context, createContextKey, ROOT_CONTEXT, SpanStatusCode, trace, type Link } from "@opentelemetry/api";
-import type { Action, JobRow, TransitionSpec } from "../jobs/state-machine";
-import type { CreateJobInput } from "../jobs/create";
 import { contextFrom, defined, failSpan, formatTraceparent, inSpan, tracer, tracingOn } from "./tracing";
 
 /**
@@ -11,10 +9,24 @@ import { contextFrom, defined, failSpan, formatTraceparent, inSpan, tracer, trac
  * statuses and codes, never a learner's id or data (a trace outlives an erasure in the collector).
  */
 
-type TracedRow = Pick<JobRow, "id" | "status" | "fromStatus" | "errorCode" | "traceparent"> & Partial<JobRow>;
+/**
+ * What a span reads of a changed job row and of its change (the state machine's JobRow and
+ * TransitionSpec fit; named here by shape so that tracing imports nothing of the domain it traces).
+ */
+type TracedRow = {
+  id: string;
+  status: string;
+  fromStatus: string | null;
+  errorCode: string | null;
+  traceparent: string | null;
+  jobType?: string;
+  attemptNo?: number;
+  retryCount?: number;
+};
+type TracedChange = { action: keyof typeof TRANSITION_SPANS; actor: { type: string; id?: string | null } };
 
 /** The span of each status change, by the state machine's action. */
-const TRANSITION_SPANS: Record<Action, string> = {
+const TRANSITION_SPANS = {
   lock: "job.lock",
   claim: "job.claim",
   heartbeat: "job.start",
@@ -34,11 +46,7 @@ const TRANSITION_SPANS: Record<Action, string> = {
  * which the lease answer hands the Runtime. A change made inside a traced request (an admin's
  * cancel) links to that request's span.
  */
-export function traceTransitions<R extends TracedRow>(
-  rows: R[],
-  specOf: (row: R) => Pick<TransitionSpec, "action" | "actor">,
-  startTime: number,
-) {
+export function traceTransitions<R extends TracedRow>(rows: R[], specOf: (row: R) => TracedChange, startTime: number) {
   const active = trace.getActiveSpan()?.spanContext();
   const links: Link[] = active && trace.isSpanContextValid(active) ? [{ context: active }] : [];
   for (const row of rows) {
@@ -85,7 +93,16 @@ export function inBatchSpan<T>(name: string, attributes: Record<string, string |
   return inSpan(name, attributes, (span) => context.with(context.active().setValue(BATCH, span.spanContext()), fn));
 }
 
-type Plan = { input: CreateJobInput; data: { traceparent?: string | null } };
+type Plan = {
+  input: {
+    jobType: string;
+    target: { type: string };
+    priority?: number;
+    actor: { type: string };
+    retriedFromJobId?: string | null;
+  };
+  data: { traceparent?: string | null };
+};
 
 /**
  * The `job.create` span of each new job, around the creating transaction: a child of the request

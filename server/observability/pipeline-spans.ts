@@ -1,5 +1,5 @@
 import type { Span } from "@opentelemetry/api";
-import type { StageRunner } from "../pipeline/run-pipeline";
+import type { StageRunner } from "../pipeline/stage-runner";
 import type { Provider } from "../providers/types";
 import { estimateCost } from "../jobs/prices";
 import { costConfig } from "../config";

@@ -14,6 +14,7 @@ import { buildPrompt, PROMPT_VERSION } from "./prompts";
 import { reviewOutput, type Reviewer } from "./review-checks";
 import { STAGES, type ProgressFn, type Stage } from "./stages";
 import { tracedProvider, tracedStages } from "../observability/pipeline-spans";
+import type { StageRunner } from "./stage-runner";
 
 export type PipelineInput = {
   jobType: string;
@@ -62,10 +63,7 @@ export type PipelineOptions = {
   runStage?: StageRunner;
 };
 
-export type StageRunner = <T>(
-  id: "prompt-builder" | "model-inference" | "quality-check" | "format-adapter",
-  fn: () => Promise<T>,
-) => Promise<T>;
+export type { StageRunner };
 const inline: StageRunner = (_id, fn) => fn();
 
 export type PipelineResult = {
