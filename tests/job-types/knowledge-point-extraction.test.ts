@@ -163,8 +163,12 @@ describe("knowledge_point_extraction through DeepSeek (a real HTTP fake)", () =>
     expect(result).toMatchObject({ degraded: false, qualityLoops: 1, provider: "deepseek" });
     expect(result.output).toEqual(good);
     const [first, second] = fake.requests.map((r) => r.body.messages as { role: string; content: string }[]);
-    expect(first![0]!.content).toContain("copied character for character");
-    expect(first![0]!.content).toContain("Propose at most 3 knowledge points.");
+    // The type's task comes after the learner's snapshot, in the user message (shared prefix first).
+    expect(first![1]!.content).toContain("copied character for character");
+    expect(first![1]!.content).toContain("Propose at most 3 knowledge points.");
+    expect(first![1]!.content.indexOf("copied character")).toBeGreaterThan(
+      first![1]!.content.indexOf("</learner_data>"),
+    );
     // The answer language is the job's (English by default), and the passage stays a quote whatever it is.
     expect(first![0]!.content).toContain("in English (en)");
     expect(first![1]!.content).toContain("thylakoid");

@@ -303,9 +303,13 @@ describe("reference Runtime against a misbehaving provider (fake OpenAI-compatib
     const s = await scene(() => [{ content: MISSING_KP }]);
     await s.finished();
     const [usage] = await s.usage();
+    // The sum of what every call of the loop reported (the fake counts each prompt's tokens).
+    const reported = s.calls().reduce((n, c) => n + (c.usage?.prompt_tokens ?? 0), 0);
+    expect(s.calls()).toHaveLength(4);
+    expect(reported).toBeGreaterThan(4 * 100);
     expect(usage).toMatchObject({
       outcome: "INVALID_SCHEMA",
-      promptTokens: 400,
+      promptTokens: reported,
       completionTokens: 200,
       apiKeyMode: "platform_key",
       jobType: "weak_point_analysis",
@@ -357,7 +361,8 @@ describe("a result the API would refuse becomes an explicit failure at once", ()
     expect(s.calls()).toHaveLength(4);
     const usage = await s.usage();
     expect(usage).toHaveLength(1);
-    expect(usage[0]).toMatchObject({ outcome: "INVALID_SCHEMA", promptTokens: 400 });
+    const reported = s.calls().reduce((n, c) => n + (c.usage?.prompt_tokens ?? 0), 0);
+    expect(usage[0]).toMatchObject({ outcome: "INVALID_SCHEMA", promptTokens: reported });
   });
 });
 

@@ -112,6 +112,7 @@ describe("learner B never sees or changes learner A's data", () => {
       "materials.proposals",
       "materials.renameKnowledgePoint",
       "materials.update",
+      "review.rate",
       "snapshots.get",
     ]);
   });

@@ -7,6 +7,7 @@ import { createRuntimeKey } from "@/server/runtime-keys";
 import { createInvitation } from "@/server/account/invitations";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
+import { getReviewQueue } from "@/server/review/cards";
 
 /**
  * Every tRPC procedure with who may call it and how to build a valid input for a caller. The
@@ -34,6 +35,13 @@ export type Entry = {
 };
 
 const jobOf = (l: Learner) => createTestJob(l);
+
+/** A card due in the learner's reviews: a finished flashcard deck's cards join the queue when it is read. */
+async function dueCard(l: Learner) {
+  await succeededJob(l, "flashcard_generation", { count: 2 });
+  const { cards } = await getReviewQueue(l.user.id);
+  return cards[0]!.id;
+}
 
 export const PROCEDURES: Record<string, Entry> = {
   "me.get": { access: "public", input: () => undefined },
@@ -123,7 +131,14 @@ export const PROCEDURES: Record<string, Entry> = {
     input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id }),
     foreign: async (w) => ({ jobId: (await succeededJob(w.a, "flashcard_generation", { count: 2 })).id }),
   },
-  // My materials and data rights (issue 22); more cross-learner cases in tests/learning/materials.test.ts.
+  // Spaced repetition; more cases in tests/review/review.test.ts.
+  "review.queue": { access: "user", input: () => undefined },
+  "review.rate": {
+    access: "user",
+    input: async (_w, me) => ({ cardId: await dueCard(me), rating: "good", reps: 0 }),
+    foreign: async (w) => ({ cardId: await dueCard(w.a), rating: "good", reps: 0 }),
+  },
+  // My materials and data rights; more cross-learner cases in tests/learning/materials.test.ts.
   "materials.list": { access: "user", input: () => undefined },
   "materials.get": {
     access: "user",

@@ -19,6 +19,7 @@ const cardSchema = z.object({
 /** Spaced repetition (server/review): the cards due across the learner's decks and wrong questions, and their ratings. */
 export const reviewRouter = router({
   queue: userProcedure
+    .input(z.void())
     .output(
       z.object({
         due: z.object({ flashcards: z.number().int(), questions: z.number().int(), total: z.number().int() }),
