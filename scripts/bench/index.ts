@@ -553,15 +553,24 @@ function writeResults(fresh: Results) {
   const partial = process.env.BENCH_ONLY && fs.existsSync(previous);
   // The throughput ratios belong to their own run's ceiling, so a partial run without throughput keeps both.
   if (partial && !fresh.throughput) delete fresh.rawCeiling;
-  const r: Results = partial ? { ...JSON.parse(fs.readFileSync(previous, "utf8")), ...fresh } : fresh;
-  if (partial) r.rerun = [...(r.rerun ?? []), { sections: process.env.BENCH_ONLY, at: fresh.machine.at }];
+  const last: Results | null = partial ? JSON.parse(fs.readFileSync(previous, "utf8")) : null;
+  // The machine line describes the full run; a re-run's own size goes with its entry.
+  const r: Results = last ? { ...last, ...fresh, machine: last.machine } : fresh;
+  if (last)
+    r.rerun = [
+      ...(r.rerun ?? []),
+      { sections: process.env.BENCH_ONLY, at: fresh.machine.at, jobsPerRun: fresh.machine.jobsPerRun },
+    ];
   fs.writeFileSync(path.join(dir, "latest.json"), JSON.stringify(r, null, 2) + "\n");
   const lines = [
     `# Benchmark results`,
     ``,
     `Machine: ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGb} GiB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}. ${r.machine.jobsPerRun} jobs per run, median of ${r.machine.repeats} runs${r.machine.warmupRuns ? ` after ${r.machine.warmupRuns} untimed warm-up run per system and mode` : ""}. ${r.machine.at}.`,
     ``,
-    ...(r.rerun ?? []).map((x: Results) => `Sections re-run on their own (BENCH_ONLY=${x.sections}) at ${x.at}.\n`),
+    ...(r.rerun ?? []).map(
+      (x: Results) =>
+        `Sections re-run on their own (BENCH_ONLY=${x.sections}${x.jobsPerRun ? `, ${x.jobsPerRun} jobs per run` : ""}) at ${x.at}.\n`,
+    ),
     `Raw SQL ceiling (one process, claim + complete, one job at a time): **${r.rawCeiling.jobsPerSecond} jobs/s**.`,
     ``,
     `| protocol | Runtime processes × loops | jobs/s | ratio to ceiling | lock conflicts | CPU ms per job: PostgreSQL / app / Runtimes | load avg |`,

@@ -16,6 +16,8 @@ type Opts = {
   slots: number;
   pairs: number;
   warmup: number;
+  /** Runtimes that outlive this call (the caller closes them); else started and closed here. */
+  pool?: Awaited<ReturnType<typeof workerPool>>;
 };
 
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -33,7 +35,7 @@ const round = (n: number) => Math.round(n * 100) / 100;
  * to `slots` jobs a request), against fetch(slots) like ones. Each round starts settled.
  */
 export async function pairedRounds(o: Opts) {
-  const pool = await workerPool("slots", o.appUrl, o.key, 8, o.slots);
+  const pool = o.pool ?? (await workerPool("slots", o.appUrl, o.key, 8, o.slots));
   const ours = async () => {
     await clearJobs(o.db);
     await insertJobs(o.db, o.jobs);
@@ -73,7 +75,7 @@ export async function pairedRounds(o: Opts) {
       });
     }
   } finally {
-    await pool.close();
+    if (!o.pool) await pool.close();
   }
   const ratios = pairs.map((p) => p.ratio);
   return {

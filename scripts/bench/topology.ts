@@ -5,6 +5,7 @@ import { startPgBouncer } from "../lib/pgbouncer";
 import { clearJobs } from "./setup";
 import { processCpuMs } from "./cpu";
 import { pairedRounds } from "./paired";
+import { workerPool } from "./workers";
 import { pickupUnderLoad } from "./pickup";
 import { median } from "./stats";
 
@@ -55,15 +56,70 @@ export async function topologyBench(o: Opts) {
       };
     };
 
-    const paired: Record<string, Awaited<ReturnType<typeof pairedRounds>>> = {};
+    // The paired rounds interleaved, one triple (ours, pg-boss fetch(1), pg-boss fetch(16)) per side
+    // back to back, the side that goes first alternating: a round pair shares the machine's speed of
+    // its minutes, so topology ÷ direct within a pair is what the hops cost, not what the machine did.
+    type Paired = Awaited<ReturnType<typeof pairedRounds>>;
+    const rounds: Record<keyof typeof sides, Paired[]> = { direct: [], topology: [] };
+    // One set of 8 Runtimes per side for the whole section, warm after its first round, as in the paired bench.
+    const pools = {
+      direct: await workerPool("slots", sides.direct.appUrl, o.key, 8, o.paired.slots),
+      topology: await workerPool("slots", sides.topology.appUrl, o.key, 8, o.paired.slots),
+    };
     let pairedProxyCpu = { haproxyMs: 0, pgbouncerMs: 0 };
-    for (const [side, s] of Object.entries(sides)) {
-      const before = proxies();
-      paired[side] = await pairedRounds({ db: o.db, url: o.url, key: o.key, ...s, ...o.paired });
-      // Only ours goes through the topology (pg-boss talks to PostgreSQL itself): every round of ours, warm-ups too.
-      if (side === "topology") pairedProxyCpu = perJob(before, o.paired.jobs * (o.paired.pairs + o.paired.warmup));
-      o.log(`topology: paired ${side}: median ratio to pg-boss ${paired[side]!.medianRatio}`);
+    // An even number of round pairs, so each side goes first as often as the other.
+    const pairs = o.paired.pairs + (o.paired.pairs % 2);
+    try {
+      for (let r = 0; r < pairs; r++) {
+        const order = (r % 2 ? ["topology", "direct"] : ["direct", "topology"]) as (keyof typeof sides)[];
+        for (const side of order) {
+          const before = proxies();
+          const warmup = r === 0 ? o.paired.warmup : 0; // each side's first round warms up
+          const run = await pairedRounds({
+            pool: pools[side],
+            db: o.db,
+            url: o.url,
+            key: o.key,
+            ...sides[side],
+            ...o.paired,
+            pairs: 1,
+            warmup,
+          });
+          rounds[side].push(run);
+          if (side === "topology") {
+            // Only ours goes through the topology (pg-boss talks to PostgreSQL itself): every round of ours, warm-ups too.
+            const cpu = perJob(before, o.paired.jobs * (1 + warmup));
+            pairedProxyCpu = {
+              haproxyMs: pairedProxyCpu.haproxyMs + cpu.haproxyMs / pairs,
+              pgbouncerMs: pairedProxyCpu.pgbouncerMs + cpu.pgbouncerMs / pairs,
+            };
+          }
+        }
+        o.log(
+          `topology: paired round ${r + 1}: ours direct ${rounds.direct[r]!.pairs[0]!.ours}, through the topology ${rounds.topology[r]!.pairs[0]!.ours} jobs/s`,
+        );
+      }
+    } finally {
+      await pools.direct.close();
+      await pools.topology.close();
     }
+    pairedProxyCpu = { haproxyMs: round(pairedProxyCpu.haproxyMs), pgbouncerMs: round(pairedProxyCpu.pgbouncerMs) };
+    const paired = Object.fromEntries(
+      Object.entries(rounds).map(([side, runs]) => {
+        const pairs = runs.map((x) => x.pairs[0]!);
+        return [
+          side,
+          {
+            pairs,
+            medianRatio: median(pairs.map((x) => x.ratio)),
+            medianBatchRatio: median(pairs.map((x) => x.batchRatio)),
+          },
+        ];
+      }),
+    ) as Record<keyof typeof sides, { pairs: Paired["pairs"]; medianRatio: number; medianBatchRatio: number }>;
+    const withinPair = pairRatios(paired);
+    const ourCpu = (x: Paired["pairs"][number]) =>
+      x.oursCpuPerJobMs.postgresMs + x.oursCpuPerJobMs.appMs + x.oursCpuPerJobMs.runtimesMs;
 
     const pickup: Record<string, Awaited<ReturnType<typeof pickupUnderLoad>>> = {};
     let pickupProxyCpu = { haproxyMs: 0, pgbouncerMs: 0 };
@@ -79,14 +135,24 @@ export async function topologyBench(o: Opts) {
     }
     await clearJobs(o.db);
 
-    const oursMedian = (p: Awaited<ReturnType<typeof pairedRounds>>) => median(p.pairs.map((x) => x.ours));
+    const oursMedian = (side: keyof typeof sides) => median(paired[side].pairs.map((x) => x.ours));
     return {
       paired: {
-        directJobsPerSecond: oursMedian(paired.direct!),
-        topologyJobsPerSecond: oursMedian(paired.topology!),
-        ratio: round(oursMedian(paired.topology!) / oursMedian(paired.direct!)),
-        directRatioToPgBoss: paired.direct!.medianRatio,
-        topologyRatioToPgBoss: paired.topology!.medianRatio,
+        rounds: pairs,
+        slots: o.paired.slots,
+        directJobsPerSecond: oursMedian("direct"),
+        topologyJobsPerSecond: oursMedian("topology"),
+        /** Ours through the topology ÷ ours direct within each round pair: geometric mean, range. */
+        ratio: round(geometricMean(withinPair)),
+        minRatio: round(Math.min(...withinPair)),
+        maxRatio: round(Math.max(...withinPair)),
+        directRatioToPgBoss: paired.direct.medianRatio,
+        topologyRatioToPgBoss: paired.topology.medianRatio,
+        directBatchRatioToPgBoss: paired.direct.medianBatchRatio,
+        topologyBatchRatioToPgBoss: paired.topology.medianBatchRatio,
+        /** Our processes' CPU per job (PostgreSQL + app + Runtimes), medians; the proxies' apart. */
+        directCpuPerJobMs: round(median(paired.direct.pairs.map(ourCpu))),
+        topologyCpuPerJobMs: round(median(paired.topology.pairs.map(ourCpu))),
         proxyCpuPerJobMs: pairedProxyCpu,
         runs: paired,
       },
@@ -120,6 +186,19 @@ async function ready(url: string) {
   }
 }
 
+type Side = { pairs: { ours: number }[] };
+
+/** Ours through the topology ÷ ours direct, round pair by round pair. */
+export const pairRatios = (p: { direct: Side; topology: Side }) =>
+  p.topology.pairs.map((t, i) => t.ours / p.direct.pairs[i]!.ours);
+
+/**
+ * The side that runs second in a round pair is slower, whichever it is (its PostgreSQL CPU per
+ * job is higher): with each order in half the pairs, the geometric mean of the pairs' ratios
+ * cancels that, where a median picks one order's figure.
+ */
+export const geometricMean = (xs: number[]) => Math.exp(xs.reduce((t, x) => t + Math.log(x), 0) / xs.length);
+
 export function topologyMarkdown(t: Awaited<ReturnType<typeof topologyBench>>): string[] {
   const p = t.paired;
   const u = t.pickupUnderLoad;
@@ -128,8 +207,10 @@ export function topologyMarkdown(t: Awaited<ReturnType<typeof topologyBench>>): 
     ``,
     `| section | direct | through HAProxy + PgBouncer | ratio | HAProxy / PgBouncer CPU ms per job |`,
     `|---|---|---|---|---|`,
-    `| paired rounds, ours jobs/s (median round) | ${p.directJobsPerSecond} | ${p.topologyJobsPerSecond} | ${p.ratio} | ${p.proxyCpuPerJobMs.haproxyMs} / ${p.proxyCpuPerJobMs.pgbouncerMs} |`,
-    `| paired rounds, median ratio to pg-boss | ${p.directRatioToPgBoss} | ${p.topologyRatioToPgBoss} | – | – |`,
+    `| paired rounds, ours jobs/s (median of ${p.rounds} rounds; ratio: geometric mean over round pairs, each order in half of them; range) | ${p.directJobsPerSecond} | ${p.topologyJobsPerSecond} | ${p.ratio} (${p.minRatio}–${p.maxRatio}) | ${p.proxyCpuPerJobMs.haproxyMs} / ${p.proxyCpuPerJobMs.pgbouncerMs} |`,
+    `| paired rounds, ours ÷ pg-boss 12 fetch(1), median | ${p.directRatioToPgBoss} | ${p.topologyRatioToPgBoss} | – | – |`,
+    `| paired rounds, ours ÷ pg-boss 12 fetch(${p.slots}), median | ${p.directBatchRatioToPgBoss} | ${p.topologyBatchRatioToPgBoss} | – | – |`,
+    `| paired rounds, our CPU ms per job (PostgreSQL + app + Runtimes), median | ${p.directCpuPerJobMs} | ${p.topologyCpuPerJobMs} | ${round(p.topologyCpuPerJobMs / p.directCpuPerJobMs)} | – |`,
     `| pickup under load, commit → lock p50 ms | ${u.directCommitToLockMs.p50} | ${u.topologyCommitToLockMs.p50} | ${u.p50Ratio} | ${u.proxyCpuPerJobMs.haproxyMs} / ${u.proxyCpuPerJobMs.pgbouncerMs} |`,
     `| pickup under load, commit → lock p99 ms | ${u.directCommitToLockMs.p99} | ${u.topologyCommitToLockMs.p99} | ${u.p99Ratio} | – |`,
     ``,

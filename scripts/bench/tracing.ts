@@ -17,10 +17,15 @@ import { median } from "./stats";
  * jobs created with traces on do), so "on" makes a claim span and a succeed span per job.
  * Reports per round: ms per job (wall) and this process's CPU ms per job, and the medians.
  *
- *   TRACING_JOBS (500 per round), TRACING_ROUNDS (3 of each), BENCH_PG_PORT (54360)
+ * `TRACING_MODES=off` runs only the "off" rounds on jobs without a trace context (what a process
+ * with traces off does): the same file run on a build from before tracing existed measures what
+ * the off path costs (docs/performance.md "Traces on and off").
+ *
+ *   TRACING_JOBS (500 per round), TRACING_ROUNDS (3 of each), TRACING_MODES (off,on), BENCH_PG_PORT (54360)
  */
 const JOBS = Number(process.env.TRACING_JOBS ?? 500);
 const ROUNDS = Number(process.env.TRACING_ROUNDS ?? 3);
+const MODES = (process.env.TRACING_MODES ?? "off,on").split(",").map((m) => m.trim() === "on");
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
 const log = (m: string) => console.log(`[tracing] ${m}`);
 
@@ -47,17 +52,22 @@ try {
   process.env.DATABASE_URL = pgServer.url;
   const { claimJobs } = await import("../../server/jobs/lease");
   const { submitResult } = await import("../../server/jobs/results");
-  const { startTracing } = await import("../../server/observability/tracing-sdk");
+  // Imported only when "on" rounds run, so the file also runs on a build without tracing.
+  const sdk = MODES.includes(true) ? await import("../../server/observability/tracing-sdk") : null;
   const { closeDb } = await import("../../server/db");
 
   async function round(traced: boolean) {
     await clearJobs(db);
     await insertJobs(db, JOBS);
-    await db.query(
-      `UPDATE "AiRuntimeJob" SET traceparent = '00-' || md5(id) || '-' || substr(md5(id || 's'), 1, 16) || '-01'`,
-    );
+    if (sdk)
+      await db.query(
+        `UPDATE "AiRuntimeJob" SET traceparent = '00-' || md5(id) || '-' || substr(md5(id || 's'), 1, 16) || '-01'`,
+      );
     const tracing = traced
-      ? startTracing({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiverPort}` }, serviceName: "bench" })
+      ? sdk!.startTracing({
+          env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiverPort}` },
+          serviceName: "bench",
+        })
       : null;
     if (traced && !tracing) throw new Error("tracing did not start");
     const cpu = process.cpuUsage();
@@ -94,12 +104,12 @@ try {
 
   await round(false); // warm-up: plans, caches, JIT
   const results = [];
-  for (let r = 0; r < ROUNDS; r++) for (const traced of [false, true]) results.push(await round(traced));
+  for (let r = 0; r < ROUNDS; r++) for (const traced of MODES) results.push(await round(traced));
   for (const r of results)
     log(
       `${r.traced ? "on " : "off"}: ${r.msPerJob.toFixed(3)} ms/job, CPU ${r.cpuMsPerJob.toFixed(3)} ms/job (${r.cpuMsPerJobWithExport.toFixed(3)} with the export flushed)`,
     );
-  for (const traced of [false, true]) {
+  for (const traced of [...new Set(MODES)]) {
     const mine = results.filter((r) => r.traced === traced);
     log(
       `median ${traced ? "on " : "off"}: ${median(mine.map((r) => r.msPerJob)).toFixed(3)} ms/job, CPU ${median(mine.map((r) => r.cpuMsPerJobWithExport)).toFixed(3)} ms/job (${JOBS} jobs × ${ROUNDS} rounds)`,
