@@ -2,6 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useRef, useState } from "react";
+import { openEventStream } from "@/components/event-stream";
 import { useTRPC } from "@/components/trpc/client";
 
 type Live = { paused: boolean; setPaused: (p: boolean) => void; connected: boolean; refetchInterval: number | false };
@@ -20,7 +21,7 @@ const POLL_MS = 5_000;
 /**
  * Live refresh for the console: an admin's /api/jobs/events stream carries every job's changes;
  * each burst of changes re-reads the admin queries (throttled). While the stream is down the
- * queries poll instead; "pause" stops both, so an admin can read a table that would otherwise move.
+ * queries poll instead and the stream reopens itself (components/event-stream.ts); "pause" stops both, so an admin can read a table that would otherwise move.
  */
 export function LiveProvider({ children }: { children: React.ReactNode }) {
   const trpc = useTRPC();
@@ -31,7 +32,6 @@ export function LiveProvider({ children }: { children: React.ReactNode }) {
 
   useEffect(() => {
     if (paused || typeof EventSource === "undefined") return;
-    const source = new EventSource("/api/jobs/events");
     const refresh = () => {
       if (timer.current) return;
       timer.current = setTimeout(() => {
@@ -39,12 +39,15 @@ export function LiveProvider({ children }: { children: React.ReactNode }) {
         void queryClient.invalidateQueries(trpc.admin.pathFilter());
       }, THROTTLE_MS);
     };
-    source.addEventListener("ready", () => setConnected(true));
-    source.addEventListener("job", refresh);
-    source.addEventListener("resync", refresh);
-    source.onerror = () => setConnected(false);
+    const close = openEventStream("/api/jobs/events", {
+      onReady: () => setConnected(true),
+      onDown: () => setConnected(false),
+      // A reopened stream may have missed changes: re-read once it is back.
+      onOpen: refresh,
+      events: { job: refresh, resync: refresh },
+    });
     return () => {
-      source.close();
+      close();
       setConnected(false);
       if (timer.current) clearTimeout(timer.current);
       timer.current = null;

@@ -2,6 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { openEventStream } from "@/components/event-stream";
 import { useTRPC } from "@/components/trpc/client";
 import { isTerminal } from "@/server/jobs/constants";
 import { isInFlight, type Job } from "./labels";
@@ -10,14 +11,12 @@ type Change = Pick<Job, "id" | "jobType" | "status" | "attemptNo" | "stage" | "p
   created?: boolean;
 };
 type Page = { items: Job[]; total: number; page: number; pageSize: number };
-const REOPEN_MIN_MS = 2000;
-const REOPEN_MAX_MS = 30_000;
 
 /**
  * Live job changes from /api/jobs/events (Server-Sent Events fed by Postgres LISTEN/NOTIFY).
  * A change is written straight into every cached job list so the progress bar moves without a
  * request; a new job or a finished one re-reads what it affects. Returns whether the stream is
- * open: while it is not, the page polls instead (EventSource reconnects by itself).
+ * open: while it is not, the page polls instead (the stream reopens itself: components/event-stream.ts).
  */
 export function useJobFeed(): boolean {
   const trpc = useTRPC();
@@ -26,9 +25,6 @@ export function useJobFeed(): boolean {
 
   useEffect(() => {
     if (typeof EventSource === "undefined") return;
-    let source: EventSource;
-    let reopen: ReturnType<typeof setTimeout> | undefined;
-    let reopenMs = REOPEN_MIN_MS;
     const refreshAll = () => queryClient.invalidateQueries(trpc.jobs.pathFilter());
 
     const onJob = (event: MessageEvent<string>) => {
@@ -52,30 +48,14 @@ export function useJobFeed(): boolean {
       if (finished) void queryClient.invalidateQueries(trpc.progress.mastery.pathFilter());
     };
 
-    const open = () => {
-      source = new EventSource("/api/jobs/events");
-      source.addEventListener("ready", () => {
-        reopenMs = REOPEN_MIN_MS;
-        setLive(true);
-      });
-      source.addEventListener("job", onJob as EventListener);
+    const close = openEventStream("/api/jobs/events", {
+      onReady: () => setLive(true),
+      onDown: () => setLive(false),
+      onOpen: () => void refreshAll(),
       // The server may have missed changes (feed reconnect): re-read rather than trust the cache.
-      source.addEventListener("resync", () => void refreshAll());
-      source.onerror = () => {
-        setLive(false);
-        // EventSource retries a dropped connection by itself but gives up on an error status (a
-        // load balancer's 503 while no instance is ready): then open a new one, backing off.
-        if (source.readyState !== EventSource.CLOSED) return;
-        reopen = setTimeout(open, reopenMs);
-        reopenMs = Math.min(reopenMs * 2, REOPEN_MAX_MS);
-      };
-      source.onopen = () => void refreshAll();
-    };
-    open();
-    return () => {
-      clearTimeout(reopen);
-      source.close();
-    };
+      events: { job: onJob, resync: () => void refreshAll() },
+    });
+    return close;
   }, [queryClient, trpc]);
 
   return live;
