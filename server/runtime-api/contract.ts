@@ -2,7 +2,7 @@ import { z } from "zod";
 import { JOB_TYPES, jobTypeSchema } from "../job-types";
 import { snapshotContentSchema } from "../job-types/fields";
 import { REJECTION_LIMITS } from "../jobs/rejection-limits";
-import { MAX_RESULTS_PER_REQUEST } from "../jobs/constants";
+import { MAX_RESULTS_PER_REQUEST, TARGET_TYPES } from "../jobs/constants";
 import { DEFAULT_LOCALE, LOCALES } from "../i18n/locales";
 import { refuseUnstorable } from "../security/storable-text";
 import { USAGE_LIMITS, usageSchema } from "./usage";
@@ -197,7 +197,7 @@ export const failRequest = z
 export const jobSummary = z.object({
   id: z.string(),
   jobType: jobTypeSchema,
-  targetType: z.string(),
+  targetType: z.enum(TARGET_TYPES),
   targetId: z.string(),
   priority: z.number().int(),
   attemptNo: z.number().int(),
@@ -207,7 +207,7 @@ export const jobSummary = z.object({
 export const leasedJob = z.object({
   id: z.string(),
   jobType: jobTypeSchema,
-  targetType: z.string(),
+  targetType: z.enum(TARGET_TYPES),
   targetId: z.string(),
   priority: z.number().int(),
   params: z.record(z.string(), z.unknown()),
