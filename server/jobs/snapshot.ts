@@ -4,6 +4,8 @@ import type { TargetType } from "../generated/prisma/enums";
 import { hashJson } from "./hashing";
 import type { SnapshotContent } from "./schemas";
 import { boundedLine, boundedText, LIMITS } from "../security/learner-text";
+import { now } from "../clock";
+import { readReviewEvidence } from "../review/evidence";
 
 const MAX_ATTEMPTS = 500;
 const MAX_SESSIONS = 200;
@@ -64,6 +66,13 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
     }),
   ]);
 
+  const reviews = await readReviewEvidence(
+    db,
+    userId,
+    knowledgePoints.map((k) => k.id),
+    now(),
+  );
+
   // Learner-written text is bounded and plain here, whatever was stored before the limits existed:
   // a snapshot is what a model reads and an admin sees.
   return {
@@ -86,6 +95,9 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
       answeredAt: a.answeredAt.toISOString(),
     })),
     studySessions: sessions.map((s) => ({ ...s, startedAt: s.startedAt.toISOString() })),
+    // Only when the target's points have cards: a learner without reviews keeps the snapshot (and
+    // its hash) they had before the snapshot carried review evidence.
+    ...(reviews ? { reviews } : {}),
   };
 }
 
