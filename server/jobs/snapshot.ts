@@ -41,7 +41,7 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
     materialIds = k.materialId ? [k.materialId] : [];
   }
 
-  const [materials, knowledgePoints, attempts, sessions] = await Promise.all([
+  const [materials, knowledgePoints, attempts, sessions, evidence] = await Promise.all([
     db.material.findMany({
       where: { userId, ...(materialIds ? { id: { in: materialIds } } : {}) },
       select: { id: true, title: true, content: true },
@@ -64,14 +64,12 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
       orderBy: [{ startedAt: "desc" }, { id: "asc" }],
       take: MAX_SESSIONS,
     }),
+    readReviewEvidence(db, userId, kpIds, now()),
   ]);
-
-  const reviews = await readReviewEvidence(
-    db,
-    userId,
-    knowledgePoints.map((k) => k.id),
-    now(),
-  );
+  // Evidence only of the points in the snapshot (one created between the reads is in neither).
+  const inSnapshot = new Set(knowledgePoints.map((k) => k.id));
+  const points = evidence?.knowledgePoints.filter((r) => inSnapshot.has(r.knowledgePointId)) ?? [];
+  const reviews = points.length ? { asOf: evidence!.asOf, knowledgePoints: points } : null;
 
   // Learner-written text is bounded and plain here, whatever was stored before the limits existed:
   // a snapshot is what a model reads and an admin sees.

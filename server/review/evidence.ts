@@ -17,26 +17,29 @@ type LogCounts = { kp: string; reviews: number; again: number; forgotten: number
 type Reviewed = MemoryColumns & { kp: string };
 
 /**
- * What the learner's review log says about each of these knowledge points that has cards in the
- * schedule (server/review), as of the end of `at`'s UTC day: counts from every card and log row
- * (aggregated in SQL), the mean predicted recall of the most recently reviewed cards (bounded).
- * Ordered by knowledge point id; null when none of them has a card.
+ * What the learner's review log says about each of these knowledge points (null: all of theirs)
+ * that has cards in the schedule (server/review), as of the end of `at`'s UTC day: counts from
+ * every card and log row (aggregated in SQL), the mean predicted recall of the most recently
+ * reviewed cards (bounded). Ordered by knowledge point id; null when none of them has a card.
  */
 export async function readReviewEvidence(
   db: DbOrTx,
   userId: string,
-  kpIds: string[],
+  kpIds: string[] | null,
   at: Date,
 ): Promise<ReviewEvidence | null> {
-  if (!kpIds.length) return null;
+  if (kpIds && !kpIds.length) return null;
   const asOf = evidenceAsOf(at);
+  const ofPoints = kpIds
+    ? Prisma.sql`c."knowledgePointId" = ANY(${kpIds}::text[])`
+    : Prisma.sql`c."knowledgePointId" IS NOT NULL`;
   const [counts, logs, reviewed] = await Promise.all([
     db.$queryRaw<Counts[]>(Prisma.sql`
       SELECT c."knowledgePointId" AS kp, count(*)::int AS cards,
              count(*) FILTER (WHERE c.due < ${asOf}::timestamp(3))::int AS due,
              coalesce(sum(c.lapses), 0)::int AS lapses, max(c."lastReview") AS last
       FROM "ReviewCard" c
-      WHERE c."userId" = ${userId} AND c."knowledgePointId" = ANY(${kpIds}::text[])
+      WHERE c."userId" = ${userId} AND ${ofPoints}
       GROUP BY 1`),
     db.$queryRaw<LogCounts[]>(Prisma.sql`
       SELECT kp, count(*)::int AS reviews, count(*) FILTER (WHERE rating = 1)::int AS again,
@@ -45,13 +48,13 @@ export async function readReviewEvidence(
                    row_number() OVER (PARTITION BY l."cardId" ORDER BY l."reviewedAt" DESC, l.id DESC) AS latest
             FROM "ReviewLog" l JOIN "ReviewCard" c ON c.id = l."cardId"
             WHERE l."userId" = ${userId} AND c."userId" = ${userId}
-              AND c."knowledgePointId" = ANY(${kpIds}::text[])) x
+              AND ${ofPoints}) x
       GROUP BY kp`),
     db.$queryRaw<Reviewed[]>(Prisma.sql`
       SELECT c."knowledgePointId" AS kp, due, stability, difficulty, "scheduledDays", "learningSteps", reps, lapses,
              state, "lastReview"
       FROM "ReviewCard" c
-      WHERE c."userId" = ${userId} AND c."knowledgePointId" = ANY(${kpIds}::text[])
+      WHERE c."userId" = ${userId} AND ${ofPoints}
         AND c."lastReview" IS NOT NULL AND c.reps > 0
       ORDER BY c."lastReview" DESC, c.id
       LIMIT ${MAX_RECALL_CARDS}`),
