@@ -35,6 +35,37 @@ export const unit = z.number().min(0).max(1);
 export const questionTypeSchema = z.enum(["single_choice", "true_false", "short_answer"]);
 export const difficultySchema = z.enum(["easy", "medium", "hard"]);
 
+const count = z.number().int().min(0);
+
+/**
+ * What the learner's review log says about each knowledge point of the snapshot that has cards in
+ * their spaced-repetition schedule (server/review), as of `asOf`: the end of the capture's UTC day,
+ * so that captures on one day with unchanged reviews are one snapshot, and a card due later that
+ * day counts as due. Absent when no card of the target's knowledge points is in the schedule (and
+ * in snapshots captured before the snapshot carried it): every reader treats it as optional.
+ */
+export const reviewEvidenceSchema = z.object({
+  asOf: z.iso.datetime(),
+  knowledgePoints: z.array(
+    z.object({
+      knowledgePointId: id,
+      /** Cards of this point in the schedule, and how many of them are due by `asOf`. */
+      cards: count,
+      dueCards: count,
+      /** Reviews in the log, how many were rated Again, and the cards whose latest review was Again. */
+      reviews: count,
+      again: count,
+      forgotten: count,
+      /** FSRS lapses: times a learnt card was forgotten. */
+      lapses: count,
+      /** Mean predicted recall (FSRS retrievability) of the reviewed cards at `asOf`; null before any review. */
+      retrievability: unit.nullable(),
+      lastReviewedAt: z.iso.datetime().nullable(),
+    }),
+  ),
+});
+export type ReviewEvidence = z.infer<typeof reviewEvidenceSchema>;
+
 export const snapshotContentSchema = z.object({
   version: z.literal(1),
   learner: z.object({ id, name: z.string() }),
@@ -47,6 +78,7 @@ export const snapshotContentSchema = z.object({
   studySessions: z.array(
     z.object({ materialId: id.nullable(), startedAt: z.iso.datetime(), minutes: z.number().int().min(0) }),
   ),
+  reviews: reviewEvidenceSchema.optional(),
 });
 export type SnapshotContent = z.infer<typeof snapshotContentSchema>;
 

@@ -4,6 +4,8 @@ import type { TargetType } from "../generated/prisma/enums";
 import { hashJson } from "./hashing";
 import type { SnapshotContent } from "./schemas";
 import { boundedLine, boundedText, LIMITS } from "../security/learner-text";
+import { now } from "../clock";
+import { readReviewEvidence } from "../review/evidence";
 
 const MAX_ATTEMPTS = 500;
 const MAX_SESSIONS = 200;
@@ -39,7 +41,7 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
     materialIds = k.materialId ? [k.materialId] : [];
   }
 
-  const [materials, knowledgePoints, attempts, sessions] = await Promise.all([
+  const [materials, knowledgePoints, attempts, sessions, evidence] = await Promise.all([
     db.material.findMany({
       where: { userId, ...(materialIds ? { id: { in: materialIds } } : {}) },
       select: { id: true, title: true, content: true },
@@ -62,7 +64,12 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
       orderBy: [{ startedAt: "desc" }, { id: "asc" }],
       take: MAX_SESSIONS,
     }),
+    readReviewEvidence(db, userId, kpIds, now()),
   ]);
+  // Evidence only of the points in the snapshot (one created between the reads is in neither).
+  const inSnapshot = new Set(knowledgePoints.map((k) => k.id));
+  const points = evidence?.knowledgePoints.filter((r) => inSnapshot.has(r.knowledgePointId)) ?? [];
+  const reviews = points.length ? { asOf: evidence!.asOf, knowledgePoints: points } : null;
 
   // Learner-written text is bounded and plain here, whatever was stored before the limits existed:
   // a snapshot is what a model reads and an admin sees.
@@ -86,6 +93,9 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
       answeredAt: a.answeredAt.toISOString(),
     })),
     studySessions: sessions.map((s) => ({ ...s, startedAt: s.startedAt.toISOString() })),
+    // Only when the target's points have cards: a learner without reviews keeps the snapshot (and
+    // its hash) they had before the snapshot carried review evidence.
+    ...(reviews ? { reviews } : {}),
   };
 }
 

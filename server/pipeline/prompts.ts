@@ -7,7 +7,7 @@ import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
  * Versioned prompts. Bump PROMPT_VERSION whenever the wording or the rules change: every result
  * records the version it was produced with, so outputs of different prompts can be told apart.
  */
-export const PROMPT_VERSION = "analysis-v4";
+export const PROMPT_VERSION = "analysis-v5";
 
 /**
  * Learner-written text (names, material titles and contents, quiz questions) reaches the model

@@ -31,7 +31,19 @@ const words = fc.array(
   },
 );
 
-/** Arbitrary but valid snapshots: odd titles, empty descriptions, shared descriptions, no history. */
+/** One knowledge point's review evidence (snapshot.reviews), any mix of counts and recall. */
+const reviewArb = fc.record({
+  cards: fc.integer({ min: 1, max: 400 }),
+  dueCards: fc.integer({ min: 0, max: 400 }),
+  reviews: fc.integer({ min: 0, max: 50 }),
+  again: fc.integer({ min: 0, max: 50 }),
+  forgotten: fc.integer({ min: 0, max: 5 }),
+  lapses: fc.integer({ min: 0, max: 9 }),
+  retrievability: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null }),
+  day: fc.option(fc.integer({ min: 1, max: 30 }), { nil: null }),
+});
+
+/** Arbitrary but valid snapshots: odd titles, empty descriptions, shared descriptions, no history, any review evidence or none. */
 const snapshotArb: fc.Arbitrary<SnapshotContent> = ids.chain((kpIds) =>
   fc
     .record({
@@ -59,8 +71,12 @@ const snapshotArb: fc.Arbitrary<SnapshotContent> = ids.chain((kpIds) =>
         fc.record({ day: fc.integer({ min: 1, max: 30 }), minutes: fc.integer({ min: 0, max: 200 }) }),
         { maxLength: 5 },
       ),
+      reviews: fc.option(
+        fc.array(fc.option(reviewArb, { nil: null }), { minLength: kpIds.length, maxLength: kpIds.length }),
+        { nil: null },
+      ),
     })
-    .map(({ titles, descriptions, content, attempts, sessions }) =>
+    .map(({ titles, descriptions, content, attempts, sessions, reviews }) =>
       snapshotContentSchema.parse({
         version: 1,
         learner: { id: "u", name: "" },
@@ -83,6 +99,25 @@ const snapshotArb: fc.Arbitrary<SnapshotContent> = ids.chain((kpIds) =>
           startedAt: new Date(Date.UTC(2026, 10, s.day)).toISOString(),
           minutes: s.minutes,
         })),
+        ...(reviews?.some(Boolean)
+          ? {
+              reviews: {
+                asOf: new Date(Date.UTC(2026, 11, 1)).toISOString(),
+                knowledgePoints: kpIds.flatMap((id, i) => {
+                  const r = reviews[i];
+                  if (!r) return [];
+                  const { day, ...counts } = r;
+                  return [
+                    {
+                      knowledgePointId: id,
+                      ...counts,
+                      lastReviewedAt: day === null ? null : new Date(Date.UTC(2026, 10, day)).toISOString(),
+                    },
+                  ];
+                }),
+              },
+            }
+          : {}),
       }),
     ),
 );

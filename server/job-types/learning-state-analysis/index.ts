@@ -24,7 +24,7 @@ export const learningStateAnalysis = defineJobType({
     return findings;
   },
   prompt: {
-    task: "Analyse the learner's state: a short summary, overall mastery 0..1, engagement level, strengths, risks, and for every knowledge point its mastery 0..1 (recent answers count more), a confidence 0..1 that grows with the number of answers, and the number of answers.",
+    task: "Analyse the learner's state: a short summary, overall mastery 0..1, engagement level, strengths, risks, and for every knowledge point its mastery 0..1 (recent answers count more), a confidence 0..1 that grows with the number of answers and reviews, and the number of answers. When the snapshot has `reviews` (what the learner's spaced-repetition review log says per knowledge point, as of `reviews.asOf`), use it as evidence: a point with cards forgotten at their latest review, lapses or a predicted recall (`retrievability`) below 0.8 is a risk, not a strength; recall of 0.9 or more over several reviews is a strength; mention the cards due.",
   },
   analyse: (snapshot, _params, asOf, locale) => analyseLearningState(snapshot, asOf, locale),
 });

@@ -1,7 +1,18 @@
 import type { SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
 import type { NextActions } from "./schema";
-import { activityOf, DAY_MS, knowledgeStats, pct, rankWeak, severityOf } from "../shared/statistics";
+import {
+  activityOf,
+  DAY_MS,
+  isForgetting,
+  isQuizWeak,
+  knowledgeStats,
+  pct,
+  rankWeak,
+  recallOf,
+  severityOf,
+  type KpStats,
+} from "../shared/statistics";
 import { templatesFor, type Templates } from "../shared/templates";
 import { clip, titleOf } from "../shared/text";
 
@@ -15,11 +26,16 @@ export const MIN_ACTION_MINUTES = 5;
 export const SPACED_DAYS = 7;
 /** Studying this long in the last 24 hours earns a rest first. */
 export const REST_AFTER_MINUTES = 120;
+/** Minutes planned per due card, and the bounds of one due-review action. */
+export const MINUTES_PER_DUE_CARD = 1;
+export const MAX_DUE_REVIEW_MINUTES = 30;
 
 /**
- * next_action_planning: a rest after a long day, then weak points (review the severe ones,
- * practise the rest), then points never tried, then spaced practice of points not seen for a
- * week; taken in that order while they fit in the time budget (the last one shortened to fit).
+ * next_action_planning: a rest after a long day, then the due reviews (the cards of each point due
+ * by the snapshot's review evidence, points being forgotten first, then most due), then weak points
+ * (review the severe ones, practise the rest; a point weak only by its reviews is already in its
+ * due review), then points never tried, then spaced practice of points not seen for a week; taken
+ * in that order while they fit in the time budget (the last one shortened to fit).
  */
 export function planNextActions(
   snapshot: SnapshotContent,
@@ -44,28 +60,34 @@ export function planNextActions(
       estimatedMinutes: ACTION_MINUTES.rest,
     });
   }
-  rankWeak(stats).forEach((s, i) => {
-    const severity = severityOf(s);
-    const review = severity !== "low";
-    candidates.push({
-      actionType: review ? "review" : "practice",
-      target: { type: "knowledge_point", id: s.kp.id },
-      title: clip(review ? N.review(titleOf(s.kp)) : N.practise(titleOf(s.kp)), 300),
-      reason: clip(
-        `${N.weakReason(pct(s.mastery), s.recentErrors, s.recentCount, severity)}${i === 0 ? awayNote : ""}`,
-        1000,
-      ),
-      priority: severity === "high" ? 1 : severity === "medium" ? 2 : 3,
-      estimatedMinutes:
-        severity === "high"
-          ? ACTION_MINUTES.reviewHigh
-          : review
-            ? ACTION_MINUTES.reviewMedium
-            : ACTION_MINUTES.practice,
+  const due = dueReviews(stats);
+  // Back after a week or more: the note goes on the first review, due or weak.
+  due.forEach((s, i) => candidates.push(dueReviewAction(s, N, i === 0 ? awayNote : "")));
+  const dueKps = new Set(due.map((s) => s.kp.id));
+  rankWeak(stats)
+    .filter((s) => isQuizWeak(s) || !dueKps.has(s.kp.id))
+    .forEach((s, i) => {
+      const severity = severityOf(s);
+      const review = severity !== "low";
+      candidates.push({
+        actionType: review ? "review" : "practice",
+        target: { type: "knowledge_point", id: s.kp.id },
+        title: clip(review ? N.review(titleOf(s.kp)) : N.practise(titleOf(s.kp)), 300),
+        reason: clip(
+          `${N.weakReason(pct(s.mastery), s.recentErrors, s.recentCount, severity)}${i === 0 && !due.length ? awayNote : ""}`,
+          1000,
+        ),
+        priority: severity === "high" ? 1 : severity === "medium" ? 2 : 3,
+        estimatedMinutes:
+          severity === "high"
+            ? ACTION_MINUTES.reviewHigh
+            : review
+              ? ACTION_MINUTES.reviewMedium
+              : ACTION_MINUTES.practice,
+      });
     });
-  });
   stats
-    .filter((s) => !s.attempts.length)
+    .filter((s) => !s.attempts.length && !s.review?.reviews && !dueKps.has(s.kp.id))
     .forEach((s) =>
       candidates.push({
         actionType: "learn_new",
@@ -78,8 +100,8 @@ export function planNextActions(
     );
   const weak = new Set(rankWeak(stats).map((s) => s.kp.id));
   stats
-    .filter((s) => s.attempts.length && !weak.has(s.kp.id))
-    .map((s) => ({ s, days: Math.floor((asOf.getTime() - Date.parse(s.attempts[0]!.answeredAt)) / DAY_MS) }))
+    .filter((s) => s.attempts.length && !weak.has(s.kp.id) && !dueKps.has(s.kp.id))
+    .map((s) => ({ s, days: Math.floor((asOf.getTime() - lastPractised(s)) / DAY_MS) }))
     .filter(({ days }) => days >= SPACED_DAYS)
     .forEach(({ s, days }) =>
       candidates.push({
@@ -102,6 +124,38 @@ export function planNextActions(
     left -= minutes;
   }
   return { actions };
+}
+
+/** Points with cards due for review: those being forgotten first, then the most due, then snapshot order. */
+function dueReviews(stats: KpStats[]) {
+  return stats
+    .map((s, i) => ({ s, i }))
+    .filter(({ s }) => (s.review?.dueCards ?? 0) > 0)
+    .sort(
+      (a, b) =>
+        Number(isForgetting(b.s.review)) - Number(isForgetting(a.s.review)) ||
+        b.s.review!.dueCards - a.s.review!.dueCards ||
+        a.i - b.i,
+    )
+    .map(({ s }) => s);
+}
+
+function dueReviewAction(s: KpStats, N: Templates["nextActions"], note: string): Action {
+  const r = s.review!;
+  return {
+    actionType: "review",
+    target: { type: "knowledge_point", id: s.kp.id },
+    title: clip(N.reviewDue(titleOf(s.kp), r.dueCards), 300),
+    reason: clip(N.dueReason(r.dueCards, r.forgotten, recallOf(r)) + note, 1000),
+    priority: isForgetting(r) ? 1 : 2,
+    estimatedMinutes: Math.min(MAX_DUE_REVIEW_MINUTES, Math.max(MIN_ACTION_MINUTES, r.dueCards * MINUTES_PER_DUE_CARD)),
+  };
+}
+
+/** The newest answer or review of a practised point. */
+function lastPractised(s: KpStats) {
+  const review = s.review?.lastReviewedAt ? Date.parse(s.review.lastReviewedAt) : 0;
+  return Math.max(Date.parse(s.attempts[0]!.answeredAt), review);
 }
 
 /** Nothing is weak, new or due: keep the best-known point warm, or start on a material. */

@@ -1,4 +1,4 @@
-import type { SnapshotContent } from "../fields";
+import type { ReviewEvidence, SnapshotContent } from "../fields";
 
 /** Each older answer weighs this much of the next newer one: the newest answer counts most. */
 export const RECENCY_DECAY = 0.7;
@@ -13,8 +13,13 @@ export const ENGAGEMENT_WINDOW_DAYS = 14;
 export type Attempt = SnapshotContent["quizAttempts"][number];
 export type KnowledgePoint = SnapshotContent["knowledgePoints"][number];
 
+/** What the review log says about one knowledge point (snapshot.reviews). */
+export type ReviewStats = ReviewEvidence["knowledgePoints"][number];
+
 export type KpStats = {
   kp: KnowledgePoint;
+  /** Its review evidence, when its cards are in the learner's schedule. */
+  review?: ReviewStats;
   /** Newest first. */
   attempts: Attempt[];
   mastery: number;
@@ -42,18 +47,24 @@ export function confidenceOf(n: number) {
   return round3(n / (n + CONFIDENCE_HALF));
 }
 
-/** Per knowledge point, in snapshot order. Ties in time keep the snapshot's order, so results are stable. */
+/**
+ * Per knowledge point, in snapshot order. Ties in time keep the snapshot's order, so results are
+ * stable. Confidence grows with the evidence: answers and reviews.
+ */
 export function knowledgeStats(snapshot: SnapshotContent): KpStats[] {
   const byKp = new Map<string, Attempt[]>();
   snapshot.quizAttempts.forEach((a) => byKp.set(a.knowledgePointId, [...(byKp.get(a.knowledgePointId) ?? []), a]));
+  const reviews = new Map((snapshot.reviews?.knowledgePoints ?? []).map((r) => [r.knowledgePointId, r]));
   return snapshot.knowledgePoints.map((kp) => {
     const attempts = [...(byKp.get(kp.id) ?? [])].sort((a, b) => Date.parse(b.answeredAt) - Date.parse(a.answeredAt));
     const recent = attempts.slice(0, RECENT_WINDOW);
+    const review = reviews.get(kp.id);
     return {
       kp,
+      ...(review ? { review } : {}),
       attempts,
       mastery: recencyMastery(attempts),
-      confidence: confidenceOf(attempts.length),
+      confidence: confidenceOf(attempts.length + (review?.reviews ?? 0)),
       recentErrors: recent.filter((a) => !a.correct).length,
       recentCount: recent.length,
     };
@@ -71,11 +82,15 @@ export type Activity = {
 
 export const MINUTES_PER_ANSWER = 2;
 
+/** Study sessions, answers and reviews (the last review of each knowledge point) count as study. */
 export function activityOf(snapshot: SnapshotContent, asOf: Date): Activity {
   const t = asOf.getTime();
   const times = [
     ...snapshot.studySessions.map((s) => Date.parse(s.startedAt)),
     ...snapshot.quizAttempts.map((a) => Date.parse(a.answeredAt)),
+    ...(snapshot.reviews?.knowledgePoints ?? []).flatMap((r) =>
+      r.lastReviewedAt ? [Date.parse(r.lastReviewedAt)] : [],
+    ),
   ].filter((x) => x <= t);
   const last = times.length ? Math.max(...times) : null;
   const within = (iso: string, days: number) => {
@@ -99,17 +114,57 @@ export function activityOf(snapshot: SnapshotContent, asOf: Date): Activity {
   };
 }
 
-/** A knowledge point counts as weak when its mastery is below 0.6 or two of its three newest answers were wrong. */
+/** Predicted recall (FSRS retrievability) below this means the point is being forgotten. */
+export const LOW_RECALL = 0.8;
+/** Predicted recall at least this high, over at least REVIEWS_FOR_STRENGTH reviews, with no card forgotten last time: a strength. */
+export const STRONG_RECALL = 0.9;
+export const REVIEWS_FOR_STRENGTH = 2;
+
+/** The review log says the point is slipping: a card was rated Again at its latest review, or predicted recall is low. */
+export function isForgetting(r: ReviewStats | undefined): boolean {
+  return !!r && (r.forgotten > 0 || (r.retrievability !== null && r.retrievability < LOW_RECALL));
+}
+export function isStrongRecall(r: ReviewStats | undefined): boolean {
+  return (
+    !!r &&
+    r.forgotten === 0 &&
+    r.reviews >= REVIEWS_FOR_STRENGTH &&
+    r.retrievability !== null &&
+    r.retrievability >= STRONG_RECALL
+  );
+}
+
+/**
+ * The predicted recall to quote, as a percentage: none before any review, and none when a card was
+ * forgotten at its latest review (FSRS counts recall in whole days since the last review, so a card
+ * failed today still reads 100 %; the forgotten cards are the evidence then).
+ */
+export function recallOf(r: ReviewStats): string | null {
+  return r.retrievability === null || r.forgotten > 0 ? null : pct(r.retrievability);
+}
+
+/** Weak by its quiz answers: mastery below 0.6, or two of its three newest answers wrong. */
 export const WEAK_MASTERY = 0.6;
-export function isWeak(s: KpStats) {
+export function isQuizWeak(s: KpStats) {
   return s.attempts.length > 0 && (s.mastery < WEAK_MASTERY || s.recentErrors >= 2);
 }
-/** Ranking: lower mastery first, each recent error adds 0.15. */
-export function weakness(s: KpStats) {
-  return 1 - s.mastery + 0.15 * s.recentErrors;
+/** A knowledge point counts as weak when its answers say so, or its reviews say it is being forgotten. */
+export function isWeak(s: KpStats) {
+  return isQuizWeak(s) || isForgetting(s.review);
 }
+/**
+ * Ranking: lower mastery first (0.5 for a point without answers), each recent error adds 0.15;
+ * being forgotten adds 0.25 and each lapse 0.1 (up to three).
+ */
+export function weakness(s: KpStats) {
+  const quiz = s.attempts.length ? 1 - s.mastery + 0.15 * s.recentErrors : 0.5;
+  return quiz + (isForgetting(s.review) ? 0.25 : 0) + 0.1 * Math.min(s.review?.lapses ?? 0, 3);
+}
+const LEVELS = ["low", "medium", "high"] as const;
+/** By mastery (low without answers); a point being forgotten is one level more severe. */
 export function severityOf(s: KpStats): "low" | "medium" | "high" {
-  return s.mastery < 0.35 ? "high" : s.mastery < WEAK_MASTERY ? "medium" : "low";
+  const base = !s.attempts.length ? 0 : s.mastery < 0.35 ? 2 : s.mastery < WEAK_MASTERY ? 1 : 0;
+  return LEVELS[Math.min(2, base + (isForgetting(s.review) ? 1 : 0))]!;
 }
 
 /** Weak points, weakest first; equal scores keep the snapshot's order. */

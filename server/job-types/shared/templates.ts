@@ -23,12 +23,20 @@ export type Templates = {
     engagement(level: Level, minutes: number): string;
     strongest(title: string, mastery: string): string;
     weakest(title: string, mastery: string): string;
+    /** Review evidence (snapshot.reviews): recall is a percentage, or null before any review. */
+    recallStrength(title: string, recall: string, reviews: number): string;
+    forgetting(title: string, recall: string | null, forgotten: number, lapses: number, due: number): string;
+    reviews(cards: number, due: number, recall: string | null): string;
   };
   weakPoints: {
     mastery(mastery: string, answers: number): string;
     recentWrong(wrong: number, recent: number): string;
     wrongOn(date: string, question: string): string;
     review(material: string | null, title: string, statement: string): string;
+    reviewed(reviews: number, again: number, recall: string | null): string;
+    forgotten(cards: number): string;
+    lapses(lapses: number): string;
+    dueCards(cards: number): string;
   };
   nextActions: {
     away(days: number): string;
@@ -46,6 +54,8 @@ export type Templates = {
     noPoints: string;
     nothingTitle: string;
     nothingReason: string;
+    reviewDue(title: string, cards: number): string;
+    dueReason(cards: number, forgotten: number, recall: string | null): string;
   };
   quiz: {
     distractors: [string, string];
@@ -87,6 +97,18 @@ const en: Templates = {
     engagement: (level, m) => `Engagement is ${level} (${m} minutes in the last 14 days).`,
     strongest: (t, m) => `Strongest: ${t} (${m}).`,
     weakest: (t, m) => `Needs the most work: ${t} (${m}).`,
+    recallStrength: (t, r, n) => `${t}: predicted recall ${r} over ${cardsEn(n, "review")}`,
+    forgetting: (t, r, f, l, d) =>
+      `${t}: slipping in reviews (${[
+        f ? `${cardsEn(f)} forgotten at the latest review` : "",
+        r ? `predicted recall ${r}` : "",
+        l ? `${cardsEn(l, "lapse")}` : "",
+        d ? `${cardsEn(d)} due` : "",
+      ]
+        .filter(Boolean)
+        .join(", ")})`,
+    reviews: (c, d, r) =>
+      `Reviews: ${cardsEn(c)} in the schedule, ${d} due today${r ? `, predicted recall ${r}` : ""}.`,
   },
   weakPoints: {
     mastery: (m, n) => `Mastery ${m} over ${n} answers (recent answers weigh more)`,
@@ -94,6 +116,10 @@ const en: Templates = {
     wrongOn: (d, q) => `Wrong on ${d}: "${q}"`,
     review: (material, t, s) =>
       `Re-read ${material ? `"${material}" on ` : ""}"${t}": ${s} Then answer a few practice questions on it.`,
+    reviewed: (n, a, r) => `${cardsEn(n, "review")}, ${a} rated Again${r ? `; predicted recall ${r}` : ""}`,
+    forgotten: (c) => `${cardsEn(c)} forgotten at the latest review`,
+    lapses: (l) => `Forgotten ${l} ${l === 1 ? "time" : "times"} after being learnt (lapses)`,
+    dueCards: (c) => `${cardsEn(c)} of it ${c === 1 ? "is" : "are"} due for review.`,
   },
   nextActions: {
     away: (d) => ` You last studied ${d} days ago, so start here.`,
@@ -111,6 +137,9 @@ const en: Templates = {
     noPoints: "No knowledge points are recorded yet for this material.",
     nothingTitle: "Nothing to study yet",
     nothingReason: "Add a material to get a study plan.",
+    reviewDue: (t, c) => `Review the ${cardsEn(c, "due card")} of ${t}`,
+    dueReason: (c, f, r) =>
+      `${cardsEn(c)} due for review${f ? `, ${f} forgotten at the latest review` : ""}${r ? `; predicted recall ${r}` : ""}.`,
   },
   quiz: {
     distractors: ["None of the other options", "It is not covered in this material"],
@@ -152,12 +181,27 @@ const zhCN: Templates = {
     engagement: (level, m) => `学习投入度${zhLevel[level]}（近 14 天 ${m} 分钟）。`,
     strongest: (t, m) => `掌握最好：${t}（${m}）。`,
     weakest: (t, m) => `最需要加强：${t}（${m}）。`,
+    recallStrength: (t, r, n) => `${t}：复习 ${n} 次，预计记忆保持率 ${r}`,
+    forgetting: (t, r, f, l, d) =>
+      `${t}：复习中正在遗忘（${[
+        f ? `${f} 张卡片在最近一次复习时忘记了` : "",
+        r ? `预计记忆保持率 ${r}` : "",
+        l ? `遗忘 ${l} 次` : "",
+        d ? `${d} 张卡片待复习` : "",
+      ]
+        .filter(Boolean)
+        .join("，")}）`,
+    reviews: (c, d, r) => `复习计划中有 ${c} 张卡片，今天到期 ${d} 张${r ? `，预计记忆保持率 ${r}` : ""}。`,
   },
   weakPoints: {
     mastery: (m, n) => `掌握度 ${m}，共作答 ${n} 次（越近的作答权重越高）`,
     recentWrong: (w, r) => `最近 ${r} 次作答错了 ${w} 次`,
     wrongOn: (d, q) => `${d} 答错：“${q}”`,
     review: (material, t, s) => `重读${material ? `《${material}》中的` : ""}“${t}”：${s} 然后做几道相关的练习题。`,
+    reviewed: (n, a, r) => `复习 ${n} 次，其中 ${a} 次评为「重来」${r ? `；预计记忆保持率 ${r}` : ""}`,
+    forgotten: (c) => `${c} 张卡片在最近一次复习时忘记了`,
+    lapses: (l) => `学会后又遗忘 ${l} 次`,
+    dueCards: (c) => `它有 ${c} 张卡片到期待复习。`,
   },
   nextActions: {
     away: (d) => `你上次学习是在 ${d} 天前，先从这里开始。`,
@@ -175,6 +219,9 @@ const zhCN: Templates = {
     noPoints: "这份材料还没有记录知识点。",
     nothingTitle: "暂时没有可学习的内容",
     nothingReason: "添加一份学习材料即可获得学习计划。",
+    reviewDue: (t, c) => `复习“${t}”的 ${c} 张到期卡片`,
+    dueReason: (c, f, r) =>
+      `${c} 张卡片到期待复习${f ? `，其中 ${f} 张在最近一次复习时忘记了` : ""}${r ? `；预计记忆保持率 ${r}` : ""}。`,
   },
   quiz: {
     distractors: ["以上选项都不对", "这份材料没有涉及"],
@@ -201,6 +248,11 @@ const zhCN: Templates = {
   },
 };
 const zhLevel: Record<Level, string> = zhCN.level;
+
+/** "1 card", "3 cards" (or another noun). */
+function cardsEn(n: number, noun = "card") {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
 
 export const TEMPLATES: Record<Locale, Templates> = { en, "zh-CN": zhCN };
 
