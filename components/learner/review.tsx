@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Time } from "@/components/time";
 
@@ -28,23 +28,32 @@ export function ReviewPanel() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const queue = useQuery({ ...trpc.review.queue.queryOptions(), refetchInterval: 60_000 });
-  const [reviewing, setReviewing] = useState(false);
-  const [flipped, setFlipped] = useState(false);
+  // idle → reviewing (Start) → finished (nothing left due in this sitting) → reviewing (Start again).
+  const [phase, setPhase] = useState<"idle" | "reviewing" | "finished">("idle");
   const [done, setDone] = useState(0);
   const [announce, setAnnounce] = useState("");
-  // Cards rated here, by id, at the review count they were rated at: until the queue is read
-  // again the card just rated is not shown a second time.
+  // Cards rated here, by id, at the review count they were rated at. A card comes back in the same
+  // sitting only when the queue holds it again with a higher count: it fell due again (a card rated
+  // Again, once its learning step is over), never straight after its rating.
   const [rated, setRated] = useState<Map<string, number>>(new Map());
+  // The card (id and review count) whose answer is shown: the next card always starts on its front.
+  const [shown, setShown] = useState<string | null>(null);
   const cardRef = useRef<HTMLDivElement>(null);
   const finishedRef = useRef<HTMLParagraphElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const reviewing = phase === "reviewing";
   const card = reviewing ? queue.data?.cards.find((c) => rated.get(c.id) !== c.reps) : undefined;
+  const cardKey = card ? `${card.id}:${card.reps}` : null;
+  const flipped = cardKey !== null && shown === cardKey;
 
   const rate = useMutation(
     trpc.review.rate.mutationOptions({
-      onMutate: ({ cardId, reps }) => setRated((m) => new Map(m).set(cardId, reps)),
+      onMutate: ({ cardId, reps }) => {
+        setRated((m) => new Map(m).set(cardId, reps));
+        setShown(null);
+      },
       onSuccess: (_data, { rating }) => {
         setDone((n) => n + 1);
-        setFlipped(false);
         setAnnounce(t("rated", { rating: t(`ratings.${rating}`) }));
       },
       // A card rated meanwhile (another tab) simply moves on: the queue is read again either way.
@@ -52,21 +61,25 @@ export function ReviewPanel() {
     }),
   );
 
-  const finished = reviewing && !!queue.data && !card && !rate.isPending && !queue.isFetching;
-  useEffect(() => {
-    if (reviewing && card) cardRef.current?.focus();
-  }, [reviewing, card?.id, flipped]); // eslint-disable-line react-hooks/exhaustive-deps
-  useEffect(() => {
-    if (finished) finishedRef.current?.focus();
-  }, [finished]);
+  // The sitting ends when the fresh queue holds nothing left to rate; a card that falls due later
+  // brings back the start button instead of taking focus from the message.
+  if (reviewing && queue.data && !card && !rate.isPending && !queue.isFetching) setPhase("finished");
+  // Focus moves in the same commit as the element it leaves, so it is never left on the page.
+  useLayoutEffect(() => {
+    if (cardKey) cardRef.current?.focus();
+  }, [cardKey, flipped]);
+  useLayoutEffect(() => {
+    if (phase === "finished") finishedRef.current?.focus();
+  }, [phase]);
 
   const flip = () => {
-    if (!card || flipped) return;
-    setFlipped(true);
+    if (!cardKey || flipped) return;
+    setShown(cardKey);
     setAnnounce(t("answerShown"));
   };
+
   const choose = (rating: Rating) => {
-    if (!card || !flipped || rate.isPending) return;
+    if (!card || !flipped) return;
     rate.mutate({ cardId: card.id, rating, reps: card.reps });
   };
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
@@ -84,7 +97,7 @@ export function ReviewPanel() {
   return (
     <section aria-labelledby="review-heading" className="mt-6 rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200">
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <h2 id="review-heading" className="text-lg font-semibold">
+        <h2 id="review-heading" ref={headingRef} tabIndex={-1} className="text-lg font-semibold focus:outline-none">
           {t("title")}
         </h2>
         {due && (
@@ -102,6 +115,16 @@ export function ReviewPanel() {
         {announce}
       </p>
 
+      {phase === "finished" && (
+        <p
+          ref={finishedRef}
+          tabIndex={-1}
+          className="mt-3 text-sm text-slate-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+          data-testid="review-finished"
+        >
+          {t("finished", { done })}
+        </p>
+      )}
       {!reviewing && queue.data && (
         <div className="mt-3 flex flex-wrap items-center gap-3">
           {queue.data.due.total > 0 ? (
@@ -110,8 +133,8 @@ export function ReviewPanel() {
               onClick={() => {
                 setDone(0);
                 setRated(new Map());
-                setFlipped(false);
-                setReviewing(true);
+                setShown(null);
+                setPhase("reviewing");
               }}
               className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500"
             >
@@ -129,84 +152,86 @@ export function ReviewPanel() {
 
       {reviewing && (
         <div className="mt-3">
-          {card ? (
-            <div
-              ref={cardRef}
-              tabIndex={-1}
-              role="group"
-              aria-roledescription={t("cardRole")}
-              aria-label={t("cardLabel", {
-                kind: card.kind,
-                done: done + 1,
-                total: done + (queue.data?.due.total ?? 0),
-              })}
-              onKeyDown={onKeyDown}
-              data-testid="review-card"
-              data-card-id={card.id}
-              className="rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
-            >
-              <p className="text-xs uppercase tracking-wide text-slate-600">
-                {t("kind", { kind: card.kind })}
-                {card.knowledgePointTitle && ` · ${card.knowledgePointTitle}`}
-              </p>
-              <p className="mt-2 whitespace-pre-line font-medium [overflow-wrap:anywhere]" data-testid="review-front">
-                {card.front}
-              </p>
-              {flipped ? (
-                <>
-                  <p
-                    className="mt-3 whitespace-pre-line border-t border-slate-200 pt-3 text-slate-800 [overflow-wrap:anywhere]"
-                    data-testid="review-back"
-                  >
-                    {card.back}
-                  </p>
-                  <p className="mt-3 text-xs text-slate-600">{t("rateHint")}</p>
-                  <div className="mt-2 grid grid-cols-2 gap-2 sm:grid-cols-4" role="group" aria-label={t("rateGroup")}>
-                    {RATINGS.map((r, i) => (
-                      <button
-                        key={r}
-                        type="button"
-                        disabled={rate.isPending}
-                        onClick={() => choose(r)}
-                        aria-keyshortcuts={String(i + 1)}
-                        className={`rounded-lg px-3 py-2 text-sm font-medium text-white disabled:opacity-60 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 ${RATING_STYLE[r]}`}
-                      >
-                        {t(`ratings.${r}`)} <span aria-hidden="true">({i + 1})</span>
-                      </button>
-                    ))}
-                  </div>
-                </>
-              ) : (
-                <button
-                  type="button"
-                  onClick={flip}
-                  aria-keyshortcuts={FLIP_KEY}
-                  className="mt-4 rounded-lg bg-slate-800 px-4 py-2 text-sm font-medium text-white hover:bg-slate-900 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500"
-                >
-                  {t("show")}
-                </button>
-              )}
-              {rate.error && rate.error.data?.code !== "CONFLICT" && (
-                <p role="alert" className="mt-2 text-sm text-rose-700">
-                  {t("saveError", { message: rate.error.message })}
+          {/* One element for every card and the wait between them, so focus never drops to the page. */}
+          <div
+            ref={cardRef}
+            tabIndex={-1}
+            role="group"
+            aria-roledescription={t("cardRole")}
+            aria-label={
+              card
+                ? t("cardLabel", { kind: card.kind, done: done + 1, total: done + (queue.data?.due.total ?? 0) })
+                : t("loading")
+            }
+            aria-busy={!card}
+            onKeyDown={onKeyDown}
+            data-testid="review-card"
+            data-card-id={card?.id}
+            className="rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+          >
+            {card ? (
+              <>
+                <p className="text-xs uppercase tracking-wide text-slate-600">
+                  {t("kind", { kind: card.kind })}
+                  {card.knowledgePointTitle && ` · ${card.knowledgePointTitle}`}
                 </p>
-              )}
-            </div>
-          ) : finished ? (
-            <p
-              ref={finishedRef}
-              tabIndex={-1}
-              className="text-sm text-slate-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
-              data-testid="review-finished"
-            >
-              {t("finished", { done })}
-            </p>
-          ) : (
-            <p className="text-sm text-slate-600">{t("loading")}</p>
-          )}
+                <p className="mt-2 whitespace-pre-line font-medium [overflow-wrap:anywhere]" data-testid="review-front">
+                  {card.front}
+                </p>
+                {flipped ? (
+                  <>
+                    <p
+                      className="mt-3 whitespace-pre-line border-t border-slate-200 pt-3 text-slate-800 [overflow-wrap:anywhere]"
+                      data-testid="review-back"
+                    >
+                      {card.back}
+                    </p>
+                    <p className="mt-3 text-xs text-slate-600">{t("rateHint")}</p>
+                    <div
+                      className="mt-2 grid grid-cols-2 gap-2 sm:grid-cols-4"
+                      role="group"
+                      aria-label={t("rateGroup")}
+                    >
+                      {RATINGS.map((r, i) => (
+                        <button
+                          key={r}
+                          type="button"
+                          onClick={() => choose(r)}
+                          aria-keyshortcuts={String(i + 1)}
+                          className={`rounded-lg px-3 py-2 text-sm font-medium text-white focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 ${RATING_STYLE[r]}`}
+                        >
+                          {t(`ratings.${r}`)} <span aria-hidden="true">({i + 1})</span>
+                        </button>
+                      ))}
+                    </div>
+                  </>
+                ) : (
+                  <button
+                    type="button"
+                    onClick={flip}
+                    aria-keyshortcuts={FLIP_KEY}
+                    className="mt-4 rounded-lg bg-slate-800 px-4 py-2 text-sm font-medium text-white hover:bg-slate-900 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500"
+                  >
+                    {t("show")}
+                  </button>
+                )}
+                {rate.error && rate.error.data?.code !== "CONFLICT" && (
+                  <p role="alert" className="mt-2 text-sm text-rose-700">
+                    {t("saveError", { message: rate.error.message })}
+                  </p>
+                )}
+              </>
+            ) : (
+              <p className="text-sm text-slate-600">{t("loading")}</p>
+            )}
+          </div>
           <button
             type="button"
-            onClick={() => setReviewing(false)}
+            onClick={() => {
+              // Focus goes to the section's heading before the button it is on goes away.
+              headingRef.current?.focus();
+              setPhase("idle");
+            }}
             className="mt-3 text-sm text-indigo-700 underline hover:text-indigo-900 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
           >
             {t("stop")}

@@ -4,14 +4,19 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { hashPassword } from "better-auth/crypto";
 
+/** The browser tests' database: scripts/e2e-server.ts leaves its URL next to its data. */
+export function e2eDatabaseUrl() {
+  const port = Number(process.env.E2E_PORT ?? 3400);
+  return fs.readFileSync(path.join(process.cwd(), ".data", `e2e-${port}.database-url`), "utf8").trim();
+}
+
 /**
  * A brand-new learner (no materials, no knowledge points, no consent, no jobs) with an email and
  * password, written straight into the e2e database: no page makes learners yet (invitations come
- * with another change). scripts/e2e-server.ts leaves the database URL next to its data.
+ * with another change).
  */
 export async function createNewLearner() {
-  const port = Number(process.env.E2E_PORT ?? 3400);
-  const url = fs.readFileSync(path.join(process.cwd(), ".data", `e2e-${port}.database-url`), "utf8").trim();
+  const url = e2eDatabaseUrl();
   const id = `new_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
   const email = `${id}@example.test`;
   const password = `pw-${randomUUID()}`;

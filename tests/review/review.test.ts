@@ -11,6 +11,7 @@ import { codeOf } from "../helpers/trpc-code";
 /** Spaced repetition (server/review) through the learner's procedures, on a real database. */
 afterEach(() => resetClock());
 
+const MINUTE = 60_000;
 const DAY = 86_400_000;
 
 async function learnerWithDeck(count = 3) {
@@ -82,6 +83,25 @@ describe("rating a card (FSRS)", () => {
     const logs = await getDb().reviewLog.findMany({ where: { cardId: a!.id }, orderBy: { reviewedAt: "asc" } });
     expect(logs.map((l) => l.rating)).toEqual([3, 4]);
     expect(logs[1]!.due.toISOString()).toBe(easy.due);
+  });
+
+  it("a new card rated Again leaves the queue for its one-minute step, then comes back after the cards due before it", async () => {
+    const { caller } = await learnerWithDeck(3);
+    const [a, b, c] = (await caller.review.queue()).cards;
+    const again = await caller.review.rate({ cardId: a!.id, rating: "again", reps: 0 });
+    const [log] = await getDb().reviewLog.findMany({ where: { cardId: a!.id } });
+    expect(new Date(again.due).getTime() - log!.reviewedAt.getTime()).toBe(MINUTE);
+    const right = await caller.review.queue();
+    expect(right.cards.map((x) => x.id)).toEqual([b!.id, c!.id]);
+    expect(right.nextDueAt).toBe(again.due);
+
+    advanceClock(MINUTE);
+    const after = await caller.review.queue();
+    expect(after.cards.map((x) => [x.id, x.reps])).toEqual([
+      [b!.id, 0],
+      [c!.id, 0],
+      [a!.id, 1],
+    ]);
   });
 
   it("a card rated meanwhile is REVIEW_ALREADY_RATED; of two racing ratings exactly one counts", async () => {
