@@ -22,6 +22,8 @@ const nextConfig = {
     "@opentelemetry/resources",
     "@opentelemetry/sdk-trace-base",
     "@opentelemetry/exporter-trace-otlp-http",
+    // The local analyzer's Chinese segmenter (server/job-types/shared/terms): a native addon that reads its dictionaries from its own folder.
+    "@node-rs/jieba",
   ],
   typedRoutes: false,
   poweredByHeader: false,
