@@ -33,9 +33,13 @@ export function inverseFrequency(word: string): number {
   return idfTable.get(word) ?? idfMedian;
 }
 
+/** A word jieba tags as a noun but that opens with a generic verb (利用光) is a verb phrase. */
+const VERB_FIRST = /^(利用|使用|发生|产生|进行|通过|需要|包括|成为|称为|叫做|具有)/;
+
 const isNounWord = (w: { word: string; tag: string }) =>
   NOUN.has(w.tag) &&
   !STOP_ZH.has(w.word) &&
+  !VERB_FIRST.test(w.word) &&
   (/^\p{Script=Han}+$/u.test(w.word) ? true : /^[A-Za-z][A-Za-z0-9+-]*$/.test(w.word));
 
 /**
