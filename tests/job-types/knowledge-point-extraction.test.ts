@@ -66,8 +66,8 @@ describe("knowledge_point_extraction: the local analyzer", () => {
     expect(light.passage).toBe(
       "In the thylakoid membranes, chlorophyll absorbs light, splits water and releases oxygen.",
     );
-    // The material's recurring terms are the key terms (carbon dioxide recurs; "the" never counts).
-    expect(out.knowledgePoints.flatMap((p) => p.keyTerms.map((k) => k.toLowerCase()))).toContain("carbon");
+    // The material's noun phrases are the key terms (carbon dioxide, whole; "the" never counts).
+    expect(out.knowledgePoints.flatMap((p) => p.keyTerms.map((k) => k.toLowerCase()))).toContain("carbon dioxide");
     expect(out.knowledgePoints.flatMap((p) => p.keyTerms)).not.toContain("the");
   });
 

@@ -8,6 +8,7 @@ import {
   clip,
   cloze,
   keyword,
+  materialTerms,
   materialTitleOf,
   norm,
   slug,
@@ -30,7 +31,7 @@ function make(
   if (variant === 0) return { front: clip(F.whatIs(title), 500), back: clip(statement, 2000) };
   if (variant === 1) return { front: clip(F.whichIdea(statement), 500), back: clip(title, 2000) };
   const s = sourceSentences(snapshot, kp)[variant - 2];
-  const word = s && keyword(s.sentence);
+  const word = s && keyword(s.sentence, materialTerms(snapshot, kp));
   if (!s || !word) return null;
   return {
     front: clip(F.fillBlank(cloze(s.sentence, word)), 500),

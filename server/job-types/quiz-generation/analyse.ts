@@ -4,7 +4,17 @@ import { templatesFor, type Templates } from "../shared/templates";
 import type { Quiz, QuizParams } from "./schema";
 import { JobFailure } from "../../pipeline/errors";
 import { knowledgeStats, quizOrder, type KpStats } from "../shared/statistics";
-import { clip, cloze, keyword, norm, sourceSentences, statementOf, titleOf, type Kp } from "../shared/text";
+import {
+  clip,
+  cloze,
+  keyword,
+  materialTerms,
+  norm,
+  sourceSentences,
+  statementOf,
+  titleOf,
+  type Kp,
+} from "../shared/text";
 
 type Question = Quiz["questions"][number];
 type QuestionType = Question["type"];
@@ -65,9 +75,10 @@ function make(
   const title = titleOf(kp);
   const sources = sourceSentences(snapshot, kp);
   const n = OPTIONS_BY_DIFFICULTY[difficulty];
+  const terms = materialTerms(snapshot, kp);
   const source = (i: number) => {
     const s = sources[i];
-    const word = s && keyword(s.sentence);
+    const word = s && keyword(s.sentence, terms);
     return s && word ? { ...s, word, text: cloze(s.sentence, word) } : null;
   };
   const explanation = clip(Q.from(title, statement), 2000);
@@ -95,7 +106,10 @@ function make(
     }
     const s = source(variant - 2);
     if (!s) return null;
-    const words = sources.map((x) => keyword(x.sentence)).filter((w): w is string => !!w && w !== s.word);
+    // The material's other key terms: real terms of the same text, never the answer in another case.
+    const words = [...terms, ...sources.map((x) => keyword(x.sentence))].filter(
+      (w): w is string => !!w && norm(w) !== norm(s.word),
+    );
     return {
       type,
       stem: clip(Q.fillBlank(s.materialTitle, s.text), 1000),

@@ -1,4 +1,5 @@
 import { graphemes, hasCjk, type SnapshotContent } from "../fields";
+import { keyTermsOf } from "./terms";
 
 const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
@@ -64,12 +65,50 @@ function chineseWords(s: string): string[] {
     .map((w) => w.segment);
 }
 
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Where `term` occurs in `sentence` (case-insensitive; in English as whole words), as the sentence writes it. */
+export function occurrence(sentence: string, term: string): string | null {
+  let re = patterns.get(term);
+  if (!re) {
+    const [edge, end] = hasCjk(term) ? ["", ""] : ["(?<![\\p{L}\\p{N}])", "(?![\\p{L}\\p{N}])"];
+    re = new RegExp(`${edge}${escape(term)}${end}`, "iu");
+    if (patterns.size >= 512) patterns.clear();
+    patterns.set(term, re);
+  }
+  return re.exec(sentence)?.[0] ?? null;
+}
+const patterns = new Map<string, RegExp>();
+
+const termCache = new Map<string, string[]>();
+/** A text's key terms, best first (`keyTermsOf`), remembered for the last few texts: a quiz asks for the same material many times. */
+export function keyTermsOfText(text: string): string[] {
+  let terms = termCache.get(text);
+  if (!terms) {
+    terms = keyTermsOf(text).map((t) => t.text);
+    if (termCache.size >= 16) termCache.delete(termCache.keys().next().value!);
+    termCache.set(text, terms);
+  }
+  return terms;
+}
+
+/** The key terms of the knowledge point's material (of every material when it has none), best first. */
+export function materialTerms(snapshot: SnapshotContent, kp: Kp): string[] {
+  const materials = snapshot.materials.filter((m) => (kp.materialId ? m.id === kp.materialId : true));
+  return [...new Set(materials.flatMap((m) => keyTermsOfText(m.content)))];
+}
+
 /**
- * The word a cloze question hides: the longest content word of 5+ letters (first on ties); in
- * Chinese, where words are not spaced, the longest word of 2+ characters that ICU's word
- * segmenter finds (a whole clause is not a word).
+ * The word a cloze question hides: the material's best key term that the sentence holds (so the
+ * other key terms are the distractors: real terms of the same text); without one, the longest
+ * content word of 5+ letters (first on ties), or in Chinese the longest word of 2+ characters
+ * that ICU's word segmenter finds (a whole clause is not a word).
  */
-export function keyword(sentence: string): string | null {
+export function keyword(sentence: string, terms: readonly string[] = []): string | null {
+  for (const t of terms) {
+    const found = occurrence(sentence, t);
+    if (found) return found;
+  }
   if (hasCjk(sentence)) {
     let word: string | null = null;
     for (const w of chineseWords(sentence)) if (!word || w.length > word.length) word = w;
