@@ -34,6 +34,8 @@ const DOMAIN: Record<string, string[]> = {
     // Its traces: the API-only helpers and the job's spans (they import nothing of the app but these).
     "observability/tracing.ts",
     "observability/job-spans.ts",
+    // The spaced-repetition scheduler (ts-fsrs and nothing of the app): a snapshot reads recall with it.
+    "review/fsrs.ts",
   ],
   // A type's folder holds its local analyzer; a failing analyzer throws the pipeline's JobFailure.
   "job-types": ["job-types/", "generated/", "i18n/locales.ts", "pipeline/errors.ts"],

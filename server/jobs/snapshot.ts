@@ -5,7 +5,7 @@ import { hashJson } from "./hashing";
 import type { SnapshotContent } from "./schemas";
 import { boundedLine, boundedText, LIMITS } from "../security/learner-text";
 import { now } from "../clock";
-import { readReviewEvidence } from "../review/evidence";
+import { readReviewEvidence } from "./review-evidence";
 
 const MAX_ATTEMPTS = 500;
 const MAX_SESSIONS = 200;

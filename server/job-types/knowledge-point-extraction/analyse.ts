@@ -3,7 +3,7 @@ import type { SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
 import { JobFailure } from "../../pipeline/errors";
 import { clip, norm, occurrence } from "../shared/text";
-import { isStopWord, keyTermsOf, type Term } from "../shared/terms";
+import { isStopWord, keyTermsOf, TERMS_INPUT_MAX, type Term } from "../shared/terms";
 
 type Point = KpExtraction["knowledgePoints"][number];
 /** A piece of the material: `text` is an exact substring of it, `heading` the section it sits under. */
@@ -30,14 +30,17 @@ function headingOf(line: string, next: string | undefined): string | null {
 /** The material's sentences, each an exact substring, with the heading above it (Intl.Segmenter: Chinese too). */
 export function sentencesOf(text: string): Sentence[] {
   const lines = text.split("\n");
+  // The next line with text after each line, in one pass from the end (not a search per line).
+  const nextText: (string | undefined)[] = [];
+  for (let i = lines.length - 1, next: string | undefined; i >= 0; i--) {
+    nextText[i] = next;
+    if (lines[i]!.trim()) next = lines[i];
+  }
   const segmenter = new Intl.Segmenter("und", { granularity: "sentence" });
   const out: Sentence[] = [];
   let heading: string | null = null;
   lines.forEach((line, i) => {
-    const h = headingOf(
-      line,
-      lines.slice(i + 1).find((l) => l.trim()),
-    );
+    const h = headingOf(line, nextText[i]);
     if (h) {
       heading = h;
       return;
@@ -56,6 +59,12 @@ const capitalise = (w: string) => (/^\p{Ll}+(?![\p{L}\p{N}])/u.test(w) ? w.charA
 /** At most PASSAGE_MAX characters from the start (a prefix of a substring is still a substring), never splitting a character. */
 const passageOf = (s: string) => codePoints(s).slice(0, PASSAGE_MAX).join("").trimEnd();
 const FALLBACK_TITLE: Record<Locale, (n: number) => string> = { en: (n) => `Point ${n}`, "zh-CN": (n) => `要点 ${n}` };
+
+/** At most `max` UTF-16 units from the start, never ending on half of a surrogate pair. */
+const prefix = (s: string, max: number) => {
+  const p = s.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(p) ? p.slice(0, -1) : p;
+};
 
 /** The key terms of a sentence, the material's heaviest first. */
 const termsIn = (sentence: string, terms: Term[]) => terms.filter((t) => occurrence(sentence, t.text));
@@ -77,9 +86,11 @@ export function extractKnowledgePoints(
     snapshot.target.type === "material" ? snapshot.materials.find((m) => m.id === snapshot.target.id) : undefined;
   if (!material?.content.trim())
     throw new JobFailure("INVALID_SNAPSHOT", "the job's target is not a material with text to extract from");
-  const sentences = sentencesOf(material.content);
-  if (!sentences.length) sentences.push({ text: material.content.trim(), heading: null });
-  const terms = keyTermsOf(material.content);
+  // The start of a long text, as keyTermsOf reads it (time in proportion to the text, never a split pair).
+  const content = prefix(material.content, TERMS_INPUT_MAX);
+  const sentences = sentencesOf(content);
+  if (!sentences.length) sentences.push({ text: content.trim(), heading: null });
+  const terms = keyTermsOf(content);
   const taken = new Set(snapshot.knowledgePoints.filter((k) => k.materialId === material.id).map((k) => norm(k.title)));
   const picked: { point: Point; at: number }[] = [];
 

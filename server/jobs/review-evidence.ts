@@ -1,7 +1,7 @@
 import { Prisma } from "../generated/prisma/client";
 import type { DbOrTx } from "../db";
 import type { ReviewEvidence } from "../job-types/fields";
-import { retrievability, type MemoryColumns } from "./fsrs";
+import { retrievability, type MemoryColumns } from "../review/fsrs";
 
 const DAY_MS = 86_400_000;
 /** Reviewed cards whose predicted recall is averaged, most recently reviewed first. */
