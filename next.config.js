@@ -28,7 +28,7 @@ const nextConfig = {
   // The job-type registry reaches the browser for its labels; its local analyzers never run there.
   turbopack: {
     resolveAlias: {
-      "@node-rs/jieba/dict": { browser: "./server/job-types/shared/terms/browser-stub.js" },
+      "@node-rs/jieba/dict.js": { browser: "./server/job-types/shared/terms/browser-stub.js" },
       "@node-rs/jieba": { browser: "./server/job-types/shared/terms/browser-stub.js" },
       compromise: { browser: "./server/job-types/shared/terms/browser-stub.js" },
     },

@@ -1,5 +1,5 @@
 import { Jieba } from "@node-rs/jieba";
-import { dict, idf } from "@node-rs/jieba/dict";
+import { dict, idf } from "@node-rs/jieba/dict.js";
 import { STOP_ZH } from "./stopwords";
 import type { Candidate } from "./candidate";
 
