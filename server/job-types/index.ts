@@ -42,11 +42,21 @@ export const paramsSchemas = mapTypes((t) => JOB_TYPE_REGISTRY[t].params) as {
   [T in JobTypeName]: Registry[T]["params"];
 };
 
-/** The output schemas by version, then type: what `outputSchemaVersion` selects. */
+/**
+ * The output schemas by version, then type: what `outputSchemaVersion` selects. v2 (the current
+ * one) names the points of learning-state strengths and risks and the due cards of a plan's
+ * reviews by id and count, so the quality rules can check them against the snapshot; v1 results
+ * are still accepted and shown.
+ */
 export const outputSchemas = {
-  v1: mapTypes((t) => JOB_TYPE_REGISTRY[t].output.schema) as { [T in JobTypeName]: Registry[T]["output"]["schema"] },
+  v1: mapTypes((t) => jobTypeOf(t).output.v1 ?? JOB_TYPE_REGISTRY[t].output.schema) as {
+    [T in JobTypeName]: z.ZodType;
+  },
+  v2: mapTypes((t) => JOB_TYPE_REGISTRY[t].output.schema) as { [T in JobTypeName]: Registry[T]["output"]["schema"] },
 } as const;
 export type OutputSchemaVersion = keyof typeof outputSchemas;
+/** The version new jobs are created with and the pipeline writes. */
+export const OUTPUT_SCHEMA_VERSION = "v2" satisfies OutputSchemaVersion;
 
 /** The types whose params have any field: the others take none. */
 export const TYPES_WITH_PARAMS = JOB_TYPES.filter((t) => Object.keys(JOB_TYPE_REGISTRY[t].params.shape).length > 0);

@@ -36,7 +36,9 @@ export async function submitResults(holder: Holder, items: BatchedResult[]): Pro
       }
     }),
   );
-  const valid = checked.flatMap((c) => (c?.check.ok ? [{ ...c, output: c.check.output }] : []));
+  const valid = checked.flatMap((c) =>
+    c?.check.ok ? [{ ...c, item: { ...c.item, degraded: c.degraded }, output: c.check.output }] : [],
+  );
   const stored = valid.length ? await storeResults(holder, valid, at) : new Map<string, string>();
   const answers: BatchedAnswer[] = [];
   for (const item of items) {

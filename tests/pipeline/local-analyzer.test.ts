@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { OUTPUT_SCHEMA_VERSION } from "@/server/job-types";
 import { checkOutput } from "@/server/jobs/quality";
 import { paramsSchemas, type JobTypeName, type SnapshotContent } from "@/server/jobs/schemas";
 import { analyse } from "@/server/providers/local";
@@ -7,7 +8,7 @@ import { AS_OF, smallSnapshot, tinySnapshot } from "./fixtures";
 const params = <T extends JobTypeName>(t: T, p: Record<string, unknown> = {}) =>
   paramsSchemas[t].parse(p) as Record<string, unknown>;
 const passes = (t: JobTypeName, snapshot: SnapshotContent, output: unknown, p: Record<string, unknown>) =>
-  checkOutput(t, "v1", output, { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params: p });
+  checkOutput(t, OUTPUT_SCHEMA_VERSION, output, { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params: p });
 
 describe("local analyzer: learning_state_analysis", () => {
   it("computes recency-weighted mastery, confidence, engagement, strengths and risks as worked out by hand", () => {
@@ -26,11 +27,13 @@ describe("local analyzer: learning_state_analysis", () => {
     expect(out.overallMastery).toBe(0.604);
     // 45 session minutes + 2 × 8 answers inside 14 days = 61 → medium; the 1 Nov session is outside the window.
     expect(out.engagementLevel).toBe("medium");
-    expect(out.strengths).toEqual(["Light reactions: 100% mastery over 3 answers"]);
+    // Each strength and risk names its point (v2); a point is one or the other, never both.
+    expect(out.strengths).toEqual([{ knowledgePointId: "kp_a", text: "Light reactions: 100% mastery over 3 answers" }]);
     expect(out.risks).toEqual([
-      "Calvin cycle: 22% mastery, 2 of the last 3 answers wrong",
-      "Chlorophyll: not practised yet",
+      { knowledgePointId: "kp_b", text: "Calvin cycle: 22% mastery, 2 of the last 3 answers wrong" },
+      { knowledgePointId: "kp_d", text: "Chlorophyll: not practised yet" },
     ]);
+    expect(out.strongestKnowledgePointId).toBe("kp_a");
     expect(out.summary).toContain("3 of 4 knowledge points (8 answers)");
   });
 

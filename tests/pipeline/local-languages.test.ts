@@ -29,8 +29,8 @@ const QUOTING = new Set<JobTypeName>(["knowledge_point_extraction"]);
 function texts(jobType: JobTypeName, out: Record<string, unknown>): string[] {
   const o = out as never as {
     summary: string;
-    strengths: string[];
-    risks: string[];
+    strengths: { text: string }[];
+    risks: { text: string }[];
     weakPoints: { evidence: string[]; suggestedReview: string }[];
     actions: { title: string; reason: string }[];
     questions: { stem: string; explanation: string; type: string; options: string[] }[];
@@ -39,7 +39,7 @@ function texts(jobType: JobTypeName, out: Record<string, unknown>): string[] {
   };
   switch (jobType) {
     case "learning_state_analysis":
-      return [o.summary, ...o.strengths, ...o.risks];
+      return [o.summary, ...o.strengths.map((x) => x.text), ...o.risks.map((x) => x.text)];
     case "weak_point_analysis":
       return o.weakPoints.flatMap((w) => [...w.evidence.slice(0, 2), w.suggestedReview]);
     case "next_action_planning":

@@ -60,8 +60,8 @@ describe("analysis jobs before and after reviews", () => {
 
     const s1 = state1.output as LearningAnalysis;
     const s2 = state2.output as LearningAnalysis;
-    expect(s1.risks.some((r) => r.includes("Light reactions"))).toBe(false);
-    expect(s2.risks[0]).toMatch(
+    expect(s1.risks.some((r) => r.text.includes("Light reactions"))).toBe(false);
+    expect(s2.risks[0]!.text).toMatch(
       /^Light reactions: slipping in reviews \(2 cards forgotten at the latest review, 2 cards due\)$/,
     );
     expect((weak1.output as WeakPoints).weakPoints).toEqual([]);

@@ -110,13 +110,13 @@ describe("the analyses use it", () => {
       const after = analyses((await prepareSnapshot(db, me, userTarget(me))).content, locale);
 
       // Learning state: "Light reactions" leaves the strengths for the risks; reviews add confidence.
-      const mentions = (lines: string[], title: string) => lines.some((l) => l.startsWith(title));
+      const mentions = (lines: { text: string }[], title: string) => lines.some((l) => l.text.startsWith(title));
       expect(mentions(before.state.strengths, "Light reactions")).toBe(true);
-      expect(before.state.risks.some((r) => r.includes(slipping))).toBe(false);
+      expect(before.state.risks.some((r) => r.text.includes(slipping))).toBe(false);
       expect(mentions(after.state.strengths, "Light reactions")).toBe(false);
       expect(mentions(after.state.strengths, "Calvin cycle")).toBe(true);
-      expect(after.state.risks[0]).toContain("Light reactions");
-      expect(after.state.risks[0]).toContain(slipping);
+      expect(after.state.risks[0]!.text).toContain("Light reactions");
+      expect(after.state.risks[0]!.text).toContain(slipping);
       const confidence = (s: LearningAnalysis, id: string) => s.knowledgePoints.find((k) => k.knowledgePointId === id)!;
       expect(confidence(before.state, calvin.id).confidence).toBe(0.5);
       expect(confidence(after.state, calvin.id).confidence).toBe(0.625);

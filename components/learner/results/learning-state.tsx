@@ -1,5 +1,5 @@
 import { useTranslations } from "next-intl";
-import type { LearningAnalysis } from "@/server/jobs/schemas";
+import { itemText, type AnyLearningAnalysis } from "@/server/job-types/learning-state-analysis/schema";
 import { pct } from "../labels";
 
 function barColor(m: number) {
@@ -7,7 +7,7 @@ function barColor(m: number) {
 }
 
 /** Summary, overall mastery and a bar per knowledge point (mastery, with confidence and answers). */
-export function LearningStateResult({ output }: { output: LearningAnalysis }) {
+export function LearningStateResult({ output }: { output: AnyLearningAnalysis }) {
   const t = useTranslations("learningState");
   const kps = [...output.knowledgePoints].sort((a, b) => a.mastery - b.mastery);
   return (
@@ -48,8 +48,8 @@ export function LearningStateResult({ output }: { output: LearningAnalysis }) {
         <p className="mt-2 text-xs text-slate-600">{t("fainter")}</p>
       </figure>
       <div className="grid gap-4 sm:grid-cols-2">
-        <List title={t("strengths")} items={output.strengths} tone="text-emerald-700" />
-        <List title={t("risks")} items={output.risks} tone="text-rose-700" />
+        <List title={t("strengths")} items={output.strengths.map(itemText)} tone="text-emerald-700" />
+        <List title={t("risks")} items={output.risks.map(itemText)} tone="text-rose-700" />
       </div>
     </div>
   );

@@ -8,7 +8,7 @@ export * from "./schema";
 export const flashcardGeneration = defineJobType({
   label: { title: "Flashcards", blurb: "Cards to flip through and mark as known." },
   params: flashcardParamsSchema,
-  output: { version: "v1", schema: flashcardsSchema },
+  output: { version: "v2", schema: flashcardsSchema },
   qualityRules: {
     count_mismatch: "Exactly `params.count` flashcards.",
     duplicate_front:

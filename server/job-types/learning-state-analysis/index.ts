@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { defineJobType } from "../define";
 import { analyseLearningState } from "./analyse";
-import { learningAnalysisSchema } from "./schema";
+import { learningAnalysisV1Schema, learningAnalysisSchema } from "./schema";
 
 export * from "./schema";
 
 export const learningStateAnalysis = defineJobType({
   label: { title: "Learning state", blurb: "How well you know each topic, and how engaged you have been." },
   params: z.strictObject({}),
-  output: { version: "v1", schema: learningAnalysisSchema },
+  output: { version: "v2", schema: learningAnalysisSchema, v1: learningAnalysisV1Schema },
   qualityRules: {},
   quality(v, check) {
     v.knowledgePoints.forEach((k, i) => check.knowledgePoint(`knowledgePoints.${i}`, k.knowledgePointId));

@@ -1,13 +1,13 @@
 import { defineJobType } from "../define";
 import { planNextActions } from "./analyse";
-import { nextActionParamsSchema, nextActionsSchema } from "./schema";
+import { nextActionParamsSchema, nextActionsSchema, nextActionsV1Schema } from "./schema";
 
 export * from "./schema";
 
 export const nextActionPlanning = defineJobType({
   label: { title: "Next steps", blurb: "A short plan of what to do next, with time estimates." },
   params: nextActionParamsSchema,
-  output: { version: "v1", schema: nextActionsSchema },
+  output: { version: "v2", schema: nextActionsSchema, v1: nextActionsV1Schema },
   qualityRules: {
     target_id_required: "An action whose `target.type` is not `none` names its target's `id`.",
   },

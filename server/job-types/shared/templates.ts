@@ -14,7 +14,7 @@ export type Templates = {
   level: Record<Level, string>;
   learningState: {
     learner: string;
-    strength(title: string, mastery: string, answers: number): string;
+    strength(title: string, mastery: string, answers: number, reviews: number): string;
     risk(title: string, mastery: string, wrong: number, recent: number): string;
     notPractised(title: string): string;
     littleStudy(minutes: number): string;
@@ -24,12 +24,13 @@ export type Templates = {
     strongest(title: string, mastery: string): string;
     weakest(title: string, mastery: string): string;
     /** Review evidence (snapshot.reviews): recall is a percentage, or null before any review. */
-    recallStrength(title: string, recall: string, reviews: number): string;
+    recallStrength(title: string, mastery: string, reviews: number): string;
+    lowRecall(title: string, mastery: string, reviews: number, again: number): string;
     forgetting(title: string, recall: string | null, forgotten: number, lapses: number, due: number): string;
     reviews(cards: number, due: number, recall: string | null): string;
   };
   weakPoints: {
-    mastery(mastery: string, answers: number): string;
+    mastery(mastery: string, answers: number, reviews: number): string;
     recentWrong(wrong: number, recent: number): string;
     wrongOn(date: string, question: string): string;
     review(material: string | null, title: string, statement: string): string;
@@ -87,7 +88,7 @@ const en: Templates = {
   level: { low: "low", medium: "medium", high: "high" },
   learningState: {
     learner: "The learner",
-    strength: (t, m, n) => `${t}: ${m} mastery over ${n} answers`,
+    strength: (t, m, n, r) => `${t}: ${m} mastery over ${cardsEn(n, "answer")}${r ? ` and ${cardsEn(r, "review")}` : ""}`,
     risk: (t, m, w, r) => `${t}: ${m} mastery, ${w} of the last ${r} answers wrong`,
     notPractised: (t) => `${t}: not practised yet`,
     littleStudy: (m) => `Little study in the last 14 days (${m} minutes)`,
@@ -97,7 +98,8 @@ const en: Templates = {
     engagement: (level, m) => `Engagement is ${level} (${m} minutes in the last 14 days).`,
     strongest: (t, m) => `Strongest: ${t} (${m}).`,
     weakest: (t, m) => `Needs the most work: ${t} (${m}).`,
-    recallStrength: (t, r, n) => `${t}: predicted recall ${r} over ${cardsEn(n, "review")}`,
+    recallStrength: (t, m, n) => `${t}: ${m} mastery over ${cardsEn(n, "review")}`,
+    lowRecall: (t, m, n, a) => `${t}: ${m} mastery, ${a} of ${cardsEn(n, "review")} rated Again`,
     forgetting: (t, r, f, l, d) =>
       `${t}: slipping in reviews (${[
         f ? `${cardsEn(f)} forgotten at the latest review` : "",
@@ -108,10 +110,11 @@ const en: Templates = {
         .filter(Boolean)
         .join(", ")})`,
     reviews: (c, d, r) =>
-      `Reviews: ${cardsEn(c)} in the schedule, ${d} due today${r ? `, predicted recall ${r}` : ""}.`,
+      `Reviews: ${cardsEn(c)} in the schedule, ${d} due now${r ? `, predicted recall ${r}` : ""}.`,
   },
   weakPoints: {
-    mastery: (m, n) => `Mastery ${m} over ${n} answers (recent answers weigh more)`,
+    mastery: (m, n, r) =>
+      `Mastery ${m} over ${cardsEn(n, "answer")}${r ? ` and ${cardsEn(r, "review")}` : ""} (recent answers weigh more)`,
     recentWrong: (w, r) => `${w} of the last ${r} answers wrong`,
     wrongOn: (d, q) => `Wrong on ${d}: "${q}"`,
     review: (material, t, s) =>
@@ -171,7 +174,7 @@ const zhCN: Templates = {
   level: { low: "低", medium: "中", high: "高" },
   learningState: {
     learner: "该学习者",
-    strength: (t, m, n) => `${t}：掌握度 ${m}，共作答 ${n} 次`,
+    strength: (t, m, n, r) => `${t}：掌握度 ${m}，共作答 ${n} 次${r ? `、复习 ${r} 次` : ""}`,
     risk: (t, m, w, r) => `${t}：掌握度 ${m}，最近 ${r} 次作答错了 ${w} 次`,
     notPractised: (t) => `${t}：尚未练习`,
     littleStudy: (m) => `近 14 天学习很少（${m} 分钟）`,
@@ -181,7 +184,8 @@ const zhCN: Templates = {
     engagement: (level, m) => `学习投入度${zhLevel[level]}（近 14 天 ${m} 分钟）。`,
     strongest: (t, m) => `掌握最好：${t}（${m}）。`,
     weakest: (t, m) => `最需要加强：${t}（${m}）。`,
-    recallStrength: (t, r, n) => `${t}：复习 ${n} 次，预计记忆保持率 ${r}`,
+    recallStrength: (t, m, n) => `${t}：掌握度 ${m}，复习 ${n} 次`,
+    lowRecall: (t, m, n, a) => `${t}：掌握度 ${m}，复习 ${n} 次中 ${a} 次评为「重来」`,
     forgetting: (t, r, f, l, d) =>
       `${t}：复习中正在遗忘（${[
         f ? `${f} 张卡片在最近一次复习时忘记了` : "",
@@ -191,10 +195,10 @@ const zhCN: Templates = {
       ]
         .filter(Boolean)
         .join("，")}）`,
-    reviews: (c, d, r) => `复习计划中有 ${c} 张卡片，今天到期 ${d} 张${r ? `，预计记忆保持率 ${r}` : ""}。`,
+    reviews: (c, d, r) => `复习计划中有 ${c} 张卡片，现在到期 ${d} 张${r ? `，预计记忆保持率 ${r}` : ""}。`,
   },
   weakPoints: {
-    mastery: (m, n) => `掌握度 ${m}，共作答 ${n} 次（越近的作答权重越高）`,
+    mastery: (m, n, r) => `掌握度 ${m}，共作答 ${n} 次${r ? `、复习 ${r} 次` : ""}（越近的作答权重越高）`,
     recentWrong: (w, r) => `最近 ${r} 次作答错了 ${w} 次`,
     wrongOn: (d, q) => `${d} 答错：“${q}”`,
     review: (material, t, s) => `重读${material ? `《${material}》中的` : ""}“${t}”：${s} 然后做几道相关的练习题。`,

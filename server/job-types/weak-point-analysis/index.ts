@@ -8,7 +8,7 @@ export * from "./schema";
 export const weakPointAnalysis = defineJobType({
   label: { title: "Weak points", blurb: "The topics that need attention, ranked, with the evidence." },
   params: z.strictObject({}),
-  output: { version: "v1", schema: weakPointsSchema },
+  output: { version: "v2", schema: weakPointsSchema },
   qualityRules: {},
   quality(v, check) {
     v.weakPoints.forEach((w, i) => check.knowledgePoint(`weakPoints.${i}`, w.knowledgePointId));
