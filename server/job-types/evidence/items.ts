@@ -8,7 +8,7 @@ import type { EvidenceRules, Finding } from "./finding";
  * "IV. ", "Chapter 2:", "Section 1.2". A title that has it is a heading, not a concept's name.
  */
 export const HEADING_NUMBER =
-  /^\s*(?:[一二三四五六七八九十百零〇]+\s*[、.．]|[（(]\s*[一二三四五六七八九十百零〇\d]+\s*[)）]|第\s*[一二三四五六七八九十百零〇\d]+\s*[章节课部篇单元]|\d+(?:\.\d+)*\s*[、.．)）]|\d+(?:\.\d+)+\s|[IVXLC]+\.\s|(?:chapter|section|part|unit|lesson)\s+[\dIVXLC]+(?:\.\d+)*\s*[:.：]?)\s*/iu;
+  /^\s*(?:[一二三四五六七八九十百零〇]+\s*[、.．]|[（(]\s*[一二三四五六七八九十百零〇\d]+\s*[)）]|第\s*[一二三四五六七八九十百零〇\d]+\s*[章节课部篇单元]|\d+(?:\.\d+)+\s|\d+(?:\.\d+)*\s*[、.．)）]|[IVXLC]+\.\s|(?:chapter|section|part|unit|lesson)\s+[\dIVXLC]+(?:\.\d+)*\s*[:.：]?)\s*/iu;
 
 /** A knowledge point's name without a heading's numbering ("一、电流" → "电流"). */
 export const keyTermOf = (title: string) => title.replace(HEADING_NUMBER, "").trim();
