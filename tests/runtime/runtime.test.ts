@@ -67,7 +67,7 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
         analyse(job.jobType, content, row.params as Record<string, unknown>, snapshot.createdAt),
       );
       expect(
-        checkOutput(job.jobType, "v1", row.result!.output, {
+        checkOutput(job.jobType, row.result!.outputSchemaVersion, row.result!.output, {
           knowledgePointIds: new Set(content.knowledgePoints.map((k) => k.id)),
           params: row.params,
           snapshot: content,
