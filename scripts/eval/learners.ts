@@ -6,7 +6,14 @@ import type { SnapshotContent } from "../../server/job-types/fields";
  * always gives the same learners. Each is one of six profiles, in English or Chinese, with review
  * evidence that could come from a real schedule (forgotten ≤ again ≤ reviews, due ≤ cards).
  */
-export const PROFILES = ["no_data", "all_wrong", "all_forgotten", "long_history", "many_points", "mixed_reviews"] as const;
+export const PROFILES = [
+  "no_data",
+  "all_wrong",
+  "all_forgotten",
+  "long_history",
+  "many_points",
+  "mixed_reviews",
+] as const;
 export type Profile = (typeof PROFILES)[number];
 export type Learner = { id: string; profile: Profile; locale: Locale; snapshot: SnapshotContent; asOf: Date };
 
@@ -35,8 +42,14 @@ const TOPICS = {
     ["Voltage", "Voltage is the difference in electric potential that drives a current."],
     ["Resistance", "Resistance is the opposition of a conductor to the flow of current."],
     ["Inertia", "Inertia is the property of an object to keep its state of motion."],
-    ["Newton's first law", "Newton's first law states that an object stays at rest or in uniform motion unless a net force acts."],
-    ["Photosynthesis", "Photosynthesis is the process by which plants turn light, water and carbon dioxide into glucose."],
+    [
+      "Newton's first law",
+      "Newton's first law states that an object stays at rest or in uniform motion unless a net force acts.",
+    ],
+    [
+      "Photosynthesis",
+      "Photosynthesis is the process by which plants turn light, water and carbon dioxide into glucose.",
+    ],
     ["Covalent bond", "A covalent bond is a chemical bond formed by sharing electron pairs between atoms."],
     ["Oxidation", "Oxidation is the loss of electrons by an atom, ion or molecule."],
     ["Series circuit", "In a series circuit the same current flows through every component in turn."],
@@ -59,7 +72,10 @@ const TOPICS = {
     ["摩尔质量", "单位物质的量的物质所具有的质量叫做摩尔质量。"],
   ],
 } as const;
-const NUMBERING = { en: ["", "", "1. ", "2.3 ", "Chapter 4: "], "zh-CN": ["", "", "一、", "（二）", "第三节 "] } as const;
+const NUMBERING = {
+  en: ["", "", "1. ", "2.3 ", "Chapter 4: "],
+  "zh-CN": ["", "", "一、", "（二）", "第三节 "],
+} as const;
 const DAY = 86_400_000;
 
 function points(r: Rng, locale: Locale, n: number) {
@@ -72,7 +88,14 @@ function points(r: Rng, locale: Locale, n: number) {
   });
 }
 
-function attempts(r: Rng, kps: { id: string; title: string }[], per: [number, number], pCorrect: number, asOf: number, spanDays: number) {
+function attempts(
+  r: Rng,
+  kps: { id: string; title: string }[],
+  per: [number, number],
+  pCorrect: number,
+  asOf: number,
+  spanDays: number,
+) {
   return kps.flatMap((k) =>
     Array.from({ length: r.int(per[0], per[1]) }, (_, j) => ({
       knowledgePointId: k.id,
@@ -92,7 +115,11 @@ function reviews(r: Rng, kps: { id: string }[], asOf: number, s: Shape): Snapsho
       const n = r.int(s.reviews[0], s.reviews[1]);
       const again = Math.min(n, Array.from({ length: n }, () => r.chance(s.pAgain)).filter(Boolean).length);
       const reviewedCards = Math.min(cards, n);
-      const forgotten = Math.min(again, reviewedCards, Array.from({ length: reviewedCards }, () => r.chance(s.pForgotten)).filter(Boolean).length);
+      const forgotten = Math.min(
+        again,
+        reviewedCards,
+        Array.from({ length: reviewedCards }, () => r.chance(s.pForgotten)).filter(Boolean).length,
+      );
       return {
         knowledgePointId: k.id,
         cards,
@@ -105,22 +132,36 @@ function reviews(r: Rng, kps: { id: string }[], asOf: number, s: Shape): Snapsho
         lastReviewedAt: n ? new Date(asOf - r.int(0, 30 * 24) * 3_600_000).toISOString() : null,
       };
     });
-  return list.length ? { asOf: new Date(Math.floor(asOf / DAY) * DAY + DAY).toISOString(), knowledgePoints: list } : undefined;
+  return list.length
+    ? { asOf: new Date(Math.floor(asOf / DAY) * DAY + DAY).toISOString(), knowledgePoints: list }
+    : undefined;
 }
 
 /** One learner of a profile. */
 export function learner(seed: number, profile: Profile, locale: Locale): Learner {
   const r = rng(seed);
   const asOf = Date.UTC(2026, 10, 1 + r.int(0, 30), r.int(0, 23));
-  const nPoints = { no_data: r.int(0, 4), all_wrong: r.int(1, 8), all_forgotten: r.int(1, 8), long_history: r.int(3, 12), many_points: r.int(120, 400), mixed_reviews: r.int(2, 12) }[profile];
+  const nPoints = {
+    no_data: r.int(0, 4),
+    all_wrong: r.int(1, 8),
+    all_forgotten: r.int(1, 8),
+    long_history: r.int(3, 12),
+    many_points: r.int(120, 400),
+    mixed_reviews: r.int(2, 12),
+  }[profile];
   const kps = points(r, locale, nPoints);
   const quiz =
-    profile === "no_data" ? [] :
-    profile === "all_wrong" ? attempts(r, kps, [1, 5], 0, asOf, 14) :
-    profile === "all_forgotten" ? attempts(r, kps, [0, 4], 0.8, asOf, 20) :
-    profile === "long_history" ? attempts(r, kps, [20, 80], r.next(), asOf, 200) :
-    profile === "many_points" ? attempts(r, kps, [0, 3], r.next(), asOf, 30) :
-    attempts(r, kps, [0, 6], r.next(), asOf, 40);
+    profile === "no_data"
+      ? []
+      : profile === "all_wrong"
+        ? attempts(r, kps, [1, 5], 0, asOf, 14)
+        : profile === "all_forgotten"
+          ? attempts(r, kps, [0, 4], 0.8, asOf, 20)
+          : profile === "long_history"
+            ? attempts(r, kps, [20, 80], r.next(), asOf, 200)
+            : profile === "many_points"
+              ? attempts(r, kps, [0, 3], r.next(), asOf, 30)
+              : attempts(r, kps, [0, 6], r.next(), asOf, 40);
   const shape: Record<Profile, Shape | null> = {
     no_data: null,
     all_wrong: r.chance(0.5) ? { pReviewed: 0.5, reviews: [1, 4], pAgain: 1, pForgotten: 1 } : null,
@@ -143,7 +184,14 @@ export function learner(seed: number, profile: Profile, locale: Locale): Learner
       materials: kps.length ? [{ id: "mat-1", title: locale === "en" ? "Science notes" : "科学笔记", content }] : [],
       knowledgePoints: kps,
       quizAttempts: quiz,
-      studySessions: profile === "no_data" ? [] : Array.from({ length: r.int(0, 6) }, () => ({ materialId: "mat-1", startedAt: new Date(asOf - r.int(0, 20 * 24) * 3_600_000).toISOString(), minutes: r.int(5, 90) })),
+      studySessions:
+        profile === "no_data"
+          ? []
+          : Array.from({ length: r.int(0, 6) }, () => ({
+              materialId: "mat-1",
+              startedAt: new Date(asOf - r.int(0, 20 * 24) * 3_600_000).toISOString(),
+              minutes: r.int(5, 90),
+            })),
       ...(s && kps.length ? { reviews: reviews(r, kps, asOf, s) } : {}),
     },
   };

@@ -1,11 +1,14 @@
-import { JOB_TYPES, jobTypeOf, OUTPUT_SCHEMA_VERSION, type JobTypeName } from "../../server/job-types";
+import { JOB_TYPES, jobTypeOf, OUTPUT_SCHEMA_VERSION, targetTypesOf, type JobTypeName } from "../../server/job-types";
+import type { SnapshotContent } from "../../server/job-types/fields";
 import { evidenceFindings } from "../../server/job-types/evidence";
 import { checkOutput } from "../../server/jobs/quality";
 import { isJobFailure } from "../../server/pipeline/errors";
 import type { Learner } from "./learners";
 
 /** Params every type is evaluated with (its defaults; the plan with an hour). */
-const PARAMS: Partial<Record<JobTypeName, Record<string, unknown>>> = { next_action_planning: { timeBudgetMinutes: 60 } };
+const PARAMS: Partial<Record<JobTypeName, Record<string, unknown>>> = {
+  next_action_planning: { timeBudgetMinutes: 60 },
+};
 
 export type Tally = {
   learners: number;
@@ -34,9 +37,17 @@ export function evaluate(list: Learner[], types: readonly JobTypeName[] = JOB_TY
       const def = jobTypeOf(type);
       const run = (tally.runs[type] ??= { checked: 0, declined: 0 });
       const params = def.params.parse(PARAMS[type] ?? {}) as Record<string, unknown>;
+      // A type that runs on materials only (knowledge point extraction) reads the learner's material.
+      const material = l.snapshot.materials[0];
+      const snapshot: SnapshotContent = targetTypesOf(type).includes("user")
+        ? l.snapshot
+        : {
+            ...l.snapshot,
+            target: material ? { type: "material", id: material.id, title: material.title } : l.snapshot.target,
+          };
       let output: unknown;
       try {
-        output = def.analyse(l.snapshot, params, l.asOf, l.locale);
+        output = def.analyse(snapshot, params, l.asOf, l.locale);
       } catch (e) {
         if (!isJobFailure(e)) throw e;
         run.declined++;
@@ -44,17 +55,23 @@ export function evaluate(list: Learner[], types: readonly JobTypeName[] = JOB_TY
       }
       run.checked++;
       const hard = checkOutput(type, OUTPUT_SCHEMA_VERSION, output, {
-        knowledgePointIds: new Set(l.snapshot.knowledgePoints.map((k) => k.id)),
-        snapshot: l.snapshot,
+        knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)),
+        snapshot,
         params,
       });
       if (!hard.ok) {
-        for (const v of hard.violations) count(type, `api.${v.rule}`, `${l.id} (${l.profile}, ${l.locale}): ${v.path}: ${v.message}`);
+        for (const v of hard.violations)
+          count(type, `api.${v.rule}`, `${l.id} (${l.profile}, ${l.locale}): ${v.path}: ${v.message}`);
         continue;
       }
-      for (const f of def.review(hard.output, { snapshot: l.snapshot, params, locale: l.locale }))
+      for (const f of def.review(hard.output, { snapshot, params, locale: l.locale }))
         count(type, "review", `${l.id} (${l.profile}, ${l.locale}): ${f}`);
-      for (const f of evidenceFindings(type, hard.output, { snapshot: l.snapshot, params, locale: l.locale, version: OUTPUT_SCHEMA_VERSION }))
+      for (const f of evidenceFindings(type, hard.output, {
+        snapshot,
+        params,
+        locale: l.locale,
+        version: OUTPUT_SCHEMA_VERSION,
+      }))
         count(type, f.rule, `${l.id} (${l.profile}, ${l.locale}): ${f.path}: ${f.message}`);
     }
   }

@@ -134,11 +134,21 @@ describe("weak_point_analysis: each contradiction is a finding", () => {
     const strong = {
       weakPoints: [
         ...out.weakPoints,
-        { knowledgePointId: "k3", title: "三、电阻", severity: "low", evidence: ["掌握度 100 %"], suggestedReview: "复习。" },
+        {
+          knowledgePointId: "k3",
+          title: "三、电阻",
+          severity: "low",
+          evidence: ["掌握度 100 %"],
+          suggestedReview: "复习。",
+        },
       ],
     };
     expectCaught("weak_point_analysis", strong, "weak_evidence");
-    expectCaught("weak_point_analysis", { weakPoints: out.weakPoints.filter((w) => w.knowledgePointId !== "k1") }, "weak_missed");
+    expectCaught(
+      "weak_point_analysis",
+      { weakPoints: out.weakPoints.filter((w) => w.knowledgePointId !== "k1") },
+      "weak_missed",
+    );
     const low = structuredClone(out);
     low.weakPoints[k1]!.severity = "low";
     expectCaught("weak_point_analysis", low, "severity_counts");
@@ -189,7 +199,9 @@ describe("quiz_generation and flashcard_generation: items that test understandin
     difficulty: "easy" as const,
   });
   it("true/false sets hold both values", () => {
-    const allTrue = { questions: [question("判断：A", "正确", "true_false"), question("判断：B", "正确", "true_false")] };
+    const allTrue = {
+      questions: [question("判断：A", "正确", "true_false"), question("判断：B", "正确", "true_false")],
+    };
     expectCaught("quiz_generation", allTrue, "true_false_both");
     const both = { questions: [question("判断：A", "正确", "true_false"), question("判断：B", "错误", "true_false")] };
     expect(rulesOf("quiz_generation", both)).toEqual([]);
@@ -200,10 +212,14 @@ describe("quiz_generation and flashcard_generation: items that test understandin
     expect(keyTermOf("2.3 Inertia")).toBe("Inertia");
     const giveaway = { questions: [question("下列哪一项描述了“电流”？", "电流是电荷的定向移动")] };
     expectCaught("quiz_generation", giveaway, "answer_repeats_key_term");
-    expect(rulesOf("quiz_generation", { questions: [question("下列哪一项描述了“电流”？", "电荷的定向移动")] })).toEqual([]);
+    expect(rulesOf("quiz_generation", { questions: [question("下列哪一项描述了“电流”？", "电荷的定向移动")] })).toEqual(
+      [],
+    );
   });
   it("flashcard fronts are questions about the concept, not its heading", () => {
-    const card = (front: string) => ({ flashcards: [{ front, back: "电荷的定向移动形成电流。", knowledgePointId: "k1", tags: [] }] });
+    const card = (front: string) => ({
+      flashcards: [{ front, back: "电荷的定向移动形成电流。", knowledgePointId: "k1", tags: [] }],
+    });
     expectCaught("flashcard_generation", card("什么是“一、电流”？"), "front_is_heading");
     expectCaught("flashcard_generation", card("一、电流"), "front_is_heading");
     expectCaught("flashcard_generation", card("电流"), "front_is_question");
@@ -214,7 +230,9 @@ describe("quiz_generation and flashcard_generation: items that test understandin
 
 describe("the rule table", () => {
   it("every evidence rule has a test above that shows it caught", () => {
-    const all = Object.entries(EVIDENCE_RULES).flatMap(([type, r]) => Object.keys(r.rules).map((rule) => `${type}.${rule}`));
+    const all = Object.entries(EVIDENCE_RULES).flatMap(([type, r]) =>
+      Object.keys(r.rules).map((rule) => `${type}.${rule}`),
+    );
     expect([...tested].sort()).toEqual(all.sort());
   });
 });

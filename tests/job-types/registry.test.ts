@@ -68,7 +68,10 @@ describe("the job-type registry", () => {
       const knowledgePointIds = new Set(snapshot.knowledgePoints.map((k) => k.id));
       const params = paramsSchemas[t].parse({}) as Record<string, unknown>;
       const output = analyse(t, snapshot, params, AS_OF);
-      expect(checkOutput(t, OUTPUT_SCHEMA_VERSION, output, { knowledgePointIds, params, snapshot }), t).toEqual({ ok: true, output });
+      expect(checkOutput(t, OUTPUT_SCHEMA_VERSION, output, { knowledgePointIds, params, snapshot }), t).toEqual({
+        ok: true,
+        output,
+      });
       expect(buildPrompt({ jobType: t, snapshot, params, asOf: AS_OF }).user, t).toContain(jobTypeOf(t).prompt.task);
     }
   });

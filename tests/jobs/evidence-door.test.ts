@@ -39,7 +39,9 @@ describe("evidence rules on results submitted through the Runtime API", () => {
     const bad = {
       ...s,
       strengths: [{ knowledgePointId: kp.id, text: `${kp.title}: 100% mastery over 5 answers` }],
-      knowledgePoints: s.knowledgePoints.map((k) => (k.knowledgePointId === kp.id ? { ...k, attempts: 5, mastery: 1 } : k)),
+      knowledgePoints: s.knowledgePoints.map((k) =>
+        k.knowledgePointId === kp.id ? { ...k, attempts: 5, mastery: 1 } : k,
+      ),
     };
     const res = await rt.result(job.id, 1, bad, { degraded: false });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -8,7 +8,10 @@ import { AS_OF, smallSnapshot, tinySnapshot } from "./fixtures";
 const params = <T extends JobTypeName>(t: T, p: Record<string, unknown> = {}) =>
   paramsSchemas[t].parse(p) as Record<string, unknown>;
 const passes = (t: JobTypeName, snapshot: SnapshotContent, output: unknown, p: Record<string, unknown>) =>
-  checkOutput(t, OUTPUT_SCHEMA_VERSION, output, { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params: p });
+  checkOutput(t, OUTPUT_SCHEMA_VERSION, output, {
+    knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)),
+    params: p,
+  });
 
 describe("local analyzer: learning_state_analysis", () => {
   it("computes recency-weighted mastery, confidence, engagement, strengths and risks as worked out by hand", () => {

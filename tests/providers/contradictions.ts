@@ -21,8 +21,7 @@ export type Contradiction = {
 };
 
 const state = () => analyse("learning_state_analysis", tour(), {}, AS_OF, "zh-CN") as LearningAnalysis;
-const plan = () =>
-  analyse("next_action_planning", tour(), { timeBudgetMinutes: 120 }, AS_OF, "zh-CN") as NextActions;
+const plan = () => analyse("next_action_planning", tour(), { timeBudgetMinutes: 120 }, AS_OF, "zh-CN") as NextActions;
 const question = (stem: string, answer: string, type: "single_choice" | "true_false") => ({
   type,
   stem,
@@ -79,7 +78,10 @@ export function contradictions(): Contradiction[] {
       jobType: "learning_state_analysis",
       params: {},
       rule: "mastery_band",
-      bad: { ...s, knowledgePoints: s.knowledgePoints.map((k) => (k.knowledgePointId === "k1" ? { ...k, mastery: 1 } : k)) },
+      bad: {
+        ...s,
+        knowledgePoints: s.knowledgePoints.map((k) => (k.knowledgePointId === "k1" ? { ...k, mastery: 1 } : k)),
+      },
       good: s,
     },
     {
@@ -87,7 +89,9 @@ export function contradictions(): Contradiction[] {
       jobType: "next_action_planning",
       params: { timeBudgetMinutes: 120 },
       rule: "point_once_per_action",
-      bad: { actions: [...p.actions, { ...k1Review, title: "复习“一、电流”", dueCards: undefined, estimatedMinutes: 5 }] },
+      bad: {
+        actions: [...p.actions, { ...k1Review, title: "复习“一、电流”", dueCards: undefined, estimatedMinutes: 5 }],
+      },
       good: p,
     },
     {

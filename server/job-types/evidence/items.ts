@@ -58,9 +58,9 @@ export const quizRules: EvidenceRules<Quiz> = {
 
 export const flashcardRules: EvidenceRules<Flashcards> = {
   rules: {
-    front_is_question: "A card's front asks something: a question (\"?\" or \"？\") or a cue with a blank (\"____\").",
+    front_is_question: 'A card\'s front asks something: a question ("?" or "？") or a cue with a blank ("____").',
     front_is_heading:
-      "A card's front is about the concept, not its heading: it is not the point's title alone, and neither it nor a quoted part of it starts with a heading's numbering (\"一、\", \"1.\", \"Chapter 2\").",
+      'A card\'s front is about the concept, not its heading: it is not the point\'s title alone, and neither it nor a quoted part of it starts with a heading\'s numbering ("一、", "1.", "Chapter 2").',
   },
   check(v, { snapshot }) {
     const found: Finding[] = [];

@@ -70,19 +70,20 @@ export const learningStateRules: EvidenceRules<AnyLearningAnalysis> = {
           `"${s.kp.title}" is not a strength: mastery ${fmtPct(s.mastery)} over ${s.attempts.length} answers and ${s.review?.reviews ?? 0} reviews`,
         );
     });
-    [...strengths.map((x, i) => ({ x, at: `strengths.${i}.text` })), ...risks.map((x, i) => ({ x, at: `risks.${i}.text` }))].forEach(
-      ({ x, at }) => {
-        const s = x.knowledgePointId ? byId.get(x.knowledgePointId) : undefined;
-        if (!s) return;
-        const bad = unsupportedPercents(x.text, s);
-        if (bad.length)
-          add(
-            "quoted_percent",
-            at,
-            `"${s.kp.title}": ${bad.map(fmtPct).join(", ")} is not what its evidence says (mastery ${fmtPct(s.mastery)}${s.review?.forgotten ? `, ${s.review.forgotten} card(s) forgotten at the latest review` : ""})`,
-          );
-      },
-    );
+    [
+      ...strengths.map((x, i) => ({ x, at: `strengths.${i}.text` })),
+      ...risks.map((x, i) => ({ x, at: `risks.${i}.text` })),
+    ].forEach(({ x, at }) => {
+      const s = x.knowledgePointId ? byId.get(x.knowledgePointId) : undefined;
+      if (!s) return;
+      const bad = unsupportedPercents(x.text, s);
+      if (bad.length)
+        add(
+          "quoted_percent",
+          at,
+          `"${s.kp.title}": ${bad.map(fmtPct).join(", ")} is not what its evidence says (mastery ${fmtPct(s.mastery)}${s.review?.forgotten ? `, ${s.review.forgotten} card(s) forgotten at the latest review` : ""})`,
+        );
+    });
 
     if ("strongestKnowledgePointId" in v && v.strongestKnowledgePointId) {
       const s = byId.get(v.strongestKnowledgePointId);

@@ -6,10 +6,7 @@ import type { EvidenceRules, Finding } from "./finding";
  * "3 张到期卡片", "3 张卡片到期").
  */
 export function dueCountsIn(text: string): number[] {
-  const patterns = [
-    /(\d+)\s+(?:due\s+cards?|cards?\s+(?:are\s+|is\s+)?due)\b/giu,
-    /(\d+)\s*张(?:卡片)?(?:已)?到期/gu,
-  ];
+  const patterns = [/(\d+)\s+(?:due\s+cards?|cards?\s+(?:are\s+|is\s+)?due)\b/giu, /(\d+)\s*张(?:卡片)?(?:已)?到期/gu];
   return patterns.flatMap((p) => [...text.matchAll(p)].map((m) => Number(m[1])));
 }
 

@@ -1,4 +1,12 @@
-import { isForgetting, isWeak, LEVELS, SEVERE_MASTERY, severityOf, WEAK_MASTERY, type KpStats } from "../shared/statistics";
+import {
+  isForgetting,
+  isWeak,
+  LEVELS,
+  SEVERE_MASTERY,
+  severityOf,
+  WEAK_MASTERY,
+  type KpStats,
+} from "../shared/statistics";
 import type { WeakPoints } from "../weak-point-analysis/schema";
 import { fmtPct, MASTERY_BAND, unsupportedPercents, type EvidenceRules, type Finding } from "./finding";
 
@@ -35,18 +43,25 @@ export const weakPointRules: EvidenceRules<WeakPoints> = {
           `weakPoints.${i}.severity`,
           `"${s.kp.title}": severity ${w.severity} does not fit the evidence (${describe(s)}; expected ${expected})`,
         );
-      [...w.evidence.map((e, k) => ({ text: e, at: `weakPoints.${i}.evidence.${k}` })), { text: w.suggestedReview, at: `weakPoints.${i}.suggestedReview` }].forEach(
-        ({ text, at }) => {
-          const bad = unsupportedPercents(text, s);
-          if (bad.length)
-            add("quoted_percent", at, `"${s.kp.title}": ${bad.map(fmtPct).join(", ")} is not what its evidence says (${describe(s)})`);
-        },
-      );
+      [
+        ...w.evidence.map((e, k) => ({ text: e, at: `weakPoints.${i}.evidence.${k}` })),
+        { text: w.suggestedReview, at: `weakPoints.${i}.suggestedReview` },
+      ].forEach(({ text, at }) => {
+        const bad = unsupportedPercents(text, s);
+        if (bad.length)
+          add(
+            "quoted_percent",
+            at,
+            `"${s.kp.title}": ${bad.map(fmtPct).join(", ")} is not what its evidence says (${describe(s)})`,
+          );
+      });
     });
     if (v.weakPoints.length < 100)
       stats
         .filter((s) => clearlyWeak(s) && !listed.has(s.kp.id))
-        .forEach((s) => add("weak_missed", "weakPoints", `"${s.kp.title}" (${s.kp.id}) is weak and missing: ${describe(s)}`));
+        .forEach((s) =>
+          add("weak_missed", "weakPoints", `"${s.kp.title}" (${s.kp.id}) is weak and missing: ${describe(s)}`),
+        );
     return found;
   },
 };

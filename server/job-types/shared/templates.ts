@@ -88,7 +88,8 @@ const en: Templates = {
   level: { low: "low", medium: "medium", high: "high" },
   learningState: {
     learner: "The learner",
-    strength: (t, m, n, r) => `${t}: ${m} mastery over ${cardsEn(n, "answer")}${r ? ` and ${cardsEn(r, "review")}` : ""}`,
+    strength: (t, m, n, r) =>
+      `${t}: ${m} mastery over ${cardsEn(n, "answer")}${r ? ` and ${cardsEn(r, "review")}` : ""}`,
     risk: (t, m, w, r) => `${t}: ${m} mastery, ${w} of the last ${r} answers wrong`,
     notPractised: (t) => `${t}: not practised yet`,
     littleStudy: (m) => `Little study in the last 14 days (${m} minutes)`,
@@ -109,8 +110,7 @@ const en: Templates = {
       ]
         .filter(Boolean)
         .join(", ")})`,
-    reviews: (c, d, r) =>
-      `Reviews: ${cardsEn(c)} in the schedule, ${d} due now${r ? `, predicted recall ${r}` : ""}.`,
+    reviews: (c, d, r) => `Reviews: ${cardsEn(c)} in the schedule, ${d} due now${r ? `, predicted recall ${r}` : ""}.`,
   },
   weakPoints: {
     mastery: (m, n, r) =>
