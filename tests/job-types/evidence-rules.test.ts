@@ -106,6 +106,11 @@ describe("learning_state_analysis: each contradiction is a finding", () => {
     // "预计记忆保持率 100 %" for a point whose card was failed minutes before.
     const recall = { ...out, risks: [{ knowledgePointId: "k5", text: "五、电功率：复习 3 次，预计记忆保持率 100 %" }] };
     expectCaught("learning_state_analysis", recall, "quoted_percent");
+    // Counts the snapshot does not hold: k2 has one answer, not three.
+    const counts = { ...out, risks: [{ knowledgePointId: "k2", text: "二、电压：最近 3 次作答错了 2 次" }] };
+    expectCaught("learning_state_analysis", counts, "quoted_counts");
+    const countsEn = { ...out, risks: [{ knowledgePointId: "k1", text: "1. Current: 2 of the last 3 answers wrong" }] };
+    expectCaught("learning_state_analysis", countsEn, "quoted_counts");
   });
 
   it("checks a v1 result as far as it can (its strengths and risks name no point)", () => {
@@ -159,6 +164,11 @@ describe("weak_point_analysis: each contradiction is a finding", () => {
     const k5 = quoted.weakPoints.findIndex((w) => w.knowledgePointId === "k5");
     quoted.weakPoints[k5]!.evidence = ["预计记忆保持率 100 %"];
     expectCaught("weak_point_analysis", quoted, "quoted_percent");
+    const counted = structuredClone(out);
+    counted.weakPoints[k1]!.evidence = ["掌握度 60 %，共作答 5 次、复习 2 次"];
+    expectCaught("weak_point_analysis", counted, "quoted_counts");
+    counted.weakPoints[k1]!.evidence = ["Mastery 60 % over 3 answers and 2 reviews"];
+    expect(rulesOf("weak_point_analysis", counted)).toEqual([]);
   });
 });
 

@@ -58,3 +58,39 @@ export function unsupportedPercents(text: string, s: KpStats): number[] {
 }
 
 export const fmtPct = (x: number) => `${Math.round(x * 1000) / 10} %`;
+
+/**
+ * The counts a sentence states about a point, in the ways the analyses say them, each with what
+ * the evidence says: its answers ("over 3 answers", "共作答 3 次"), its reviews ("2 reviews",
+ * "复习 2 次") and its newest answers' errors ("2 of the last 3 answers wrong", "最近 3 次作答错了 2 次").
+ */
+export function wrongCounts(text: string, s: KpStats): string[] {
+  const reviews = s.review?.reviews ?? 0;
+  const checks: { re: RegExp; expect: (m: RegExpMatchArray) => [number, number][] }[] = [
+    {
+      re: /(\d+) of the last (\d+) answers? wrong/giu,
+      expect: (m) => [
+        [+m[1]!, s.recentErrors],
+        [+m[2]!, s.recentCount],
+      ],
+    },
+    {
+      re: /最近\s*(\d+)\s*次作答错了\s*(\d+)\s*次/gu,
+      expect: (m) => [
+        [+m[1]!, s.recentCount],
+        [+m[2]!, s.recentErrors],
+      ],
+    },
+    { re: /over (\d+) answers?\b/giu, expect: (m) => [[+m[1]!, s.attempts.length]] },
+    { re: /共作答\s*(\d+)\s*次/gu, expect: (m) => [[+m[1]!, s.attempts.length]] },
+    { re: /(\d+) reviews?\b/giu, expect: (m) => [[+m[1]!, reviews]] },
+    { re: /复习\s*(\d+)\s*次/gu, expect: (m) => [[+m[1]!, reviews]] },
+  ];
+  return checks.flatMap(({ re, expect }) =>
+    [...text.matchAll(re)].flatMap((m) => (expect(m).some(([said, is]) => said !== is) ? [`"${m[0]}"`] : [])),
+  );
+}
+
+/** The evidence's counts of a point, in words, for a finding. */
+export const countsOf = (s: KpStats) =>
+  `${s.attempts.length} answers (${s.recentErrors} of the last ${s.recentCount} wrong), ${s.review?.reviews ?? 0} reviews`;

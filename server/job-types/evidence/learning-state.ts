@@ -1,7 +1,15 @@
 import { isForgetting, type KpStats } from "../shared/statistics";
 import { RISK_MASTERY, STRONG_MASTERY } from "../learning-state-analysis/analyse";
 import type { AnyLearningAnalysis } from "../learning-state-analysis/schema";
-import { fmtPct, MASTERY_BAND, unsupportedPercents, type EvidenceRules, type Finding } from "./finding";
+import {
+  countsOf,
+  fmtPct,
+  MASTERY_BAND,
+  unsupportedPercents,
+  wrongCounts,
+  type EvidenceRules,
+  type Finding,
+} from "./finding";
 
 type Item = { knowledgePointId: string | null; text: string };
 const items = (list: (string | Item)[]): Item[] =>
@@ -19,6 +27,8 @@ export const learningStateRules: EvidenceRules<AnyLearningAnalysis> = {
     strongest_evidence: `\`strongestKnowledgePointId\` is not a risk: it has answers or reviews, nothing of it is being forgotten, and its masteryOf is within ${MASTERY_BAND} of the highest such point's.`,
     quoted_percent:
       "Every percentage a strength or risk quotes about its point is one of the point's figures: its masteryOf, its share of correct answers (recency-weighted or plain), or its predicted recall when no card was forgotten at its latest review.",
+    quoted_counts:
+      "Every count a strength or risk states about its point — its answers, its reviews, its newest answers' errors — is the snapshot's.",
   },
   check(v, _ctx, { stats, byId }) {
     const found: Finding[] = [];
@@ -76,6 +86,13 @@ export const learningStateRules: EvidenceRules<AnyLearningAnalysis> = {
     ].forEach(({ x, at }) => {
       const s = x.knowledgePointId ? byId.get(x.knowledgePointId) : undefined;
       if (!s) return;
+      const counts = wrongCounts(x.text, s);
+      if (counts.length)
+        add(
+          "quoted_counts",
+          at,
+          `"${s.kp.title}": ${counts.join(", ")} is not what the snapshot holds (${countsOf(s)})`,
+        );
       const bad = unsupportedPercents(x.text, s);
       if (bad.length)
         add(

@@ -8,7 +8,15 @@ import {
   type KpStats,
 } from "../shared/statistics";
 import type { WeakPoints } from "../weak-point-analysis/schema";
-import { fmtPct, MASTERY_BAND, unsupportedPercents, type EvidenceRules, type Finding } from "./finding";
+import {
+  countsOf,
+  fmtPct,
+  MASTERY_BAND,
+  unsupportedPercents,
+  wrongCounts,
+  type EvidenceRules,
+  type Finding,
+} from "./finding";
 
 /** Weak by the evidence, with the band's slack: what a listed weak point must be. */
 const weakEnough = (s: KpStats) => isWeak(s) || (s.evidence > 0 && s.mastery < WEAK_MASTERY + MASTERY_BAND);
@@ -26,6 +34,8 @@ export const weakPointRules: EvidenceRules<WeakPoints> = {
       "`severity` is at most one level from the evidence's (masteryOf below 0.35 high, below 0.6 medium, else low; one level more when being forgotten in reviews), and never `low` for a point with a card forgotten at its latest review.",
     quoted_percent:
       "Every percentage an evidence line or the suggested review quotes is one of the point's figures: its masteryOf, its share of correct answers (recency-weighted or plain), or its predicted recall when no card was forgotten at its latest review.",
+    quoted_counts:
+      "Every count an evidence line or the suggested review states about the point — its answers, its reviews, its newest answers' errors — is the snapshot's.",
   },
   check(v, _ctx, { stats, byId }) {
     const found: Finding[] = [];
@@ -47,6 +57,13 @@ export const weakPointRules: EvidenceRules<WeakPoints> = {
         ...w.evidence.map((e, k) => ({ text: e, at: `weakPoints.${i}.evidence.${k}` })),
         { text: w.suggestedReview, at: `weakPoints.${i}.suggestedReview` },
       ].forEach(({ text, at }) => {
+        const counts = wrongCounts(text, s);
+        if (counts.length)
+          add(
+            "quoted_counts",
+            at,
+            `"${s.kp.title}": ${counts.join(", ")} is not what the snapshot holds (${countsOf(s)})`,
+          );
         const bad = unsupportedPercents(text, s);
         if (bad.length)
           add(
