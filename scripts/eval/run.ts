@@ -64,8 +64,8 @@ export function evaluate(list: Learner[], types: readonly JobTypeName[] = JOB_TY
           count(type, `api.${v.rule}`, `${l.id} (${l.profile}, ${l.locale}): ${v.path}: ${v.message}`);
         continue;
       }
-      for (const f of def.review(hard.output, { snapshot, params, locale: l.locale }))
-        count(type, "review", `${l.id} (${l.profile}, ${l.locale}): ${f}`);
+      for (const f of def.qualityChecks(hard.output, { snapshot, params, locale: l.locale }))
+        count(type, "quality_checks", `${l.id} (${l.profile}, ${l.locale}): ${f}`);
       for (const f of evidenceFindings(type, hard.output, {
         snapshot,
         params,

@@ -2,7 +2,7 @@ import { getDb } from "../db";
 import { learningAnalysisSchema } from "../jobs/schemas";
 import { learningAnalysisV1Schema } from "../job-types/learning-state-analysis";
 
-/** How many past analyses the chart draws: about a year of weekly reviews. */
+/** How many past analyses the chart draws: about a year of weekly analysess. */
 export const MASTERY_HISTORY_LIMIT = 60;
 
 export type MasterySeries = {

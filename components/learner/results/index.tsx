@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { JOB_TYPE_REGISTRY, type JobTypeName } from "@/server/job-types";
+import { parseOutput as parse, type JobTypeName } from "@/server/job-types/catalogue";
 import { learningAnalysisSchema, learningAnalysisV1Schema } from "@/server/job-types/learning-state-analysis/schema";
 import { DEFAULT_PARAMS, FlashcardParamsFields, PlanParamsFields, QuizParamsFields } from "../analysis-params";
 import { FlashcardDeck } from "./flashcards";
@@ -22,11 +22,6 @@ export type ResultRenderer = {
   /** Plain SVG (no emoji fonts needed), decorative: the type's name is always next to it. */
   icon: { tone: string; paths: ReactNode };
 };
-
-const parse = <T extends JobTypeName>(type: T, output: unknown) =>
-  JOB_TYPE_REGISTRY[type].output.schema.parse(output) as ReturnType<
-    (typeof JOB_TYPE_REGISTRY)[T]["output"]["schema"]["parse"]
-  >;
 
 const parseLearningState = (output: unknown) => {
   const v2 = learningAnalysisSchema.safeParse(output);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { id, text, unit } from "../fields";
+import { catalogueEntry } from "../define";
 
 const knowledgePoints = z
   .array(
@@ -44,3 +45,11 @@ export type LearningAnalysis = z.infer<typeof learningAnalysisSchema>;
 export type AnyLearningAnalysis = LearningAnalysis | LearningAnalysisV1;
 /** A strength's or risk's sentence, whichever version it came in. */
 export const itemText = (item: string | { text: string }) => (typeof item === "string" ? item : item.text);
+
+/** The type as the browser and the contract see it: its label, targets, params, output and quality rules. */
+export const learningStateAnalysisEntry = catalogueEntry({
+  label: { title: "Learning state", blurb: "How well you know each topic, and how engaged you have been." },
+  params: z.strictObject({}),
+  output: { version: "v2", schema: learningAnalysisSchema, v1: learningAnalysisV1Schema },
+  qualityRules: {},
+});

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { id, text } from "../fields";
+import { catalogueEntry } from "../define";
 
 const action = z.strictObject({
   actionType: z.enum(["review", "practice", "learn_new", "rest"]),
@@ -31,3 +32,13 @@ export const nextActionParamsSchema = z.strictObject({
   timeBudgetMinutes: z.number().int().min(10).max(600).default(60),
 });
 export type NextActionParams = z.infer<typeof nextActionParamsSchema>;
+
+/** The type as the browser and the contract see it: its label, targets, params, output and quality rules. */
+export const nextActionPlanningEntry = catalogueEntry({
+  label: { title: "Next steps", blurb: "A short plan of what to do next, with time estimates." },
+  params: nextActionParamsSchema,
+  output: { version: "v2", schema: nextActionsSchema, v1: nextActionsV1Schema },
+  qualityRules: {
+    target_id_required: "An action whose `target.type` is not `none` names its target's `id`.",
+  },
+});

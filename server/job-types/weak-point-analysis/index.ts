@@ -1,24 +1,20 @@
-import { z } from "zod";
 import { defineJobType } from "../define";
 import { analyseWeakPoints } from "./analyse";
-import { weakPointsSchema } from "./schema";
+import { weakPointAnalysisEntry } from "./schema";
 
 export * from "./schema";
 
 export const weakPointAnalysis = defineJobType({
-  label: { title: "Weak points", blurb: "The topics that need attention, ranked, with the evidence." },
-  params: z.strictObject({}),
-  output: { version: "v2", schema: weakPointsSchema },
-  qualityRules: {},
+  ...weakPointAnalysisEntry,
   quality(v, check) {
     v.weakPoints.forEach((w, i) => check.knowledgePoint(`weakPoints.${i}`, w.knowledgePointId));
   },
-  review(v) {
+  qualityChecks(v) {
     const ids = v.weakPoints.map((w) => w.knowledgePointId);
     return new Set(ids).size !== ids.length ? ["weakPoints: a knowledge point is listed twice"] : [];
   },
   prompt: {
-    task: "Find the learner's weak knowledge points, ranked by low mastery and recent errors. When the snapshot has `reviews` (the learner's review log per knowledge point), a point with cards forgotten at their latest review, lapses or a predicted recall (`retrievability`) below 0.8 is weak too, and this raises its severity one level. For each give a severity that fits its counts, the concrete evidence from the quiz history and the review log (quote only percentages the evidence gives), and a suggested review that names its due cards. Never leave out a point with a card forgotten at its latest review.",
+    task: "Find the learner's weak knowledge points, ranked by low mastery and recent errors. When the snapshot has `reviews` (the learner's review log per knowledge point), a point with cards forgotten at their latest review, lapses or a predicted recall (`retrievability`) below 0.8 is weak too, and this raises its severity one level. For each give a severity that fits its counts, the concrete evidence from the quiz history and the review log (quote only percentages and counts the evidence gives), and a suggested review that names its due cards. Never leave out a point with a card forgotten at its latest review.",
   },
   analyse: (snapshot, _params, _asOf, locale) => analyseWeakPoints(snapshot, locale),
 });

@@ -3,9 +3,9 @@ import { evidenceFindings, findingText } from "../job-types/evidence";
 import type { SnapshotContent } from "../job-types/fields";
 import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
 
-export type Review = { ok: true } | { ok: false; findings: string[] };
-/** A quality rule the pipeline applies on top of the API's (which checkOutput enforces). */
-export type Reviewer = (input: {
+export type QualityVerdict = { ok: true } | { ok: false; findings: string[] };
+/** The pipeline's quality checks, applied on top of the API's rules (which checkOutput enforces). */
+export type QualityChecker = (input: {
   jobType: JobTypeName;
   output: unknown;
   snapshot: SnapshotContent;
@@ -13,19 +13,19 @@ export type Reviewer = (input: {
   /** The job's language (left out: English). */
   locale?: Locale;
   attempt: number;
-}) => Review | Promise<Review>;
+}) => QualityVerdict | Promise<QualityVerdict>;
 
 /**
- * The pipeline's own quality bar, stricter than the API's acceptance rules: each type's `review`
- * in server/job-types, and the evidence rules (server/job-types/evidence), which hold what the
- * output says against the snapshot. An output that misses only these is still acceptable to the API: after the
- * last quality loop it is submitted marked degraded instead of failing the job.
+ * The pipeline's quality checks, a bar stricter than the API's acceptance rules: each type's
+ * `qualityChecks` in server/job-types, and the evidence rules (server/job-types/evidence), which
+ * hold what the output says against the snapshot. An output that misses only these is still acceptable to
+ * the API: after the last quality loop it is submitted marked degraded instead of failing the job.
  */
-export const reviewOutput: Reviewer = ({ jobType, output, snapshot, params, locale = DEFAULT_LOCALE }) => {
+export const runQualityChecks: QualityChecker = ({ jobType, output, snapshot, params, locale = DEFAULT_LOCALE }) => {
   const type = jobTypeOf(jobType);
   const parsed = type.output.schema.parse(output);
   const findings = [
-    ...type.review(parsed, { snapshot, params, locale }),
+    ...type.qualityChecks(parsed, { snapshot, params, locale }),
     // What the output says against what the snapshot says (server/job-types/evidence).
     ...evidenceFindings(jobType, parsed, { snapshot, params, locale, version: OUTPUT_SCHEMA_VERSION }).map(findingText),
   ];
