@@ -53,7 +53,7 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
     const rt = runtime({ RUNTIME_PROVIDER: "auto" });
     for (const job of jobs) {
       const row = await eventually(`${job.jobType} succeeded`, status(job.id, "succeeded"));
-      expect(row.result).toMatchObject({
+      expect(row.result, job.jobType).toMatchObject({
         modelProvider: "local",
         modelName: "local-analyzer-1",
         promptVersion: PROMPT_VERSION,
