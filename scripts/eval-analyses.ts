@@ -1,7 +1,7 @@
 /**
  * The analyses' evaluation corpus: seeded synthetic learners (six profiles — no data, all wrong,
  * all forgotten, long histories, many points, mixed reviews — in English and Chinese), every job
- * type through its offline analyzer, then the API's rules, the type's review and the evidence
+ * type through its offline analyzer, then the API's rules, the type's quality checks and the evidence
  * rules as the quality stage runs them. Prints the violations per type and rule; with `--write`,
  * also records them in bench-results/<date>-eval-analyses.md.
  *
@@ -32,7 +32,7 @@ const seconds = ((Date.now() - started) / 1000).toFixed(1);
 const lines: string[] = [];
 lines.push(`# Analyses against their evidence: ${count} learners, seed ${seed}`, "");
 lines.push(
-  `${count} seeded learners (${PROFILES.join(", ")}; en and zh-CN in turn), every job type through the offline analyzer and the quality stage's rules (the API's, the type's review, the evidence rules). ${seconds} s.`,
+  `${count} seeded learners (${PROFILES.join(", ")}; en and zh-CN in turn), every job type through the offline analyzer and the quality stage's rules (the API's, the type's quality checks, the evidence rules). ${seconds} s.`,
   "",
 );
 lines.push("| job type | outputs checked | declined (no input to work on) | violations |", "|---|---:|---:|---:|");

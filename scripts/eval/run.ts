@@ -21,7 +21,7 @@ export type Tally = {
 };
 
 /**
- * Every type's offline analyzer on every learner, then the API's rules, the type's review and the
+ * Every type's offline analyzer on every learner, then the API's rules, the type's quality checks and the
  * evidence rules (as the quality stage runs them): violations counted per type and rule.
  */
 export function evaluate(list: Learner[], types: readonly JobTypeName[] = JOB_TYPES): Tally {

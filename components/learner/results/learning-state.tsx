@@ -54,8 +54,8 @@ export function LearningStateResult({ output }: { output: AnyLearningAnalysis })
         <p className="mt-2 text-xs text-slate-600">{t("fainter")}</p>
       </figure>
       <div className="grid gap-4 sm:grid-cols-2">
-        <List title={t("strengths")} testId="strengths" items={output.strengths} tone="text-emerald-700" />
-        <List title={t("risks")} testId="risks" items={output.risks} tone="text-rose-700" />
+        <List title={t("strengths")} variant="strengths" items={output.strengths} tone="text-emerald-700" />
+        <List title={t("risks")} variant="risks" items={output.risks} tone="text-rose-700" />
       </div>
     </div>
   );
@@ -75,16 +75,17 @@ function List({
   title,
   items,
   tone,
-  testId,
+  variant,
 }: {
   title: string;
   items: (string | { knowledgePointId: string | null; text: string })[];
   tone: string;
-  testId: string;
+  /** Which list: its data-testid. */
+  variant: "strengths" | "risks";
 }) {
   const t = useTranslations("learningState");
   return (
-    <div data-testid={testId}>
+    <div data-testid={variant}>
       <h4 className={`text-sm font-semibold ${tone}`}>{title}</h4>
       {items.length === 0 ? (
         <p className="text-sm text-slate-600">{t("noneFound")}</p>
