@@ -20,7 +20,7 @@ export type { ResultInput } from "./store-results";
 /**
  * Stores a result and ends the job succeeded, in one statement fenced on the lease. Repeating
  * the same output for the same attempt answers idempotent; a different output after success is
- * RESULT_ALREADY_EXISTS. Output that fails the v1 schema or the quality rules fails the job
+ * RESULT_ALREADY_EXISTS. Output that fails its schema version or the quality rules fails the job
  * (INVALID_SCHEMA, not retried). A cancel-requested job ends cancelled and keeps no result.
  */
 export async function submitResult(jobId: string, input: ResultInput): Promise<ResultAnswer> {
@@ -95,7 +95,7 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
     // The same [{path, rule, message}] list the console shows at this attempt.
     throw new AppError(
       "INVALID_SCHEMA",
-      "output does not match the v1 schema or the quality rules",
+      "output does not match its schema version or the quality rules",
       keptViolations(check.violations),
     );
   }

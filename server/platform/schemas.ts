@@ -178,7 +178,7 @@ export const jobAnswer = z.object({
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
-  /** Present once the job succeeded: the output of its job type (SPEC §2, outputSchemaVersion v1). */
+  /** Present once the job succeeded: the output of its job type (SPEC §2, in the version `outputSchemaVersion` names). */
   output: z.unknown().nullable(),
   outputSchemaVersion: z.string().nullable(),
   /** Set once a cancel was asked for a locked or running job: its Runtime stops at its next heartbeat and the job ends cancelled. */
