@@ -99,7 +99,7 @@ export function fromUntrustedDoor<T>(fn: () => T): T {
 }
 
 /**
- * A span for work that creates many learners' jobs (the weekly review, a bulk re-run): each job's
+ * A span for work that creates many learners' jobs (the weekly analyses, a bulk re-run): each job's
  * creation span starts a trace of its own with a link to this one, so one job is one trace and a
  * batch of a thousand is not one trace of a thousand jobs.
  */
