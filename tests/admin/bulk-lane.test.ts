@@ -25,7 +25,7 @@ describe("bulk runs at once", () => {
     await lock.query("BEGIN");
     await lock.query(`SELECT 1 FROM "AiRuntimeJob" WHERE id = $1 FOR UPDATE`, [scopes[0]![0]]);
     try {
-      const runs = [];
+      const runs: { id: string }[] = [];
       for (const ids of scopes) runs.push(await launchBulkRun("cancel", { ids }, ids.length, admin.user.id));
       await eventually("the first run's batch waits on the held job", async () => {
         const rows = await getDb().$queryRaw<{ n: number }[]>`
