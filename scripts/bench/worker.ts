@@ -96,7 +96,7 @@ async function finish(jobId: string, attemptNo: number, jobType = capabilities[0
   await submit(jobId, attemptNo, jobType, id);
 }
 
-type Item = { jobId: string; attemptNo: number; output: unknown; usage: typeof usage };
+type Item = { jobId: string; jobType: string; attemptNo: number; output: unknown; usage: typeof usage };
 const batcher = createResultBatcher<Item, unknown>({
   send: async (items) => {
     const res = await timed("results", "results", { runtimeInstanceId: runtime, results: items });
@@ -111,7 +111,8 @@ const batcher = createResultBatcher<Item, unknown>({
 });
 
 async function submitTogether(jobId: string, attemptNo: number) {
-  await batcher.submit({ jobId, attemptNo, output: outputFor(capabilities[0]!), usage });
+  const jobType = capabilities[0]!;
+  await batcher.submit({ jobId, jobType, attemptNo, output: outputFor(jobType), usage });
   done++;
 }
 

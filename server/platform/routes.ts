@@ -166,8 +166,8 @@ export const ROUTES: Route[] = [
     errors: { ...learnerNotFound, 403: ["FORBIDDEN"] },
     run: async ({ params, actor }) => {
       const learner = await findLearner(params.externalId!);
-      const { erasureId, counts } = await eraseLearner(learner.id, serviceActor(actor));
-      return ok({ externalId: learner.externalId, erased: true, erasureId, counts });
+      const { erasureId, counts, cancelledJobIds } = await eraseLearner(learner.id, serviceActor(actor));
+      return ok({ externalId: learner.externalId, erased: true, erasureId, counts, cancelledJobIds });
     },
   }),
 ];

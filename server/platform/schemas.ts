@@ -5,6 +5,7 @@ import { jobTypeSchema } from "../jobs/schemas";
 import { refuseUnstorable } from "../security/storable-text";
 import { LIMITS, plainLine } from "../security/learner-text";
 import { RATINGS } from "../review/fsrs";
+import { ERASURE_COUNT_KINDS, type ErasureCountKind } from "../learners/erasure-counts";
 
 /**
  * The platform API's request and answer schemas (SPEC §10): the routes parse with them and the
@@ -149,11 +150,19 @@ export const activityAnswer = z.object({
   repeated: z.number().int(),
 });
 
+/** A job's target, by kind: the learner themself names nothing; a material or a knowledge point is named by the platform's id. */
+export const targetInput = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("user") }).meta({ title: "UserTarget" }),
+  z.strictObject({ type: z.literal("material"), externalId }).meta({ title: "MaterialTarget" }),
+  z.strictObject({ type: z.literal("knowledge_point"), externalId }).meta({ title: "KnowledgePointTarget" }),
+]);
+export type TargetInput = z.infer<typeof targetInput>;
+
 export const jobBody = z
   .strictObject({
     jobType: jobTypeSchema,
-    /** type "user": the learner themself (externalId may be left out); material, knowledge_point: the platform's id of it. */
-    target: z.strictObject({ type: z.enum(TARGET_TYPES), externalId: externalId.optional() }),
+    /** type "user": the learner themself (no externalId); material, knowledge_point: the platform's id of it. */
+    target: targetInput,
     /** Checked by the job type's parameter schema (400 INVALID_PARAMS). */
     params: z.record(z.string(), z.unknown()).optional(),
     /** The same key for the same learner, type and target answers the job it made, whatever else changed. */
@@ -205,6 +214,17 @@ export const erasedAnswer = z.object({
   erased: z.literal(true),
   /** Names no one: it is also the id of the erasure's audit row. */
   erasureId: z.string(),
-  /** Rows removed, per kind. */
-  counts: z.record(z.string(), z.number().int()),
+  /** Rows removed, per kind, and the jobs cancelled in flight (`cancelledInFlight`). */
+  counts: z.object(
+    Object.fromEntries(ERASURE_COUNT_KINDS.map((k) => [k, z.number().int().min(0)])) as Record<
+      ErasureCountKind,
+      z.ZodNumber
+    >,
+  ),
+  /**
+   * The jobs the erasure cancelled in flight (pending, waiting to retry or held by a Runtime):
+   * the webhook never announces them (docs/data-rights.md#erasure), and GET /jobs/{id} answers
+   * 404 JOB_NOT_FOUND for them, as for every job of the learner.
+   */
+  cancelledJobIds: z.array(z.string()),
 });

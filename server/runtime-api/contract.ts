@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JOB_TYPES, jobTypeSchema } from "../job-types";
+import { JOB_TYPES, jobTypeSchema } from "../job-types/catalogue";
 import { snapshotContentSchema } from "../job-types/fields";
 import { REJECTION_LIMITS } from "../jobs/rejection-limits";
 import { MAX_RESULTS_PER_REQUEST, TARGET_TYPES } from "../jobs/constants";
@@ -83,7 +83,14 @@ export const resultsRequest = z
   .object({
     runtimeInstanceId,
     results: z
-      .array(z.object({ jobId, ...resultFields }))
+      .array(
+        z.object({
+          jobId,
+          /** The job's type: the item's output is that type's (an item naming another type is refused, 422). */
+          jobType: jobTypeSchema,
+          ...resultFields,
+        }),
+      )
       .min(1)
       .max(MAX_RESULTS_PER_REQUEST),
   })

@@ -145,10 +145,33 @@ function sharedSchemas(): Record<string, JsonSchema> {
   };
   return schemas;
 }
+/**
+ * A /results item's output tied to its job's type: one variant per type (`<Type>ResultItem`,
+ * `jobType` that type and `output` its output), told apart by `jobType`.
+ */
+function resultItems(request: JsonSchema, schemas: Record<string, JsonSchema>): JsonSchema {
+  const item = (properties(request).results as { items: JsonSchema }).items;
+  const variants = JOB_TYPES.map((t) => ({
+    ...item,
+    title: `${t} result`,
+    properties: { ...properties(item), jobType: { type: "string", const: t }, output: ref(`${typeName(t)}Output`) },
+  }));
+  const name = (t: string) => `${typeName(t as JobTypeName)}ResultItem`;
+  JOB_TYPES.forEach((t, i) => (schemas[name(t)] = variants[i]!));
+  return {
+    description: "One job's result: its `jobType` (the job's, else 422 INVALID_SCHEMA) and an output of that type.",
+    oneOf: JOB_TYPES.map((t) => ref(name(t))),
+    discriminator: {
+      propertyName: "jobType",
+      mapping: Object.fromEntries(JOB_TYPES.map((t) => [t, `#/components/schemas/${name(t)}`])),
+    },
+  };
+}
+
 /** The endpoints' own schemas, with the shared ones put in by reference where zod's would be untyped. */
-function endpointSchemas(name: string, request: JsonSchema, response: JsonSchema) {
+function endpointSchemas(name: string, request: JsonSchema, response: JsonSchema, schemas: Record<string, JsonSchema>) {
   if (name === "SubmitResults")
-    properties((properties(request).results as { items: JsonSchema }).items).output = ref("Output");
+    (properties(request).results as { items: JsonSchema }).items = resultItems(request, schemas);
   if (name === "PollJobs") properties(response).jobs = { type: "array", items: ref("PollItem") };
   if (name === "LockJob") properties(response).job = ref("LeasedJob");
   if (name === "SubmitResult") properties(request).output = ref("Output");
@@ -167,7 +190,7 @@ export function buildOpenApiDocument() {
   const paths: Record<string, unknown> = {};
   for (const e of Object.values(ENDPOINTS)) {
     const name = e.operationId[0]!.toUpperCase() + e.operationId.slice(1);
-    const own = endpointSchemas(name, jsonSchema(e.request, "input"), jsonSchema(e.response, "output"));
+    const own = endpointSchemas(name, jsonSchema(e.request, "input"), jsonSchema(e.response, "output"), schemas);
     schemas[`${name}Request`] = own.request;
     schemas[`${name}Response`] = own.response;
     const errors = errorsOf(e);
