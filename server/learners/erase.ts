@@ -12,7 +12,7 @@ import { erasureSubject } from "./erasure-subject";
 import type { ErasureCounts } from "./erasure-counts";
 
 /**
- * Erasure (SPEC §10, data rights), in one transaction:
+ * Erasure (docs/contract.md#learners-and-their-data, data rights), in one transaction:
  *  1. the learner's row is locked (a concurrent second erasure waits, then finds nobody: NOT_FOUND);
  *  2. every job still in flight is cancelled through the state machine (pending, expired, and held
  *     ones too: a Runtime holding one then gets 404 JOB_NOT_FOUND on its next call, never a 500);

@@ -8,7 +8,7 @@ import { RATINGS } from "../review/fsrs";
 import { ERASURE_COUNT_KINDS, type ErasureCountKind } from "../learners/erasure-counts";
 
 /**
- * The platform API's request and answer schemas (SPEC §10): the routes parse with them and the
+ * The platform API's request and answer schemas (docs/contract.md#learners-and-their-data): the routes parse with them and the
  * OpenAPI document (server/platform/openapi.ts) is generated from them. Request objects are
  * strict: an unknown field (`__proto__`, `constructor`, a typo) is a 400, never data. Every request
  * refuses text PostgreSQL cannot store (NUL, lone surrogates) anywhere in its body.
@@ -22,9 +22,9 @@ export const externalId = z
   .meta({ example: "learner-42" });
 
 export const LOCALES = ["zh-CN", "en"] as const;
-/** A material's text: at most 200 KB of UTF-8 (SPEC §10). */
+/** A material's text: at most 200 KB of UTF-8 (docs/contract.md#learners-and-their-data). */
 export const MATERIAL_TEXT_BYTES = 200 * 1024;
-/** Activity items per call (SPEC §10). */
+/** Activity items per call (docs/contract.md#learners-and-their-data). */
 export const MAX_ACTIVITY_ITEMS = 1000;
 export const MAX_KNOWLEDGE_POINTS = 500;
 
@@ -187,7 +187,7 @@ export const jobAnswer = z.object({
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
-  /** Present once the job succeeded: the output of its job type (SPEC §2, outputSchemaVersion v1). */
+  /** Present once the job succeeded: the output of its job type (docs/contract.md#job-types-and-outputs, outputSchemaVersion v1). */
   output: z.unknown().nullable(),
   outputSchemaVersion: z.string().nullable(),
   /** Set once a cancel was asked for a locked or running job: its Runtime stops at its next heartbeat and the job ends cancelled. */

@@ -234,7 +234,7 @@ export function buildOpenApiDocument() {
       title: "AI Job Runtime — Runtime protocol",
       version: "1.1.0",
       description:
-        'How an external Runtime takes and executes AI jobs (SPEC §4). Every request carries `Authorization: Bearer <runtime key>` and `runtimeInstanceId`. A key has scopes (SPEC §7): the job types it may claim (none listed: all) and whether it may receive learners\' own model keys; poll and claim pass by jobs outside them, and lock answers 409 JOB_NOT_LOCKABLE with details.reason "key_scope". Any endpoint may answer 503 UNAVAILABLE with a Retry-After header when the database is unreachable or timed out (nothing changed): retry after that many seconds. Generated from server/runtime-api/contract.ts, endpoints.ts and the job-type registry (server/job-types); unknown request fields are ignored. Leases, long polls, hand-backs and snapshots: docs/protocol.md.',
+        'How an external Runtime takes and executes AI jobs (docs/contract.md#the-runtime-protocol). Every request carries `Authorization: Bearer <runtime key>` and `runtimeInstanceId`. A key has scopes (docs/contract.md#consent-credentials-and-cancellation): the job types it may claim (none listed: all) and whether it may receive learners\' own model keys; poll and claim pass by jobs outside them, and lock answers 409 JOB_NOT_LOCKABLE with details.reason "key_scope". Any endpoint may answer 503 UNAVAILABLE with a Retry-After header when the database is unreachable or timed out (nothing changed): retry after that many seconds. Generated from server/runtime-api/contract.ts, endpoints.ts and the job-type registry (server/job-types); unknown request fields are ignored. Leases, long polls, hand-backs and snapshots: docs/protocol.md.',
     },
     servers: [
       { url: "/", description: "The origin this document was fetched from" },
@@ -268,7 +268,7 @@ export function buildOpenApiDocument() {
   };
 }
 
-/** The target types a type's jobs run on (SPEC §1), as the schema of a job's target type. */
+/** The target types a type's jobs run on (docs/contract.md#who-uses-it), as the schema of a job's target type. */
 export function targetTypeSchema(t: JobTypeName): JsonSchema {
   const targets = targetTypesOf(t);
   return { type: "string", enum: [...targets], description: `A ${t} job runs on: ${targets.join(", ")}.` };

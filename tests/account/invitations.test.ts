@@ -8,7 +8,7 @@ import { getSession } from "@/server/auth/session";
 import { advanceClock, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
 
-/** Issue 22 item 1 / SPEC §10: invitations, the one way into an `invite` instance. */
+/** Invitations (docs/contract.md#learners-and-their-data), the one way into an `invite` instance. */
 const email = () => `${uid("invitee")}@example.test`;
 const tokenOf = (link: string) => new URL(link).pathname.split("/").at(-1)!;
 const PASSWORD = "a-learner-password-1";

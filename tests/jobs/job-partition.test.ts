@@ -19,7 +19,7 @@ import { runtime, ALL_TYPES } from "../helpers/runtime-api";
 import { validOutput } from "../helpers/outputs";
 
 /**
- * Issue 26, item 4: a hot statement names the job table's partition it works on (one plain table
+ * A hot statement names the job table's partition it works on (one plain table
  * to plan and open), and the parent whenever one partition would not be right.
  */
 afterEach(() => {

@@ -24,7 +24,7 @@ import { runtime } from "../helpers/runtime-api";
 import { jobIn } from "../helpers/states";
 
 /**
- * Erasure (SPEC §10): a learner with data in every table that can hold learner data is erased,
+ * Erasure (docs/contract.md#learners-and-their-data): a learner with data in every table that can hold learner data is erased,
  * and then no row of any table, in any text or JSON column, still names them.
  */
 
