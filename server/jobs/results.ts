@@ -127,7 +127,15 @@ export async function checkResult(
   const findings =
     check.ok && snapshot ? evidenceFindings(ctx.jobType, check.output, { snapshot: snapshot.content, version }) : [];
   const degraded = (input.degraded ?? false) || findings.length > 0;
-  return { check, outputHash, key: `${jobId}:${input.attemptNo}:${outputHash}`, version, degraded, findings };
+  return {
+    check,
+    outputHash,
+    key: `${jobId}:${input.attemptNo}:${outputHash}`,
+    version,
+    degraded,
+    findings,
+    jobType: ctx.jobType,
+  };
 }
 
 export type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean };

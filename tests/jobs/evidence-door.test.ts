@@ -63,7 +63,7 @@ describe("evidence rules on results submitted through the Runtime API", () => {
       })),
     };
     expect(plan.actions.length).toBeGreaterThan(0);
-    const res = await a.rt.results([{ jobId: a.job.id, attemptNo: 1, output: twice }]);
+    const res = await a.rt.results([{ jobId: a.job.id, jobType: "next_action_planning", attemptNo: 1, output: twice }]);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect((await jobRow(a.job.id)).result).toMatchObject({ degraded: true });
   });
