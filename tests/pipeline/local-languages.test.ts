@@ -135,7 +135,7 @@ describe("the local analyzer writes in the job's language", () => {
     ["the analyses and proposals", JOB_TYPES.filter((t) => !ITEMS.has(t))],
     ["quizzes and decks", JOB_TYPES.filter((t) => ITEMS.has(t))],
   ])(
-    "on Chinese material, %s pass the API's rules, the pipeline's review and the evidence rules in both languages, never degraded",
+    "on Chinese material, %s pass the API's rules, the pipeline's quality checks and the evidence rules in both languages, never degraded",
     async (_name, types) => {
       for (const locale of LOCALES)
         for (const jobType of types) {
