@@ -153,7 +153,7 @@ describe("cloze questions and cards hide key terms of the material", () => {
 
   it("hides a key term on a cloze card, never a verb", () => {
     const cards = generateFlashcards(snapshotOf(content, kps), { count: 5 }).flashcards;
-    const cloze = cards.filter((c) => c.front.startsWith("Fill in the blank"));
+    const cloze = cards.filter((c) => c.front.startsWith("Which term fills the blank"));
     expect(cloze.length).toBeGreaterThan(0);
     for (const c of cloze) expect([...terms].some((t) => c.back.toLowerCase().startsWith(t))).toBe(true);
   });

@@ -1,4 +1,5 @@
 import { isStopWord } from "../shared/terms";
+import { withoutNumbering } from "../shared/items";
 
 /**
  * The signals a textbook gives for its knowledge points, strongest first: a definition ("这种性质
@@ -22,12 +23,7 @@ const FUNCTION_EN = new Set(
 const DETERMINER_EN = /^(?:the|a|an|its|their|his|her|our|this|these|that|those)\s+/i;
 const PRONOUN_EN = /^(?:it|this|that|these|those|they|he|she|we|you|there|which|what)$/i;
 
-/** A list marker or a section number at the start of a line: "- ", "• ", "1. ", "(2) ", "一、", "第三节 ", "1.2 ". */
-export const NUMBERING =
-  /^\s*(?:[-*•·]\s+|第[一二三四五六七八九十百零〇\d]+[章节课单元部分]\s*[:：、.．]?\s*|[一二三四五六七八九十百]+\s*[、.．]\s*|[(（]\s*[一二三四五六七八九十\d]+\s*[)）]\s*|\d+(?:\.\d+)*\s*[、.．)）]?\s+|\d+\s*[、.．)）]\s*|[A-Za-z]\s*[.)]\s+|[IVX]+\.\s+|(?:chapter|section|unit|lesson|part)\s+\d+(?:\.\d+)*\s*[:.]?\s*)/iu;
-
-/** A heading or a line without its numbering ("一、电流" → "电流", "1.2 Ohm's law" → "Ohm's law"). */
-export const withoutNumbering = (s: string) => s.replace(NUMBERING, "").trim();
+export { NUMBERING, withoutNumbering } from "../shared/items";
 
 /** English words of a term, without a leading determiner, cut at the first function word or punctuation. */
 function englishTermAhead(text: string, max = 5): string | null {

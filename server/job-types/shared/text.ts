@@ -122,8 +122,9 @@ export function keyword(sentence: string, terms: readonly string[] = []): string
   return best;
 }
 
+/** The sentence with every occurrence of the word hidden (one left in view would give the answer away). */
 export function cloze(sentence: string, word: string) {
-  return sentence.replace(word, "_____");
+  return sentence.split(word).join("_____");
 }
 
 export type Kp = SnapshotContent["knowledgePoints"][number];
