@@ -111,7 +111,6 @@ function make(
 ): Omit<Question, "knowledgePointId" | "difficulty"> | null {
   const others = peersOf(snapshot, kp);
   const statement = statementOf(snapshot, kp);
-  const title = titleOf(kp);
   const concept = conceptOf(kp);
   const sources = sourceSentences(snapshot, kp);
   const n = OPTIONS_BY_DIFFICULTY[difficulty];
