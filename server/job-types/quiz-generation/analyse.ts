@@ -248,9 +248,10 @@ export function generateQuiz(snapshot: SnapshotContent, params: QuizParams, loca
     }
     if (!q) {
       // Out of distinct material: a numbered variant of the first question keeps stems unique.
-      const base =
-        [truth, !truth].map((t) => make(snapshot, s.kp, type, 0, difficulty, Q, t)).find((x) => fair(x, s.kp)) ??
-        make(snapshot, s.kp, type, 0, difficulty, Q, true)!;
+      const tries = [0, 1, 2].flatMap((v) =>
+        [truth, !truth].map((t) => make(snapshot, s.kp, type, v, difficulty, Q, t)),
+      );
+      const base = tries.find((x) => fair(x, s.kp)) ?? make(snapshot, s.kp, type, 0, difficulty, Q, true)!;
       q = { ...base!, stem: clip(Q.numbered(base!.stem, questions.length + 1), 1000) };
     }
     if (type === "true_false") tfAsked++;

@@ -23,10 +23,11 @@ export function conceptOf(kp: Kp): string {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Every occurrence of `term` in `text` (case-insensitive; whole words in English) replaced by `by`. */
+/** Every occurrence of `term` in `text` (case-insensitive; whole words and their plural in English) replaced by `by`. */
 export function replaceAll(text: string, term: string, by: string): string {
   if (!term.trim()) return text;
-  const [edge, end] = hasCjk(term) ? ["", ""] : ["(?<![\\p{L}\\p{N}])", "(?![\\p{L}\\p{N}])"];
+  // English: the plural too ("chemical bonds" for "chemical bond").
+  const [edge, end] = hasCjk(term) ? ["", ""] : ["(?<![\\p{L}\\p{N}])", "(?:e?s)?(?![\\p{L}\\p{N}])"];
   return text.replace(new RegExp(`${edge}${escape(term)}${end}`, "giu"), by);
 }
 
