@@ -1,5 +1,5 @@
 import { hasCjk, norm, type SnapshotContent } from "../fields";
-import { occurrence, sentences, sourceSentences, type Kp } from "./text";
+import { occurrence, sentences, sourceSentences, withoutNumbering, type Kp } from "./text";
 
 /**
  * What the offline quiz and card generators need to test understanding rather than copying: the
@@ -8,12 +8,7 @@ import { occurrence, sentences, sourceSentences, type Kp } from "./text";
  * into its common confusion) and the options most easily confused with an answer.
  */
 
-/** A heading's numbering at the start of a line: "一、", "（二）", "第三节", "1.", "1.2 ", "IV. ", "Chapter 2:", "- ". */
-export const NUMBERING =
-  /^\s*(?:[-*•·]\s+|第\s*[一二三四五六七八九十百零〇\d]+\s*[章节课单元部分篇]\s*[:：、.．]?\s*|[一二三四五六七八九十百]+\s*[、.．]\s*|[(（]\s*[一二三四五六七八九十\d]+\s*[)）]\s*|\d+(?:\.\d+)*\s*[、.．)）]?\s+|\d+\s*[、.．)）]\s*|[A-Za-z]\s*[.)]\s+|[IVX]+\.\s+|(?:chapter|section|unit|lesson|part)\s+\d+(?:\.\d+)*\s*[:.：]?\s*)/iu;
-
-/** A heading or a line without its numbering ("一、电流" → "电流", "1.2 Ohm's law" → "Ohm's law"). */
-export const withoutNumbering = (s: string) => s.replace(NUMBERING, "").trim();
+export { NUMBERING, withoutNumbering } from "./text";
 
 /** The concept a knowledge point names: its title without a heading's numbering (the title when nothing is left). */
 export function conceptOf(kp: Kp): string {
