@@ -168,9 +168,13 @@ export function extractKnowledgePoints(
     if (chosen.length >= (strong(c) ? params.maxPoints : fill)) continue;
     const k = keyOf(c.title);
     if (!t || isStopWord(c.title) || aliases.has(t) || taken.has(t)) continue;
-    // A term held by a chosen one is no new point ("Law" once "Newton's first law" is one); a
-    // longer one may be ("Cell membrane" after "Cell").
-    if (chosen.some((x) => x.key === k || holds(x.key, k)) || [...taken].some((x) => x === t || holds(x, t))) continue;
+    // A term held by a chosen one is no new point ("Law" once "Newton's first law" is one), nor a
+    // key term that holds one ("直角三角形三边" after "直角三角形"); a definition or a heading may.
+    if (
+      chosen.some((x) => x.key === k || holds(x.key, k) || (!strong(c) && holds(k, x.key))) ||
+      [...taken].some((x) => x === t || holds(x, t))
+    )
+      continue;
     chosen.push({ ...c, key: k });
   }
   const picked: { point: Point; at: number }[] = [];
