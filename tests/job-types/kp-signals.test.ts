@@ -86,6 +86,19 @@ describe("knowledge-point proposals: definitions", () => {
   it("reads a glossary line's term at the start of a line", () => {
     expect(terms("Kinetic energy: Ek = ½mv², where m is the mass.", true)).toEqual(["Kinetic energy"]);
     expect(terms("1. 纬度位置：纬度越低，气温越高。", true)).toEqual(["纬度位置"]);
+    expect(terms("Osmosis – the diffusion of water through a partially permeable membrane.", true)).toEqual([
+      "Osmosis",
+    ]);
+    expect(terms("蒸腾作用——水分以气体状态散失到大气中的过程。", true)).toEqual(["蒸腾作用"]);
+  });
+
+  it("reads a term set in bold", () => {
+    expect(terms("Water moves into the cell by **osmosis** when the cytoplasm is more concentrated.")).toEqual([
+      "osmosis",
+    ]);
+    expect(titles("Water moves into root hair cells by **osmosis**. Minerals need **active transport**.")).toEqual(
+      expect.arrayContaining(["Osmosis", "Active transport"]),
+    );
   });
 });
 

@@ -103,7 +103,8 @@ const EN_OPENS = /\s(?:is|are)\s+(?:a|an|the)\s|\s(?:states?|says)\s+that\b|\s(?
  * The terms a sentence defines, each with a strength: a term named after "叫做 / 称为 / 史称 /
  * 这就是" or "is called / is known as / (pieces) called", or before "是指 / 即 (a definition)" or
  * "is defined as / refers to", or the subject of "X is a …" / "X states that …" (English) or "X指出", 3; the
- * term of a glossary line ("Kinetic energy: …", "纬度位置：…"), 2.5. Aliases ("又称", "also
+ * term of a glossary line ("Kinetic energy: …", "Osmosis – …", "纬度位置：…") or a term set in bold
+ * (**osmosis**), 2.5. Aliases ("又称", "also
  * called") are returned apart: they name a point already named, never a new one.
  */
 export function definitionsIn(sentence: string, lineStart: boolean): { found: Definition[]; aliases: string[] } {
@@ -130,7 +131,9 @@ export function definitionsIn(sentence: string, lineStart: boolean): { found: De
         3,
       );
     }
-    const glossary = lineStart ? /^([\p{Script=Han}A-Za-z0-9]{2,8})[：:]/u.exec(withoutNumbering(sentence)) : null;
+    const glossary = lineStart
+      ? /^([\p{Script=Han}A-Za-z0-9]{2,8})(?:[：:]|\s*——)/u.exec(withoutNumbering(sentence))
+      : null;
     if (glossary) add(glossary[1]!, 2.5);
   } else {
     after(EN_ALIAS, englishTermAhead, (t) => t && aliases.push(t));
@@ -143,9 +146,13 @@ export function definitionsIn(sentence: string, lineStart: boolean): { found: De
     for (const m of sentence.matchAll(EN_BEHIND)) add(englishTermBehind(sentence.slice(0, m.index)), 3);
     const opens = EN_OPENS.exec(sentence);
     if (opens) add(englishSubject(sentence, opens.index), 3);
-    const glossary = lineStart ? /^([\p{L}][\p{L}\p{N}'’ -]{1,40}?):\s/u.exec(withoutNumbering(sentence)) : null;
+    const glossary = lineStart
+      ? /^([\p{L}][\p{L}\p{N}'’ -]{1,40}?)(?::\s|\s+[–—]\s+)/u.exec(withoutNumbering(sentence))
+      : null;
     if (glossary && glossary[1]!.split(" ").length <= 4) add(glossary[1]!, 2.5);
   }
+  // A term a textbook sets in bold (Markdown **…** or __…__).
+  for (const m of sentence.matchAll(/(\*\*|__)([^*_\n]{1,40}?)\1/gu)) add(m[2]!, 2.5);
   const seen = new Set(aliases.map((a) => a.toLowerCase()));
   return { found: found.filter((d) => !seen.has(d.term.toLowerCase()) && seen.add(d.term.toLowerCase())), aliases };
 }
