@@ -92,6 +92,15 @@ describe("knowledge-point proposals: definitions", () => {
     expect(terms("蒸腾作用——水分以气体状态散失到大气中的过程。", true)).toEqual(["蒸腾作用"]);
   });
 
+  it("reads the items of a list a sentence announces with its count", () => {
+    expect(terms("汽化有两种方式：蒸发和沸腾。")).toEqual(["蒸发", "沸腾"]);
+    expect(terms("There are three types of rock: igneous, sedimentary and metamorphic rock.")).toEqual([
+      "igneous rock",
+      "sedimentary rock",
+      "metamorphic rock",
+    ]);
+  });
+
   it("reads a term set in bold", () => {
     expect(terms("Water moves into the cell by **osmosis** when the cytoplasm is more concentrated.")).toEqual([
       "osmosis",

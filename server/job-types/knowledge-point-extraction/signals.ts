@@ -104,7 +104,8 @@ const EN_OPENS = /\s(?:is|are)\s+(?:a|an|the)\s|\s(?:states?|says)\s+that\b|\s(?
  * 这就是" or "is called / is known as / (pieces) called", or before "是指 / 即 (a definition)" or
  * "is defined as / refers to", or the subject of "X is a …" / "X states that …" (English) or "X指出", 3; the
  * term of a glossary line ("Kinetic energy: …", "Osmosis – …", "纬度位置：…") or a term set in bold
- * (**osmosis**), 2.5. Aliases ("又称", "also
+ * (**osmosis**), 2.5; an item of a list the sentence announces with its count ("汽化有两种方式：
+ * 蒸发和沸腾", "three types of rock: igneous, sedimentary and metamorphic"), 2.2. Aliases ("又称", "also
  * called") are returned apart: they name a point already named, never a new one.
  */
 export function definitionsIn(sentence: string, lineStart: boolean): { found: Definition[]; aliases: string[] } {
@@ -151,10 +152,38 @@ export function definitionsIn(sentence: string, lineStart: boolean): { found: De
       : null;
     if (glossary && glossary[1]!.split(" ").length <= 4) add(glossary[1]!, 2.5);
   }
+  // The items a sentence announces and lists ("汽化有两种方式：蒸发和沸腾", "three types of rock: igneous, …").
+  for (const item of listedItems(sentence)) add(item, 2.2);
   // A term a textbook sets in bold (Markdown **…** or __…__).
   for (const m of sentence.matchAll(/(\*\*|__)([^*_\n]{1,40}?)\1/gu)) add(m[2]!, 2.5);
   const seen = new Set(aliases.map((a) => a.toLowerCase()));
   return { found: found.filter((d) => !seen.has(d.term.toLowerCase()) && seen.add(d.term.toLowerCase())), aliases };
+}
+
+const ZH_LIST =
+  /(?:有|分为|分成|包括)[两二三四五六七八九十\d]+(?:种|类|个|部分)\p{Script=Han}{0,4}[：:]([^。；！？]+)/u;
+const EN_LIST =
+  /\b(?:two|three|four|five|six|seven|\d+)\s+(?:main\s+)?(?:types|kinds|forms|ways|stages|parts|groups|classes)\s+of\s+[\p{L}\s-]{1,30}?:\s*([^.;]+)/iu;
+
+/** The items of a list a sentence announces with its count ("有两种方式：蒸发和沸腾"), each a short noun phrase. */
+export function listedItems(sentence: string): string[] {
+  const zh = ZH_LIST.exec(sentence);
+  if (zh)
+    return zh[1]!
+      .split(/[、，,和与及]|以及/u)
+      .map((x) => x.trim())
+      .filter((x) => /^\p{Script=Han}{1,8}$/u.test(x));
+  const en = EN_LIST.exec(sentence);
+  if (!en) return [];
+  const items = en[1]!
+    .split(/,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+/u)
+    .map((x) => x.trim().replace(DETERMINER_EN, ""))
+    .filter((x) => /^[\p{L}][\p{L}'’-]*(?:\s[\p{L}][\p{L}'’-]*){0,3}$/u.test(x));
+  // "igneous, sedimentary and metamorphic rock": the last item's noun is every item's.
+  const last = items[items.length - 1]?.split(" ") ?? [];
+  if (last.length > 1 && items.slice(0, -1).every((x) => !x.includes(" ")))
+    return items.map((x, i) => (i < items.length - 1 ? `${x} ${last[last.length - 1]}` : x));
+  return items;
 }
 
 /** Prefixes that make a term's counterpart (作用力 → 反作用力, action → reaction): the pair is one concept. */

@@ -21,7 +21,7 @@ const GENERIC_ZH =
   "变化 增加 减少 导致 决定 主要 重要 一定 不同 相同 一般 基本 常见 称 又称 叫 称之为 所谓 之一 其他 另外 " +
   "同时 此外 因此 所以 但是 然而 而且 并且 可以 能够 应该 必须 一种 一个 一些 这种 那种 这样 那样 如何 什么 " +
   "物体 物质 符号 公式 表达式 生物 运动 单位 大小 方向 性质 定律 规律 结论 装置 范围 标准 状态 数值 储存 " +
-  "边长 主要内容 外力作用";
+  "边长 主要内容 外力作用 地区 区域";
 
 export const STOP_EN = new Set([...lists.en, ...GENERIC_EN.split(" ")].map((w) => w.toLowerCase()));
 export const STOP_ZH = new Set([...lists.zh, ...GENERIC_ZH.split(" ")]);
