@@ -56,6 +56,7 @@ const DETAILS: Partial<Record<ErrorCode, Details>> = {
   },
   INVALID_PARAMS: { always: true, schema: issues },
   UNKNOWN_REFERENCE: { always: true, schema: issues },
+  CARD_LOG_FULL: { always: true, schema: issues },
   UNKNOWN_ERROR_CODE: {
     always: true,
     schema: object({ allowed: { type: "array", items: { type: "string", enum: Object.keys(FAILURE_CODES) } } }, [

@@ -230,7 +230,7 @@ export function buildPlatformOpenApi() {
           ? {
               headers: {
                 "Retry-After": {
-                  description: "Seconds until the rate limit allows another request.",
+                  description: "Seconds until the rate limit, or the cap on work at once, allows another request.",
                   required: true,
                   schema: { type: "integer", minimum: 1 },
                 },

@@ -92,10 +92,10 @@ export const ROUTES: Route[] = [
     scope: "activity:write",
     body: activityBody,
     answer: activityAnswer,
-    errors: { ...learnerNotFound, 422: ["UNKNOWN_REFERENCE"] },
-    run: async ({ body, params }) => {
+    errors: { ...learnerNotFound, 409: ["CARD_LOG_FULL"], 422: ["UNKNOWN_REFERENCE"] },
+    run: async ({ body, params, actor }) => {
       const learner = await findLearner(params.externalId!);
-      return ok(await recordActivity(learner.id, body));
+      return ok(await recordActivity(learner.id, body, actor.id ?? undefined));
     },
   }),
   route({
