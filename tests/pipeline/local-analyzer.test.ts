@@ -149,7 +149,7 @@ describe("local analyzer: quiz_generation", () => {
       ["kp_d", "single_choice", "easy"],
     ]);
     const first = out.questions[0]!;
-    expect(first.stem).toBe('Which statement describes "Calvin cycle"?');
+    expect(first.stem).toBe('Which statement describes "Calvin cycle"? (_____ stands for it)');
     expect(first.answer).toBe("RuBisCO fixes carbon dioxide in the stroma to build glucose.");
     expect(first.options).toHaveLength(3); // easy: the answer and two other points' descriptions
     expect(first.options.filter((o) => o === first.answer)).toHaveLength(1);
@@ -203,10 +203,16 @@ describe("local analyzer: flashcard_generation", () => {
       ["kp_d", 'What is "Chlorophyll"?'],
       ["kp_c", 'What is "Limiting factors"?'],
       ["kp_a", 'What is "Light reactions"?'],
-      ["kp_b", "Which idea is this? RuBisCO fixes carbon dioxide in the stroma to build glucose."],
+      [
+        "kp_b",
+        'Which term fills the blank: "In the Calvin cycle, in the stroma, the enzyme RuBisCO fixes _____ to build glucose."?',
+      ],
     ]);
+    // The back covers the point: its description, then what the material says of it.
     expect(out.flashcards[0]).toMatchObject({
-      back: "RuBisCO fixes carbon dioxide in the stroma to build glucose.",
+      back:
+        "RuBisCO fixes carbon dioxide in the stroma to build glucose. " +
+        "In the Calvin cycle, in the stroma, the enzyme RuBisCO fixes carbon dioxide to build glucose.",
       tags: ["photosynthesis", "needs-review"],
     });
     expect(out.flashcards[3]!.tags).toEqual(["photosynthesis"]);

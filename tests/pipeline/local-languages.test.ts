@@ -163,12 +163,12 @@ describe("the local analyzer writes in the job's language", () => {
     expect(keyword("Chlorophyll absorbs light and splits water.")).toBe("Chlorophyll");
 
     const cards = analyse("flashcard_generation", snapshot, { count: 12 }, AS_OF, "zh-CN") as Flashcards;
-    const cloze = cards.flashcards.filter((c) => c.front.startsWith("填空："));
+    const cloze = cards.flashcards.filter((c) => c.front.startsWith("哪个词填入空白处："));
     expect(cloze.length).toBeGreaterThan(0);
     for (const c of cloze) {
       expect(c.front).toContain("_____");
       // The blank hides a few characters, the rest of the sentence stays readable.
-      expect(c.front.replace("填空：", "").replace("_____", "").length).toBeGreaterThan(5);
+      expect(c.front.replace("哪个词填入空白处：", "").replace("_____", "").length).toBeGreaterThan(5);
     }
   });
 

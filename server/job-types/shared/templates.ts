@@ -64,8 +64,14 @@ export type Templates = {
     whichStatement(title: string): string;
     whichPoint(statement: string): string;
     fillBlank(material: string, text: string): string;
-    trueOrFalse(title: string, statement: string): string;
+    trueOrFalse(statement: string): string;
+    /** A concept's name with a statement about it. */
+    pair(concept: string, statement: string): string;
     describesOther(other: string, explanation: string): string;
+    /** Why a statement with a sibling's term in place of the point's is false. */
+    swapped(concept: string, sibling: string, statement: string): string;
+    /** Why a negated or confused statement is false. */
+    negated(statement: string): string;
     trueOrFalseSource(material: string, sentence: string): string;
     materialSays(sentence: string): string;
     explain(title: string): string;
@@ -145,11 +151,14 @@ const en: Templates = {
     distractors: ["None of the other options", "It is not covered in this material"],
     trueFalse: ["True", "False"],
     from: (t, s) => `From "${t}": ${s}`,
-    whichStatement: (t) => `Which statement describes "${t}"?`,
+    whichStatement: (t) => `Which statement describes "${t}"? (_____ stands for it)`,
     whichPoint: (s) => `Which knowledge point does this describe: "${s}"?`,
     fillBlank: (m, text) => `Fill in the blank (${m}): "${text}"`,
-    trueOrFalse: (t, s) => `True or false: "${t}" — ${s}`,
+    trueOrFalse: (s) => `True or false: ${s}`,
+    pair: (c, s) => `"${c}" — ${s}`,
     describesOther: (o, e) => `That describes "${o}". ${e}`,
+    swapped: (c, o, s) => `False: that is "${c}", not "${o}". ${s}`,
+    negated: (s) => `False. The material says: ${s}`,
     trueOrFalseSource: (m, s) => `True or false (${m}): ${s}`,
     materialSays: (s) => `The material says so: ${s}`,
     explain: (t) => `Explain "${t}" in your own words.`,
@@ -157,8 +166,8 @@ const en: Templates = {
   },
   flashcards: {
     whatIs: (t) => `What is "${t}"?`,
-    whichIdea: (s) => `Which idea is this? ${s}`,
-    fillBlank: (text) => `Fill in the blank: ${text}`,
+    whichIdea: (s) => `Which concept does this describe: "${s}"?`,
+    fillBlank: (text) => `Which term fills the blank: "${text}"?`,
     clozeBack: (w, s) => `${w} — ${s}`,
     numbered: (front, n) => `${front} (card ${n})`,
     general: "general",
@@ -227,11 +236,14 @@ const zhCN: Templates = {
     distractors: ["以上选项都不对", "这份材料没有涉及"],
     trueFalse: ["正确", "错误"],
     from: (t, s) => `出自“${t}”：${s}`,
-    whichStatement: (t) => `下列哪一项描述了“${t}”？`,
+    whichStatement: (t) => `下列哪一项描述了“${t}”？（_____ 代表它）`,
     whichPoint: (s) => `这段话描述的是哪个知识点：“${s}”？`,
     fillBlank: (m, text) => `填空（《${m}》）：“${text}”`,
-    trueOrFalse: (t, s) => `判断正误：“${t}”——${s}`,
+    trueOrFalse: (s) => `判断正误：${s}`,
+    pair: (c, s) => `“${c}”——${s}`,
     describesOther: (o, e) => `这句话描述的是“${o}”。${e}`,
+    swapped: (c, o, s) => `错误：这里说的是“${c}”，而不是“${o}”。${s}`,
+    negated: (s) => `错误。材料原文是：${s}`,
     trueOrFalseSource: (m, s) => `判断正误（《${m}》）：${s}`,
     materialSays: (s) => `材料原文如此：${s}`,
     explain: (t) => `请用自己的话解释“${t}”。`,
@@ -239,8 +251,8 @@ const zhCN: Templates = {
   },
   flashcards: {
     whatIs: (t) => `什么是“${t}”？`,
-    whichIdea: (s) => `这是哪个概念？${s}`,
-    fillBlank: (text) => `填空：${text}`,
+    whichIdea: (s) => `这段话描述的是哪个概念：“${s}”？`,
+    fillBlank: (text) => `哪个词填入空白处：“${text}”？`,
     clozeBack: (w, s) => `${w}——${s}`,
     numbered: (front, n) => `${front}（第 ${n} 张）`,
     general: "综合",
