@@ -152,6 +152,19 @@ export const EXPORT_SECTIONS: ExportSection[] = [
       }),
   }),
   paged({
+    // The learner's answer to each generated deck: added to Review (with what it added, updated, skipped) or not now.
+    key: "reviewDecks",
+    pageSize: SMALL,
+    page: (tx, userId, skip, take) =>
+      tx.reviewDeck.findMany({
+        where: { userId },
+        omit: { userId: true },
+        orderBy: [{ decidedAt: "asc" }, { jobId: "asc" }],
+        skip,
+        take,
+      }),
+  }),
+  paged({
     key: "snapshots",
     pageSize: LARGE,
     page: (tx, userId, skip, take) =>
