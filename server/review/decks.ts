@@ -4,6 +4,7 @@ import { now } from "../clock";
 import { AppError } from "../errors";
 import { norm } from "../job-types/fields";
 import { newMemory } from "./fsrs";
+import { withBuried } from "./manage";
 
 /** Decks waiting for the learner's answer that the Review section lists at most. */
 export const PENDING_DECKS = 5;
@@ -47,13 +48,16 @@ export type DeckDecision = { decision: "added" | "dismissed"; added: number; upd
  * wrong question or the platform) is not added twice — its back is updated when the new deck's
  * differs, else it is skipped; a front twice in one deck counts once. One transaction under the
  * learner's review lock, so two tabs (or two decks added at once) never schedule one front twice;
- * a deck already answered keeps its first answer.
+ * a deck already added keeps its first answer; a deck answered "not now" can be added later.
  */
 export async function addDeck(userId: string, jobId: string): Promise<DeckDecision> {
   return getDb().$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`review-cards:${userId}`}))`;
-    const answered = await tx.reviewDeck.findUnique({ where: { userId_jobId: { userId, jobId } } });
-    if (answered) return answered;
+    const answered = await tx.reviewDeck.findUnique({
+      where: { userId_jobId: { userId, jobId } },
+      select: { decision: true, added: true, updated: true, skipped: true },
+    });
+    if (answered?.decision === "added") return answered;
     await assertDeck(tx, userId, jobId);
     const cards = await deckCards(tx, userId, jobId);
     const points = [...new Set(cards.map((c) => c.knowledgePointId))];
@@ -85,14 +89,17 @@ export async function addDeck(userId: string, jobId: string): Promise<DeckDecisi
       } else skipped++;
     }
     const { count: added } = await tx.reviewCard.createMany({ data: fresh, skipDuplicates: true });
-    return tx.reviewDeck.create({
-      data: { userId, jobId, decision: "added", added, updated, skipped: skipped + fresh.length - added },
+    const counts = { decision: "added" as const, added, updated, skipped: skipped + fresh.length - added };
+    return tx.reviewDeck.upsert({
+      where: { userId_jobId: { userId, jobId } },
+      create: { userId, jobId, ...counts },
+      update: { ...counts, decidedAt: now() },
       select: { decision: true, added: true, updated: true, skipped: true },
     });
   });
 }
 
-/** The learner's answer "not now": the deck no longer asks; it can still be added from the deck. */
+/** The learner's answer "not now": the deck no longer asks; it can still be added from the deck (an added deck stays added). */
 export async function dismissDeck(userId: string, jobId: string): Promise<DeckDecision> {
   return getDb().$transaction(async (tx) => {
     await assertDeck(tx, userId, jobId);
@@ -149,5 +156,5 @@ export async function deckStatus(userId: string, jobId: string) {
       },
     }),
   ]);
-  return { decision, cards };
+  return { decision, cards: cards.map(withBuried) };
 }

@@ -24,8 +24,14 @@ const shape = {
 async function change<T>(userId: string, cardId: string, data: T & object) {
   const { count } = await getDb().reviewCard.updateMany({ where: { id: cardId, userId }, data });
   if (!count) throw new AppError("NOT_FOUND", "no such card in your reviews");
-  return getDb().reviewCard.findUniqueOrThrow({ where: { id: cardId }, select: shape });
+  return withBuried(await getDb().reviewCard.findUniqueOrThrow({ where: { id: cardId }, select: shape }));
 }
+
+/** `buried`: set aside until a time still to come. */
+export const withBuried = <C extends { buriedUntil: Date | null }>(c: C) => ({
+  ...c,
+  buried: c.buriedUntil !== null && c.buriedUntil > now(),
+});
 
 export const editCard = (userId: string, cardId: string, text: { front: string; back: string }) =>
   change(userId, cardId, { front: text.front.trim(), back: text.back.trim() });

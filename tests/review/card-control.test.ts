@@ -74,8 +74,10 @@ describe("a regenerated deck", () => {
     expect(q.pendingDecks).toEqual([]);
     expect(q.cardsInSchedule).toBe(0);
     expect((await caller.review.deck({ jobId: d.id })).decision).toMatchObject({ decision: "dismissed" });
-    // Dismissed is an answer: adding afterwards keeps it (the deck page offers nothing more).
-    expect(await caller.review.addDeck({ jobId: d.id })).toMatchObject({ decision: "dismissed" });
+    // Added from the deck later; "not now" after that changes nothing.
+    expect(await caller.review.addDeck({ jobId: d.id })).toMatchObject({ decision: "added", added: 1 });
+    expect(await caller.review.dismissDeck({ jobId: d.id })).toMatchObject({ decision: "added" });
+    expect((await caller.review.queue()).cardsInSchedule).toBe(1);
   });
 
   it("a deck that is not the learner's, or not a finished deck, is NOT_FOUND", async () => {

@@ -44,6 +44,7 @@ const managedCardSchema = z.object({
   state: count,
   suspended: z.boolean(),
   buriedUntil: isoDate.nullable(),
+  buried: z.boolean(),
 });
 /** An IANA time zone name as the browser reports it (the learner's day for burying and daily limits). */
 const timeZone = z
