@@ -189,6 +189,9 @@ export const PROCEDURES: Record<string, Entry> = {
     input: async (_w, me) => ({ cardId: await dueCard(me) }),
     foreign: async (w) => ({ cardId: await dueCard(w.a) }),
   },
+  "review.today": { access: "user", input: () => ({ timeZone: "Asia/Shanghai" }) },
+  "account.digest": { access: "user", input: () => undefined },
+  "account.setDigest": { access: "user", input: () => ({ optIn: false, hour: 8, timeZone: "Europe/Berlin" }) },
   "review.setLimits": { access: "user", input: () => ({ newPerDay: 20, reviewsPerDay: 200 }) },
   "review.rate": {
     access: "user",

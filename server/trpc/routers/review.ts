@@ -11,6 +11,7 @@ import {
   suspendCard,
 } from "../../review/manage";
 import { RATINGS } from "../../review/fsrs";
+import { todayFor } from "../../review/today";
 import { userProcedure, router } from "../init";
 import { isoDate } from "../schemas";
 
@@ -122,6 +123,17 @@ export const reviewRouter = router({
     .input(z.object({ cardId: id }))
     .output(z.object({ id: z.string(), deleted: z.literal(true) }))
     .mutation(({ ctx, input }) => deleteCard(ctx.user.id, input.cardId)),
+
+  /** The top of the learner page: cards due by the end of the learner's day and the plan's first step not yet ticked. */
+  today: userProcedure
+    .input(z.object({ timeZone }).optional())
+    .output(
+      z.object({
+        dueCards: count,
+        firstStep: z.object({ jobId: z.string(), index: count, title: z.string(), estimatedMinutes: count }).nullable(),
+      }),
+    )
+    .query(({ ctx, input }) => todayFor(ctx.user.id, input?.timeZone)),
 
   /** Review's daily limits (0 new cards a day: only cards already started). */
   setLimits: userProcedure
