@@ -43,7 +43,10 @@ beforeAll(async () => {
   port = (server.server.address() as AddressInfo).port;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-afterEach(() => {
+afterEach(async () => {
+  // Other files' alert checks run against the same database: no failed digest is left behind.
+  await getDb().digestSend.deleteMany({});
+  await getDb().user.updateMany({ where: { digestOptIn: true }, data: { digestOptIn: false } });
   resetClock();
   refuse = false;
   received.length = 0;
@@ -183,5 +186,19 @@ describe("the daily review digest", () => {
     expect(await sendDueDigests()).toMatchObject({ sent: 0, skipped: "no SMTP_HOST" });
     expect(await getDb().digestSend.count({ where: { userId: learner.user.id } })).toBe(0);
     expect(await callerAs(learner.user).account.digest()).toMatchObject({ optIn: true, mailConfigured: false });
+  });
+});
+
+describe("admins see failing digests", () => {
+  it("as a console alert and a metrics gauge while a digest has failed in the last day", async () => {
+    const { getAlerts } = await import("@/server/observability/alerts");
+    process.env.SMTP_HOST = "127.0.0.1";
+    process.env.SMTP_PORT = "1";
+    await optedIn("en", daytimeZone());
+    await sendDueDigests();
+    const { alerts } = await getAlerts();
+    expect(alerts.find((a) => a.code === "DIGEST_FAILING")?.message).toMatch(
+      /review digest emails? failed in the last 24 h/,
+    );
   });
 });
