@@ -3,6 +3,7 @@ import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { norm } from "../job-types/fields";
+import { deckCards } from "../job-types/flashcard-generation/schema";
 import { newMemory } from "./fsrs";
 import { withBuried } from "./manage";
 
@@ -14,22 +15,22 @@ type DeckCard = { front: string; back: string; knowledgePointId: string | null }
 /** Two cards are one when they are on the same knowledge point and their fronts read the same. */
 const cardKey = (knowledgePointId: string | null, front: string) => `${knowledgePointId ?? ""}\u0000${norm(front)}`;
 
-/** The cards of one of the learner's succeeded decks, with a knowledge point only when the learner still has it. */
-async function deckCards(tx: DbOrTx, userId: string, jobId: string): Promise<DeckCard[]> {
-  const rows = await tx.$queryRaw<{ front: string | null; back: string | null; knowledgePointId: string | null }[]>(
-    Prisma.sql`
-      SELECT c.card->>'front' AS front, c.card->>'back' AS back, kp.id AS "knowledgePointId"
-      FROM "AiRuntimeJob" j
-      JOIN "AiRuntimeResult" r ON r."jobId" = j.id
-      CROSS JOIN LATERAL jsonb_array_elements(
-        CASE WHEN jsonb_typeof(r.output->'flashcards') = 'array' THEN r.output->'flashcards' ELSE '[]'::jsonb END
-      ) WITH ORDINALITY AS c(card, n)
-      LEFT JOIN "KnowledgePoint" kp ON kp.id = c.card->>'knowledgePointId' AND kp."userId" = j."userId"
-      WHERE j.id = ${jobId} AND j."userId" = ${userId}
-        AND j."jobType" = 'flashcard_generation' AND j.status = 'succeeded'
-      ORDER BY c.n`,
+/**
+ * The cards of one of the learner's succeeded decks, read through the flashcard type (deckCards),
+ * with a knowledge point only when the learner still has it.
+ */
+async function cardsOfDeck(tx: DbOrTx, userId: string, jobId: string): Promise<DeckCard[]> {
+  const result = await tx.aiRuntimeResult.findUnique({ where: { jobId }, select: { output: true } });
+  const cards = deckCards(result?.output);
+  const owned = new Set(
+    (
+      await tx.knowledgePoint.findMany({
+        where: { userId, id: { in: [...new Set(cards.map((c) => c.knowledgePointId))] } },
+        select: { id: true },
+      })
+    ).map((k) => k.id),
   );
-  return rows.map((r) => ({ front: r.front ?? "", back: r.back ?? "", knowledgePointId: r.knowledgePointId }));
+  return cards.map((c) => ({ ...c, knowledgePointId: owned.has(c.knowledgePointId) ? c.knowledgePointId : null }));
 }
 
 async function assertDeck(tx: DbOrTx, userId: string, jobId: string) {
@@ -59,7 +60,7 @@ export async function addDeck(userId: string, jobId: string): Promise<DeckDecisi
     });
     if (answered?.decision === "added") return answered;
     await assertDeck(tx, userId, jobId);
-    const cards = await deckCards(tx, userId, jobId);
+    const cards = await cardsOfDeck(tx, userId, jobId);
     const points = [...new Set(cards.map((c) => c.knowledgePointId))];
     const existing = await tx.reviewCard.findMany({
       where: {

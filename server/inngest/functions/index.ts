@@ -4,13 +4,13 @@ import { processBulkRunsFn } from "./process-bulk-runs";
 import { pruneFinishedJobsFn } from "./prune-finished-jobs";
 import { sendReviewDigestsFn } from "./send-review-digests";
 import { sweepLeases } from "./sweep-leases";
-import { weeklyLearningReview } from "./weekly-learning-review";
+import { weeklyAnalyses } from "./weekly-analyses";
 
 export const functions = [
   executeJobFn,
   sweepLeases,
   pruneFinishedJobsFn,
-  weeklyLearningReview,
+  weeklyAnalyses,
   notifyJobFinished,
   processBulkRunsFn,
   sendReviewDigestsFn,
