@@ -165,6 +165,19 @@ export const EXPORT_SECTIONS: ExportSection[] = [
       }),
   }),
   paged({
+    // Each daily review digest: the local day, sent or failed, attempts and the last error.
+    key: "digestSends",
+    pageSize: SMALL,
+    page: (tx, userId, skip, take) =>
+      tx.digestSend.findMany({
+        where: { userId },
+        omit: { userId: true },
+        orderBy: [{ day: "asc" }],
+        skip,
+        take,
+      }),
+  }),
+  paged({
     key: "snapshots",
     pageSize: LARGE,
     page: (tx, userId, skip, take) =>

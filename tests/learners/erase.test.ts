@@ -181,6 +181,7 @@ async function learnerWithEverything(admin: { id: string }) {
   await setFlashcardMark(me, deck.id, 0, true);
   // The deck's cards in the review schedule (ReviewDeck), one of them rated (ReviewCard, ReviewLog).
   await caller.review.addDeck({ jobId: deck.id });
+  await getDb().digestSend.create({ data: { userId: me, day: "2026-12-01", status: "sent", attempts: 1 } });
   const review = await caller.review.queue();
   await caller.review.rate({ cardId: review.cards[0]!.id, rating: "good", reps: 0 });
   const plan = await succeededJob(learner, "next_action_planning");
