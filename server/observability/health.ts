@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { getDb } from "../db";
+import { getReserveDb } from "../db-reserve";
 import { setting } from "../config";
 import { isDraining } from "../lifecycle";
 
@@ -19,7 +19,7 @@ export async function health(
         .sort()
     : [];
   try {
-    const rows = await getDb().$queryRaw<{ migration_name: string }[]>`
+    const rows = await getReserveDb().$queryRaw<{ migration_name: string }[]>`
       SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
     const applied = new Set(rows.map((r) => r.migration_name));
     const pending = expected.filter((m) => !applied.has(m));

@@ -145,7 +145,7 @@ type ExportedCard = {
   front: string;
   knowledgePointId: string | null;
   suspended: boolean;
-  logs: { rating: number; reviewedAt: string; due: string }[];
+  logs: { rating: string; reviewedAt: string; due: string }[];
 };
 
 for (const locale of ["en", "zh-CN"] as const) {
@@ -256,7 +256,7 @@ for (const locale of ["en", "zh-CN"] as const) {
     ]);
     expect(reviewCards.map((c) => c.id).sort()).toEqual(walked.slice(0, 6).sort());
     const ratings = (id: string) => reviewCards.find((c) => c.id === id)!.logs.map((l) => l.rating);
-    expect(walked.slice(0, 6).map(ratings)).toEqual([[1, 3], [2], [], [3], [3], [3]]);
+    expect(walked.slice(0, 6).map(ratings)).toEqual([["again", "good"], ["hard"], [], ["good"], ["good"], ["good"]]);
     expect(reviewCards.filter((c) => c.suspended).map((c) => c.id)).toEqual([walked[2]]);
     const again = reviewCards.find((c) => c.id === walked[0])!.logs[0]!;
     expect(Date.parse(again.due) - Date.parse(again.reviewedAt)).toBe(MINUTE);
