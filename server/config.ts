@@ -202,14 +202,23 @@ export const SETTINGS = {
   JOB_WEBHOOK_SECRET: def(text.optional(), "HMAC key of the webhook signature", { secret: true }),
   JOB_WEBHOOK_MAX_ATTEMPTS: def(int(1, 50).default(6), "zero-setup webhook: attempts per finished job"),
   JOB_WEBHOOK_BACKOFF_MS: def(int(0).default(1000), "zero-setup webhook: first retry delay, doubling"),
-  SMTP_HOST: def(text.optional(), "the daily review digest's SMTP server; unset: no digest is sent (the account page says so)"),
+  SMTP_HOST: def(
+    text.optional(),
+    "the daily review digest's SMTP server; unset: no digest is sent (the account page says so)",
+  ),
   SMTP_PORT: def(int(1, 65535).default(587), "SMTP port"),
   SMTP_SECURE: def(flag.default("0"), "1: TLS from the first byte (port 465); 0: STARTTLS when the server offers it"),
   SMTP_USER: def(text.optional(), "SMTP user name (with SMTP_PASSWORD)"),
   SMTP_PASSWORD: def(text.optional(), "SMTP password", { secret: true }),
   MAIL_FROM: def(text.default("AI Job Runtime <no-reply@localhost>"), "the digest's From address"),
-  DIGEST_QUIET_START: def(int(0, 23).default(22), "digest quiet hours start (learner's local hour): none is sent from then"),
-  DIGEST_QUIET_END: def(int(0, 23).default(7), "digest quiet hours end (learner's local hour): a digest due in them waits until then"),
+  DIGEST_QUIET_START: def(
+    int(0, 23).default(22),
+    "digest quiet hours start (learner's local hour): none is sent from then",
+  ),
+  DIGEST_QUIET_END: def(
+    int(0, 23).default(7),
+    "digest quiet hours end (learner's local hour): a digest due in them waits until then",
+  ),
   ALERT_RUNTIME_SILENT_SECONDS: def(
     int(1).default(120),
     "console alert: a Runtime is live for its job types if it called in within this many seconds",
