@@ -202,6 +202,23 @@ export const SETTINGS = {
   JOB_WEBHOOK_SECRET: def(text.optional(), "HMAC key of the webhook signature", { secret: true }),
   JOB_WEBHOOK_MAX_ATTEMPTS: def(int(1, 50).default(6), "zero-setup webhook: attempts per finished job"),
   JOB_WEBHOOK_BACKOFF_MS: def(int(0).default(1000), "zero-setup webhook: first retry delay, doubling"),
+  SMTP_HOST: def(
+    text.optional(),
+    "the daily review digest's SMTP server; unset: no digest is sent (the account page says so)",
+  ),
+  SMTP_PORT: def(int(1, 65535).default(587), "SMTP port"),
+  SMTP_SECURE: def(flag.default("0"), "1: TLS from the first byte (port 465); 0: STARTTLS when the server offers it"),
+  SMTP_USER: def(text.optional(), "SMTP user name (with SMTP_PASSWORD)"),
+  SMTP_PASSWORD: def(text.optional(), "SMTP password", { secret: true }),
+  MAIL_FROM: def(text.default("AI Job Runtime <no-reply@localhost>"), "the digest's From address"),
+  DIGEST_QUIET_START: def(
+    int(0, 23).default(22),
+    "digest quiet hours start (learner's local hour): none is sent from then",
+  ),
+  DIGEST_QUIET_END: def(
+    int(0, 23).default(7),
+    "digest quiet hours end (learner's local hour): a digest due in them waits until then",
+  ),
   ALERT_RUNTIME_SILENT_SECONDS: def(
     int(1).default(120),
     "console alert: a Runtime is live for its job types if it called in within this many seconds",
@@ -479,6 +496,18 @@ export const appConfig = live({ port: () => setting("PORT") });
  * Console alerts (banner and /api/metrics gauges; docs/console-and-learner.md). Fewer finished
  * jobs than failureMinJobs raise no failure-rate alert: 1 failure of 1 is not a spike.
  */
+/** The daily review digest's mail (server/notifications/digest*.ts). */
+export const mailConfig = live({
+  host: () => setting("SMTP_HOST"),
+  port: () => setting("SMTP_PORT"),
+  secure: () => setting("SMTP_SECURE") === "1",
+  user: () => setting("SMTP_USER"),
+  password: () => setting("SMTP_PASSWORD"),
+  from: () => setting("MAIL_FROM"),
+  quietStart: () => setting("DIGEST_QUIET_START"),
+  quietEnd: () => setting("DIGEST_QUIET_END"),
+});
+
 export const alertConfig = live({
   runtimeSilentSeconds: () => setting("ALERT_RUNTIME_SILENT_SECONDS"),
   oldestPendingSeconds: () => setting("ALERT_OLDEST_PENDING_SECONDS"),

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { getTranslations } from "next-intl/server";
 import { DataRights } from "@/components/account/data-rights";
+import { DigestSettings } from "@/components/account/digest-settings";
 import { PageHeader } from "@/components/learner/page-header";
 import { requirePageSession } from "@/server/auth/page-guards";
 
@@ -23,6 +24,7 @@ export default async function AccountPage() {
             </Link>
           </p>
         </div>
+        <DigestSettings />
         <DataRights email={user.email} isAdmin={user.role === "admin"} />
       </main>
     </>

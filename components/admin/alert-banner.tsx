@@ -11,12 +11,14 @@ const TITLES = {
   NO_RUNTIME_FOR_TYPE: "Work is waiting that no Runtime takes.",
   OLDEST_PENDING: "The queue is not moving.",
   FAILURE_RATE: "Failures are spiking.",
+  DIGEST_FAILING: "Review digest emails are failing.",
 } as const;
 
 const LINKS = {
   NO_RUNTIME_FOR_TYPE: { href: "/admin/runtimes", label: "Runtimes" },
   OLDEST_PENDING: { href: "/admin/jobs?status=pending&sort=createdAt_asc", label: "Oldest pending jobs" },
   FAILURE_RATE: { href: "/admin/jobs?status=failed", label: "Failed jobs" },
+  DIGEST_FAILING: { href: "/admin/learners", label: "Learners" },
 } as const;
 
 /** The console-wide banner: one line per active alert, on every admin page, with where to look next. */

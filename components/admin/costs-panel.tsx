@@ -65,9 +65,16 @@ export function CostsPanel() {
           </span>
         </p>
         <p className="mb-2 text-sm text-slate-700" data-testid="costs-cache">
-          Prompt cache: <strong className="font-semibold">{pct(c.total.cacheHitShare)}</strong> of prompt tokens served
-          from the provider&apos;s cache ({tokens(c.total.cacheHitTokens)}) · saved{" "}
-          <strong className="font-semibold">{money(c.total.cacheSaved)}</strong>
+          {c.total.tokens === 0 ? (
+            // No model was called (offline analyzer only): a share of nothing is no 0 %.
+            <>Prompt cache: no provider usage in this window.</>
+          ) : (
+            <>
+              Prompt cache: <strong className="font-semibold">{pct(c.total.cacheHitShare)}</strong> of prompt tokens
+              served from the provider&apos;s cache ({tokens(c.total.cacheHitTokens)}) · saved{" "}
+              <strong className="font-semibold">{money(c.total.cacheSaved)}</strong>
+            </>
+          )}
         </p>
         <DayChart days={c.byDay} money={money} />
       </Panel>

@@ -1,5 +1,6 @@
 "use client";
 
+import { producedBy } from "./produced-by";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef } from "react";
@@ -93,7 +94,13 @@ export function JobDetail({ jobId }: { jobId: string }) {
               ["Attempt", `${job.attemptNo} · retries ${job.retryCount}/${job.maxRetryCount}`],
               ["Timeout", `${job.timeoutSeconds} s`],
               ["Key mode", job.apiKeyMode],
-              ["Model", `${job.modelProvider} / ${job.modelName}`],
+              ["Model requested", `${job.modelProvider} / ${job.modelName}`],
+              [
+                "Produced by",
+                <span key="producer" data-testid="job-producer">
+                  {producedBy(d.result)}
+                </span>,
+              ],
               ["Prompt / schema", `${job.promptVersion ?? "—"} / ${job.outputSchemaVersion ?? "—"}`],
               ["Idempotency key", job.idempotencyKey ?? "—"],
               ["Created", <Time key="c" value={job.createdAt} />],

@@ -7,6 +7,7 @@ import { Time } from "@/components/time";
 import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } from "./ui";
 import { ConfirmRevoke } from "./revoke";
 import { refreshAfterWrite } from "@/components/trpc/refresh";
+import { describeLocale } from "@/server/i18n/locales";
 
 const PAGE_SIZE = 25;
 const STATE_LABEL = {
@@ -123,6 +124,11 @@ export function Learners() {
                 <th>Since</th>
                 <th>Invitation</th>
                 <th>Signs in with</th>
+                <th>Language</th>
+                <th>Last active</th>
+                <th>Due / overdue</th>
+                <th>Forgotten points</th>
+                <th>Jobs · cost this month</th>
                 <th />
               </tr>
             </thead>
@@ -152,6 +158,19 @@ export function Learners() {
                           ? l.signIn.map((s) => (s === "sso" ? "single sign-on" : "password")).join(", ")
                           : "not yet (made by the platform API)"
                         : "—"}
+                    </td>
+                    <td className="text-xs" data-testid="learner-language">
+                      {l.stats ? describeLocale(l.stats.locale) : "—"}
+                    </td>
+                    <td className="text-xs">
+                      {l.stats?.lastActiveAt ? <Time value={l.stats.lastActiveAt} relative /> : "—"}
+                    </td>
+                    <td className="text-xs tabular-nums" data-testid="learner-due">
+                      {l.stats ? `${l.stats.dueCards} / ${l.stats.overdueCards}` : "—"}
+                    </td>
+                    <td className="text-xs tabular-nums">{l.stats ? l.stats.forgottenPoints : "—"}</td>
+                    <td className="text-xs tabular-nums">
+                      {l.stats ? `${l.stats.jobsThisMonth} · ${l.stats.costThisMonth.toFixed(4)}` : "—"}
                     </td>
                     <td className="text-right whitespace-nowrap">
                       {canResend && (

@@ -12,6 +12,7 @@ import { MasteryChart } from "./mastery-chart";
 import { FirstRun } from "./first-run";
 import { MyMaterials } from "./my-materials";
 import { ReviewPanel } from "./review";
+import { TodayBanner } from "./today";
 import { targetTitle, type Target } from "./labels";
 import { TargetPicker } from "./target-picker";
 import { listRefetchMs, useJobFeed } from "./use-job-feed";
@@ -68,6 +69,7 @@ export function LearnerPage({ userId, initialJobId }: { userId: string; initialJ
           </ol>
         </section>
 
+        {!nothingYet && <TodayBanner />}
         {firstRun && (
           <FirstRun
             hasMaterial={hasMaterial}

@@ -1,10 +1,13 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useTranslations } from "next-intl";
+import { useLocale, useTranslations } from "next-intl";
 import { useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Time } from "@/components/time";
+import { browserTimeZone, CardActions, type CardAction } from "./card-actions";
+import { formatInterval } from "./interval";
+import { PendingDecks, ReviewLimits, ReviewScopePicker, type ReviewScope } from "./review-setup";
 
 const RATINGS = ["again", "hard", "good", "easy"] as const;
 // The key that shows the answer, by its ARIA name (aria-keyshortcuts).
@@ -18,19 +21,27 @@ const RATING_STYLE: Record<Rating, string> = {
 };
 
 /**
- * Spaced repetition (server/review): how many cards are due, and the review itself — a card's
- * front, Space (or the button) shows its back, then Again / Hard / Good / Easy by click or by the
- * keys 1–4. The keys work wherever focus is inside the card, and after every step focus returns
- * to the card, so a learner can review with the keyboard alone; each step is announced.
+ * Spaced repetition (server/review): decks waiting for the learner's answer, what is due today
+ * (new, learning, to review, within the daily limits and the chosen scope), and the review itself —
+ * a card's front, Space (or the button) shows its back, then Again / Hard / Good / Easy (each with
+ * the interval it gives) by click or by the keys 1–4, with progress ("3 / 11"). The keys work
+ * wherever focus is inside the card, and after every step focus returns to the card, so a learner
+ * can review with the keyboard alone; each step is announced with its place in the sitting. The
+ * card in hand can be edited, suspended, buried, reset or deleted.
  */
 export function ReviewPanel() {
   const t = useTranslations("review");
+  const locale = useLocale();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const queue = useQuery({ ...trpc.review.queue.queryOptions(), refetchInterval: 60_000 });
+  const [scope, setScope] = useState<ReviewScope>({});
+  const [timeZone] = useState(browserTimeZone);
+  const queue = useQuery({ ...trpc.review.queue.queryOptions({ ...scope, timeZone }), refetchInterval: 60_000 });
   // idle → reviewing (Start) → finished (nothing left due in this sitting) → reviewing (Start again).
   const [phase, setPhase] = useState<"idle" | "reviewing" | "finished">("idle");
+  // Cards rated in this sitting, and cards set aside in it (suspended, buried, reset, deleted).
   const [done, setDone] = useState(0);
+  const [setAside, setSetAside] = useState(0);
   const [announce, setAnnounce] = useState("");
   // Cards rated here, by id, at the review count they were rated at. A card comes back in the same
   // sitting only when the queue holds it again with a higher count: it fell due again (a card rated
@@ -42,7 +53,11 @@ export function ReviewPanel() {
   const finishedRef = useRef<HTMLParagraphElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const reviewing = phase === "reviewing";
-  const card = reviewing ? queue.data?.cards.find((c) => rated.get(c.id) !== c.reps) : undefined;
+  const isRated = (c: { id: string; reps: number }) => rated.get(c.id) === c.reps;
+  const card = reviewing ? queue.data?.cards.find((c) => !isRated(c)) : undefined;
+  // Left in this sitting: today's count, less the cards in hand already rated (the queue is read again after each).
+  const left = queue.data ? Math.max(0, queue.data.today.total - queue.data.cards.filter(isRated).length) : 0;
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.review.queue.queryKey() });
   const cardKey = card ? `${card.id}:${card.reps}` : null;
   const flipped = cardKey !== null && shown === cardKey;
 
@@ -52,18 +67,16 @@ export function ReviewPanel() {
         setRated((m) => new Map(m).set(cardId, reps));
         setShown(null);
       },
-      onSuccess: (_data, { rating }) => {
-        setDone((n) => n + 1);
-        setAnnounce(t("rated", { rating: t(`ratings.${rating}`) }));
-      },
       // A card rated meanwhile (another tab) simply moves on: the queue is read again either way.
-      onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.review.queue.queryKey() }),
+      onSettled: refresh,
     }),
   );
 
-  // The sitting ends when the fresh queue holds nothing left to rate; a card that falls due later
-  // brings back the start button instead of taking focus from the message.
-  if (reviewing && queue.data && !card && !rate.isPending && !queue.isFetching) setPhase("finished");
+  // The sitting ends when nothing is left to rate: at once when the cards in hand were all that was
+  // due (no wait for the save), else when the fresh queue holds nothing more. A card that falls due
+  // later brings back the start button instead of taking focus from the message.
+  const heldAll = queue.data && queue.data.today.total <= queue.data.cards.length;
+  if (reviewing && queue.data && !card && (heldAll || (!rate.isPending && !queue.isFetching))) setPhase("finished");
   // Focus moves in the same commit as the element it leaves, so it is never left on the page.
   useLayoutEffect(() => {
     if (cardKey) cardRef.current?.focus();
@@ -78,9 +91,28 @@ export function ReviewPanel() {
     setAnnounce(t("answerShown"));
   };
 
+  // The card in hand's place in the sitting: "3 / 11" (cards handled so far plus those left).
+  const handled = done + setAside;
   const choose = (rating: Rating) => {
     if (!card || !flipped) return;
+    setDone((n) => n + 1);
+    const name = t(`ratings.${rating}`);
+    // Announced at once with the next card's place, not when the save returns.
+    setAnnounce(
+      left > 1 ? t("ratedNext", { rating: name, n: handled + 2, total: handled + left }) : t("rated", { rating: name }),
+    );
     rate.mutate({ cardId: card.id, rating, reps: card.reps });
+  };
+  // An action on the card in hand: a card set aside (suspended, buried, deleted, reset) leaves the
+  // sitting like a rated one; an edited card stays, with its new text. Focus returns to the card.
+  const acted = (action: CardAction) => {
+    if (card && action !== "edited") {
+      setRated((m) => new Map(m).set(card.id, card.reps));
+      setSetAside((n) => n + 1);
+    }
+    setAnnounce(t(`done.${action}`));
+    void refresh();
+    requestAnimationFrame(() => cardRef.current?.focus());
   };
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
@@ -106,6 +138,13 @@ export function ReviewPanel() {
           </p>
         )}
       </div>
+      {queue.data && (
+        <p className="mt-1 text-sm text-slate-700" data-testid="review-today">
+          {t("todayCounts", queue.data.today)}
+        </p>
+      )}
+      {queue.data && <PendingDecks decks={queue.data.pendingDecks} onAdded={refresh} />}
+      {!reviewing && <ReviewScopePicker value={scope} onChange={setScope} />}
       {queue.error && (
         <p role="alert" className="mt-2 text-sm text-rose-700">
           {t("loadError", { message: queue.error.message })}
@@ -127,24 +166,30 @@ export function ReviewPanel() {
       )}
       {!reviewing && queue.data && (
         <div className="mt-3 flex flex-wrap items-center gap-3">
-          {queue.data.due.total > 0 ? (
+          {queue.data.today.total > 0 ? (
             <button
               type="button"
               onClick={() => {
                 setDone(0);
+                setSetAside(0);
                 setRated(new Map());
                 setShown(null);
                 setPhase("reviewing");
               }}
               className="rounded-lg bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-700 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500"
             >
-              {t("start", { total: queue.data.due.total })}
+              {t("start", { total: queue.data.today.total })}
             </button>
           ) : (
             <p className="text-sm text-slate-600">
               {queue.data.cardsInSchedule === 0
                 ? t("noCards")
-                : t.rich("nothingDue", { time: () => <Time value={queue.data.nextDueAt} relative /> })}
+                : queue.data.due.total > 0
+                  ? t("limitReached", {
+                      newDone: queue.data.limits.newDoneToday,
+                      reviewsDone: queue.data.limits.reviewsDoneToday,
+                    })
+                  : t.rich("nothingDue", { time: () => <Time value={queue.data.nextDueAt} relative /> })}
             </p>
           )}
         </div>
@@ -159,9 +204,7 @@ export function ReviewPanel() {
             role="group"
             aria-roledescription={t("cardRole")}
             aria-label={
-              card
-                ? t("cardLabel", { kind: card.kind, done: done + 1, total: done + (queue.data?.due.total ?? 0) })
-                : t("loading")
+              card ? t("cardLabel", { kind: card.kind, done: handled + 1, total: handled + left }) : t("loading")
             }
             aria-busy={!card}
             onKeyDown={onKeyDown}
@@ -171,10 +214,15 @@ export function ReviewPanel() {
           >
             {card ? (
               <>
-                <p className="text-xs uppercase tracking-wide text-slate-600">
-                  {t("kind", { kind: card.kind })}
-                  {card.knowledgePointTitle && ` · ${card.knowledgePointTitle}`}
-                </p>
+                <div className="flex items-baseline justify-between gap-2">
+                  <p className="text-xs uppercase tracking-wide text-slate-600">
+                    {t("kind", { kind: card.kind })}
+                    {card.knowledgePointTitle && ` · ${card.knowledgePointTitle}`}
+                  </p>
+                  <p className="text-sm tabular-nums text-slate-700" data-testid="review-progress">
+                    {t("progress", { done: handled + 1, total: handled + left })}
+                  </p>
+                </div>
                 <p className="mt-2 whitespace-pre-line font-medium [overflow-wrap:anywhere]" data-testid="review-front">
                   {card.front}
                 </p>
@@ -201,6 +249,9 @@ export function ReviewPanel() {
                           className={`rounded-lg px-3 py-2 text-sm font-medium text-white focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 ${RATING_STYLE[r]}`}
                         >
                           {t(`ratings.${r}`)} <span aria-hidden="true">({i + 1})</span>
+                          <span className="block text-xs font-normal" data-testid={`interval-${r}`}>
+                            {formatInterval(card.intervals[r], locale, t("lessThanMinute"))}
+                          </span>
                         </button>
                       ))}
                     </div>
@@ -225,6 +276,7 @@ export function ReviewPanel() {
               <p className="text-sm text-slate-600">{t("loading")}</p>
             )}
           </div>
+          {card && <CardActions key={`${card.id}:${card.reps}`} card={card} onDone={acted} />}
           <button
             type="button"
             onClick={() => {
@@ -238,6 +290,7 @@ export function ReviewPanel() {
           </button>
         </div>
       )}
+      {!reviewing && queue.data && <ReviewLimits limits={queue.data.limits} onSaved={refresh} />}
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { isLocale, type Locale } from "../i18n/locales";
 import { hashPassword } from "better-auth/crypto";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
@@ -161,7 +162,13 @@ const STATE_ERRORS: Record<Exclude<InvitationState, "valid">, AppError> = {
  * goes on and the other gets INVITATION_USED; the account, its password, the invitation's user
  * and the audit row are written in the same transaction, or none of them.
  */
-export async function acceptInvitation(input: { token: unknown; password: unknown; name?: unknown }) {
+export async function acceptInvitation(input: {
+  token: unknown;
+  password: unknown;
+  name?: unknown;
+  /** The language the invitation page spoke: kept as the learner's (an account that has one keeps it). */
+  locale?: Locale;
+}) {
   const { token, password } = input;
   if (typeof token !== "string" || !TOKEN_SHAPE.test(token)) throw STATE_ERRORS.not_found;
   const problem = passwordProblem(password);
@@ -191,15 +198,21 @@ export async function acceptInvitation(input: { token: unknown; password: unknow
     }
     const { id: invitationId, email } = taken[0]!;
     await assertInvitable(tx, email);
-    const existing = await tx.user.findUnique({ where: { email }, select: { id: true } });
+    const existing = await tx.user.findUnique({ where: { email }, select: { id: true, locale: true } });
+    const locale = input.locale && isLocale(input.locale) ? input.locale : undefined;
     const user = existing
       ? await tx.user.update({
           where: { id: existing.id },
-          data: { emailVerified: true, ...(name ? { name } : {}) },
+          data: { emailVerified: true, ...(name ? { name } : {}), ...(existing.locale ? {} : { locale }) },
           select: { id: true },
         })
       : await tx.user.create({
-          data: { email, name: name || email.split("@")[0]!.slice(0, LIMITS.displayName), emailVerified: true },
+          data: {
+            email,
+            name: name || email.split("@")[0]!.slice(0, LIMITS.displayName),
+            emailVerified: true,
+            locale,
+          },
           select: { id: true },
         });
     await tx.account.upsert({

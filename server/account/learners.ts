@@ -1,6 +1,7 @@
 import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import { now } from "../clock";
+import { learnerStats, type LearnerStats } from "./learner-stats";
 
 /** A learner's invitation as the console shows it; "none": the account was not made by an invitation. */
 export type InvitationStateLabel = "pending" | "accepted" | "expired" | "revoked" | "none";
@@ -16,6 +17,8 @@ export type LearnerRow = {
   invitationExpiresAt: Date | null;
   /** How the account can sign in: "password", "sso"; none yet (e.g. made by the platform API). */
   signIn: ("password" | "sso")[];
+  /** Study and cost figures (null for an invitation without an account). */
+  stats: LearnerStats | null;
 };
 
 /**
@@ -55,7 +58,9 @@ export async function listLearners(opts: { search?: string; page: number; pageSi
       LIMIT ${opts.pageSize} OFFSET ${(opts.page - 1) * opts.pageSize}`,
     db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n ${from} ${where}`,
   ]);
+  const stats = await learnerStats(rows.flatMap((r) => (r.userId ? [r.userId] : [])));
   const items: LearnerRow[] = rows.map((r) => ({
+    stats: (r.userId && stats.get(r.userId)) || null,
     userId: r.userId,
     email: r.email,
     name: r.name,

@@ -11,6 +11,7 @@ import { admitSignIn, normalizeEmail, settleSignIn } from "./sign-in-throttle";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./password-policy";
 import { admitNewUser, settleNewUser, SSO_PROVIDER_ID, ssoPlugins } from "./sso";
 import { decideSsoIdentity } from "./sso-gate";
+import { isLocale, requestLocale } from "../i18n/locales";
 
 const DAY_SECONDS = 86_400;
 const SIGN_IN_PATH = "/sign-in/email";
@@ -99,7 +100,10 @@ function createAuth() {
         create: {
           before: async (user, ctx) => {
             await admitNewUser(user, ctx?.path);
-            return cleanDisplayName(user);
+            // The language the sign-up page spoke (its switcher's cookie, else Accept-Language) is kept.
+            const headers = ctx?.headers ?? ctx?.request?.headers;
+            const locale = isLocale(user.locale) ? user.locale : headers ? requestLocale(headers) : undefined;
+            return cleanDisplayName(locale ? { ...user, locale } : user);
           },
           after: async (user, ctx) => settleNewUser(user, ctx?.path),
         },

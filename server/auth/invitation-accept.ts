@@ -5,6 +5,7 @@ import { findUnstorable } from "../security/storable-text";
 import { isCrossSiteRequest } from "../trpc/same-origin";
 import { handleAuthRequest } from "./handler";
 import { seeOther } from "./form-post";
+import { requestLocale } from "../i18n/locales";
 
 function errorJson(e: AppError): Response {
   return Response.json(
@@ -65,7 +66,7 @@ export async function acceptInvitationRequest(req: Request): Promise<Response> {
     token = fields.token;
     if (fields.repeat !== undefined && fields.repeat !== fields.password)
       throw new AppError("WEAK_PASSWORD", "the two passwords differ");
-    const accepted = await acceptInvitation(fields);
+    const accepted = await acceptInvitation({ ...fields, locale: requestLocale(limited.headers) });
     const signIn = await handleAuthRequest(
       new Request(new URL("/api/auth/sign-in/email", limited.url), {
         method: "POST",

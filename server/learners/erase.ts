@@ -18,7 +18,7 @@ import type { ErasureCounts } from "./erasure-counts";
  *     ones too: a Runtime holding one then gets 404 JOB_NOT_FOUND on its next call, never a 500);
  *  3. everything that names them is deleted: account, sessions, sign-in methods, credentials,
  *     consent, materials, knowledge points, quiz attempts, study sessions, flashcard marks,
- *     review cards and their review logs, next-action ticks, snapshots, jobs with results, events, rejections, usage and webhook
+ *     review cards and their review logs, review deck answers, daily digests sent, next-action ticks, snapshots, jobs with results, events, rejections, usage and webhook
  *     deliveries, quota counters and overrides, sign-in counters and verification tokens;
  *  4. audit rows and bulk runs that named them keep their place but name an erasure id instead;
  *  5. one audit row "learner.erase" records an erasure id, who asked (admin id, service key,
@@ -110,6 +110,8 @@ async function deleteEverything(tx: DbOrTx, user: { id: string; email: string },
   counts.flashcardMarks = (await tx.flashcardMark.deleteMany({ where })).count;
   counts.reviewLogs = (await tx.reviewLog.deleteMany({ where })).count;
   counts.reviewCards = (await tx.reviewCard.deleteMany({ where })).count;
+  counts.reviewDecks = (await tx.reviewDeck.deleteMany({ where })).count;
+  counts.digestSends = (await tx.digestSend.deleteMany({ where })).count;
   counts.nextActionTicks = (await tx.nextActionTick.deleteMany({ where })).count;
   // Results, events and rejections go with their jobs (ON DELETE CASCADE).
   counts.jobs = (await tx.aiRuntimeJob.deleteMany({ where })).count;

@@ -11,6 +11,8 @@ export const ERASURE_COUNT_KINDS = [
   "flashcardMarks",
   "reviewLogs",
   "reviewCards",
+  "reviewDecks",
+  "digestSends",
   "nextActionTicks",
   "jobs",
   "snapshots",

@@ -129,6 +129,11 @@ export const learnerExportSchema = z.object({
     name: z.string(),
     role: z.enum(["learner", "admin"]),
     locale: optionalText,
+    timeZone: optionalText.describe("The learner's IANA time zone (their day for Review's limits and the digest)"),
+    reviewNewPerDay: z.number().int().describe("Review's daily limit of new cards"),
+    reviewMaxPerDay: z.number().int().describe("Review's daily limit of reviews"),
+    digestOptIn: z.boolean().describe("Opted in to the daily review digest by email"),
+    digestHour: z.number().int().describe("The digest's local hour"),
     externalId: optionalText,
     emailVerified: z.boolean(),
     image: optionalText,
@@ -229,6 +234,8 @@ export const learnerExportSchema = z.object({
       lapses: z.number().int(),
       state: z.number().int(),
       lastReview: date.nullable(),
+      suspended: z.boolean(),
+      buriedUntil: date.nullable(),
       createdAt: date,
       logs: z.array(
         z.object({
@@ -244,6 +251,26 @@ export const learnerExportSchema = z.object({
           createdAt: date,
         }),
       ),
+    }),
+  ),
+  reviewDecks: z.array(
+    z.object({
+      jobId: id,
+      decision: z.enum(["added", "dismissed"]),
+      added: z.number().int(),
+      updated: z.number().int(),
+      skipped: z.number().int(),
+      decidedAt: date,
+    }),
+  ),
+  digestSends: z.array(
+    z.object({
+      day: z.string(),
+      status: z.string(),
+      attempts: z.number().int(),
+      lastError: optionalText,
+      sentAt: date.nullable(),
+      updatedAt: date,
     }),
   ),
   snapshots: z.array(

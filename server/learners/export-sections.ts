@@ -176,6 +176,32 @@ export const EXPORT_SECTIONS: ExportSection[] = [
       cards.map((c) => ({ ...c, logs: c.logs.map((l) => ({ ...l, rating: ratingName(l.rating) })) })),
   }),
   paged({
+    // The learner's answer to each generated deck: added to Review (with what it added, updated, skipped) or not now.
+    key: "reviewDecks",
+    pageSize: SMALL,
+    keys: ["jobId"],
+    page: (tx, userId, after, take) =>
+      tx.reviewDeck.findMany({
+        where: { userId, ...after },
+        omit: { userId: true },
+        orderBy: [{ jobId: "asc" }],
+        take,
+      }),
+  }),
+  paged({
+    // Each daily review digest: the local day, sent or failed, attempts and the last error.
+    key: "digestSends",
+    pageSize: SMALL,
+    keys: ["day"],
+    page: (tx, userId, after, take) =>
+      tx.digestSend.findMany({
+        where: { userId, ...after },
+        omit: { userId: true },
+        orderBy: [{ day: "asc" }],
+        take,
+      }),
+  }),
+  paged({
     key: "snapshots",
     pageSize: LARGE,
     keys: ["createdAt", "id"],

@@ -8,7 +8,8 @@ import { statusList } from "../jobs/status-sql";
 /** The failure-rate alert looks at jobs finished in this window. */
 export const FAILURE_WINDOW_MINUTES = 15;
 
-export type AlertCode = "NO_RUNTIME_FOR_TYPE" | "OLDEST_PENDING" | "FAILURE_RATE";
+export const ALERT_CODES = ["NO_RUNTIME_FOR_TYPE", "OLDEST_PENDING", "FAILURE_RATE", "DIGEST_FAILING"] as const;
+export type AlertCode = (typeof ALERT_CODES)[number];
 export type Alert = { code: AlertCode; message: string; jobTypes?: string[] };
 
 export type AlertState = {
@@ -44,7 +45,8 @@ export async function getAlerts(): Promise<AlertState> {
   };
   const liveSince = new Date(at.getTime() - t.runtimeSilentSeconds * 1000);
   const windowFrom = new Date(at.getTime() - FAILURE_WINDOW_MINUTES * 60_000);
-  const [pending, live, finished] = await Promise.all([
+  const dayAgo = new Date(at.getTime() - 24 * 3_600_000);
+  const [pending, live, finished, digests] = await Promise.all([
     db.$queryRaw<{ jobType: string; n: number; oldest: Date }[]>`
       SELECT "jobType"::text AS "jobType", count(*)::int AS n, min("createdAt") AS oldest FROM "AiRuntimeJob"
       WHERE status = 'pending' AND "runAfter" <= ${at}::timestamp(3) AND NOT "cancelRequested" GROUP BY 1`,
@@ -54,6 +56,10 @@ export async function getAlerts(): Promise<AlertState> {
       SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
       FROM "AiRuntimeJob" WHERE "finishedAt" >= ${windowFrom}::timestamp(3) AND "finishedAt" <= ${at}::timestamp(3)
         AND status IN (${statusList(OUTCOME_STATUSES)})`),
+    // Review digests the SMTP server refused (or could not be reached for) in the last day, not sent since.
+    db.$queryRaw<{ n: number; lastError: string | null }[]>`
+      SELECT count(*)::int AS n, (array_agg("lastError" ORDER BY "updatedAt" DESC))[1] AS "lastError"
+      FROM "DigestSend" WHERE status = 'failed' AND "updatedAt" >= ${dayAgo}::timestamp(3)`,
   ]);
 
   const served = new Set(live.flatMap((r) => r.capabilities));
@@ -83,6 +89,13 @@ export async function getAlerts(): Promise<AlertState> {
     alerts.push({
       code: "FAILURE_RATE",
       message: `${Math.round(rate * 100)}% of the ${ok + bad} jobs finished in the last ${FAILURE_WINDOW_MINUTES} min failed (threshold ${Math.round(t.failureRate * 100)}%)`,
+    });
+
+  const failedDigests = digests[0]?.n ?? 0;
+  if (failedDigests)
+    alerts.push({
+      code: "DIGEST_FAILING",
+      message: `${failedDigests} review digest email${failedDigests === 1 ? "" : "s"} failed in the last 24 h (retried by the scheduler): ${digests[0]?.lastError ?? "unknown error"}`,
     });
 
   return {

@@ -1,6 +1,6 @@
 import { metrics } from "./metrics";
 import { queueStats } from "./queue-stats";
-import { getAlerts } from "./alerts";
+import { ALERT_CODES, getAlerts } from "./alerts";
 import { JOB_TYPES } from "../jobs/constants";
 
 const esc = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
@@ -22,9 +22,7 @@ export async function prometheusText(): Promise<string> {
     `ajr_oldest_pending_age_seconds ${stats.oldestPendingAgeSeconds.toFixed(3)}`,
     "# HELP ajr_alert Console alerts: 1 while the condition holds (thresholds from config)",
     "# TYPE ajr_alert gauge",
-    ...(["NO_RUNTIME_FOR_TYPE", "OLDEST_PENDING", "FAILURE_RATE"] as const).map(
-      (c) => `ajr_alert{alert="${c.toLowerCase()}"} ${active.has(c) ? 1 : 0}`,
-    ),
+    ...ALERT_CODES.map((c) => `ajr_alert{alert="${c.toLowerCase()}"} ${active.has(c) ? 1 : 0}`),
     "# HELP ajr_pending_without_runtime Visible pending jobs of a type that no live Runtime claims",
     "# TYPE ajr_pending_without_runtime gauge",
     ...JOB_TYPES.map((t) => `ajr_pending_without_runtime{job_type="${esc(t)}"} ${orphaned.get(t) ?? 0}`),

@@ -3,54 +3,13 @@ import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { deckCards } from "../job-types/flashcard-generation/schema";
-import { gradeOf, newMemory, rate, type MemoryColumns, type RatingName } from "./fsrs";
+import { gradeOf, intervals, newMemory, rate, type MemoryColumns, type RatingName } from "./fsrs";
+import { localMidnight, validTimeZone } from "./day";
+import { pendingDecks } from "./decks";
 import { dueBy } from "./due";
 
 /** Cards one review session loads at most; the next ones come when these are rated. */
 export const REVIEW_BATCH = 20;
-
-/**
- * Puts the cards of every succeeded flashcard deck of the learner that is not in their schedule
- * yet into it, due now (a second caller's rows conflict on the card's unique key and are skipped).
- * Decks come in when the learner first looks at the schedule after the deck is made, whichever
- * door started the job. The deck's cards are read through the flashcard type (deckCards); a
- * card's knowledge point is kept only when the learner still has it.
- */
-export async function enrolDecks(userId: string, db: DbOrTx = getDb()): Promise<number> {
-  const decks = await db.$queryRaw<{ id: string; output: unknown }[]>`
-    SELECT j.id, r.output
-    FROM "AiRuntimeJob" j JOIN "AiRuntimeResult" r ON r."jobId" = j.id
-    WHERE j."userId" = ${userId} AND j."jobType" = 'flashcard_generation' AND j.status = 'succeeded'
-      AND NOT EXISTS (SELECT 1 FROM "ReviewCard" x
-                      WHERE x."userId" = j."userId" AND x."sourceJobId" = j.id AND x.kind = 'flashcard')`;
-  if (!decks.length) return 0;
-  const cards = decks.flatMap((d) =>
-    deckCards(d.output).map((card, i) => ({ ...card, sourceJobId: d.id, itemIndex: i })),
-  );
-  const owned = new Set(
-    (
-      await db.knowledgePoint.findMany({
-        where: { userId, id: { in: [...new Set(cards.map((c) => c.knowledgePointId))] } },
-        select: { id: true },
-      })
-    ).map((k) => k.id),
-  );
-  const due = now();
-  const { count } = await db.reviewCard.createMany({
-    data: cards.map((c) => ({
-      userId,
-      kind: "flashcard" as const,
-      knowledgePointId: owned.has(c.knowledgePointId) ? c.knowledgePointId : null,
-      sourceJobId: c.sourceJobId,
-      itemIndex: c.itemIndex,
-      front: c.front,
-      back: c.back,
-      ...newMemory(due),
-    })),
-    skipDuplicates: true,
-  });
-  return count;
-}
 
 type WrongQuestion = {
   index: number;
@@ -97,39 +56,128 @@ const cardSelect = {
   front: true,
   back: true,
   due: true,
+  stability: true,
+  difficulty: true,
+  scheduledDays: true,
+  learningSteps: true,
   reps: true,
   lapses: true,
   state: true,
   lastReview: true,
+  sourceJobId: true,
+  itemIndex: true,
   knowledgePoint: { select: { id: true, title: true } },
 } as const;
 
-/** What is due now: counts by kind, when the next card falls due, and the first cards to review. */
-export async function getReviewQueue(userId: string, limit = REVIEW_BATCH) {
-  await enrolDecks(userId);
+/** Which of the learner's cards a review covers: all, one material's points, or one point. */
+export type ReviewScope = { materialId?: string; knowledgePointId?: string };
+
+export type QueueOptions = { scope?: ReviewScope; timeZone?: string; limit?: number };
+
+/** Cards in the schedule the learner has not set aside: not suspended, not buried past `at`. */
+export function activeCards(userId: string, at: Date, scope: ReviewScope = {}): Prisma.ReviewCardWhereInput {
+  return {
+    userId,
+    suspended: false,
+    OR: [{ buriedUntil: null }, { buriedUntil: { lte: at } }],
+    ...(scope.knowledgePointId ? { knowledgePointId: scope.knowledgePointId } : {}),
+    ...(scope.materialId && !scope.knowledgePointId ? { knowledgePoint: { materialId: scope.materialId } } : {}),
+  };
+}
+
+type QueueRow = Awaited<ReturnType<typeof readCards>>[number];
+const readCards = (where: Prisma.ReviewCardWhereInput, take: number) =>
+  take > 0
+    ? getDb().reviewCard.findMany({
+        where,
+        orderBy: [{ due: "asc" }, { sourceJobId: "asc" }, { itemIndex: "asc" }, { id: "asc" }],
+        take,
+        select: cardSelect,
+      })
+    : Promise.resolve([]);
+
+/** Oldest due first; a deck's cards in their order. */
+function byDue(a: QueueRow, b: QueueRow) {
+  return (
+    a.due.getTime() - b.due.getTime() ||
+    (a.sourceJobId ?? "\uffff").localeCompare(b.sourceJobId ?? "\uffff") ||
+    (a.itemIndex ?? 0) - (b.itemIndex ?? 0) ||
+    a.id.localeCompare(b.id)
+  );
+}
+
+/**
+ * What the learner reviews now, as Anki counts it: due cards not set aside, within the scope, split
+ * into new (never reviewed), learning (on a short step, or relearning after a lapse) and review
+ * cards. The daily limits (the learner's settings) cap new cards first shown today and reviews of
+ * learnt cards today, counted from the review log since their local midnight; learning cards are
+ * never held back. Each card comes with the interval each rating would give it (ts-fsrs), for the
+ * buttons. Also: counts of due cards by kind, the cards in the schedule, when the next card falls
+ * due, and decks waiting for the learner's answer.
+ */
+export async function getReviewQueue(userId: string, options: QueueOptions = {}) {
+  const { scope = {}, limit = REVIEW_BATCH } = options;
   const at = now();
   const db = getDb();
-  const [byKind, next, cards, total] = await Promise.all([
-    db.reviewCard.groupBy({ by: ["kind"], where: { userId, due: dueBy(at) }, _count: { _all: true } }),
-    db.reviewCard.findFirst({ where: { userId, due: { gt: at } }, orderBy: { due: "asc" }, select: { due: true } }),
-    db.reviewCard.findMany({
-      where: { userId, due: dueBy(at) },
-      orderBy: [{ due: "asc" }, { sourceJobId: "asc" }, { itemIndex: "asc" }, { id: "asc" }],
-      take: limit,
-      select: cardSelect,
+  const active = activeCards(userId, at, scope);
+  const due: Prisma.ReviewCardWhereInput = { AND: [active, { due: dueBy(at) }] };
+  const dayStart = localMidnight(at, validTimeZone(options.timeZone));
+  const [user, byState, byKind, doneToday, next, total, pending] = await Promise.all([
+    db.user.findUniqueOrThrow({ where: { id: userId }, select: { reviewNewPerDay: true, reviewMaxPerDay: true } }),
+    db.reviewCard.groupBy({ by: ["state"], where: due, _count: { _all: true } }),
+    db.reviewCard.groupBy({ by: ["kind"], where: due, _count: { _all: true } }),
+    db.reviewLog.groupBy({
+      by: ["state"],
+      where: { userId, reviewedAt: { gte: dayStart }, state: { in: [0, 2] } },
+      _count: { _all: true },
+    }),
+    db.reviewCard.findFirst({
+      where: { AND: [active, { due: { gt: at } }] },
+      orderBy: { due: "asc" },
+      select: { due: true },
     }),
     db.reviewCard.count({ where: { userId } }),
+    pendingDecks(userId),
   ]);
-  const count = (kind: string) => byKind.find((k) => k.kind === kind)?._count._all ?? 0;
+  const inState = (...states: number[]) =>
+    byState.filter((s) => states.includes(s.state)).reduce((n, s) => n + s._count._all, 0);
+  const done = (state: number) => doneToday.find((s) => s.state === state)?._count._all ?? 0;
+  const left = {
+    new: Math.min(inState(0), Math.max(0, user.reviewNewPerDay - done(0))),
+    learning: inState(1, 3),
+    review: Math.min(inState(2), Math.max(0, user.reviewMaxPerDay - done(2))),
+  };
+  const [learning, review, fresh] = await Promise.all([
+    readCards({ AND: [due, { state: { in: [1, 3] } }] }, Math.min(limit, left.learning)),
+    readCards({ AND: [due, { state: 2 }] }, Math.min(limit, left.review)),
+    readCards({ AND: [due, { state: 0 }] }, Math.min(limit, left.new)),
+  ]);
+  const cards = [...learning, ...review, ...fresh].sort(byDue).slice(0, limit);
+  const kind = (k: string) => byKind.find((x) => x.kind === k)?._count._all ?? 0;
   return {
-    due: {
-      flashcards: count("flashcard"),
-      questions: count("question"),
-      total: count("flashcard") + count("question"),
+    due: { flashcards: kind("flashcard"), questions: kind("question"), total: kind("flashcard") + kind("question") },
+    today: { ...left, total: left.new + left.learning + left.review },
+    limits: {
+      newPerDay: user.reviewNewPerDay,
+      reviewsPerDay: user.reviewMaxPerDay,
+      newDoneToday: done(0),
+      reviewsDoneToday: done(2),
     },
     cardsInSchedule: total,
     nextDueAt: next?.due ?? null,
-    cards: cards.map(({ knowledgePoint, ...c }) => ({ ...c, knowledgePointTitle: knowledgePoint?.title ?? null })),
+    pendingDecks: pending,
+    cards: cards.map((c) => ({
+      id: c.id,
+      kind: c.kind,
+      front: c.front,
+      back: c.back,
+      due: c.due,
+      reps: c.reps,
+      lapses: c.lapses,
+      state: c.state,
+      knowledgePointTitle: c.knowledgePoint?.title ?? null,
+      intervals: intervals(c, at),
+    })),
   };
 }
 

@@ -1,4 +1,4 @@
-import { createEmptyCard, fsrs, type Card, type Grade } from "ts-fsrs";
+import { createEmptyCard, fsrs, Rating, type Card, type Grade } from "ts-fsrs";
 
 /**
  * The spaced-repetition scheduler (FSRS, ts-fsrs): default weights, 90 % requested retention,
@@ -85,4 +85,11 @@ export function replay<T extends { rating: Grade; reviewedAt: Date }>(createdAt:
 export function retrievability(memory: MemoryColumns, at: Date): number {
   if (!memory.lastReview || memory.reps === 0) return 0;
   return scheduler.get_retrievability(toFsrsCard(memory), at, false);
+}
+
+/** How long after `at` each rating would make the card due again, in milliseconds (the buttons' intervals). */
+export function intervals(memory: MemoryColumns, at: Date): Record<RatingName, number> {
+  const next = scheduler.repeat(toFsrsCard(memory), at);
+  const after = (r: Grade) => Math.max(0, next[r].card.due.getTime() - at.getTime());
+  return { again: after(Rating.Again), hard: after(Rating.Hard), good: after(Rating.Good), easy: after(Rating.Easy) };
 }

@@ -4,11 +4,13 @@ import { runWeeklyAnalysesIfDue } from "../jobs/weekly-analyses";
 import { setting } from "../config";
 import { deliverDue } from "../notifications/deliveries";
 import { processPendingBulkRuns } from "../admin/bulk-runner";
+import { sendDueDigests } from "../notifications/digest";
 
 export type ScheduledTask = { id: string; everyMs: number; run: () => Promise<unknown> };
 
 const MINUTE = 60_000;
 export const ANALYSES_TICK_MS = 10 * MINUTE;
+export const DIGEST_TICK_MS = 5 * MINUTE;
 
 /**
  * What zero-setup mode runs in-process instead of the Inngest crons — the same domain calls.
@@ -24,5 +26,7 @@ export function defaultTasks(): ScheduledTask[] {
     { id: "weekly-analyses", everyMs: ANALYSES_TICK_MS, run: () => runWeeklyAnalysesIfDue(ANALYSES_TICK_MS) },
     // Bulk runs start in the request's process; this resumes any whose process went away.
     { id: "bulk-runs", everyMs: 30_000, run: () => processPendingBulkRuns() },
+    // Daily review digests by email: a learner's local hour has come (a failed send is retried here).
+    { id: "review-digests", everyMs: DIGEST_TICK_MS, run: () => sendDueDigests() },
   ];
 }

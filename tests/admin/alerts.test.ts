@@ -81,7 +81,8 @@ describe("alert: a job type with pending jobs and no live Runtime claiming it", 
   });
 
   it("stays quiet with no pending work, even with no Runtime at all", async () => {
-    expect(await codes()).toEqual([]);
+    // (Review digests failing is about the SMTP server, not the queue: another file's digests may fail meanwhile.)
+    expect((await codes()).filter((c) => c !== "DIGEST_FAILING")).toEqual([]);
     expect(await gauge("ajr_alert", { alert: "no_runtime_for_type" })).toBe(0);
   });
 });

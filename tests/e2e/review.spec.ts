@@ -22,17 +22,37 @@ test.describe.configure({ mode: "serial" });
 const WORDS = {
   en: {
     heading: "Review",
+    deckReady: "A new deck of 3 cards is ready (The cell). Add it to Review?",
+    addDeck: "Add to Review",
+    deckAdded: "3 cards added to Review.",
+    secondDeck: /^(No new card|\d+ cards?) added to Review(, \d+ updated)?(, \d+ already there)?\.$/,
     start: /^Review 6 due cards$/,
+    today: "Today: 6 new · 0 learning · 0 to review",
+    intervals: ["1 min", "6 min", "10 min", "8 days"],
+    ratedNext: "Rated Again. Card 2 of 6.",
+    progress: (n: number, total: number) => `${n} / ${total}`,
+    suspend: "Suspend",
+    suspended: "Card suspended.",
     show: "Show answer (Space)",
-    finished: "Done: 7 cards reviewed. Nothing else is due now.",
+    finished: "Done: 6 cards reviewed. Nothing else is due now.",
     nothingDue: /^Nothing due/,
     caughtUp: /^All caught up\. The next card is due/,
   },
   "zh-CN": {
     heading: "复习",
+    deckReady: "新的闪卡组已生成（3 张）：细胞。加入复习吗？",
+    addDeck: "加入复习",
+    deckAdded: "已加入复习 3 张。",
+    secondDeck: /^已加入复习 \d+ 张(，更新 \d+ 张)?(，\d+ 张已在复习中)?。$/,
     start: /^复习 6 张到期卡片$/,
+    today: "今天：新卡 6 张 · 学习中 0 张 · 待复习 0 张",
+    intervals: ["1分钟", "6分钟", "10分钟", "8天"],
+    ratedNext: "已评为「重来」。第 2 张，共 6 张。",
+    progress: (n: number, total: number) => `${n} / ${total} 张`,
+    suspend: "暂停",
+    suspended: "卡片已暂停。",
     show: "显示答案（空格）",
-    finished: "完成：已复习 7 张。目前没有其他到期卡片。",
+    finished: "完成：已复习 6 张。目前没有其他到期卡片。",
     nothingDue: /^暂无待复习/,
     caughtUp: /^都复习完了。下一张卡片.*到期。$/,
   },
@@ -49,7 +69,7 @@ async function succeeded(req: APIRequestContext, jobId: string) {
     .toBe("succeeded");
 }
 
-/** A new learner with a material, a three-card deck on it and a three-question quiz answered all wrong. */
+/** A new learner with a material, a three-card deck on it (not yet in Review) and a three-question quiz answered all wrong. */
 async function learnerWithDueCards(page: Page, locale: keyof typeof WORDS) {
   const who = await createNewLearner();
   await signIn(page, who);
@@ -91,6 +111,7 @@ async function learnerWithDueCards(page: Page, locale: keyof typeof WORDS) {
   const answers = [0, 1, 2].map((index) => ({ index, response: "" }));
   const played = await trpc<{ score: number }>(req, "quiz.submit", { jobId: quiz, answers }, "mutation");
   expect(played.data.score).toBe(0);
+  return { regenerate: () => start("flashcard_generation").then((id) => succeeded(req, id)) };
 }
 
 /**
@@ -118,18 +139,36 @@ async function endLearningStep(cardId: string) {
   }
 }
 
-type ExportedCard = { id: string; kind: string; logs: { rating: string; reviewedAt: string; due: string }[] };
+type ExportedCard = {
+  id: string;
+  kind: string;
+  front: string;
+  knowledgePointId: string | null;
+  suspended: boolean;
+  logs: { rating: string; reviewedAt: string; due: string }[];
+};
 
 for (const locale of ["en", "zh-CN"] as const) {
   test(`[LEARNER] keyboard only: review due cards and wrong questions, Again comes back after its step (${locale})`, async ({
     page,
   }) => {
     const w = WORDS[locale];
-    await learnerWithDueCards(page, locale);
+    const { regenerate } = await learnerWithDueCards(page, locale);
     await page.goto("/");
     const review = page.getByRole("region", { name: w.heading });
     await expect(review.getByTestId("review-due")).toBeVisible();
     const startButton = review.getByRole("button", { name: w.start });
+
+    // The deck asks before it joins Review; once added, its cards are there at once (no reload, no minute's wait).
+    await expect(review.getByTestId("pending-deck")).toHaveText(
+      new RegExp(`^${w.deckReady.replace(/[()?]/g, "\\$&")}`),
+    );
+    await expect(startButton).toHaveCount(0);
+    await expectAccessible(page, `review ${locale}: a deck asks to join`);
+    await tabTo(page, review.getByRole("button", { name: w.addDeck }), { max: 200 });
+    await page.keyboard.press("Enter");
+    await expect(review.getByTestId("deck-answer")).toHaveText(w.deckAdded);
+    await expect(review.getByTestId("review-today")).toHaveText(w.today);
 
     await tabTo(page, startButton, { max: 200 });
     await page.keyboard.press("Enter");
@@ -153,22 +192,40 @@ for (const locale of ["en", "zh-CN"] as const) {
       },
     );
 
-    // Six due cards, then the one rated Again once more: 1 (Again) first, then 2, 4, 3, 3, 3, 3.
-    const keys = ["1", "2", "4", "3", "3", "3", "3"];
+    // Six due cards, then the one rated Again once more: 1 (Again) first, then 2, the third suspended
+    // from the card's actions (keyboard), then 3, 3, 3, and the first again: 3.
+    const keys = ["1", "2", "suspend", "3", "3", "3", "3"];
+    const progress = review.getByTestId("review-progress");
     const walked: string[] = [];
     for (const [n, key] of keys.entries()) {
       await expect(card).toHaveAttribute("data-card-id", n === 6 ? walked[0]! : /.+/);
       const id = (await card.getAttribute("data-card-id"))!;
       if (n < 6) expect(walked, "a card rated Again is not shown again before the others").not.toContain(id);
       walked.push(id);
-      // Every card starts on its front.
+      // Every card starts on its front, with its place in the sitting.
       await expect(review.getByRole("button", { name: w.show })).toBeVisible();
       await expect(back).toHaveCount(0);
+      // Six today; once the first card's step is over (after the second rating) it is due again: seven.
+      if (n < 2) await expect(progress).toHaveText(w.progress(n + 1, 6));
+      if (n > 2) await expect(progress).toHaveText(w.progress(n + 1, 7));
+      if (key === "suspend") {
+        await tabTo(page, review.getByRole("button", { name: w.suspend, exact: true }), { max: 20 });
+        await page.keyboard.press("Enter");
+        await expect(review.getByRole("status").filter({ hasText: w.suspended })).toHaveCount(1);
+        await expect(card).toBeFocused();
+        continue;
+      }
       await page.keyboard.press("Space");
       await expect(back).toBeVisible();
       expect(await isFocused(card)).toBe(true);
-      if (n === 0) await expectAccessible(page, `review ${locale}: the answer shown`);
+      if (n === 0) {
+        // Each rating button says the interval it gives (ts-fsrs), as Anki does.
+        for (const [i, r] of (["again", "hard", "good", "easy"] as const).entries())
+          await expect(review.getByTestId(`interval-${r}`)).toHaveText(w.intervals[i]!);
+        await expectAccessible(page, `review ${locale}: the answer shown`);
+      }
       await page.keyboard.press(key);
+      if (n === 0) await expect(review.getByRole("status").filter({ hasText: w.ratedNext })).toHaveCount(1);
       // The next card (or the wait for it, or the end) takes its place, and focus with it.
       await expect(card.or(finished)).not.toHaveAttribute("data-card-id", id);
       expect(await focusedIsBody(page)).toBe(false);
@@ -199,15 +256,20 @@ for (const locale of ["en", "zh-CN"] as const) {
     ]);
     expect(reviewCards.map((c) => c.id).sort()).toEqual(walked.slice(0, 6).sort());
     const ratings = (id: string) => reviewCards.find((c) => c.id === id)!.logs.map((l) => l.rating);
-    expect(walked.slice(0, 6).map(ratings)).toEqual([
-      ["again", "good"],
-      ["hard"],
-      ["easy"],
-      ["good"],
-      ["good"],
-      ["good"],
-    ]);
+    expect(walked.slice(0, 6).map(ratings)).toEqual([["again", "good"], ["hard"], [], ["good"], ["good"], ["good"]]);
+    expect(reviewCards.filter((c) => c.suspended).map((c) => c.id)).toEqual([walked[2]]);
     const again = reviewCards.find((c) => c.id === walked[0])!.logs[0]!;
     expect(Date.parse(again.due) - Date.parse(again.reviewedAt)).toBe(MINUTE);
+
+    // A second deck on the same material ("Run all five" again): it asks again, and adding it
+    // puts no front twice on one point in Review.
+    await regenerate();
+    await page.reload();
+    await tabTo(page, review.getByRole("button", { name: w.addDeck }), { max: 200 });
+    await page.keyboard.press("Enter");
+    await expect(review.getByTestId("deck-answer")).toHaveText(w.secondDeck);
+    const after = (await (await page.request.get("/api/account/export")).json()) as { reviewCards: ExportedCard[] };
+    const keysOf = after.reviewCards.map((c) => `${c.knowledgePointId}|${c.front.trim().toLowerCase()}`);
+    expect(new Set(keysOf).size, "no duplicate in Review").toBe(keysOf.length);
   });
 }

@@ -180,7 +180,9 @@ async function learnerWithEverything(admin: { id: string }) {
   await cancelJob((await createTestJob(learner)).id, { type: "learner", id: me }, { ownerId: me });
   const deck = await succeededJob(learner, "flashcard_generation", { count: 4 });
   await setFlashcardMark(me, deck.id, 0, true);
-  // The deck's cards in the review schedule, one of them rated (ReviewCard, ReviewLog).
+  // The deck's cards in the review schedule (ReviewDeck), one of them rated (ReviewCard, ReviewLog).
+  await caller.review.addDeck({ jobId: deck.id });
+  await getDb().digestSend.create({ data: { userId: me, day: "2026-12-01", status: "sent", attempts: 1 } });
   const review = await caller.review.queue();
   await caller.review.rate({ cardId: review.cards[0]!.id, rating: "good", reps: 0 });
   const plan = await succeededJob(learner, "next_action_planning");

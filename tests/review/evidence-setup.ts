@@ -1,6 +1,7 @@
 import { getDb } from "@/server/db";
 import { advanceClock, now } from "@/server/clock";
-import { getReviewQueue, rateCard } from "@/server/review/cards";
+import { rateCard } from "@/server/review/cards";
+import { addDeck } from "@/server/review/decks";
 import type { RatingName } from "@/server/review/fsrs";
 import { createLearner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
@@ -44,8 +45,8 @@ export async function learnerWithCards() {
     knowledgePointId: kp.id,
     tags: ["bio"],
   }));
-  await succeededJob(learner, "flashcard_generation", { count: 4 }, { flashcards });
-  await getReviewQueue(learner.user.id);
+  const deck = await succeededJob(learner, "flashcard_generation", { count: 4 }, { flashcards });
+  await addDeck(learner.user.id, deck.id);
   return { learner, light: light!, calvin: calvin!, chlorophyll: chlorophyll! };
 }
 

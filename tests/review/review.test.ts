@@ -17,13 +17,28 @@ const DAY = 86_400_000;
 async function learnerWithDeck(count = 3) {
   const learner = await createLearner();
   const deck = await succeededJob(learner, "flashcard_generation", { count });
-  return { learner, deck, caller: callerAs(learner.user) };
+  const caller = callerAs(learner.user);
+  await caller.review.addDeck({ jobId: deck.id });
+  return { learner, deck, caller };
 }
 
 describe("the review queue", () => {
-  it("takes a generated deck's cards in once, due now, with their knowledge point", async () => {
-    const { learner, deck, caller } = await learnerWithDeck(3);
+  it("asks before a generated deck joins; once added, its cards are in once, due now, with their knowledge point", async () => {
+    const learner = await createLearner();
+    const deck = await succeededJob(learner, "flashcard_generation", { count: 3 });
+    const caller = callerAs(learner.user);
+    const asked = await caller.review.queue();
+    expect(asked.due.total).toBe(0);
+    expect(asked.pendingDecks).toEqual([expect.objectContaining({ jobId: deck.id, cards: 3 })]);
+    // Two tabs answer at once: the cards are added once.
+    const answers = await Promise.all([
+      caller.review.addDeck({ jobId: deck.id }),
+      caller.review.addDeck({ jobId: deck.id }),
+    ]);
+    expect(answers).toEqual([answers[0], answers[0]]);
+    expect(answers[0]).toMatchObject({ decision: "added", added: 3, updated: 0, skipped: 0 });
     const first = await caller.review.queue();
+    expect(first.pendingDecks).toEqual([]);
     expect(first.due).toEqual({ flashcards: 3, questions: 0, total: 3 });
     expect(first.cards.map((c) => c.front)).toEqual(["Front 1", "Front 2", "Front 3"]);
     expect(first.cards[0]).toMatchObject({

@@ -112,7 +112,16 @@ describe("learner B never sees or changes learner A's data", () => {
       "materials.proposals",
       "materials.renameKnowledgePoint",
       "materials.update",
+      "review.addDeck",
+      "review.bury",
+      "review.deck",
+      "review.delete",
+      "review.dismissDeck",
+      "review.edit",
+      "review.queue",
       "review.rate",
+      "review.reset",
+      "review.suspend",
       "snapshots.get",
     ]);
   });

@@ -7,7 +7,7 @@ import { createRuntimeKey } from "@/server/runtime-keys";
 import { createInvitation } from "@/server/account/invitations";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
-import { getReviewQueue } from "@/server/review/cards";
+import { addDeck } from "@/server/review/decks";
 
 /**
  * Every tRPC procedure with who may call it and how to build a valid input for a caller. The
@@ -36,11 +36,23 @@ export type Entry = {
 
 const jobOf = (l: Learner) => createTestJob(l);
 
-/** A card due in the learner's reviews: a finished flashcard deck's cards join the queue when it is read. */
+/** A finished flashcard deck of the learner's with fronts of its own, not yet added to Review. */
+async function deckOf(l: Learner) {
+  const flashcards = [1, 2].map(() => ({
+    front: uid("front"),
+    back: "Back",
+    knowledgePointId: l.knowledgePoints[0]!.id,
+    tags: ["bio"],
+  }));
+  return (await succeededJob(l, "flashcard_generation", { count: 2 }, { flashcards })).id;
+}
+
+/** A card due in the learner's reviews: a finished flashcard deck the learner added. */
 async function dueCard(l: Learner) {
-  await succeededJob(l, "flashcard_generation", { count: 2 });
-  const { cards } = await getReviewQueue(l.user.id);
-  return cards[0]!.id;
+  const jobId = await deckOf(l);
+  await addDeck(l.user.id, jobId);
+  const card = await getDb().reviewCard.findFirstOrThrow({ where: { userId: l.user.id, sourceJobId: jobId } });
+  return card.id;
 }
 
 export const PROCEDURES: Record<string, Entry> = {
@@ -132,7 +144,55 @@ export const PROCEDURES: Record<string, Entry> = {
     foreign: async (w) => ({ jobId: (await succeededJob(w.a, "flashcard_generation", { count: 2 })).id }),
   },
   // Spaced repetition; more cases in tests/review/review.test.ts.
-  "review.queue": { access: "user", input: () => undefined },
+  "review.queue": {
+    access: "user",
+    input: (_w, me) => ({ materialId: me.material.id, timeZone: "Asia/Shanghai" }),
+    foreign: async (w) => ({ materialId: w.a.material.id }),
+  },
+  "review.addDeck": {
+    access: "user",
+    input: async (_w, me) => ({ jobId: await deckOf(me) }),
+    foreign: async (w) => ({ jobId: await deckOf(w.a) }),
+  },
+  "review.dismissDeck": {
+    access: "user",
+    input: async (_w, me) => ({ jobId: await deckOf(me) }),
+    foreign: async (w) => ({ jobId: await deckOf(w.a) }),
+  },
+  "review.deck": {
+    access: "user",
+    input: async (_w, me) => ({ jobId: await deckOf(me) }),
+    foreign: async (w) => ({ jobId: await deckOf(w.a) }),
+  },
+  "review.edit": {
+    access: "user",
+    input: async (_w, me) => ({ cardId: await dueCard(me), front: "Edited front", back: "Edited back" }),
+    foreign: async (w) => ({ cardId: await dueCard(w.a), front: "Edited front", back: "Edited back" }),
+  },
+  "review.suspend": {
+    access: "user",
+    input: async (_w, me) => ({ cardId: await dueCard(me), suspended: true }),
+    foreign: async (w) => ({ cardId: await dueCard(w.a), suspended: true }),
+  },
+  "review.bury": {
+    access: "user",
+    input: async (_w, me) => ({ cardId: await dueCard(me), buried: true, timeZone: "Asia/Shanghai" }),
+    foreign: async (w) => ({ cardId: await dueCard(w.a), buried: true }),
+  },
+  "review.reset": {
+    access: "user",
+    input: async (_w, me) => ({ cardId: await dueCard(me) }),
+    foreign: async (w) => ({ cardId: await dueCard(w.a) }),
+  },
+  "review.delete": {
+    access: "user",
+    input: async (_w, me) => ({ cardId: await dueCard(me) }),
+    foreign: async (w) => ({ cardId: await dueCard(w.a) }),
+  },
+  "review.today": { access: "user", input: () => ({ timeZone: "Asia/Shanghai" }) },
+  "account.digest": { access: "user", input: () => undefined },
+  "account.setDigest": { access: "user", input: () => ({ optIn: false, hour: 8, timeZone: "Europe/Berlin" }) },
+  "review.setLimits": { access: "user", input: () => ({ newPerDay: 20, reviewsPerDay: 200 }) },
   "review.rate": {
     access: "user",
     input: async (_w, me) => ({ cardId: await dueCard(me), rating: "good", reps: 0 }),

@@ -6,6 +6,7 @@ import { useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Flashcards } from "@/server/jobs/schemas";
 import { useClickedTicks } from "./clicked-ticks";
+import { DeckInReview } from "./deck-review";
 
 /** True at most once a minute per deck (called from a click, never while rendering). */
 function studyDue(last: { current: number }): boolean {
@@ -63,6 +64,7 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
 
   return (
     <div>
+      <DeckInReview jobId={jobId} />
       <p className="text-sm text-slate-600" aria-live="polite" data-testid="known-count">
         {t("known", { known: known.size, total: output.flashcards.length })}
       </p>

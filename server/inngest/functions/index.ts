@@ -2,6 +2,7 @@ import { executeJobFn } from "./execute-job";
 import { notifyJobFinished } from "./notify-job-finished";
 import { processBulkRunsFn } from "./process-bulk-runs";
 import { pruneFinishedJobsFn } from "./prune-finished-jobs";
+import { sendReviewDigestsFn } from "./send-review-digests";
 import { sweepLeases } from "./sweep-leases";
 import { weeklyAnalyses } from "./weekly-analyses";
 
@@ -12,4 +13,5 @@ export const functions = [
   weeklyAnalyses,
   notifyJobFinished,
   processBulkRunsFn,
+  sendReviewDigestsFn,
 ];

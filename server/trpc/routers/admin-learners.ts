@@ -32,6 +32,17 @@ export const adminLearnersRouter = router({
             invitation: z.enum(["pending", "accepted", "expired", "revoked", "none"]),
             invitationExpiresAt: isoDate.nullable(),
             signIn: z.array(z.enum(["password", "sso"])),
+            stats: z
+              .object({
+                locale: z.string().nullable(),
+                lastActiveAt: isoDate.nullable(),
+                dueCards: z.number().int(),
+                overdueCards: z.number().int(),
+                forgottenPoints: z.number().int(),
+                jobsThisMonth: z.number().int(),
+                costThisMonth: z.number(),
+              })
+              .nullable(),
           }),
         ),
         total: z.number(),

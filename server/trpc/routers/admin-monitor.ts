@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getAlerts } from "../../observability/alerts";
+import { ALERT_CODES, getAlerts } from "../../observability/alerts";
 import { getCosts } from "../../admin/costs";
 import { listAudit } from "../../admin/audit";
 import { getOverview } from "../../admin/overview";
@@ -103,7 +103,7 @@ export const adminMonitorRouter = router({
         at: isoDate,
         alerts: z.array(
           z.object({
-            code: z.enum(["NO_RUNTIME_FOR_TYPE", "OLDEST_PENDING", "FAILURE_RATE"]),
+            code: z.enum(ALERT_CODES),
             message: z.string(),
             jobTypes: z.array(z.string()).optional(),
           }),
