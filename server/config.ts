@@ -431,7 +431,7 @@ export const databaseConfig = live({
   namedStatements: () => setting("DATABASE_POOLER") !== "transaction",
 });
 
-/** Job engine settings; defaults are SPEC §4's. The first retry waits backoffBaseMs (seed 004's 5 s), doubling with jitter. */
+/** Job engine settings; defaults are the protocol's (docs/contract.md#the-runtime-protocol). The first retry waits backoffBaseMs (5 s), doubling with jitter. */
 export const jobConfig = live({
   leaseSeconds: () => setting("JOB_LEASE_SECONDS"),
   defaultTimeoutSeconds: () => setting("JOB_TIMEOUT_SECONDS"),
@@ -500,7 +500,7 @@ export const bulkConfig = live({
 export const providerConfig = live({ deepseekMaxResponseBytes: () => setting("DEEPSEEK_MAX_RESPONSE_BYTES") });
 
 /**
- * Per-learner quotas on job creation (issue 13). Windows are UTC hours and days; every job a
+ * Per-learner quotas on job creation. Windows are UTC hours and days; every job a
  * learner creates counts once against each limit that applies; an admin's override for one
  * learner wins over these defaults. jobTypePerHour adds hourly limits for the job types that
  * cost most (they generate the longest answers).

@@ -9,7 +9,7 @@ import { LIMITS, plainLine } from "../security/learner-text";
 import { passwordProblem } from "../auth/password-policy";
 import { assertSignupAllowed, normalizedEmail } from "./signup-policy";
 
-/** SPEC §10: an invitation link works for 7 days, once. */
+/** docs/contract.md#learners-and-their-data: an invitation link works for 7 days, once. */
 export const INVITATION_DAYS = 7;
 /** Who wrote the audit row when the invitation came from the shell, not a signed-in admin. */
 export const CLI_INVITE_ACTOR = "cli:learner:invite";

@@ -3,7 +3,7 @@ import { recordAudit } from "../audit";
 import { oidcConfig } from "../config";
 
 /**
- * The one decision on who a single sign-on identity may become (SPEC §10 "Trust at the edges";
+ * The one decision on who a single sign-on identity may become (docs/contract.md#learners-and-their-data "Trust at the edges";
  * the table in docs/security.md). better-auth calls it as `user.validateUserInfo` before it
  * creates a user, links a provider account to an existing user, or signs an existing link in;
  * a refusal is audited ("sso.refused", no email in it) and ends the callback on

@@ -1,4 +1,5 @@
 import type { DbOrTx as Tx } from "../db";
+import { ratingName } from "../review/fsrs";
 
 /**
  * The parts of a learner's export (docs/data-rights.md), in the order they are written. A list
@@ -170,6 +171,9 @@ export const EXPORT_SECTIONS: ExportSection[] = [
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
         take,
       }),
+    // A rating is stored as its FSRS grade (1–4) and exported by its name, as the API takes it.
+    shape: (_tx, _userId, cards) =>
+      cards.map((c) => ({ ...c, logs: c.logs.map((l) => ({ ...l, rating: ratingName(l.rating) })) })),
   }),
   paged({
     key: "snapshots",
@@ -190,9 +194,21 @@ export const EXPORT_SECTIONS: ExportSection[] = [
     page: (tx, userId, after, take) =>
       tx.aiRuntimeJob.findMany({
         where: { userId, ...after },
-        omit: { lockedByKeyId: true, lockedBy: true, leaseCheckAt: true, userId: true, credentialId: true },
+        // The lease and queue's own bookkeeping says nothing about the learner.
+        omit: {
+          lockedByKeyId: true,
+          lockedBy: true,
+          lockedAt: true,
+          lockUntil: true,
+          leaseCheckAt: true,
+          queueTurn: true,
+          traceparent: true,
+          inputHash: true,
+          userId: true,
+          credentialId: true,
+        },
         include: {
-          result: { omit: { jobId: true } },
+          result: { omit: { jobId: true, outputHash: true, resultIdempotencyKey: true } },
           rejections: { omit: { jobId: true }, orderBy: { attemptNo: "asc" } },
           events: { omit: { jobId: true, actorId: true }, orderBy: { id: "asc" } },
         },

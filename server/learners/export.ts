@@ -12,7 +12,7 @@ export const EXPORT_FORMAT = "ai-job-runtime/learner-export";
 export const EXPORT_VERSION = 1;
 
 /**
- * Everything stored about one learner (SPEC §10, data rights), as one JSON document written as it
+ * Everything stored about one learner (docs/contract.md#learners-and-their-data, data rights), as one JSON document written as it
  * is read: account fields (no password hash, no session token, no OAuth tokens) and sign-in
  * methods, then the parts of EXPORT_SECTIONS (sessions, consent, credentials as their last four
  * characters only, materials, knowledge points, quiz attempts, study sessions, flashcard marks,

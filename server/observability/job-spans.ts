@@ -2,7 +2,7 @@ import { context, createContextKey, ROOT_CONTEXT, SpanStatusCode, trace, type Li
 import { contextFrom, defined, failSpan, formatTraceparent, inSpan, tracer, tracingOn } from "./tracing";
 
 /**
- * One trace per job (SPEC §9). A job is created in one request and claimed later by another
+ * One trace per job (docs/contract.md#deployment-shapes). A job is created in one request and claimed later by another
  * process, so the creating span's context is stored with the job (AiRuntimeJob.traceparent) and
  * every later span of the job starts as its child: each status change here, and through the lease
  * answer's `traceparent` the Runtime's attempt, stages and model calls. Spans carry job ids, types,

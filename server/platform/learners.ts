@@ -38,7 +38,7 @@ const select = {
  * Creates or updates the learner with this external id (PUT /api/v1/learners/{externalId}).
  * Race-safe: the external id and the email are unique columns, so of two concurrent creations one
  * inserts and the other fails on the index and runs again as an update. A service key manages only
- * the learners it made (SPEC §10 "Trust at the edges"): an email that belongs to any other account
+ * the learners it made (docs/contract.md#learners-and-their-data "Trust at the edges"): an email that belongs to any other account
  * is a 409 EMAIL_IN_USE, never a link.
  */
 export async function upsertLearner(externalId: string, input: LearnerInput, actor: Actor) {

@@ -9,7 +9,7 @@ import { advanceClock, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
 import { platform, serviceKey } from "../helpers/platform-api";
 
-/** Issue 22 item 1 / SPEC §10: invitations, the one way into an `invite` instance. */
+/** Invitations (docs/contract.md#learners-and-their-data), the one way into an `invite` instance. */
 const email = () => `${uid("invitee")}@example.test`;
 const tokenOf = (link: string) => new URL(link).pathname.split("/").at(-1)!;
 const PASSWORD = "a-learner-password-1";
