@@ -36,9 +36,11 @@ const DOMAIN: Record<string, string[]> = {
     "observability/job-spans.ts",
     // The spaced-repetition scheduler (ts-fsrs and nothing of the app): a snapshot reads recall with it.
     "review/fsrs.ts",
+    // What "due" means (no imports): the snapshot's due counts use the Review view's definition.
+    "review/due.ts",
   ],
   // A type's folder holds its local analyzer; a failing analyzer throws the pipeline's JobFailure.
-  "job-types": ["job-types/", "generated/", "i18n/locales.ts", "pipeline/errors.ts"],
+  "job-types": ["job-types/", "generated/", "i18n/locales.ts", "pipeline/errors.ts", "review/due.ts"],
 };
 
 /** Rooms that may import widely but never the console or the doors (paths relative to server/). */

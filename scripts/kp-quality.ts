@@ -1,20 +1,29 @@
 /**
- * The local analyzer's knowledge-point proposals against the labelled set
- * (tests/job-types/fixtures/kp-labelled.ts): recall and precision per language, then each
- * material's proposals. `npm run kp:quality` (add `--rows` for the proposals).
+ * The local analyzer's knowledge-point proposals against the two labelled sets
+ * (tests/job-types/fixtures/kp-labelled.ts, matched loosely, and the textbook set
+ * tests/job-types/fixtures/kp-textbook.ts, matched strictly): recall and precision per language,
+ * then each material's proposals. `npm run kp:quality` (add `--rows` for the proposals).
  */
-import { measure } from "../tests/job-types/fixtures/kp-measure";
+import { LABELLED } from "../tests/job-types/fixtures/kp-labelled";
+import { TEXTBOOK } from "../tests/job-types/fixtures/kp-textbook";
+import { extractKnowledgePoints } from "../server/job-types/knowledge-point-extraction/analyse";
+import { matches, measure, strictMatches } from "../tests/job-types/fixtures/kp-measure";
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-const results = measure();
-console.log("language  materials  recall  precision");
-for (const r of results)
-  console.log(
-    `${r.language.padEnd(9)} ${String(r.materials).padStart(9)}  ${pct(r.recall).padStart(6)}  ${pct(r.precision).padStart(9)}`,
-  );
-if (process.argv.includes("--rows"))
+const sets = [
+  { name: "labelled", results: measure(LABELLED, extractKnowledgePoints, matches) },
+  { name: "textbook (strict)", results: measure(TEXTBOOK, extractKnowledgePoints, strictMatches) },
+];
+console.log("set                language  materials  recall  precision");
+for (const { name, results } of sets)
   for (const r of results)
-    for (const row of r.rows)
-      console.log(
-        `${row.id}: ${row.found}/${row.gold} found, ${row.correct}/${row.titles.length} right: ${row.titles.join(" | ")}`,
-      );
+    console.log(
+      `${name.padEnd(18)} ${r.language.padEnd(9)} ${String(r.materials).padStart(9)}  ${pct(r.recall).padStart(6)}  ${pct(r.precision).padStart(9)}`,
+    );
+if (process.argv.includes("--rows"))
+  for (const { results } of sets)
+    for (const r of results)
+      for (const row of r.rows)
+        console.log(
+          `${row.id}: ${row.found}/${row.gold} found, ${row.correct}/${row.titles.length} right: ${row.titles.join(" | ")}`,
+        );

@@ -133,6 +133,9 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
               <button
                 type="button"
                 aria-pressed={!hidden.has(t.knowledgePointId)}
+                data-testid="mastery-topic"
+                data-kp={t.knowledgePointId}
+                data-mastery={pct(last.mastery)}
                 onClick={() => toggle(t.knowledgePointId)}
                 className={`inline-flex max-w-full items-center gap-1.5 rounded-full text-left [overflow-wrap:anywhere] px-2.5 py-1 text-xs ring-1 ring-slate-300 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-600 ${hidden.has(t.knowledgePointId) ? "text-slate-600" : "text-slate-900"}`}
               >

@@ -3,6 +3,7 @@ export const output = {
   summary: "ok",
   overallMastery: 0.5,
   engagementLevel: "medium",
+  strongestKnowledgePointId: null,
   strengths: [],
   risks: [],
   knowledgePoints: [],

@@ -45,15 +45,25 @@ export const paramsSchemas = mapTypes((t) => JOB_TYPE_CATALOGUE[t].params) as {
   [T in JobTypeName]: Catalogue[T]["params"];
 };
 
-/** The output schemas by version, then type: what `outputSchemaVersion` selects. */
+/**
+ * The output schemas by version, then type: what `outputSchemaVersion` selects. v2 (the current
+ * one) names the points of learning-state strengths and risks and the due cards of a plan's
+ * reviews, so the evidence rules (./evidence) can check them against the snapshot; v1 results are
+ * still accepted and shown.
+ */
 export const outputSchemas = {
-  v1: mapTypes((t) => JOB_TYPE_CATALOGUE[t].output.schema) as { [T in JobTypeName]: Catalogue[T]["output"]["schema"] },
+  v1: mapTypes((t) => entryOf(t).output.v1 ?? JOB_TYPE_CATALOGUE[t].output.schema) as {
+    [T in JobTypeName]: z.ZodType;
+  },
+  v2: mapTypes((t) => JOB_TYPE_CATALOGUE[t].output.schema) as { [T in JobTypeName]: Catalogue[T]["output"]["schema"] },
 } as const;
 export type OutputSchemaVersion = keyof typeof outputSchemas;
+/** The version new jobs are created with and the pipeline writes. */
+export const OUTPUT_SCHEMA_VERSION = "v2" satisfies OutputSchemaVersion;
 
-/** A finished job's output, parsed with its type's schema (the learner page's views read it so). */
+/** A finished job's output, parsed with its type's current schema (the learner page's views read it so). */
 export const parseOutput = <T extends JobTypeName>(type: T, output: unknown) =>
-  outputSchemas.v1[type].parse(output) as JobOutput<T>;
+  outputSchemas.v2[type].parse(output) as JobOutput<T>;
 
 /** The types whose params have any field: the others take none. */
 export const TYPES_WITH_PARAMS = JOB_TYPES.filter((t) => Object.keys(JOB_TYPE_CATALOGUE[t].params.shape).length > 0);

@@ -5,7 +5,7 @@ import type { SnapshotContent } from "./fields";
 
 /** Rules every type's output is checked against beyond its schema (the API adds them to each type's own). */
 export const COMMON_QUALITY_RULES = {
-  unknown_schema_version: "`outputSchemaVersion` names a version the API knows (today `v1`).",
+  unknown_schema_version: "`outputSchemaVersion` names a version the API knows (`v1` or `v2`, the current one).",
   knowledge_point_unknown:
     "Every `knowledgePointId` in the output is the id of a knowledge point in the job's snapshot.",
 } as const;
@@ -44,8 +44,11 @@ export type CatalogueEntry<
   targets?: readonly TargetType[];
   /** The job's params (stored with the job, checked at creation; unknown keys refused). */
   params: P;
-  /** The output a Runtime submits, and the version it is submitted as. */
-  output: { version: "v1"; schema: O };
+  /**
+   * The output a Runtime submits, in the current version (OUTPUT_SCHEMA_VERSION), and the first
+   * version's schema when it differs (results stored as v1 are still accepted, read and shown).
+   */
+  output: { version: "v2"; schema: O; v1?: z.ZodType };
   /** The type's quality rules beyond its schema: rule name → what it asks, in prose (the OpenAPI document publishes them). */
   qualityRules: Record<R, string>;
 };

@@ -39,9 +39,9 @@ const count = z.number().int().min(0);
 
 /**
  * What the learner's review log says about each knowledge point of the snapshot that has cards in
- * their spaced-repetition schedule (server/review), as of `asOf`: the end of the capture's UTC day,
- * so that captures on one day with unchanged reviews are one snapshot, and a card due later that
- * day counts as due. Absent when no card of the target's knowledge points is in the schedule (and
+ * their spaced-repetition schedule (server/review). Predicted recall is as of `asOf`, the end of
+ * the capture's UTC day (captures on one day with unchanged reviews share it); `dueCards` counts
+ * the cards due at the capture, by the Review view's definition (server/review/due.ts). Absent when no card of the target's knowledge points is in the schedule (and
  * in snapshots captured before the snapshot carried it): every reader treats it as optional.
  */
 export const reviewEvidenceSchema = z.object({
@@ -49,7 +49,7 @@ export const reviewEvidenceSchema = z.object({
   knowledgePoints: z.array(
     z.object({
       knowledgePointId: id,
-      /** Cards of this point in the schedule, and how many of them are due by `asOf`. */
+      /** Cards of this point in the schedule, and how many of them were due at the capture (as the Review view counts). */
       cards: count,
       dueCards: count,
       /** Reviews in the log, how many were rated Again, and the cards whose latest review was Again. */

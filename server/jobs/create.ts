@@ -10,7 +10,7 @@ import { nextQueueTurn } from "./fair-queue";
 import { hashJson } from "./hashing";
 import { assertJobQuotaRoom, assertTokenBudget, consumeJobsQuota, jobQuotaRules } from "./quota";
 import { paramsSchemas } from "./schemas";
-import { targetTypesOf } from "../job-types";
+import { OUTPUT_SCHEMA_VERSION, targetTypesOf } from "../job-types";
 import { prepareSnapshot, storeSnapshot, type Target } from "./snapshot";
 import { spendsQuota, type Actor } from "./state-machine";
 import { activeCredential } from "../credentials";
@@ -202,7 +202,7 @@ async function planJob(input: CreateJobInput): Promise<Created | Planned> {
       maxRetryCount: input.maxRetryCount ?? jobConfig.defaultMaxRetryCount,
       timeoutSeconds: input.timeoutSeconds ?? jobConfig.defaultTimeoutSeconds,
       retriedFromJobId: input.retriedFromJobId ?? null,
-      outputSchemaVersion: "v1",
+      outputSchemaVersion: OUTPUT_SCHEMA_VERSION,
       locale,
     },
   };

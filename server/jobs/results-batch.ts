@@ -42,7 +42,9 @@ export async function submitResults(holder: Holder, items: BatchedResult[]): Pro
     checked.flatMap((c) => (c && c.item.jobType !== c.jobType ? [[c.item.jobId, c.jobType] as const] : [])),
   );
   const valid = checked.flatMap((c) =>
-    c?.check.ok && !mistyped.has(c.item.jobId) ? [{ ...c, output: c.check.output }] : [],
+    c?.check.ok && !mistyped.has(c.item.jobId)
+      ? [{ ...c, item: { ...c.item, degraded: c.degraded }, output: c.check.output }]
+      : [],
   );
   const stored = valid.length ? await storeResults(holder, valid, at) : new Map<string, string>();
   const answers: BatchedAnswer[] = [];

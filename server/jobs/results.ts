@@ -7,6 +7,7 @@ import { hashJson } from "./hashing";
 import { HOLDER_COLUMNS, holds, holdsRow, lockLost, type Holder } from "./fence";
 import { backoffSql, retriesWhen } from "./retry-policy";
 import { checkOutput } from "./quality";
+import { evidenceFindings } from "../job-types/evidence";
 import { insertRejectionSql, keptViolations, reportedRejectionSql, storable, type RejectionReport } from "./rejection";
 import { getJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
@@ -19,7 +20,7 @@ export type { ResultInput } from "./store-results";
 /**
  * Stores a result and ends the job succeeded, in one statement fenced on the lease. Repeating
  * the same output for the same attempt answers idempotent; a different output after success is
- * RESULT_ALREADY_EXISTS. Output that fails the v1 schema or the quality rules fails the job
+ * RESULT_ALREADY_EXISTS. Output that fails its schema version or the quality rules fails the job
  * (INVALID_SCHEMA, not retried). A cancel-requested job ends cancelled and keeps no result.
  */
 export async function submitResult(jobId: string, input: ResultInput): Promise<ResultAnswer> {
@@ -44,11 +45,15 @@ export const STORE_TRIES = 3;
 async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnswer | null> {
   const db = getDb();
   const at = now();
-  const { check, outputHash, key, version } = await checkResult(jobId, input);
+  const { check, outputHash, key, version, degraded } = await checkResult(jobId, input);
 
   // The common case, one statement: the caller holds the lease and the output is valid.
   if (check.ok) {
-    const stored = await storeResult(jobId, input, { output: check.output, outputHash, key, version, at });
+    const stored = await storeResult(
+      jobId,
+      { ...input, degraded },
+      { output: check.output, outputHash, key, version, at },
+    );
     if (stored) return { status: "succeeded", resultId: stored, idempotent: false };
   }
 
@@ -90,7 +95,7 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
     // The same [{path, rule, message}] list the console shows at this attempt.
     throw new AppError(
       "INVALID_SCHEMA",
-      "output does not match the v1 schema or the quality rules",
+      "output does not match its schema version or the quality rules",
       keptViolations(check.violations),
     );
   }
@@ -101,10 +106,12 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
 /**
  * A result checked against its job, before anything is written: the output against its schema
  * version and the type's quality rules, its hash and its idempotency key (job, attempt, output).
+ * An output that passes them but breaks an evidence rule (server/job-types/evidence: what it says
+ * against what the snapshot says) is stored degraded, whatever the Runtime reported.
  */
 export async function checkResult(
   jobId: string,
-  input: Pick<ResultInput, "attemptNo" | "output" | "outputSchemaVersion">,
+  input: Pick<ResultInput, "attemptNo" | "output" | "outputSchemaVersion" | "degraded">,
 ) {
   const db = getDb();
   const ctx = await getJobContext(db, jobId);
@@ -117,7 +124,18 @@ export async function checkResult(
     params: ctx.params,
   });
   const outputHash = hashJson(check.ok ? check.output : input.output);
-  return { check, outputHash, key: `${jobId}:${input.attemptNo}:${outputHash}`, version, jobType: ctx.jobType };
+  const findings =
+    check.ok && snapshot ? evidenceFindings(ctx.jobType, check.output, { snapshot: snapshot.content, version }) : [];
+  const degraded = (input.degraded ?? false) || findings.length > 0;
+  return {
+    check,
+    outputHash,
+    key: `${jobId}:${input.attemptNo}:${outputHash}`,
+    version,
+    degraded,
+    findings,
+    jobType: ctx.jobType,
+  };
 }
 
 export type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean };

@@ -2,25 +2,28 @@ import { Prisma } from "../generated/prisma/client";
 import type { DbOrTx } from "../db";
 import type { ReviewEvidence } from "../job-types/fields";
 import { retrievability, type MemoryColumns } from "../review/fsrs";
+import { dueBy } from "../review/due";
 
 const DAY_MS = 86_400_000;
 /** Reviewed cards whose predicted recall is averaged, most recently reviewed first. */
 export const MAX_RECALL_CARDS = 2000;
 
-/** The end of `at`'s UTC day: review evidence is as of then (due today counts as due). */
+/** The end of `at`'s UTC day: predicted recall is as of then (one figure for captures on one day). */
 export function evidenceAsOf(at: Date): Date {
   return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS + DAY_MS);
 }
 
-type Counts = { kp: string; cards: number; due: number; lapses: number; last: Date | null };
+type Counts = { kp: string; cards: number; lapses: number; last: Date | null };
 type LogCounts = { kp: string; reviews: number; again: number; forgotten: number };
 type Reviewed = MemoryColumns & { kp: string };
 
 /**
  * What the learner's review log says about each of these knowledge points (null: all of theirs)
- * that has cards in the schedule (server/review), as of the end of `at`'s UTC day: counts from
- * every card and log row (aggregated in SQL), the mean predicted recall of the most recently
- * reviewed cards (bounded). Ordered by knowledge point id; null when none of them has a card.
+ * that has cards in the schedule (server/review): counts from every card and log row (aggregated
+ * in SQL); the cards due at `at`, by the Review view's own definition (server/review/due.ts), so
+ * an analysis never calls a card due that the Review view does not show; the mean predicted recall
+ * of the most recently reviewed cards (bounded) as of the end of `at`'s UTC day. Ordered by
+ * knowledge point id; null when none of them has a card.
  */
 export async function readReviewEvidence(
   db: DbOrTx,
@@ -33,14 +36,18 @@ export async function readReviewEvidence(
   const ofPoints = kpIds
     ? Prisma.sql`c."knowledgePointId" = ANY(${kpIds}::text[])`
     : Prisma.sql`c."knowledgePointId" IS NOT NULL`;
-  const [counts, logs, reviewed] = await Promise.all([
+  const [counts, due, logs, reviewed] = await Promise.all([
     db.$queryRaw<Counts[]>(Prisma.sql`
       SELECT c."knowledgePointId" AS kp, count(*)::int AS cards,
-             count(*) FILTER (WHERE c.due < ${asOf}::timestamp(3))::int AS due,
              coalesce(sum(c.lapses), 0)::int AS lapses, max(c."lastReview") AS last
       FROM "ReviewCard" c
       WHERE c."userId" = ${userId} AND ${ofPoints}
       GROUP BY 1`),
+    db.reviewCard.groupBy({
+      by: ["knowledgePointId"],
+      where: { userId, knowledgePointId: kpIds ? { in: kpIds } : { not: null }, due: dueBy(at) },
+      _count: { _all: true },
+    }),
     db.$queryRaw<LogCounts[]>(Prisma.sql`
       SELECT kp, count(*)::int AS reviews, count(*) FILTER (WHERE rating = 1)::int AS again,
              count(*) FILTER (WHERE rating = 1 AND latest = 1)::int AS forgotten
@@ -61,6 +68,7 @@ export async function readReviewEvidence(
   ]);
   if (!counts.length) return null;
   const byKp = new Map(logs.map((l) => [l.kp, l]));
+  const dueOf = new Map(due.map((d) => [d.knowledgePointId, d._count._all]));
   const recall = new Map<string, number[]>();
   for (const c of reviewed) {
     const list = recall.get(c.kp) ?? [];
@@ -77,7 +85,7 @@ export async function readReviewEvidence(
         return {
           knowledgePointId: c.kp,
           cards: c.cards,
-          dueCards: c.due,
+          dueCards: dueOf.get(c.kp) ?? 0,
           reviews: log?.reviews ?? 0,
           again: log?.again ?? 0,
           forgotten: log?.forgotten ?? 0,

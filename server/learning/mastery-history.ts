@@ -1,5 +1,6 @@
 import { getDb } from "../db";
 import { learningAnalysisSchema } from "../jobs/schemas";
+import { learningAnalysisV1Schema } from "../job-types/learning-state-analysis";
 
 /** How many past analyses the chart draws: about a year of weekly analysess. */
 export const MASTERY_HISTORY_LIMIT = 60;
@@ -12,8 +13,9 @@ export type MasterySeries = {
 
 /**
  * Mastery per topic across the learner's past learning-state analyses, oldest first: one series
- * per knowledge point, one point per analysis that covered it. Outputs that no longer parse are
- * skipped (they were valid v1 when stored; a later schema version must not break the chart).
+ * per knowledge point, one point per analysis that covered it: the very numbers each analysis
+ * showed (its mastery from answers and reviews together). v1 and v2 results both count; outputs
+ * that parse as neither are skipped (a later schema version must not break the chart).
  */
 export async function getMasteryHistory(userId: string) {
   const rows = await getDb().aiRuntimeJob.findMany({
@@ -25,7 +27,8 @@ export async function getMasteryHistory(userId: string) {
   const series = new Map<string, MasterySeries>();
   const overall: { at: Date; mastery: number; jobId: string }[] = [];
   for (const row of rows.reverse()) {
-    const parsed = learningAnalysisSchema.safeParse(row.result?.output);
+    const v2 = learningAnalysisSchema.safeParse(row.result?.output);
+    const parsed = v2.success ? v2 : learningAnalysisV1Schema.safeParse(row.result?.output);
     if (!parsed.success) continue;
     const at = row.finishedAt ?? row.createdAt;
     overall.push({ at, mastery: parsed.data.overallMastery, jobId: row.id });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { jobTypeOf, outputSchemas, type JobTypeName } from "../job-types";
+import { jobTypeOf, OUTPUT_SCHEMA_VERSION, outputSchemas, type JobTypeName } from "../job-types";
 import type { SnapshotContent } from "../job-types/fields";
 import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
 
@@ -7,7 +7,7 @@ import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
  * Versioned prompts. Bump PROMPT_VERSION whenever the wording or the rules change: every result
  * records the version it was produced with, so outputs of different prompts can be told apart.
  */
-export const PROMPT_VERSION = "analysis-v5";
+export const PROMPT_VERSION = "analysis-v6";
 
 /**
  * Learner-written text (names, material titles and contents, quiz questions) reaches the model
@@ -34,11 +34,11 @@ const RULES = [
 ];
 
 const schemaText = new Map<JobTypeName, string>();
-/** The v1 output schema as JSON Schema, generated from zod so the prompt never drifts from the validator. */
+/** The current output schema as JSON Schema, generated from zod so the prompt never drifts from the validator. */
 function outputSchemaText(jobType: JobTypeName) {
   let text = schemaText.get(jobType);
   if (!text) {
-    text = JSON.stringify(z.toJSONSchema(outputSchemas.v1[jobType]));
+    text = JSON.stringify(z.toJSONSchema(outputSchemas[OUTPUT_SCHEMA_VERSION][jobType]));
     schemaText.set(jobType, text);
   }
   return text;

@@ -1,4 +1,5 @@
-import { jobTypeOf, type JobTypeName } from "../job-types";
+import { jobTypeOf, OUTPUT_SCHEMA_VERSION, type JobTypeName } from "../job-types";
+import { evidenceFindings, findingText } from "../job-types/evidence";
 import type { SnapshotContent } from "../job-types/fields";
 import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
 
@@ -15,12 +16,18 @@ export type QualityChecker = (input: {
 }) => QualityVerdict | Promise<QualityVerdict>;
 
 /**
- * The pipeline's quality checks, a bar stricter than the API's acceptance rules (each type's
- * `qualityChecks` in server/job-types). An output that misses only these is still acceptable to
+ * The pipeline's quality checks, a bar stricter than the API's acceptance rules: each type's
+ * `qualityChecks` in server/job-types, and the evidence rules (server/job-types/evidence), which
+ * hold what the output says against the snapshot. An output that misses only these is still acceptable to
  * the API: after the last quality loop it is submitted marked degraded instead of failing the job.
  */
 export const runQualityChecks: QualityChecker = ({ jobType, output, snapshot, params, locale = DEFAULT_LOCALE }) => {
   const type = jobTypeOf(jobType);
-  const findings = type.qualityChecks(type.output.schema.parse(output), { snapshot, params, locale });
+  const parsed = type.output.schema.parse(output);
+  const findings = [
+    ...type.qualityChecks(parsed, { snapshot, params, locale }),
+    // What the output says against what the snapshot says (server/job-types/evidence).
+    ...evidenceFindings(jobType, parsed, { snapshot, params, locale, version: OUTPUT_SCHEMA_VERSION }).map(findingText),
+  ];
   return findings.length ? { ok: false, findings } : { ok: true };
 };

@@ -1,4 +1,5 @@
 import { checkOutput } from "../jobs/quality";
+import { OUTPUT_SCHEMA_VERSION } from "../job-types";
 import {
   jobTypeSchema,
   paramsSchemas,
@@ -104,7 +105,9 @@ export async function runPipeline(input: PipelineInput, opts: PipelineOptions): 
 async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: Usage }): Promise<PipelineResult> {
   const started = Date.now();
   const { jobType, snapshot, params } = parseInput(input);
-  const version = input.outputSchemaVersion ?? "v1";
+  // The pipeline writes the current version whatever the job was created with (a job made before
+  // v2 gets a v2 result: the learner page reads both).
+  const version = OUTPUT_SCHEMA_VERSION;
   const locale = input.locale ?? DEFAULT_LOCALE;
   const maxLoops = opts.maxQualityLoops ?? 3;
   const qualityChecker = opts.qualityChecker ?? runQualityChecks;

@@ -187,7 +187,7 @@ export const jobAnswer = z.object({
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
-  /** Present once the job succeeded: the output of its job type (docs/contract.md#job-types-and-outputs, outputSchemaVersion v1). */
+  /** Present once the job succeeded: the output of its job type (docs/contract.md#job-types-and-outputs, in the version `outputSchemaVersion` names). */
   output: z.unknown().nullable(),
   outputSchemaVersion: z.string().nullable(),
   /** Set once a cancel was asked for a locked or running job: its Runtime stops at its next heartbeat and the job ends cancelled. */

@@ -4,6 +4,7 @@ import { now } from "../clock";
 import { AppError } from "../errors";
 import { deckCards } from "../job-types/flashcard-generation/schema";
 import { gradeOf, newMemory, rate, type MemoryColumns, type RatingName } from "./fsrs";
+import { dueBy } from "./due";
 
 /** Cards one review session loads at most; the next ones come when these are rated. */
 export const REVIEW_BATCH = 20;
@@ -109,10 +110,10 @@ export async function getReviewQueue(userId: string, limit = REVIEW_BATCH) {
   const at = now();
   const db = getDb();
   const [byKind, next, cards, total] = await Promise.all([
-    db.reviewCard.groupBy({ by: ["kind"], where: { userId, due: { lte: at } }, _count: { _all: true } }),
+    db.reviewCard.groupBy({ by: ["kind"], where: { userId, due: dueBy(at) }, _count: { _all: true } }),
     db.reviewCard.findFirst({ where: { userId, due: { gt: at } }, orderBy: { due: "asc" }, select: { due: true } }),
     db.reviewCard.findMany({
-      where: { userId, due: { lte: at } },
+      where: { userId, due: dueBy(at) },
       orderBy: [{ due: "asc" }, { sourceJobId: "asc" }, { itemIndex: "asc" }, { id: "asc" }],
       take: limit,
       select: cardSelect,

@@ -57,7 +57,7 @@ const ZH: Words = {
   question: "问题",
   summary: /李明已练习 \d+ 个知识点中的 \d+ 个（共作答 \d+ 次），总体掌握度为 \d+%。/,
   quizStem: /下列哪一项描述了|这段话描述的是哪个知识点|判断正误|填空|请用自己的话解释/,
-  cardFront: /什么是“|这是哪个概念|填空：/,
+  cardFront: /什么是“|这段话描述的是哪个概念|哪个词填入空白处/,
 };
 
 const EN: Words = {
@@ -89,7 +89,7 @@ const EN: Words = {
   question: "Question",
   summary: /李明 has practised \d+ of \d+ knowledge points \(\d+ answers\); overall mastery is \d+%\./,
   quizStem: /Which statement describes|Which knowledge point|True or false|Fill in the blank|Explain/,
-  cardFront: /What is "|Which idea is this|Fill in the blank/,
+  cardFront: /What is "|Which concept does this describe|Which term fills the blank/,
 };
 
 async function shot(page: Page, name: string) {

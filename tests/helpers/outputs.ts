@@ -4,7 +4,7 @@ import type { JobType } from "@/server/generated/prisma/enums";
 export const FACTORY_MATERIAL_TEXT = "Plants turn light, water and CO2 into glucose and oxygen.";
 
 /**
- * A small output that passes the v1 schema and quality rules for a learner's knowledge points
+ * A small output that passes the current (v2) schema and the API's quality rules for a learner's knowledge points
  * (a knowledge_point_extraction output quotes the factory material, its jobs' target).
  */
 export function validOutput(jobType: JobType, kpIds: string[], params: Record<string, unknown> = {}) {
@@ -15,8 +15,9 @@ export function validOutput(jobType: JobType, kpIds: string[], params: Record<st
         summary: "Steady progress.",
         overallMastery: 0.6,
         engagementLevel: "medium",
-        strengths: ["Light reactions"],
-        risks: ["Calvin cycle"],
+        strongestKnowledgePointId: null,
+        strengths: [{ knowledgePointId: kp, text: "Light reactions" }],
+        risks: [{ knowledgePointId: null, text: "Calvin cycle" }],
         knowledgePoints: kpIds.map((id) => ({
           knowledgePointId: id,
           title: "KP",

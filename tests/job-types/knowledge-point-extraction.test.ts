@@ -54,7 +54,13 @@ describe("knowledge_point_extraction: the local analyzer", () => {
     const out = extract(s);
     expect(check(s, out)).toEqual({ ok: true, output: out });
     const titles = out.knowledgePoints.map((p) => p.title);
-    expect(titles.slice(0, 3)).toEqual(["Photosynthesis", "Light reactions", "Calvin cycle"]);
+    // The sections, in the material's order among the other points.
+    expect(titles.filter((t) => ["Photosynthesis", "Light reactions", "Calvin cycle"].includes(t))).toEqual([
+      "Photosynthesis",
+      "Light reactions",
+      "Calvin cycle",
+    ]);
+    expect(titles[0]).toBe("Photosynthesis");
     expect(new Set(titles.map(norm)).size).toBe(titles.length);
     for (const p of out.knowledgePoints) {
       // Verbatim: an exact substring of the material, not only "grounded" after whitespace is removed.
@@ -76,7 +82,8 @@ describe("knowledge_point_extraction: the local analyzer", () => {
     const out = extract(s, 6);
     expect(check(s, out, 6)).toEqual({ ok: true, output: out });
     const titles = out.knowledgePoints.map((p) => p.title);
-    expect(titles.slice(0, 2)).toEqual(["光合作用", "光反应"]);
+    expect(titles[0]).toBe("光合作用");
+    expect(titles).toContain("光反应");
     expect(out.knowledgePoints.length).toBeLessThanOrEqual(6);
     expect(new Set(titles).size).toBe(titles.length);
     for (const p of out.knowledgePoints) expect(CHINESE).toContain(p.passage);

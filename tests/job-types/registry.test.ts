@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { OUTPUT_SCHEMA_VERSION } from "@/server/job-types";
 import { RESULT_RENDERERS } from "@/components/learner/results";
 import en from "@/messages/en.json";
 import zh from "@/messages/zh-CN.json";
@@ -79,7 +80,10 @@ describe("the job-type registry", () => {
       const knowledgePointIds = new Set(snapshot.knowledgePoints.map((k) => k.id));
       const params = paramsSchemas[t].parse({}) as Record<string, unknown>;
       const output = analyse(t, snapshot, params, AS_OF);
-      expect(checkOutput(t, "v1", output, { knowledgePointIds, params, snapshot }), t).toEqual({ ok: true, output });
+      expect(checkOutput(t, OUTPUT_SCHEMA_VERSION, output, { knowledgePointIds, params, snapshot }), t).toEqual({
+        ok: true,
+        output,
+      });
       expect(buildPrompt({ jobType: t, snapshot, params, asOf: AS_OF }).user, t).toContain(jobTypeOf(t).prompt.task);
     }
   });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { setConsent } from "@/server/jobs/consent";
 import { callerAs } from "../helpers/auth";
-import { createLearner, createTestJob, type Learner } from "../helpers/factories";
+import { createLearner, createTestJob, runtimeKey, uid, type Learner } from "../helpers/factories";
+import { runtime } from "../helpers/runtime-api";
 import { succeededJob } from "../helpers/finished-jobs";
 import { validOutput } from "../helpers/outputs";
 
@@ -84,6 +85,22 @@ describe("mastery over time", () => {
     expect(m.overall.map((p) => Number(p.mastery.toFixed(3)))).toEqual([0.267, 0.433, 0.6]);
     const times = first.points.map((p) => new Date(p.at).getTime());
     expect([...times].sort((a, b) => a - b)).toEqual(times);
+  });
+
+  it("keeps drawing the results stored as v1 next to the v2 ones", async () => {
+    const learner = await createLearner();
+    const kpIds = learner.knowledgePoints.map((k) => k.id);
+    const rt = runtime(await runtimeKey(), uid("inst"));
+    const v2 = validOutput("learning_state_analysis", kpIds) as { knowledgePoints: { mastery: number }[] };
+    const { strongestKnowledgePointId: _none, ...rest } = v2 as typeof v2 & { strongestKnowledgePointId: null };
+    const v1 = { ...rest, strengths: ["Light reactions"], risks: ["Calvin cycle"] };
+    const job = await createTestJob(learner, "learning_state_analysis");
+    expect((await rt.lock(job.id)).status).toBe(200);
+    expect((await rt.result(job.id, 1, v1, { outputSchemaVersion: "v1" })).status).toBe(200);
+    await succeededJob(learner, "learning_state_analysis", {}, v2);
+    const m = await as(learner).progress.mastery();
+    expect(m.analyses).toBe(2);
+    expect(m.topics[0]!.points.map((p) => p.mastery)).toEqual([0.5, 0.5]);
   });
 
   it("is empty for a learner with no analyses yet", async () => {

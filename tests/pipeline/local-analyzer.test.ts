@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { OUTPUT_SCHEMA_VERSION } from "@/server/job-types";
 import { checkOutput } from "@/server/jobs/quality";
 import { paramsSchemas, type JobTypeName, type SnapshotContent } from "@/server/jobs/schemas";
 import { analyse } from "@/server/providers/local";
@@ -7,7 +8,10 @@ import { AS_OF, smallSnapshot, tinySnapshot } from "./fixtures";
 const params = <T extends JobTypeName>(t: T, p: Record<string, unknown> = {}) =>
   paramsSchemas[t].parse(p) as Record<string, unknown>;
 const passes = (t: JobTypeName, snapshot: SnapshotContent, output: unknown, p: Record<string, unknown>) =>
-  checkOutput(t, "v1", output, { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params: p });
+  checkOutput(t, OUTPUT_SCHEMA_VERSION, output, {
+    knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)),
+    params: p,
+  });
 
 describe("local analyzer: learning_state_analysis", () => {
   it("computes recency-weighted mastery, confidence, engagement, strengths and risks as worked out by hand", () => {
@@ -26,11 +30,13 @@ describe("local analyzer: learning_state_analysis", () => {
     expect(out.overallMastery).toBe(0.604);
     // 45 session minutes + 2 × 8 answers inside 14 days = 61 → medium; the 1 Nov session is outside the window.
     expect(out.engagementLevel).toBe("medium");
-    expect(out.strengths).toEqual(["Light reactions: 100% mastery over 3 answers"]);
+    // Each strength and risk names its point (v2); a point is one or the other, never both.
+    expect(out.strengths).toEqual([{ knowledgePointId: "kp_a", text: "Light reactions: 100% mastery over 3 answers" }]);
     expect(out.risks).toEqual([
-      "Calvin cycle: 22% mastery, 2 of the last 3 answers wrong",
-      "Chlorophyll: not practised yet",
+      { knowledgePointId: "kp_b", text: "Calvin cycle: 22% mastery, 2 of the last 3 answers wrong" },
+      { knowledgePointId: "kp_d", text: "Chlorophyll: not practised yet" },
     ]);
+    expect(out.strongestKnowledgePointId).toBe("kp_a");
     expect(out.summary).toContain("3 of 4 knowledge points (8 answers)");
   });
 
@@ -149,7 +155,7 @@ describe("local analyzer: quiz_generation", () => {
       ["kp_d", "single_choice", "easy"],
     ]);
     const first = out.questions[0]!;
-    expect(first.stem).toBe('Which statement describes "Calvin cycle"?');
+    expect(first.stem).toBe('Which statement describes "Calvin cycle"? (_____ stands for it)');
     expect(first.answer).toBe("RuBisCO fixes carbon dioxide in the stroma to build glucose.");
     expect(first.options).toHaveLength(3); // easy: the answer and two other points' descriptions
     expect(first.options.filter((o) => o === first.answer)).toHaveLength(1);
@@ -203,10 +209,16 @@ describe("local analyzer: flashcard_generation", () => {
       ["kp_d", 'What is "Chlorophyll"?'],
       ["kp_c", 'What is "Limiting factors"?'],
       ["kp_a", 'What is "Light reactions"?'],
-      ["kp_b", "Which idea is this? RuBisCO fixes carbon dioxide in the stroma to build glucose."],
+      [
+        "kp_b",
+        'Which term fills the blank: "In the Calvin cycle, in the stroma, the enzyme RuBisCO fixes _____ to build glucose."?',
+      ],
     ]);
+    // The back covers the point: its description, then what the material says of it.
     expect(out.flashcards[0]).toMatchObject({
-      back: "RuBisCO fixes carbon dioxide in the stroma to build glucose.",
+      back:
+        "RuBisCO fixes carbon dioxide in the stroma to build glucose. " +
+        "In the Calvin cycle, in the stroma, the enzyme RuBisCO fixes carbon dioxide to build glucose.",
       tags: ["photosynthesis", "needs-review"],
     });
     expect(out.flashcards[3]!.tags).toEqual(["photosynthesis"]);

@@ -4,6 +4,7 @@ import { checkOutput } from "@/server/jobs/quality";
 import { paramsSchemas, type SnapshotContent } from "@/server/jobs/schemas";
 import { analyse } from "@/server/providers/local";
 import { sentences } from "@/server/job-types/shared/text";
+import { negate } from "@/server/job-types/shared/items";
 import { AS_OF } from "./fixtures";
 
 type Q = { type: string; stem: string; options: string[]; answer: string; knowledgePointId: string };
@@ -37,6 +38,17 @@ function textsOf(materialId: string) {
     [...m.kps.flatMap((k) => [k.title, k.description]), ...sentences(m.content)].map((s) => s.toLowerCase()),
   );
 }
+
+/** Whether `option` is `text` with some words hidden by "_____". */
+const fits = (option: string, text: string) =>
+  new RegExp(
+    `^${option
+      .toLowerCase()
+      .split("_____")
+      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".+?")}$`,
+    "u",
+  ).test(text);
 
 describe("local analyzer: quiz distractors on the demo data", () => {
   for (const learnerId of ["user_ada", "user_ben"]) {
@@ -90,7 +102,11 @@ describe("local analyzer: quiz distractors on the demo data", () => {
       expect(q.options).toHaveLength(4);
       const own = textsOf(snap.knowledgePoints.find((k) => k.id === q.knowledgePointId)!.materialId!);
       const generic = ["none of the other options", "it is not covered in this material"];
-      for (const o of q.options) expect(own.has(o.toLowerCase()) || generic.includes(o.toLowerCase()), o).toBe(true);
+      // Each option is a text of the same material with a point's name hidden ("_____"), or the
+      // point's own statement negated (a common confusion), or a generic option.
+      const texts = [...own].flatMap((t) => [t, negate(t)?.toLowerCase() ?? t]);
+      for (const o of q.options)
+        expect(texts.some((t) => fits(o, t)) || generic.includes(o.toLowerCase()), o).toBe(true);
     }
   });
 });

@@ -29,8 +29,8 @@ const QUOTING = new Set<JobTypeName>(["knowledge_point_extraction"]);
 function texts(jobType: JobTypeName, out: Record<string, unknown>): string[] {
   const o = out as never as {
     summary: string;
-    strengths: string[];
-    risks: string[];
+    strengths: { text: string }[];
+    risks: { text: string }[];
     weakPoints: { evidence: string[]; suggestedReview: string }[];
     actions: { title: string; reason: string }[];
     questions: { stem: string; explanation: string; type: string; options: string[] }[];
@@ -39,7 +39,7 @@ function texts(jobType: JobTypeName, out: Record<string, unknown>): string[] {
   };
   switch (jobType) {
     case "learning_state_analysis":
-      return [o.summary, ...o.strengths, ...o.risks];
+      return [o.summary, ...o.strengths.map((x) => x.text), ...o.risks.map((x) => x.text)];
     case "weak_point_analysis":
       return o.weakPoints.flatMap((w) => [...w.evidence.slice(0, 2), w.suggestedReview]);
     case "next_action_planning":
@@ -130,24 +130,31 @@ describe("the local analyzer writes in the job's language", () => {
     for (const q of en.questions) expect(q.options).toEqual(["True", "False"]);
   });
 
-  it("on Chinese material: passes the API's rules and the pipeline's review in both languages, never degraded", async () => {
-    for (const locale of LOCALES)
-      for (const jobType of JOB_TYPES) {
-        const params = paramsSchemas[jobType].parse(PARAMS[jobType]);
-        const result = await runPipeline(
-          {
-            jobType,
-            params,
-            snapshot: chineseSnapshot(QUOTING.has(jobType) ? "material" : "user"),
-            asOf: AS_OF,
-            locale,
-          },
-          { provider: localProvider() },
-        );
-        expect(result.degraded, `${locale} ${jobType}: ${result.findings.join("; ")}`).toBe(false);
-        if (locale === "zh-CN") for (const t of texts(jobType, result.output)) expect(t).toMatch(HAN);
-      }
-  });
+  const ITEMS = new Set<JobTypeName>(["quiz_generation", "flashcard_generation"]);
+  it.each([
+    ["the analyses and proposals", JOB_TYPES.filter((t) => !ITEMS.has(t))],
+    ["quizzes and decks", JOB_TYPES.filter((t) => ITEMS.has(t))],
+  ])(
+    "on Chinese material, %s pass the API's rules, the pipeline's quality checks and the evidence rules in both languages, never degraded",
+    async (_name, types) => {
+      for (const locale of LOCALES)
+        for (const jobType of types) {
+          const params = paramsSchemas[jobType].parse(PARAMS[jobType]);
+          const result = await runPipeline(
+            {
+              jobType,
+              params,
+              snapshot: chineseSnapshot(QUOTING.has(jobType) ? "material" : "user"),
+              asOf: AS_OF,
+              locale,
+            },
+            { provider: localProvider() },
+          );
+          expect(result.degraded, `${locale} ${jobType}: ${result.findings.join("; ")}`).toBe(false);
+          if (locale === "zh-CN") for (const t of texts(jobType, result.output)) expect(t).toMatch(HAN);
+        }
+    },
+  );
 
   it("cuts Chinese material into sentences at 。！？ and hides a word, not a clause, in a cloze", () => {
     const snapshot = chineseSnapshot();
@@ -163,12 +170,12 @@ describe("the local analyzer writes in the job's language", () => {
     expect(keyword("Chlorophyll absorbs light and splits water.")).toBe("Chlorophyll");
 
     const cards = analyse("flashcard_generation", snapshot, { count: 12 }, AS_OF, "zh-CN") as Flashcards;
-    const cloze = cards.flashcards.filter((c) => c.front.startsWith("填空："));
+    const cloze = cards.flashcards.filter((c) => c.front.startsWith("哪个词填入空白处："));
     expect(cloze.length).toBeGreaterThan(0);
     for (const c of cloze) {
       expect(c.front).toContain("_____");
       // The blank hides a few characters, the rest of the sentence stays readable.
-      expect(c.front.replace("填空：", "").replace("_____", "").length).toBeGreaterThan(5);
+      expect(c.front.replace("哪个词填入空白处：", "").replace("_____", "").length).toBeGreaterThan(5);
     }
   });
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { paramsSchemas, snapshotContentSchema, type SnapshotContent } from "@/server/jobs/schemas";
+import { paramsSchemas, snapshotContentSchema, type JobTypeName, type SnapshotContent } from "@/server/jobs/schemas";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
 import { localProvider } from "@/server/providers/local";
 import { LOCALES } from "@/server/i18n/locales";
@@ -129,9 +129,10 @@ const quizParams = fc.record({
 });
 
 describe("the local analyzer on arbitrary snapshots", () => {
-  it("passes the API's checks and the pipeline's own review for every job type and language, never degraded", async () => {
-    const provider = localProvider();
-    await fc.assert(
+  type Case = readonly [JobTypeName, Record<string, unknown>];
+  /** Every case through the pipeline with the local analyzer: accepted at once, never degraded. */
+  const neverDegraded = (cases: (quiz: Record<string, unknown>, cards: number, budget: number) => Case[]) =>
+    fc.assert(
       fc.asyncProperty(
         snapshotArb,
         quizParams,
@@ -139,16 +140,12 @@ describe("the local analyzer on arbitrary snapshots", () => {
         fc.integer({ min: 10, max: 600 }),
         fc.constantFrom(...LOCALES),
         async (snapshot, quiz, cards, budget, locale) => {
-          const cases = [
-            ["learning_state_analysis", {}],
-            ["weak_point_analysis", {}],
-            ["next_action_planning", { timeBudgetMinutes: budget }],
-            ["quiz_generation", quiz],
-            ["flashcard_generation", { count: cards }],
-          ] as const;
-          for (const [jobType, raw] of cases) {
+          for (const [jobType, raw] of cases(quiz, cards, budget)) {
             const params = paramsSchemas[jobType].parse(raw);
-            const result = await runPipeline({ jobType, params, snapshot, asOf: AS_OF, locale }, { provider });
+            const result = await runPipeline(
+              { jobType, params, snapshot, asOf: AS_OF, locale },
+              { provider: localProvider() },
+            );
             expect(result.degraded, `${locale} ${jobType}: ${result.findings.join("; ")}`).toBe(false);
             expect(result.qualityLoops).toBe(0);
           }
@@ -156,5 +153,19 @@ describe("the local analyzer on arbitrary snapshots", () => {
       ),
       { numRuns: 60, seed: 20261130 },
     );
+
+  it("passes the API's checks, the pipeline's own review and the evidence rules for the analyses in every language, never degraded", async () => {
+    await neverDegraded((_quiz, _cards, budget) => [
+      ["learning_state_analysis", {}],
+      ["weak_point_analysis", {}],
+      ["next_action_planning", { timeBudgetMinutes: budget }],
+    ]);
+  });
+
+  it("passes them for quizzes and decks in every language, never degraded", async () => {
+    await neverDegraded((quiz, cards) => [
+      ["quiz_generation", quiz],
+      ["flashcard_generation", { count: cards }],
+    ]);
   });
 });

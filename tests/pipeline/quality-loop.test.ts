@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { OUTPUT_SCHEMA_VERSION } from "@/server/job-types";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
 import type { QualityChecker } from "@/server/pipeline/quality-checks";
 import type { ProgressReport } from "@/server/pipeline/stages";
@@ -45,7 +46,7 @@ describe("the pipeline's stages and quality loop", () => {
       degraded: false,
       qualityLoops: 0,
       promptVersion: PROMPT_VERSION,
-      outputSchemaVersion: "v1",
+      outputSchemaVersion: OUTPUT_SCHEMA_VERSION,
     });
   });
 

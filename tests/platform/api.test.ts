@@ -298,7 +298,7 @@ describe("jobs", () => {
     expect(result.status, JSON.stringify(result.body)).toBe(200);
     const done = await api.getJob(jobId);
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ status: "succeeded", outputSchemaVersion: "v1", error: null });
+    expect(done.body).toMatchObject({ status: "succeeded", outputSchemaVersion: "v2", error: null });
     expect(done.body.output).toEqual(JSON.parse(JSON.stringify(output)));
   });
 

@@ -53,7 +53,7 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
     const rt = runtime({ RUNTIME_PROVIDER: "auto" });
     for (const job of jobs) {
       const row = await eventually(`${job.jobType} succeeded`, status(job.id, "succeeded"));
-      expect(row.result).toMatchObject({
+      expect(row.result, job.jobType).toMatchObject({
         modelProvider: "local",
         modelName: "local-analyzer-1",
         promptVersion: PROMPT_VERSION,
@@ -67,7 +67,7 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
         analyse(job.jobType, content, row.params as Record<string, unknown>, snapshot.createdAt),
       );
       expect(
-        checkOutput(job.jobType, "v1", row.result!.output, {
+        checkOutput(job.jobType, row.result!.outputSchemaVersion, row.result!.output, {
           knowledgePointIds: new Set(content.knowledgePoints.map((k) => k.id)),
           params: row.params,
           snapshot: content,

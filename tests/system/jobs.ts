@@ -61,7 +61,7 @@ export async function expectSucceededOnce(ids: string[]) {
     if (job.status !== "succeeded") problems.push(`${job.id}: ${job.status} ${job.errorCode ?? ""}`);
     if (eventsByJob.get(job.id) !== 1) problems.push(`${job.id}: ${eventsByJob.get(job.id) ?? 0} succeeded events`);
     const content = job.snapshot?.content as SnapshotContent | undefined;
-    const check = checkOutput(job.jobType, "v1", job.result?.output, {
+    const check = checkOutput(job.jobType, job.result?.outputSchemaVersion ?? "v2", job.result?.output, {
       knowledgePointIds: new Set(content?.knowledgePoints.map((k) => k.id) ?? []),
       params: job.params,
     });

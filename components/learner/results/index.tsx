@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { parseOutput as parse, type JobTypeName } from "@/server/job-types/catalogue";
+import { learningAnalysisSchema, learningAnalysisV1Schema } from "@/server/job-types/learning-state-analysis/schema";
 import { DEFAULT_PARAMS, FlashcardParamsFields, PlanParamsFields, QuizParamsFields } from "../analysis-params";
 import { FlashcardDeck } from "./flashcards";
 import { KnowledgePointProposals } from "./knowledge-points";
@@ -22,10 +23,16 @@ export type ResultRenderer = {
   icon: { tone: string; paths: ReactNode };
 };
 
+const parseLearningState = (output: unknown) => {
+  const v2 = learningAnalysisSchema.safeParse(output);
+  return v2.success ? v2.data : learningAnalysisV1Schema.parse(output);
+};
+
 /** One renderer per job type: `satisfies` makes a type without one a compile error, never a blank result. */
 export const RESULT_RENDERERS = {
   learning_state_analysis: {
-    View: ({ output }) => <LearningStateResult output={parse("learning_state_analysis", output)} />,
+    // A result stored as v1 (strengths and risks as plain sentences) is shown too.
+    View: ({ output }) => <LearningStateResult output={parseLearningState(output)} />,
     icon: { tone: "bg-indigo-100 text-indigo-700", paths: <path d="M4 20V10M10 20V4M16 20v-7M22 20H2" /> },
   },
   weak_point_analysis: {

@@ -1,5 +1,5 @@
 import { useTranslations } from "next-intl";
-import type { LearningAnalysis } from "@/server/jobs/schemas";
+import { itemText, type AnyLearningAnalysis } from "@/server/job-types/learning-state-analysis/schema";
 import { pct } from "../labels";
 
 function barColor(m: number) {
@@ -7,7 +7,7 @@ function barColor(m: number) {
 }
 
 /** Summary, overall mastery and a bar per knowledge point (mastery, with confidence and answers). */
-export function LearningStateResult({ output }: { output: LearningAnalysis }) {
+export function LearningStateResult({ output }: { output: AnyLearningAnalysis }) {
   const t = useTranslations("learningState");
   const kps = [...output.knowledgePoints].sort((a, b) => a.mastery - b.mastery);
   return (
@@ -22,7 +22,13 @@ export function LearningStateResult({ output }: { output: LearningAnalysis }) {
         <figcaption className="text-sm font-semibold">{t("perTopic")}</figcaption>
         <ul className="mt-2 space-y-2" aria-label={t("perTopicLabel")}>
           {kps.map((k) => (
-            <li key={k.knowledgePointId} data-testid="mastery-row" data-attempts={k.attempts}>
+            <li
+              key={k.knowledgePointId}
+              data-testid="mastery-row"
+              data-kp={k.knowledgePointId}
+              data-mastery={pct(k.mastery)}
+              data-attempts={k.attempts}
+            >
               <div className="flex flex-wrap justify-between gap-x-2 text-sm">
                 <span className="min-w-0 [overflow-wrap:anywhere]">{k.title}</span>
                 <span className="shrink-0 tabular-nums text-slate-600">
@@ -48,8 +54,8 @@ export function LearningStateResult({ output }: { output: LearningAnalysis }) {
         <p className="mt-2 text-xs text-slate-600">{t("fainter")}</p>
       </figure>
       <div className="grid gap-4 sm:grid-cols-2">
-        <List title={t("strengths")} items={output.strengths} tone="text-emerald-700" />
-        <List title={t("risks")} items={output.risks} tone="text-rose-700" />
+        <List title={t("strengths")} variant="strengths" items={output.strengths} tone="text-emerald-700" />
+        <List title={t("risks")} variant="risks" items={output.risks} tone="text-rose-700" />
       </div>
     </div>
   );
@@ -64,17 +70,31 @@ function Stat({ label, value }: { label: string; value: string }) {
   );
 }
 
-function List({ title, items, tone }: { title: string; items: string[]; tone: string }) {
+/** Strengths or risks: sentences (v1), or sentences naming their point (v2, `data-kp`). */
+function List({
+  title,
+  items,
+  tone,
+  variant,
+}: {
+  title: string;
+  items: (string | { knowledgePointId: string | null; text: string })[];
+  tone: string;
+  /** Which list: its data-testid. */
+  variant: "strengths" | "risks";
+}) {
   const t = useTranslations("learningState");
   return (
-    <div>
+    <div data-testid={variant}>
       <h4 className={`text-sm font-semibold ${tone}`}>{title}</h4>
       {items.length === 0 ? (
         <p className="text-sm text-slate-600">{t("noneFound")}</p>
       ) : (
         <ul className="mt-1 list-disc space-y-1 pl-5 text-sm text-slate-700">
-          {items.map((s) => (
-            <li key={s}>{s}</li>
+          {items.map((s, i) => (
+            <li key={i} data-kp={typeof s === "string" ? undefined : (s.knowledgePointId ?? undefined)}>
+              {itemText(s)}
+            </li>
           ))}
         </ul>
       )}

@@ -1,9 +1,10 @@
 import type { Flashcards, FlashcardParams } from "./schema";
-import type { SnapshotContent } from "../fields";
+import { hasCjk, type SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
 import { templatesFor, type Templates } from "../shared/templates";
 import { JobFailure } from "../../pipeline/errors";
 import { isWeak, knowledgeStats, quizOrder } from "../shared/statistics";
+import { BLANK, conceptOf, names, replaceAll, sectionOf } from "../shared/items";
 import {
   clip,
   cloze,
@@ -14,11 +15,13 @@ import {
   slug,
   sourceSentences,
   statementOf,
-  titleOf,
   type Kp,
 } from "../shared/text";
 
 type Card = Flashcards["flashcards"][number];
+
+/** At most this much of the section on a card's back. */
+const BACK_MAX = 800;
 
 function make(
   snapshot: SnapshotContent,
@@ -26,10 +29,21 @@ function make(
   variant: number,
   F: Templates["flashcards"],
 ): Omit<Card, "knowledgePointId" | "tags"> | null {
-  const title = titleOf(kp);
+  const concept = conceptOf(kp);
   const statement = statementOf(snapshot, kp);
-  if (variant === 0) return { front: clip(F.whatIs(title), 500), back: clip(statement, 2000) };
-  if (variant === 1) return { front: clip(F.whichIdea(statement), 500), back: clip(title, 2000) };
+  // The back covers the point's section: its description, then what the material says of it.
+  const section = sectionOf(snapshot, kp);
+  const description = kp.description.trim();
+  const back =
+    description && !norm(section).includes(norm(description))
+      ? `${description}${hasCjk(description) ? "" : " "}${section}`
+      : section;
+  if (variant === 0) return { front: clip(F.whatIs(concept), 500), back: clip(back, BACK_MAX) };
+  if (variant === 1) {
+    const hidden = replaceAll(statement, concept, BLANK);
+    if (names(hidden, concept) || norm(hidden) === norm(statement)) return null;
+    return { front: clip(F.whichIdea(hidden), 500), back: clip(F.clozeBack(concept, back), BACK_MAX) };
+  }
   const s = sourceSentences(snapshot, kp)[variant - 2];
   const word = s && keyword(s.sentence, materialTerms(snapshot, kp));
   if (!s || !word) return null;
@@ -40,8 +54,9 @@ function make(
 }
 
 /**
- * flashcard_generation from the knowledge points and their materials: a definition card, a
- * reverse card, then cloze cards from the material's sentences, weakest points first; tagged
+ * flashcard_generation from the knowledge points and their materials: a question about the
+ * concept (its title without a heading's numbering) whose back covers its section, a reverse card
+ * (its statement with the concept hidden), then cloze cards from the material's sentences, weakest points first; tagged
  * with the material and "needs-review" for weak points. Fronts never repeat.
  */
 export function generateFlashcards(

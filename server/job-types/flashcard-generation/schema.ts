@@ -26,7 +26,7 @@ export type FlashcardParams = z.infer<typeof flashcardParamsSchema>;
 export const flashcardGenerationEntry = catalogueEntry({
   label: { title: "Flashcards", blurb: "Cards to flip through and mark as known." },
   params: flashcardParamsSchema,
-  output: { version: "v1", schema: flashcardsSchema },
+  output: { version: "v2", schema: flashcardsSchema },
   qualityRules: {
     count_mismatch: "Exactly `params.count` flashcards.",
     duplicate_front:

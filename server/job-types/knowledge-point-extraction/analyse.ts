@@ -3,11 +3,12 @@ import type { SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
 import { JobFailure } from "../../pipeline/errors";
 import { clip, norm, occurrence } from "../shared/text";
-import { isStopWord, keyTermsOf, TERMS_INPUT_MAX, type Term } from "../shared/terms";
+import { isStopWord, keyTermsOf, singular, TERMS_INPUT_MAX, type Term } from "../shared/terms";
+import { counterpartPairs, definitionsIn, headingTopics } from "./signals";
 
 type Point = KpExtraction["knowledgePoints"][number];
 /** A piece of the material: `text` is an exact substring of it, `heading` the section it sits under. */
-type Sentence = { text: string; heading: string | null };
+type Sentence = { text: string; heading: string | null; lineStart: boolean };
 
 const TERMS_PER_POINT = 5;
 /** A term becomes a point when it weighs at least this share of the material's heaviest term. */
@@ -45,10 +46,12 @@ export function sentencesOf(text: string): Sentence[] {
       heading = h;
       return;
     }
+    let lineStart = true;
     for (const { segment } of segmenter.segment(line)) {
       const s = segment.trim();
       // Too short to say anything: a stray "Dr." or a list marker.
-      if (codePoints(s).length >= (HAN.test(s) ? 6 : 20)) out.push({ text: s, heading });
+      if (codePoints(s).length >= (HAN.test(s) ? 6 : 20)) out.push({ text: s, heading, lineStart });
+      lineStart = false;
     }
   });
   return out;
@@ -69,14 +72,31 @@ const prefix = (s: string, max: number) => {
 /** The key terms of a sentence, the material's heaviest first. */
 const termsIn = (sentence: string, terms: Term[]) => terms.filter((t) => occurrence(sentence, t.text));
 
-/**
- * knowledge_point_extraction, without a model: the target material's sections (a heading and its
- * first sentence) first, then its key terms (noun phrases weighted by frequency, rarity and
- * position: `keyTermsOf`), each with the first sentence that uses it and no other point's, in the
- * material's own order. Every passage is an exact substring of the material; titles are noun
- * phrases of the text, never a stop word, and never repeat each other nor a knowledge point the
- * material already has. Pure: the same snapshot and params give the same points.
- */
+/** A proposal before it is chosen: its title, its weight and the sentence it is read from. */
+type Candidate = { title: string; score: number; at: number };
+
+/** Weights of the signals (a key term weighs its share of the heaviest key term's score: 0 to 1). */
+const WEIGHT = { pair: 2.2, headingUsed: 2, headingOnly: 0.6 } as const;
+/** Key terms fill the proposals up to one per sentence of the material (a teacher lists fewer points than a text has nouns). */
+const TERMS_PER_SENTENCE = 1;
+/** A title as proposals compare it: NFKC, lower case, English words singular ("Ecosystems" is "ecosystem"). */
+const keyOf = (title: string) =>
+  norm(title)
+    .split(" ")
+    .map((w) => (HAN.test(w) ? w : singular(w)))
+    .join(" ");
+
+/** Whether `long` holds `short`: whole words in English, two characters or more in Chinese. */
+function holds(long: string, short: string) {
+  if (HAN.test(short)) return codePoints(short).length >= 2 && long.includes(short);
+  return occurrence(long, short) !== null;
+}
+
+/** Where a text writes a topic, or its singular ("Series circuits" as "series circuit"). */
+function written(text: string, topic: string): string | null {
+  return occurrence(text, topic) ?? (HAN.test(topic) ? null : occurrence(text, topic.replace(/(?<=\p{L}{3})s$/u, "")));
+}
+
 export function extractKnowledgePoints(
   snapshot: SnapshotContent,
   params: KpExtractionParams,
@@ -89,11 +109,75 @@ export function extractKnowledgePoints(
   // The start of a long text, as keyTermsOf reads it (time in proportion to the text, never a split pair).
   const content = prefix(material.content, TERMS_INPUT_MAX);
   const sentences = sentencesOf(content);
-  if (!sentences.length) sentences.push({ text: content.trim(), heading: null });
+  if (!sentences.length) sentences.push({ text: content.trim(), heading: null, lineStart: true });
   const terms = keyTermsOf(content);
   const taken = new Set(snapshot.knowledgePoints.filter((k) => k.materialId === material.id).map((k) => norm(k.title)));
-  const picked: { point: Point; at: number }[] = [];
+  const usedAt = (term: string, from = 0) => {
+    const i = sentences.findIndex((s, j) => j >= from && written(s.text, term));
+    return i >= 0 ? i : sentences.findIndex((s) => written(s.text, term));
+  };
 
+  // Every signal of the whole text, then the heaviest chosen: definitions, glossary lines,
+  // headings, fixed pairs, then key terms.
+  const candidates: Candidate[] = [];
+  const aliases = new Set<string>();
+  sentences.forEach((s, i) => {
+    const { found, aliases: a } = definitionsIn(s.text, s.lineStart);
+    for (const x of a) aliases.add(norm(x));
+    for (const d of found) candidates.push({ title: d.term, score: d.strength, at: i });
+  });
+  sentences.forEach((s, i) => {
+    if (!s.heading || sentences.findIndex((x) => x.heading === s.heading) !== i) return;
+    const topics = headingTopics(s.heading);
+    for (const topic of topics) {
+      // One topic is read from the section's first sentence; each of several from the sentence that uses it.
+      const used = topics.length === 1 && written(content, topic) ? i : usedAt(topic, i);
+      const short = HAN.test(topic)
+        ? codePoints(topic).length <= 6 && !topic.includes("的")
+        : topic.split(" ").length <= 4;
+      if (used >= 0)
+        candidates.push({
+          title: occurrence(s.heading, topic) ?? written(sentences[used]!.text, topic)!,
+          score: WEIGHT.headingUsed,
+          at: used,
+        });
+      else if (short && occurrence(s.heading, topic))
+        candidates.push({ title: topic, score: WEIGHT.headingOnly, at: i });
+    }
+  });
+  for (const pair of counterpartPairs(content)) {
+    const at = usedAt(pair);
+    if (at >= 0) candidates.push({ title: pair, score: WEIGHT.pair, at });
+  }
+  const top = terms[0]?.score ?? 1;
+  const chinese = HAN.test(content);
+  for (const term of terms) {
+    if (term.score < top * TITLE_SHARE) break;
+    const using = sentences.map((s, i) => ({ s, i })).filter(({ s }) => occurrence(s.text, term.text));
+    // A Latin fragment of a Chinese text (kx of y=kx+b) is no term.
+    if (!using.length || (chinese && /^[A-Za-z]{1,2}$/.test(term.text))) continue;
+    candidates.push({ title: term.text, score: term.score / top, at: using[0]!.i });
+  }
+
+  const strong = (c: Candidate) => c.score > 1;
+  const fill = Math.min(params.maxPoints, Math.max(3, Math.ceil(sentences.length * TERMS_PER_SENTENCE)));
+  const chosen: (Candidate & { key: string })[] = [];
+  candidates.sort((a, b) => b.score - a.score || a.at - b.at);
+  for (const c of candidates) {
+    const t = norm(c.title);
+    if (chosen.length >= (strong(c) ? params.maxPoints : fill)) continue;
+    const k = keyOf(c.title);
+    if (!t || isStopWord(c.title) || aliases.has(t) || taken.has(t)) continue;
+    // A term held by a chosen one is no new point ("Law" once "Newton's first law" is one), nor a
+    // key term that holds one ("直角三角形三边" after "直角三角形"); a definition or a heading may.
+    if (
+      chosen.some((x) => x.key === k || holds(x.key, k) || (!strong(c) && holds(k, x.key))) ||
+      [...taken].some((x) => x === t || holds(x, t))
+    )
+      continue;
+    chosen.push({ ...c, key: k });
+  }
+  const picked: { point: Point; at: number }[] = [];
   const add = (title: string, s: Sentence, at: number) => {
     const t = clip(title, 200);
     if (picked.length >= params.maxPoints || taken.has(norm(t))) return;
@@ -111,30 +195,16 @@ export function extractKnowledgePoints(
       },
     });
   };
-
-  // 1. Each heading, with the first sentence under it.
-  sentences.forEach((s, i) => {
-    if (s.heading && sentences.findIndex((x) => x.heading === s.heading) === i) add(s.heading, s, i);
-  });
-  // 2. The heaviest key terms, each with the first sentence that uses it (one no other point has,
-  // when there is one). A term that holds a title or is held by one ("Cell wall" once "Cell" is a
-  // point) is no new point.
-  const sections = picked.length;
-  const floor = (terms[0]?.score ?? 0) * TITLE_SHARE;
-  // About one point a sentence: a teacher lists fewer points than a short text has nouns.
-  const limit = Math.min(params.maxPoints, sentences.length + 1);
-  for (const term of terms) {
-    if (term.score < floor || picked.length >= limit) break;
-    const title = capitalise(term.text);
-    const t = norm(title);
-    if (isStopWord(term.text) || [...taken].some((x) => x.includes(t) || t.includes(x))) continue;
-    const using = sentences.map((s, i) => ({ s, i })).filter(({ s }) => occurrence(s.text, term.text));
-    const free = using.find(({ i }) => !picked.some((p) => p.at === i)) ?? using[0];
-    if (free) add(title, free.s, free.i);
+  // A key term is read from the first sentence that uses it and no other point's, when there is one.
+  const read = new Set(chosen.filter(strong).map((c) => c.at));
+  for (const c of chosen) {
+    if (strong(c)) continue;
+    const free = sentences.findIndex((s, i) => !read.has(i) && occurrence(s.text, c.title));
+    if (free >= 0) c.at = free;
+    read.add(c.at);
   }
-  // Sections first, in the material's order, then the other points in the material's order.
-  const rest = picked.splice(sections).sort((a, b) => a.at - b.at);
-  picked.push(...rest);
+  chosen.sort((a, b) => a.at - b.at);
+  for (const c of chosen) add(capitalise(c.title), sentences[c.at]!, c.at);
   // 3. A material with no usable term still yields a point.
   if (!picked.length) add(FALLBACK_TITLE[locale](1), sentences[0]!, 0);
   if (!picked.length) add(FALLBACK_TITLE[locale](taken.size + 1), sentences[0]!, 0);

@@ -35,7 +35,7 @@ export const knowledgePointExtractionEntry = catalogueEntry({
   },
   targets: ["material"],
   params: kpExtractionParamsSchema,
-  output: { version: "v1", schema: kpExtractionSchema },
+  output: { version: "v2", schema: kpExtractionSchema },
   qualityRules: {
     too_many_points: "At most `params.maxPoints` knowledge points.",
     duplicate_title: "No two knowledge points share a title (compared trimmed, case- and space-insensitively).",

@@ -5,7 +5,7 @@ import {
   activityOf,
   DAY_MS,
   isForgetting,
-  isQuizWeak,
+  isWeak,
   knowledgeStats,
   pct,
   rankWeak,
@@ -61,11 +61,13 @@ export function planNextActions(
     });
   }
   const due = dueReviews(stats);
-  // Back after a week or more: the note goes on the first review, due or weak.
-  due.forEach((s, i) => candidates.push(dueReviewAction(s, N, i === 0 ? awayNote : "")));
+  // Back after a week or more: the note goes on the first review, due or weak. A weak point with
+  // due cards is reviewed once, in its due review (which says why it is weak too).
+  const gap = templatesFor(locale).sentenceGap;
+  due.forEach((s, i) => candidates.push(dueReviewAction(s, N, gap, i === 0 ? awayNote : "")));
   const dueKps = new Set(due.map((s) => s.kp.id));
   rankWeak(stats)
-    .filter((s) => isQuizWeak(s) || !dueKps.has(s.kp.id))
+    .filter((s) => !dueKps.has(s.kp.id))
     .forEach((s, i) => {
       const severity = severityOf(s);
       const review = severity !== "low";
@@ -87,7 +89,7 @@ export function planNextActions(
       });
     });
   stats
-    .filter((s) => !s.attempts.length && !s.review?.reviews && !dueKps.has(s.kp.id))
+    .filter((s) => !s.evidence && !dueKps.has(s.kp.id))
     .forEach((s) =>
       candidates.push({
         actionType: "learn_new",
@@ -140,14 +142,16 @@ function dueReviews(stats: KpStats[]) {
     .map(({ s }) => s);
 }
 
-function dueReviewAction(s: KpStats, N: Templates["nextActions"], note: string): Action {
+function dueReviewAction(s: KpStats, N: Templates["nextActions"], gap: string, note: string): Action {
   const r = s.review!;
+  const weak = isWeak(s) ? gap + N.weakReason(pct(s.mastery), s.recentErrors, s.recentCount, severityOf(s)) : "";
   return {
     actionType: "review",
     target: { type: "knowledge_point", id: s.kp.id },
     title: clip(N.reviewDue(titleOf(s.kp), r.dueCards), 300),
-    reason: clip(N.dueReason(r.dueCards, r.forgotten, recallOf(r)) + note, 1000),
-    priority: isForgetting(r) ? 1 : 2,
+    reason: clip(N.dueReason(r.dueCards, r.forgotten, recallOf(r)) + weak + note, 1000),
+    dueCards: r.dueCards,
+    priority: isForgetting(r) || severityOf(s) === "high" ? 1 : 2,
     estimatedMinutes: Math.min(MAX_DUE_REVIEW_MINUTES, Math.max(MIN_ACTION_MINUTES, r.dueCards * MINUTES_PER_DUE_CARD)),
   };
 }

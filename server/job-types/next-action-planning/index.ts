@@ -24,7 +24,7 @@ export const nextActionPlanning = defineJobType({
     return total > budget ? [`actions: ${total} minutes planned, the budget is ${budget}`] : [];
   },
   prompt: {
-    task: "Plan the learner's next study actions (review, practice, learn_new or rest) from the reviews that are due, their weak points, the time since they last studied and their time budget. When the snapshot has `reviews`, first schedule a review action for every knowledge point with due cards (`dueCards`, about a minute per card), the points being forgotten (cards forgotten at their latest review, low `retrievability`) before the others. The estimated minutes of all actions together must fit in the budget.",
+    task: "Plan the learner's next study actions (review, practice, learn_new or rest) from the reviews that are due, their weak points, the time since they last studied and their time budget. When the snapshot has `reviews`, first schedule a review action for every knowledge point with due cards (`dueCards`, about a minute per card), the points being forgotten (cards forgotten at their latest review, low `retrievability`) before the others, with `dueCards` equal to the point's `dueCards` in the snapshot (never call more cards due). Name a knowledge point at most once per action type. The estimated minutes of all actions together must fit in the budget.",
     rules: (params) => [`The time budget is ${params.timeBudgetMinutes} minutes.`],
   },
   analyse: (snapshot, params, asOf, locale) => planNextActions(snapshot, params, asOf, locale),

@@ -2,18 +2,26 @@ import { z } from "zod";
 import { id, text } from "../fields";
 import { catalogueEntry } from "../define";
 
+const action = z.strictObject({
+  actionType: z.enum(["review", "practice", "learn_new", "rest"]),
+  target: z.strictObject({ type: z.enum(["knowledge_point", "material", "none"]), id: id.nullable() }),
+  title: text(300),
+  reason: text(1000),
+  priority: z.number().int().min(1).max(5),
+  estimatedMinutes: z.number().int().min(1).max(600),
+});
+
+/** The first version (results stored as v1 are still read and shown). */
+export const nextActionsV1Schema = z.strictObject({ actions: z.array(action).min(1).max(20) });
+
+/**
+ * v2: a review of a knowledge point's due cards says how many (`dueCards`), counted as the Review
+ * view counts them (the snapshot's `reviews.knowledgePoints[].dueCards`), so the quality rules can
+ * hold it against the evidence.
+ */
 export const nextActionsSchema = z.strictObject({
   actions: z
-    .array(
-      z.strictObject({
-        actionType: z.enum(["review", "practice", "learn_new", "rest"]),
-        target: z.strictObject({ type: z.enum(["knowledge_point", "material", "none"]), id: id.nullable() }),
-        title: text(300),
-        reason: text(1000),
-        priority: z.number().int().min(1).max(5),
-        estimatedMinutes: z.number().int().min(1).max(600),
-      }),
-    )
+    .array(action.extend({ dueCards: z.number().int().min(1).optional() }))
     .min(1)
     .max(20),
 });
@@ -29,7 +37,7 @@ export type NextActionParams = z.infer<typeof nextActionParamsSchema>;
 export const nextActionPlanningEntry = catalogueEntry({
   label: { title: "Next steps", blurb: "A short plan of what to do next, with time estimates." },
   params: nextActionParamsSchema,
-  output: { version: "v1", schema: nextActionsSchema },
+  output: { version: "v2", schema: nextActionsSchema, v1: nextActionsV1Schema },
   qualityRules: {
     target_id_required: "An action whose `target.type` is not `none` names its target's `id`.",
   },

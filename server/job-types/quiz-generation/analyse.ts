@@ -4,6 +4,7 @@ import { templatesFor, type Templates } from "../shared/templates";
 import type { Quiz, QuizParams } from "./schema";
 import { JobFailure } from "../../pipeline/errors";
 import { knowledgeStats, quizOrder, type KpStats } from "../shared/statistics";
+import { BLANK, byConfusion, conceptOf, givesAway, names, negate, replaceAll, swapConcept } from "../shared/items";
 import {
   clip,
   cloze,
@@ -62,6 +63,43 @@ function materialStatements(snapshot: SnapshotContent, kp: Kp, statement: string
     .reverse(); // least related to this point first: plausible, yet wrong for it
 }
 
+/** The point's statement with its own concept hidden, so that an option or a stem does not name it. */
+const masked = (snapshot: SnapshotContent, kp: Kp) => replaceAll(statementOf(snapshot, kp), conceptOf(kp), BLANK);
+
+/**
+ * A false statement about the point: one that names it with a sibling's concept in its place,
+ * or its definition negated or turned into its common confusion (正比 → 反比, is → is not);
+ * `variant` walks through them. With the reason it is false.
+ */
+function falseStatement(
+  snapshot: SnapshotContent,
+  kp: Kp,
+  variant: number,
+  Q: Templates["quiz"],
+): { text: string; why: string } | null {
+  const concept = conceptOf(kp);
+  const statement = statementOf(snapshot, kp);
+  const naming = [statement, ...sourceSentences(snapshot, kp).map((s) => s.sentence)].filter((s) => names(s, concept));
+  type Made = { text: string; why: string };
+  const swaps: Made[] = [];
+  const negations: Made[] = [];
+  for (const sentence of [...new Set(naming)].slice(0, 3)) {
+    for (const sibling of byConfusion(concept, peersOf(snapshot, kp).map(conceptOf))) {
+      const text = swapConcept(sentence, concept, sibling);
+      if (text) swaps.push({ text, why: Q.swapped(concept, sibling, sentence) });
+    }
+  }
+  for (const sentence of [statement, ...sourceSentences(snapshot, kp).map((s) => s.sentence)].slice(0, 4)) {
+    const text = negate(sentence);
+    if (text) negations.push({ text, why: Q.negated(sentence) });
+  }
+  // Alternate the two ways, so a quiz holds both kinds.
+  const mixed = Array.from({ length: Math.max(swaps.length, negations.length) }).flatMap((_, i) =>
+    [swaps[i], negations[i]].filter((x): x is Made => !!x),
+  );
+  return mixed[variant] ?? null;
+}
+
 function make(
   snapshot: SnapshotContent,
   kp: Kp,
@@ -69,10 +107,11 @@ function make(
   variant: number,
   difficulty: Difficulty,
   Q: Templates["quiz"],
+  truth: boolean,
 ): Omit<Question, "knowledgePointId" | "difficulty"> | null {
   const others = peersOf(snapshot, kp);
   const statement = statementOf(snapshot, kp);
-  const title = titleOf(kp);
+  const concept = conceptOf(kp);
   const sources = sourceSentences(snapshot, kp);
   const n = OPTIONS_BY_DIFFICULTY[difficulty];
   const terms = materialTerms(snapshot, kp);
@@ -81,34 +120,43 @@ function make(
     const word = s && keyword(s.sentence, terms);
     return s && word ? { ...s, word, text: cloze(s.sentence, word) } : null;
   };
-  const explanation = clip(Q.from(title, statement), 2000);
+  const explanation = clip(Q.from(concept, statement), 2000);
 
   if (type === "single_choice") {
     if (variant === 0) {
+      // Every option with its own concept hidden: the stem names this one, no option may.
+      const own = masked(snapshot, kp);
+      const confusions = [negate(statement)].filter((x): x is string => !!x).map((x) => replaceAll(x, concept, BLANK));
       const distractors = [
-        ...others.map((k) => statementOf(snapshot, k)),
-        ...materialStatements(snapshot, kp, statement),
-      ];
+        ...others.map((k) => masked(snapshot, k)),
+        ...confusions,
+        ...materialStatements(snapshot, kp, statement).map((x) => replaceAll(x, concept, BLANK)),
+      ].filter((d) => !names(d, concept));
       return {
         type,
-        stem: clip(Q.whichStatement(title), 1000),
-        ...choice(statement, distractors, n, Q.distractors),
+        stem: clip(Q.whichStatement(concept), 1000),
+        ...choice(own, distractors, n, Q.distractors),
         explanation,
       };
     }
     if (variant === 1) {
+      // Sibling points first, those most easily confused with this one first, then the material's terms.
+      const pool = byConfusion(concept, [...others.map(conceptOf), ...terms]);
       return {
         type,
-        stem: clip(Q.whichPoint(statement), 1000),
-        ...choice(title, others.map(titleOf), n, Q.distractors),
+        stem: clip(Q.whichPoint(masked(snapshot, kp)), 1000),
+        ...choice(concept, pool, n, Q.distractors),
         explanation,
       };
     }
     const s = source(variant - 2);
     if (!s) return null;
-    // The material's other key terms: real terms of the same text, never the answer in another case.
-    const words = [...terms, ...sources.map((x) => keyword(x.sentence))].filter(
-      (w): w is string => !!w && norm(w) !== norm(s.word),
+    // The material's other key terms, those most like the answer first: never the answer in another case.
+    const words = byConfusion(
+      s.word,
+      [...terms, ...sources.map((x) => keyword(x.sentence))].filter(
+        (w): w is string => !!w && norm(w) !== norm(s.word),
+      ),
     );
     return {
       type,
@@ -118,27 +166,34 @@ function make(
     };
   }
   if (type === "true_false") {
-    const tf = (stem: string, truth: boolean, why: string) => ({
+    const tf = (stem: string, value: boolean, why: string) => ({
       type,
       stem: clip(stem, 1000),
       options: [...Q.trueFalse],
-      answer: truth ? Q.trueFalse[0] : Q.trueFalse[1],
+      answer: value ? Q.trueFalse[0] : Q.trueFalse[1],
       explanation: clip(why, 2000),
     });
-    if (variant === 0) return tf(Q.trueOrFalse(title, statement), true, explanation);
-    if (variant === 1) {
-      const other = others.find((k) => norm(statementOf(snapshot, k)) !== norm(statement));
-      return other
-        ? tf(Q.trueOrFalse(title, statementOf(snapshot, other)), false, Q.describesOther(titleOf(other), explanation))
+    if (!truth) {
+      const f = falseStatement(snapshot, kp, variant, Q);
+      if (f) return tf(Q.trueOrFalse(f.text), false, f.why);
+      // Nothing to swap or negate: a sibling's statement under this point's name.
+      const other = others[variant];
+      return other && norm(statementOf(snapshot, other)) !== norm(statement)
+        ? tf(
+            Q.trueOrFalse(Q.pair(concept, masked(snapshot, other))),
+            false,
+            Q.describesOther(titleOf(other), explanation),
+          )
         : null;
     }
-    const s = sources[variant - 2];
+    if (variant === 0) return tf(Q.trueOrFalse(statement), true, explanation);
+    const s = sources[variant - 1];
     return s ? tf(Q.trueOrFalseSource(s.materialTitle, s.sentence), true, Q.materialSays(s.sentence)) : null;
   }
   if (variant === 0)
     return {
       type,
-      stem: clip(Q.explain(title), 1000),
+      stem: clip(Q.explain(concept), 1000),
       options: [],
       answer: clip(statement, 1000),
       explanation,
@@ -155,6 +210,10 @@ function make(
     : null;
 }
 
+/** A single-choice question whose answer the stem gives away (both name the point's concept) is no question. */
+const fair = (q: ReturnType<typeof make>, kp: Kp) =>
+  !!q && (q.type !== "single_choice" || !givesAway(q.stem, q.answer, conceptOf(kp)));
+
 /**
  * quiz_generation from the knowledge points' descriptions and their materials' sentences:
  * weakest points first, question types taken in turn, the requested difficulty (or, for
@@ -169,24 +228,33 @@ export function generateQuiz(snapshot: SnapshotContent, params: QuizParams, loca
   const stems = new Set<string>();
   const nextVariant = new Map<string, number>();
   const questions: Question[] = [];
+  // True/false statements alternate true and false (the first one's value from the quiz's first
+  // point), so a quiz with two or more holds both.
+  let tfAsked = 0;
+  const firstTruth = [...order[0]!.kp.id].reduce((h, c) => h + c.charCodeAt(0), 0) % 2 === 0;
   for (let i = 0; questions.length < params.count; i++) {
     const s = order[i % order.length]!;
     const round = Math.floor(i / order.length);
     const type = types[(i + round) % types.length]!;
     const difficulty = params.difficulty === "mixed" ? difficultyFor(s) : params.difficulty;
-    const key = `${s.kp.id}:${type}`;
+    const truth = type !== "true_false" || (tfAsked % 2 === 0) === firstTruth;
+    const key = `${s.kp.id}:${type}:${truth}`;
     let q: ReturnType<typeof make> = null;
     // Try this point's next unused variant of the type; give up on it after a few blanks.
     for (let v = nextVariant.get(key) ?? 0, tries = 0; tries < 12 && !q; v++, tries++) {
-      const candidate = make(snapshot, s.kp, type, v, difficulty, Q);
+      const candidate = make(snapshot, s.kp, type, v, difficulty, Q, truth);
       nextVariant.set(key, v + 1);
-      if (candidate && !stems.has(norm(candidate.stem))) q = candidate;
+      if (candidate && fair(candidate, s.kp) && !stems.has(norm(candidate.stem))) q = candidate;
     }
     if (!q) {
       // Out of distinct material: a numbered variant of the first question keeps stems unique.
-      const base = make(snapshot, s.kp, type, 0, difficulty, Q)!;
-      q = { ...base, stem: clip(Q.numbered(base.stem, questions.length + 1), 1000) };
+      const tries = [0, 1, 2].flatMap((v) =>
+        [truth, !truth].map((t) => make(snapshot, s.kp, type, v, difficulty, Q, t)),
+      );
+      const base = tries.find((x) => fair(x, s.kp)) ?? make(snapshot, s.kp, type, 0, difficulty, Q, true)!;
+      q = { ...base!, stem: clip(Q.numbered(base!.stem, questions.length + 1), 1000) };
     }
+    if (type === "true_false") tfAsked++;
     stems.add(norm(q.stem));
     questions.push({ ...q, knowledgePointId: s.kp.id, difficulty });
   }

@@ -39,7 +39,7 @@ export const quizGenerationEntry = catalogueEntry({
     blurb: "Questions to answer here; your answers count towards your next analysis.",
   },
   params: quizParamsSchema,
-  output: { version: "v1", schema: quizSchema },
+  output: { version: "v2", schema: quizSchema },
   qualityRules: {
     count_mismatch: "Exactly `params.count` questions.",
     duplicate_stem:

@@ -22,7 +22,12 @@ export type KpStats = {
   review?: ReviewStats;
   /** Newest first. */
   attempts: Attempt[];
+  /** The point's mastery from all its evidence, answers and reviews together (masteryOf). */
   mastery: number;
+  /** Recency-weighted share of correct answers alone (0 without answers). */
+  quizMastery: number;
+  /** Answers plus reviews: 0 when nothing says how well the learner knows the point. */
+  evidence: number;
   confidence: number;
   recentErrors: number;
   recentCount: number;
@@ -42,6 +47,36 @@ export function recencyMastery(newestFirst: { correct: boolean }[]): number {
   });
   return den ? round3(num / den) : 0;
 }
+
+/**
+ * What a point's reviews say of it, 0..1 (null before any review): the predicted recall, capped
+ * by the share of reviews not rated Again, times the share of its cards not forgotten at their
+ * latest review (FSRS counts recall in whole days, so a card failed today still reads 100 %: the
+ * forgotten cards and the Again ratings are the evidence then).
+ */
+export function reviewRecall(r: ReviewStats | undefined): number | null {
+  if (!r || r.reviews <= 0) return null;
+  const passed = Math.max(0, r.reviews - r.again) / r.reviews;
+  const kept = r.cards > 0 ? Math.max(0, r.cards - r.forgotten) / r.cards : 0;
+  return round3(Math.min(r.retrievability ?? 1, passed) * kept);
+}
+
+/**
+ * A knowledge point's mastery from all its evidence, the ONE definition every analysis, every
+ * quality rule and the learner page's bars use: the recency-weighted share of correct answers
+ * (weighted by the number of answers) and what its reviews say (reviewRecall, weighted by the
+ * number of reviews), averaged; 0 with neither.
+ */
+export function masteryOf(newestFirst: { correct: boolean }[], review: ReviewStats | undefined): number {
+  const n = newestFirst.length;
+  const recall = reviewRecall(review);
+  const m = recall === null ? 0 : review!.reviews;
+  if (!n && !m) return 0;
+  return round3((n * recencyMastery(newestFirst) + m * (recall ?? 0)) / (n + m));
+}
+
+/** Answers plus reviews of a point: how much evidence its mastery rests on. */
+export const evidenceCount = (answers: number, review: ReviewStats | undefined) => answers + (review?.reviews ?? 0);
 
 export function confidenceOf(n: number) {
   return round3(n / (n + CONFIDENCE_HALF));
@@ -63,8 +98,10 @@ export function knowledgeStats(snapshot: SnapshotContent): KpStats[] {
       kp,
       ...(review ? { review } : {}),
       attempts,
-      mastery: recencyMastery(attempts),
-      confidence: confidenceOf(attempts.length + (review?.reviews ?? 0)),
+      mastery: masteryOf(attempts, review),
+      quizMastery: recencyMastery(attempts),
+      evidence: evidenceCount(attempts.length, review),
+      confidence: confidenceOf(evidenceCount(attempts.length, review)),
       recentErrors: recent.filter((a) => !a.correct).length,
       recentCount: recent.length,
     };
@@ -143,28 +180,38 @@ export function recallOf(r: ReviewStats): string | null {
   return r.retrievability === null || r.forgotten > 0 ? null : pct(r.retrievability);
 }
 
-/** Weak by its quiz answers: mastery below 0.6, or two of its three newest answers wrong. */
+/** Weak by its quiz answers: answer mastery below 0.6, or two of its three newest answers wrong. */
 export const WEAK_MASTERY = 0.6;
 export function isQuizWeak(s: KpStats) {
-  return s.attempts.length > 0 && (s.mastery < WEAK_MASTERY || s.recentErrors >= 2);
-}
-/** A knowledge point counts as weak when its answers say so, or its reviews say it is being forgotten. */
-export function isWeak(s: KpStats) {
-  return isQuizWeak(s) || isForgetting(s.review);
+  return s.attempts.length > 0 && (s.quizMastery < WEAK_MASTERY || s.recentErrors >= 2);
 }
 /**
- * Ranking: lower mastery first (0.5 for a point without answers), each recent error adds 0.15;
+ * A knowledge point counts as weak when its mastery from all the evidence (masteryOf) is below
+ * 0.6, when its answers say so, or when its reviews say it is being forgotten.
+ */
+export function isWeak(s: KpStats) {
+  return (s.evidence > 0 && s.mastery < WEAK_MASTERY) || isQuizWeak(s) || isForgetting(s.review);
+}
+/**
+ * Ranking: lower mastery first (0.5 for a point without evidence), each recent error adds 0.15;
  * being forgotten adds 0.25 and each lapse 0.1 (up to three).
  */
 export function weakness(s: KpStats) {
-  const quiz = s.attempts.length ? 1 - s.mastery + 0.15 * s.recentErrors : 0.5;
-  return quiz + (isForgetting(s.review) ? 0.25 : 0) + 0.1 * Math.min(s.review?.lapses ?? 0, 3);
+  const base = s.evidence ? 1 - s.mastery + 0.15 * s.recentErrors : 0.5;
+  return base + (isForgetting(s.review) ? 0.25 : 0) + 0.1 * Math.min(s.review?.lapses ?? 0, 3);
 }
-const LEVELS = ["low", "medium", "high"] as const;
-/** By mastery (low without answers); a point being forgotten is one level more severe. */
-export function severityOf(s: KpStats): "low" | "medium" | "high" {
-  const base = !s.attempts.length ? 0 : s.mastery < 0.35 ? 2 : s.mastery < WEAK_MASTERY ? 1 : 0;
-  return LEVELS[Math.min(2, base + (isForgetting(s.review) ? 1 : 0))]!;
+export const LEVELS = ["low", "medium", "high"] as const;
+export type Level = (typeof LEVELS)[number];
+/** Mastery below this is severe. */
+export const SEVERE_MASTERY = 0.35;
+/**
+ * By mastery from all the evidence (low without any), one level more severe when the point is
+ * being forgotten, and at least medium when a card was forgotten at its latest review.
+ */
+export function severityOf(s: KpStats): Level {
+  const base = !s.evidence ? 0 : s.mastery < SEVERE_MASTERY ? 2 : s.mastery < WEAK_MASTERY ? 1 : 0;
+  const level = Math.min(2, base + (isForgetting(s.review) ? 1 : 0));
+  return LEVELS[Math.max(level, s.review?.forgotten ? 1 : 0)]!;
 }
 
 /** Weak points, weakest first; equal scores keep the snapshot's order. */
@@ -179,7 +226,7 @@ export function rankWeak(stats: KpStats[]) {
 /** Weakest knowledge points first, so a quiz or a deck spends its questions where the learner needs them. */
 export function quizOrder(stats: KpStats[]) {
   return stats
-    .map((s, i) => ({ s, i, m: s.attempts.length ? s.mastery : 0.5 }))
+    .map((s, i) => ({ s, i, m: s.evidence ? s.mastery : 0.5 }))
     .sort((a, b) => a.m - b.m || a.i - b.i)
     .map(({ s }) => s);
 }

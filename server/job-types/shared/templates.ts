@@ -14,7 +14,7 @@ export type Templates = {
   level: Record<Level, string>;
   learningState: {
     learner: string;
-    strength(title: string, mastery: string, answers: number): string;
+    strength(title: string, mastery: string, answers: number, reviews: number): string;
     risk(title: string, mastery: string, wrong: number, recent: number): string;
     notPractised(title: string): string;
     littleStudy(minutes: number): string;
@@ -24,12 +24,13 @@ export type Templates = {
     strongest(title: string, mastery: string): string;
     weakest(title: string, mastery: string): string;
     /** Review evidence (snapshot.reviews): recall is a percentage, or null before any review. */
-    recallStrength(title: string, recall: string, reviews: number): string;
+    recallStrength(title: string, mastery: string, reviews: number): string;
+    lowRecall(title: string, mastery: string, reviews: number, again: number): string;
     forgetting(title: string, recall: string | null, forgotten: number, lapses: number, due: number): string;
     reviews(cards: number, due: number, recall: string | null): string;
   };
   weakPoints: {
-    mastery(mastery: string, answers: number): string;
+    mastery(mastery: string, answers: number, reviews: number): string;
     recentWrong(wrong: number, recent: number): string;
     wrongOn(date: string, question: string): string;
     review(material: string | null, title: string, statement: string): string;
@@ -64,8 +65,14 @@ export type Templates = {
     whichStatement(title: string): string;
     whichPoint(statement: string): string;
     fillBlank(material: string, text: string): string;
-    trueOrFalse(title: string, statement: string): string;
+    trueOrFalse(statement: string): string;
+    /** A concept's name with a statement about it. */
+    pair(concept: string, statement: string): string;
     describesOther(other: string, explanation: string): string;
+    /** Why a statement with a sibling's term in place of the point's is false. */
+    swapped(concept: string, sibling: string, statement: string): string;
+    /** Why a negated or confused statement is false. */
+    negated(statement: string): string;
     trueOrFalseSource(material: string, sentence: string): string;
     materialSays(sentence: string): string;
     explain(title: string): string;
@@ -87,7 +94,8 @@ const en: Templates = {
   level: { low: "low", medium: "medium", high: "high" },
   learningState: {
     learner: "The learner",
-    strength: (t, m, n) => `${t}: ${m} mastery over ${n} answers`,
+    strength: (t, m, n, r) =>
+      `${t}: ${m} mastery over ${cardsEn(n, "answer")}${r ? ` and ${cardsEn(r, "review")}` : ""}`,
     risk: (t, m, w, r) => `${t}: ${m} mastery, ${w} of the last ${r} answers wrong`,
     notPractised: (t) => `${t}: not practised yet`,
     littleStudy: (m) => `Little study in the last 14 days (${m} minutes)`,
@@ -97,7 +105,8 @@ const en: Templates = {
     engagement: (level, m) => `Engagement is ${level} (${m} minutes in the last 14 days).`,
     strongest: (t, m) => `Strongest: ${t} (${m}).`,
     weakest: (t, m) => `Needs the most work: ${t} (${m}).`,
-    recallStrength: (t, r, n) => `${t}: predicted recall ${r} over ${cardsEn(n, "review")}`,
+    recallStrength: (t, m, n) => `${t}: ${m} mastery over ${cardsEn(n, "review")}`,
+    lowRecall: (t, m, n, a) => `${t}: ${m} mastery, ${a} of ${cardsEn(n, "review")} rated Again`,
     forgetting: (t, r, f, l, d) =>
       `${t}: slipping in reviews (${[
         f ? `${cardsEn(f)} forgotten at the latest review` : "",
@@ -107,11 +116,11 @@ const en: Templates = {
       ]
         .filter(Boolean)
         .join(", ")})`,
-    reviews: (c, d, r) =>
-      `Reviews: ${cardsEn(c)} in the schedule, ${d} due today${r ? `, predicted recall ${r}` : ""}.`,
+    reviews: (c, d, r) => `Reviews: ${cardsEn(c)} in the schedule, ${d} due now${r ? `, predicted recall ${r}` : ""}.`,
   },
   weakPoints: {
-    mastery: (m, n) => `Mastery ${m} over ${n} answers (recent answers weigh more)`,
+    mastery: (m, n, r) =>
+      `Mastery ${m} over ${cardsEn(n, "answer")}${r ? ` and ${cardsEn(r, "review")}` : ""} (recent answers weigh more)`,
     recentWrong: (w, r) => `${w} of the last ${r} answers wrong`,
     wrongOn: (d, q) => `Wrong on ${d}: "${q}"`,
     review: (material, t, s) =>
@@ -145,11 +154,14 @@ const en: Templates = {
     distractors: ["None of the other options", "It is not covered in this material"],
     trueFalse: ["True", "False"],
     from: (t, s) => `From "${t}": ${s}`,
-    whichStatement: (t) => `Which statement describes "${t}"?`,
+    whichStatement: (t) => `Which statement describes "${t}"? (_____ stands for it)`,
     whichPoint: (s) => `Which knowledge point does this describe: "${s}"?`,
     fillBlank: (m, text) => `Fill in the blank (${m}): "${text}"`,
-    trueOrFalse: (t, s) => `True or false: "${t}" — ${s}`,
+    trueOrFalse: (s) => `True or false: ${s}`,
+    pair: (c, s) => `"${c}" — ${s}`,
     describesOther: (o, e) => `That describes "${o}". ${e}`,
+    swapped: (c, o, s) => `False: that is "${c}", not "${o}". ${s}`,
+    negated: (s) => `False. The material says: ${s}`,
     trueOrFalseSource: (m, s) => `True or false (${m}): ${s}`,
     materialSays: (s) => `The material says so: ${s}`,
     explain: (t) => `Explain "${t}" in your own words.`,
@@ -157,8 +169,8 @@ const en: Templates = {
   },
   flashcards: {
     whatIs: (t) => `What is "${t}"?`,
-    whichIdea: (s) => `Which idea is this? ${s}`,
-    fillBlank: (text) => `Fill in the blank: ${text}`,
+    whichIdea: (s) => `Which concept does this describe: "${s}"?`,
+    fillBlank: (text) => `Which term fills the blank: "${text}"?`,
     clozeBack: (w, s) => `${w} — ${s}`,
     numbered: (front, n) => `${front} (card ${n})`,
     general: "general",
@@ -171,7 +183,7 @@ const zhCN: Templates = {
   level: { low: "低", medium: "中", high: "高" },
   learningState: {
     learner: "该学习者",
-    strength: (t, m, n) => `${t}：掌握度 ${m}，共作答 ${n} 次`,
+    strength: (t, m, n, r) => `${t}：掌握度 ${m}，共作答 ${n} 次${r ? `、复习 ${r} 次` : ""}`,
     risk: (t, m, w, r) => `${t}：掌握度 ${m}，最近 ${r} 次作答错了 ${w} 次`,
     notPractised: (t) => `${t}：尚未练习`,
     littleStudy: (m) => `近 14 天学习很少（${m} 分钟）`,
@@ -181,7 +193,8 @@ const zhCN: Templates = {
     engagement: (level, m) => `学习投入度${zhLevel[level]}（近 14 天 ${m} 分钟）。`,
     strongest: (t, m) => `掌握最好：${t}（${m}）。`,
     weakest: (t, m) => `最需要加强：${t}（${m}）。`,
-    recallStrength: (t, r, n) => `${t}：复习 ${n} 次，预计记忆保持率 ${r}`,
+    recallStrength: (t, m, n) => `${t}：掌握度 ${m}，复习 ${n} 次`,
+    lowRecall: (t, m, n, a) => `${t}：掌握度 ${m}，复习 ${n} 次中 ${a} 次评为「重来」`,
     forgetting: (t, r, f, l, d) =>
       `${t}：复习中正在遗忘（${[
         f ? `${f} 张卡片在最近一次复习时忘记了` : "",
@@ -191,10 +204,10 @@ const zhCN: Templates = {
       ]
         .filter(Boolean)
         .join("，")}）`,
-    reviews: (c, d, r) => `复习计划中有 ${c} 张卡片，今天到期 ${d} 张${r ? `，预计记忆保持率 ${r}` : ""}。`,
+    reviews: (c, d, r) => `复习计划中有 ${c} 张卡片，现在到期 ${d} 张${r ? `，预计记忆保持率 ${r}` : ""}。`,
   },
   weakPoints: {
-    mastery: (m, n) => `掌握度 ${m}，共作答 ${n} 次（越近的作答权重越高）`,
+    mastery: (m, n, r) => `掌握度 ${m}，共作答 ${n} 次${r ? `、复习 ${r} 次` : ""}（越近的作答权重越高）`,
     recentWrong: (w, r) => `最近 ${r} 次作答错了 ${w} 次`,
     wrongOn: (d, q) => `${d} 答错：“${q}”`,
     review: (material, t, s) => `重读${material ? `《${material}》中的` : ""}“${t}”：${s} 然后做几道相关的练习题。`,
@@ -227,11 +240,14 @@ const zhCN: Templates = {
     distractors: ["以上选项都不对", "这份材料没有涉及"],
     trueFalse: ["正确", "错误"],
     from: (t, s) => `出自“${t}”：${s}`,
-    whichStatement: (t) => `下列哪一项描述了“${t}”？`,
+    whichStatement: (t) => `下列哪一项描述了“${t}”？（_____ 代表它）`,
     whichPoint: (s) => `这段话描述的是哪个知识点：“${s}”？`,
     fillBlank: (m, text) => `填空（《${m}》）：“${text}”`,
-    trueOrFalse: (t, s) => `判断正误：“${t}”——${s}`,
+    trueOrFalse: (s) => `判断正误：${s}`,
+    pair: (c, s) => `“${c}”——${s}`,
     describesOther: (o, e) => `这句话描述的是“${o}”。${e}`,
+    swapped: (c, o, s) => `错误：这里说的是“${c}”，而不是“${o}”。${s}`,
+    negated: (s) => `错误。材料原文是：${s}`,
     trueOrFalseSource: (m, s) => `判断正误（《${m}》）：${s}`,
     materialSays: (s) => `材料原文如此：${s}`,
     explain: (t) => `请用自己的话解释“${t}”。`,
@@ -239,8 +255,8 @@ const zhCN: Templates = {
   },
   flashcards: {
     whatIs: (t) => `什么是“${t}”？`,
-    whichIdea: (s) => `这是哪个概念？${s}`,
-    fillBlank: (text) => `填空：${text}`,
+    whichIdea: (s) => `这段话描述的是哪个概念：“${s}”？`,
+    fillBlank: (text) => `哪个词填入空白处：“${text}”？`,
     clozeBack: (w, s) => `${w}——${s}`,
     numbered: (front, n) => `${front}（第 ${n} 张）`,
     general: "综合",

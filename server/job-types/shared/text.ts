@@ -26,11 +26,22 @@ const MIN_SENTENCE = { latin: 20, cjk: 8 } as const;
 /** The API's comparison (NFKC, case, spaces, CJK): a text the generator thinks new is new to the quality rules too. */
 export { norm } from "../fields";
 
-/** A text's sentences: after . ! ? and a space, or after 。！？； (Chinese puts no space after them), or a line break. */
+/** A heading's numbering at the start of a line: "一、", "（二）", "第三节", "1.", "1.2 ", "a) ", "IV. ", "Chapter 2:", "- ". */
+export const NUMBERING =
+  /^\s*(?:[-*•·]\s+|第\s*[一二三四五六七八九十百零〇\d]+\s*[章节课单元部分篇]\s*[:：、.．]?\s*|[一二三四五六七八九十百]+\s*[、.．]\s*|[(（]\s*[一二三四五六七八九十\d]+\s*[)）]\s*|\d+(?:\.\d+)*\s*[、.．)）]?\s+|\d+\s*[、.．)）]\s*|[A-Za-z]\)\s+|[IVX]+\.\s+|(?:chapter|section|unit|lesson|part)\s+\d+(?:\.\d+)*\s*[:.：]?\s*)/iu;
+
+/** A heading or a title without its numbering ("一、电流" → "电流", "1.2 Ohm's law" → "Ohm's law"). */
+export const withoutNumbering = (s: string) => s.replace(NUMBERING, "").trim();
+
+/** A list item's marker at the start of a line ("- ", "• ", "1. ", "2) ", "(3) ", "一、"): no part of its sentence. */
+const LIST_MARKER =
+  /^\s*(?:[-*•·]\s+|\d+\s*[.、．)）]\s+|[(（]\s*[一二三四五六七八九十\d]+\s*[)）]\s*|[一二三四五六七八九十]+\s*[、．]\s*)/u;
+
+/** A text's sentences: after . ! ? and a space, or after 。！？； (Chinese puts no space after them), or a line break; without a list marker. */
 export function sentences(text: string): string[] {
   return text
     .split(/(?<=[.!?])\s+|(?<=[。！？；])\s*|\n+/u)
-    .map((s) => s.trim())
+    .map((s) => s.replace(LIST_MARKER, "").trim())
     .filter((s) => graphemes(s) >= (hasCjk(s) ? MIN_SENTENCE.cjk : MIN_SENTENCE.latin));
 }
 
@@ -122,8 +133,9 @@ export function keyword(sentence: string, terms: readonly string[] = []): string
   return best;
 }
 
+/** The sentence with every occurrence of the word hidden (one left in view would give the answer away). */
 export function cloze(sentence: string, word: string) {
-  return sentence.replace(word, "_____");
+  return sentence.split(word).join("_____");
 }
 
 export type Kp = SnapshotContent["knowledgePoints"][number];

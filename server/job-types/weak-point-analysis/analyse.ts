@@ -11,7 +11,7 @@ export function evidenceOf(s: KpStats, locale: Locale = "en"): string[] {
   const wrong = s.attempts.filter((a) => !a.correct).slice(0, 3);
   const r = s.review;
   return [
-    ...(s.attempts.length || !r?.reviews ? [W.mastery(pct(s.mastery), s.attempts.length)] : []),
+    W.mastery(pct(s.mastery), s.attempts.length, r?.reviews ?? 0),
     ...(s.recentErrors ? [W.recentWrong(s.recentErrors, s.recentCount)] : []),
     ...wrong.map((a) => W.wrongOn(a.answeredAt.slice(0, 10), a.question)),
     ...(r?.reviews ? [W.reviewed(r.reviews, r.again, recallOf(r))] : []),

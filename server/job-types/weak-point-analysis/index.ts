@@ -14,7 +14,7 @@ export const weakPointAnalysis = defineJobType({
     return new Set(ids).size !== ids.length ? ["weakPoints: a knowledge point is listed twice"] : [];
   },
   prompt: {
-    task: "Find the learner's weak knowledge points, ranked by low mastery and recent errors. When the snapshot has `reviews` (the learner's review log per knowledge point), a point with cards forgotten at their latest review, lapses or a predicted recall (`retrievability`) below 0.8 is weak too, and this raises its severity one level. For each give a severity, the concrete evidence from the quiz history and the review log, and a suggested review that names its due cards.",
+    task: "Find the learner's weak knowledge points, ranked by low mastery and recent errors. When the snapshot has `reviews` (the learner's review log per knowledge point), a point with cards forgotten at their latest review, lapses or a predicted recall (`retrievability`) below 0.8 is weak too, and this raises its severity one level. For each give a severity that fits its counts, the concrete evidence from the quiz history and the review log (quote only percentages and counts the evidence gives), and a suggested review that names its due cards. Never leave out a point with a card forgotten at its latest review.",
   },
   analyse: (snapshot, _params, _asOf, locale) => analyseWeakPoints(snapshot, locale),
 });

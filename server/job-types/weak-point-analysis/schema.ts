@@ -21,6 +21,6 @@ export type WeakPoints = z.infer<typeof weakPointsSchema>;
 export const weakPointAnalysisEntry = catalogueEntry({
   label: { title: "Weak points", blurb: "The topics that need attention, ranked, with the evidence." },
   params: z.strictObject({}),
-  output: { version: "v1", schema: weakPointsSchema },
+  output: { version: "v2", schema: weakPointsSchema },
   qualityRules: {},
 });

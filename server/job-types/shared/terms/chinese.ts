@@ -42,9 +42,12 @@ const isNounWord = (w: { word: string; tag: string }) =>
   !VERB_FIRST.test(w.word) &&
   (/^\p{Script=Han}+$/u.test(w.word) ? true : /^[A-Za-z][A-Za-z0-9+-]*$/.test(w.word));
 
+/** An ordinal (第一, 第三) joins the nouns around it: 牛顿第一定律 is one term, never 牛顿 and 定律. */
+const isOrdinal = (w: { word: string; tag: string }) => w.tag === "m" && /^第[一二三四五六七八九十]+$/u.test(w.word);
+
 /**
  * Noun phrases of Chinese text: jieba's words tagged as nouns, and runs of up to three adjacent
- * nouns joined (叶绿体基质, 卡尔文循环). Each occurrence is a candidate, with its position in the
+ * nouns joined (叶绿体基质, 卡尔文循环), an ordinal between two nouns included (牛顿第一定律). Each occurrence is a candidate, with its position in the
  * text (in words) and its rarity (the mean of its words' inverse frequencies).
  */
 export function chineseCandidates(text: string): Candidate[] {
@@ -55,6 +58,7 @@ export function chineseCandidates(text: string): Candidate[] {
     for (let i = 0; i < run.length; i++)
       for (let j = i + 1; j <= Math.min(run.length, i + MAX_WORDS); j++) {
         const parts = run.slice(i, j);
+        if (isOrdinal(parts[0]!) || isOrdinal(parts[parts.length - 1]!)) continue;
         const surface = parts.map((p) => p.word).join("");
         // A lone character is rarely a term (光, 水), nor a lone Latin letter.
         if ([...surface].length < 2) continue;
@@ -64,7 +68,7 @@ export function chineseCandidates(text: string): Candidate[] {
     run = [];
   };
   words.forEach((w, i) => {
-    if (isNounWord(w)) run.push(w);
+    if (isNounWord(w) || (isOrdinal(w) && run.length && words[i + 1] && isNounWord(words[i + 1]!))) run.push(w);
     else flush(i);
   });
   flush(words.length);

@@ -4,6 +4,7 @@ import { chineseCandidates } from "./chinese";
 import { englishCandidates } from "./english";
 
 export { isStopWord } from "./stopwords";
+export { singular } from "./english";
 
 /** A term of a text: a noun phrase as the text writes it, how often it occurs, and its weight. */
 export type Term = { text: string; key: string; count: number; first: number; score: number };
