@@ -71,16 +71,6 @@ export function takeSlot(lane: Lane, owner: Owner): () => void {
   };
 }
 
-/** Runs `work` holding a slot of `lane` (see takeSlot). */
-export async function withSlot<T>(lane: Lane, owner: Owner, work: () => Promise<T>): Promise<T> {
-  const give = takeSlot(lane, owner);
-  try {
-    return await work();
-  } finally {
-    give();
-  }
-}
-
 /** Slots held now in `lane` (all owners): for tests and metrics. */
 export function slotsHeld(lane: Lane): number {
   return count(`${lane}:instance`);

@@ -22,6 +22,10 @@ const CALLS = Number(process.env.BENCH_BULKHEADS_CALLS ?? 100);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
 const database = `ajr_bulkheads_${process.pid}`;
 process.env.BETTER_AUTH_SECRET ??= crypto.randomBytes(32).toString("base64url");
+// The jobs this script makes for its two learners are set-up, not a learner's use: no quota.
+process.env.QUOTA_JOBS_PER_HOUR ??= "100000";
+process.env.QUOTA_JOBS_PER_DAY ??= "100000";
+process.env.QUOTA_JOB_TYPE_PER_HOUR ??= "none";
 const server = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-bench-${port}`), port, database, fast: true });
 await deployMigrations(server.url);
 process.env.DATABASE_URL = server.url;
@@ -110,7 +114,7 @@ async function phase(
   };
 }
 
-const runtime = spawnRuntime({ apiUrl: app.url, apiKey: await runtimeKey() });
+let runtime: ReturnType<typeof spawnRuntime> | null = null;
 try {
   const password = "bench-bulkheads-pw";
   const [attacker, other] = [await createLearner(), await createLearner()];
@@ -126,6 +130,8 @@ try {
     where: { id: { in: held } },
     data: { runAfter: new Date(Date.now() + 86_400_000) },
   });
+  // The Runtime starts once the attacker's jobs are held back from it.
+  runtime = spawnRuntime({ apiUrl: app.url, apiKey: await runtimeKey() });
   const key = (await createServiceKey(uid("svc"), ["learners:write", "activity:write"], "bench")).key;
   const ext = uid("ext");
   await fetch(`${app.url}/api/v1/learners/${ext}`, {
@@ -153,19 +159,20 @@ try {
   const flood = Promise.all(
     Array.from({ length: 4 }, async () => {
       while (flooding) {
-        const r = await fetch(`${app.url}/api/v1/learners/${ext}/activity`, {
+        const status = await fetch(`${app.url}/api/v1/learners/${ext}/activity`, {
           method: "POST",
           headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
           body: JSON.stringify({ reviews }),
-        });
-        await r.text();
-        floodStatuses.push(r.status);
+        }).then(
+          async (r) => (await r.text(), r.status),
+          () => 0,
+        );
+        floodStatuses.push(status);
       }
     }),
   );
   const bulk = await startBulkRun("cancel", { ids: held }, held.length, attacker.user.id);
-  const loud = await phase(otherCookie, other.user.email, password, other);
-  flooding = false;
+  const loud = await phase(otherCookie, other.user.email, password, other).finally(() => (flooding = false));
   await flood;
   for (;;) {
     const run = await getDb().bulkRun.findUniqueOrThrow({ where: { id: bulk.id } });
@@ -218,7 +225,7 @@ try {
   );
   console.log(`[bulkheads] written: list p95 x${result.ratios.listP95}, job p95 x${result.ratios.jobP95}`);
 } finally {
-  await runtime.kill("SIGKILL");
+  await runtime?.kill("SIGKILL");
   await app.stop();
   await closeDb();
   await dropDatabase(server.url.replace(/\/[^/]*$/, "/postgres"), database).catch(() => {});

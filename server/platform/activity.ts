@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import { getDb } from "../db";
-import { withSlot } from "../bulkheads";
 import { AppError } from "../errors";
 import { internalIds } from "./materials";
 import { storePlatformReviews } from "../review/ingest";
@@ -16,16 +15,7 @@ type ActivityInput = Omit<Parsed, "reviews"> & { reviews?: Parsed["reviews"] };
  * call stores nothing twice and the answer says how many were new. A reference to a knowledge
  * point or material the learner does not have refuses the whole batch (422), before any write.
  */
-export async function recordActivity(
-  userId: string,
-  input: ActivityInput,
-  keyId?: string,
-): Promise<z.infer<typeof activityAnswer>> {
-  // At most INGEST_PER_KEY calls of one key and INGEST_PER_INSTANCE in all at once (429 beyond).
-  return withSlot("ingest", keyId ? { key: keyId } : {}, () => storeActivity(userId, input));
-}
-
-async function storeActivity(userId: string, input: ActivityInput): Promise<z.infer<typeof activityAnswer>> {
+export async function recordActivity(userId: string, input: ActivityInput): Promise<z.infer<typeof activityAnswer>> {
   const { quizAttempts: qa, studySessions: ss, reviews: rv = [] } = input;
   const kpIds = await internalIds(userId, "knowledge_point", [
     ...qa.map((a) => a.knowledgePointExternalId),

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Actor } from "../jobs/state-machine";
+import type { Lane } from "../bulkheads";
 import { eraseLearner } from "../learners/erase";
 import { exportLearnerStream } from "../learners/export";
 import { recordActivity } from "./activity";
@@ -36,6 +37,8 @@ export type Route = {
   answer: z.ZodType;
   /** Error codes beyond the ones every route has (server/platform/openapi.ts), by status. */
   errors: Record<number, readonly string[]>;
+  /** Heavy work capped per key and per process (server/bulkheads.ts): the slot is taken before the body is read. */
+  lane?: Lane;
   run: (call: RouteCall<never>) => Promise<RouteAnswer>;
 };
 
@@ -90,12 +93,13 @@ export const ROUTES: Route[] = [
     summary:
       "Stores quiz attempts and study sessions, at most 1,000 items a call. Each has the platform's id: a repeat (sent before, or twice in the call) is counted, not stored twice, so a retried call is safe; the answer says how many were new. A batch naming a knowledge point or material the learner does not have is refused whole (422 UNKNOWN_REFERENCE).",
     scope: "activity:write",
+    lane: "ingest",
     body: activityBody,
     answer: activityAnswer,
     errors: { ...learnerNotFound, 409: ["CARD_LOG_FULL"], 422: ["UNKNOWN_REFERENCE"] },
-    run: async ({ body, params, actor }) => {
+    run: async ({ body, params }) => {
       const learner = await findLearner(params.externalId!);
-      return ok(await recordActivity(learner.id, body, actor.id ?? undefined));
+      return ok(await recordActivity(learner.id, body));
     },
   }),
   route({

@@ -48,6 +48,7 @@ export async function storePlatformReviews(
     const kp = r.knowledgePointExternalId ?? byCard.get(r.cardExternalId)?.knowledgePointExternalId;
     byCard.set(r.cardExternalId, { ...r, knowledgePointExternalId: kp });
   }
+  await assertRoomOnCards(tx, userId, reviews);
   const cards = [...byCard.values()].sort((a, b) => (a.cardExternalId < b.cardExternalId ? -1 : 1));
   const at = now();
   const cardRows = await tx.$queryRaw<{ id: string; externalId: string }[]>`
@@ -81,6 +82,43 @@ export async function storePlatformReviews(
   return inserted.length;
 }
 
+function cardLogFull(cards: string[], sent: PlatformReview[]) {
+  const at = (ext: string) => sent.findIndex((r) => r.cardExternalId === ext);
+  return new AppError(
+    "CARD_LOG_FULL",
+    `a card holds at most ${MAX_CARD_REVIEWS} reviews; this call would pass it (nothing was stored)`,
+    cards.slice(0, 20).map((ext) => ({
+      path: `reviews.${Math.max(0, at(ext))}.cardExternalId`,
+      message: `card ${JSON.stringify(ext)} would hold more than ${MAX_CARD_REVIEWS} reviews`,
+    })),
+  );
+}
+
+/**
+ * Refuses, before anything is written, a call whose new reviews (ids not stored yet) would take a
+ * card past MAX_CARD_REVIEWS; the check under the cards' locks after the insert decides races.
+ */
+async function assertRoomOnCards(tx: DbOrTx, userId: string, reviews: PlatformReview[]) {
+  const ids = [...new Set(reviews.map((r) => r.externalId))];
+  const stored = await tx.$queryRaw<{ externalId: string }[]>`
+    SELECT "externalId" FROM "ReviewLog" WHERE "userId" = ${userId} AND "externalId" = ANY(${ids}::text[])`;
+  const old = new Set(stored.map((r) => r.externalId));
+  const adding = new Map<string, Set<string>>();
+  for (const r of reviews) {
+    if (old.has(r.externalId)) continue;
+    const own = adding.get(r.cardExternalId) ?? new Set<string>();
+    own.add(r.externalId);
+    adding.set(r.cardExternalId, own);
+  }
+  if (!adding.size) return;
+  const held = await tx.$queryRaw<{ externalId: string; n: number }[]>`
+    SELECT c."externalId", count(l.id)::int AS n FROM "ReviewCard" c LEFT JOIN "ReviewLog" l ON l."cardId" = c.id
+    WHERE c."userId" = ${userId} AND c."externalId" = ANY(${[...adding.keys()]}::text[]) GROUP BY c."externalId"`;
+  const now_ = new Map(held.map((h) => [h.externalId, h.n]));
+  const full = [...adding].filter(([card, add]) => (now_.get(card) ?? 0) + add.size > MAX_CARD_REVIEWS).map(([c]) => c);
+  if (full.length) throw cardLogFull(full, reviews);
+}
+
 type LogRow = { id: string; cardId: string; rating: number; reviewedAt: Date };
 
 /**
@@ -95,17 +133,7 @@ async function replayCards(tx: DbOrTx, cardIds: string[], fresh: Set<string>, se
   const full = counts
     .filter((c) => c.n > MAX_CARD_REVIEWS)
     .map((c) => cards.find((k) => k.id === c.cardId)!.externalId);
-  if (full.length) {
-    const at = (ext: string) => sent.findIndex((r) => r.cardExternalId === ext);
-    throw new AppError(
-      "CARD_LOG_FULL",
-      `a card holds at most ${MAX_CARD_REVIEWS} reviews; this call would pass it (nothing was stored)`,
-      full.slice(0, 20).map((ext) => ({
-        path: `reviews.${Math.max(0, at(ext))}.cardExternalId`,
-        message: `card ${JSON.stringify(ext)} would hold more than ${MAX_CARD_REVIEWS} reviews`,
-      })),
-    );
-  }
+  if (full.length) throw cardLogFull(full, sent);
   const logs = await tx.$queryRaw<LogRow[]>`
     SELECT id, "cardId", rating, "reviewedAt" FROM "ReviewLog"
     WHERE "cardId" = ANY(${cardIds}::text[]) ORDER BY "cardId", "reviewedAt", id`;
