@@ -3,7 +3,6 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { databaseConfig, setting } from "./config";
 import { applySessionLimits } from "./db-session";
-import type { Db } from "./db";
 
 /**
  * A small pool of its own (DB_RESERVE_POOL_MAX connections) for the doors that need the
@@ -12,6 +11,8 @@ import type { Db } from "./db";
  * however busy the main pool is, people can still sign in and the load balancer still sees the
  * instance ready. Created on first use, kept on globalThis like the main pool.
  */
+/** The same client type as server/db.ts's Db, named here so neither file imports the other. */
+type Db = InstanceType<typeof PrismaClient>;
 type Handles = { prisma: Db; pool: pg.Pool };
 const globalForReserve = globalThis as unknown as { __dbReserve?: Handles };
 

@@ -67,9 +67,12 @@ describe("races", () => {
         answeredAt: "2026-11-01T10:00:00Z",
       })),
     };
+    // A key runs at most INGEST_PER_KEY (2) activity calls at once: the rest are refused 429 and
+    // store nothing; the calls let in race each other.
     const answers = await Promise.all(Array.from({ length: 6 }, () => api.activity(ext, batch)));
-    expect(answers.every((a) => a.status === 200)).toBe(true);
-    expect(answers.reduce((n, a) => n + a.body.new, 0)).toBe(50);
+    expect(answers.every((a) => a.status === 200 || a.status === 429)).toBe(true);
+    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(2);
+    expect(answers.filter((a) => a.status === 200).reduce((n, a) => n + a.body.new, 0)).toBe(50);
     expect(await getDb().quizAttempt.count({ where: { user: { externalId: ext } } })).toBe(50);
   });
 
