@@ -153,3 +153,43 @@ describe("false statements and distractors", () => {
     }
   });
 });
+
+describe("items from little or heading-numbered material", () => {
+  const bare = (title: string, content: string): SnapshotContent => ({
+    version: 1,
+    learner: { id: "u1", name: "Ada" },
+    target: { type: "user", id: "u1", title: "Ada" },
+    materials: content ? [{ id: "m1", title: "Notes", content }] : [],
+    knowledgePoints: [{ id: "k0", title, description: "", materialId: content ? "m1" : null }],
+    quizAttempts: [],
+    studySessions: [],
+  });
+
+  it("holds both values in true/false questions about one point with no sibling and no content, in both languages", () => {
+    for (const locale of ["en", "zh-CN"] as const) {
+      const [yes, no] = TEMPLATES[locale].quiz.trueFalse;
+      for (const title of ["Qx7", "一、电流", "2.3 Electric current"])
+        for (const count of [2, 3, 5]) {
+          const quiz = generateQuiz(
+            bare(title, ""),
+            { count, difficulty: "easy", questionTypes: ["true_false"] },
+            locale,
+          );
+          const answers = quiz.questions.map((q) => q.answer);
+          expect(answers, `${locale} ${title} ${count}`).toContain(yes);
+          expect(answers, `${locale} ${title} ${count}`).toContain(no);
+        }
+    }
+  });
+
+  it("never hides a word of a numbered heading line in a cloze card", () => {
+    const content = [
+      "2.3 Electric current and its measurement",
+      "Electric current is the rate at which electric charge flows past a point in a circuit.",
+      "An ammeter measures electric current and is connected in series with the component.",
+    ].join("\n");
+    const cards = generateFlashcards(bare("2.3 Electric current", content), { count: 10 }, "en").flashcards;
+    for (const c of cards) expect(c.front, c.front).not.toMatch(/(?:^|["“])\s*2\.3\s/u);
+    expect(cards.map((c) => c.front)).toContain('What is "Electric current"?');
+  });
+});

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { learners, PROFILES } from "@/scripts/eval/learners";
 import { evaluate, totalViolations } from "@/scripts/eval/run";
+import { JOB_TYPES } from "@/server/job-types";
 
 /** A small run of `npm run eval:analyses` (the full size is recorded in bench-results/). */
 describe("the analyses' evaluation corpus", () => {
@@ -18,6 +19,17 @@ describe("the analyses' evaluation corpus", () => {
     for (const t of types) {
       expect(tally.runs[t]!.checked).toBe(48);
       expect(totalViolations(tally, t), JSON.stringify(tally.examples, null, 1)).toBe(0);
+    }
+  });
+
+  it("finds no violation in any job type's output (quizzes, cards, extracted points too) on 48 learners", () => {
+    const tally = evaluate(learners(48, 11));
+    for (const t of JOB_TYPES) {
+      const run = tally.runs[t]!;
+      // Every learner is either checked or declined (no input to work on), and most are checked.
+      expect(run.checked + run.declined, t).toBe(48);
+      expect(run.checked, t).toBeGreaterThan(40);
+      expect(totalViolations(tally, t), `${t}: ${JSON.stringify(tally.examples, null, 1)}`).toBe(0);
     }
   });
 });

@@ -178,13 +178,14 @@ function make(
       if (f) return tf(Q.trueOrFalse(f.text), false, f.why);
       // Nothing to swap or negate: a sibling's statement under this point's name.
       const other = others[variant];
-      return other && norm(statementOf(snapshot, other)) !== norm(statement)
-        ? tf(
-            Q.trueOrFalse(Q.pair(concept, masked(snapshot, other))),
-            false,
-            Q.describesOther(titleOf(other), explanation),
-          )
-        : null;
+      if (other && norm(statementOf(snapshot, other)) !== norm(statement))
+        return tf(
+          Q.trueOrFalse(Q.pair(concept, masked(snapshot, other))),
+          false,
+          Q.describesOther(titleOf(other), explanation),
+        );
+      // No sibling and nothing to negate: the claim that the course lacks this point, which it has.
+      return variant === 0 ? tf(Q.trueOrFalse(Q.notInCourse(concept)), false, Q.inCourse(concept, explanation)) : null;
     }
     if (variant === 0) return tf(Q.trueOrFalse(statement), true, explanation);
     const s = sources[variant - 1];

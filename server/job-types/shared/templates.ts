@@ -69,6 +69,9 @@ export type Templates = {
     /** A concept's name with a statement about it. */
     pair(concept: string, statement: string): string;
     describesOther(other: string, explanation: string): string;
+    /** A false statement when the material gives nothing to make false: the course lacks the point. */
+    notInCourse(concept: string): string;
+    inCourse(concept: string, explanation: string): string;
     /** Why a statement with a sibling's term in place of the point's is false. */
     swapped(concept: string, sibling: string, statement: string): string;
     /** Why a negated or confused statement is false. */
@@ -160,6 +163,8 @@ const en: Templates = {
     trueOrFalse: (s) => `True or false: ${s}`,
     pair: (c, s) => `"${c}" — ${s}`,
     describesOther: (o, e) => `That describes "${o}". ${e}`,
+    notInCourse: (c) => `"${c}" is not one of this course's knowledge points.`,
+    inCourse: (c, e) => `False: "${c}" is one of this course's knowledge points. ${e}`,
     swapped: (c, o, s) => `False: that is "${c}", not "${o}". ${s}`,
     negated: (s) => `False. The material says: ${s}`,
     trueOrFalseSource: (m, s) => `True or false (${m}): ${s}`,
@@ -246,6 +251,8 @@ const zhCN: Templates = {
     trueOrFalse: (s) => `判断正误：${s}`,
     pair: (c, s) => `“${c}”——${s}`,
     describesOther: (o, e) => `这句话描述的是“${o}”。${e}`,
+    notInCourse: (c) => `“${c}”不是本课程的知识点。`,
+    inCourse: (c, e) => `错误：“${c}”是本课程的知识点。${e}`,
     swapped: (c, o, s) => `错误：这里说的是“${c}”，而不是“${o}”。${s}`,
     negated: (s) => `错误。材料原文是：${s}`,
     trueOrFalseSource: (m, s) => `判断正误（《${m}》）：${s}`,

@@ -1,5 +1,6 @@
 import { graphemes, hasCjk, type SnapshotContent } from "../fields";
 import { keyTermsOf } from "./terms";
+import { HEADING_NUMBER } from "../evidence/items";
 
 const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
@@ -140,14 +141,20 @@ export function cloze(sentence: string, word: string) {
 
 export type Kp = SnapshotContent["knowledgePoints"][number];
 
-/** Sentences of the knowledge point's material (all materials if it has none), most related first. */
+/**
+ * Sentences of the knowledge point's material (all materials if it has none), most related first;
+ * never a line that starts with a heading's numbering ("2.3 Electric current"): a heading is no
+ * statement to quiz on or to hide a word in.
+ */
 export function sourceSentences(snapshot: SnapshotContent, kp: Kp): { sentence: string; materialTitle: string }[] {
   const materials = snapshot.materials.filter((m) => (kp.materialId ? m.id === kp.materialId : true));
   const titleWords = [...words(kp.title).filter((w) => w.length >= 4 && !hasCjk(w)), ...chineseWords(kp.title)].map(
     (w) => w.toLowerCase(),
   );
   const all = materials.flatMap((m) =>
-    sentences(m.content).map((sentence, i) => ({ sentence, materialTitle: m.title, i })),
+    sentences(m.content)
+      .filter((sentence) => !HEADING_NUMBER.test(sentence))
+      .map((sentence, i) => ({ sentence, materialTitle: m.title, i })),
   );
   const score = (s: string) => titleWords.filter((w) => s.toLowerCase().includes(w)).length;
   return all
