@@ -17,6 +17,8 @@ function create(): Handles {
     connectionString,
     max: setting("DB_POOL_MAX"),
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
+    // A primary lost without a word (power, network) is found by TCP keep-alive, not by waiting forever.
+    keepAlive: true,
   });
   // Claims and polls on connections of their own, planned once (see getClaimPool): a session
   // setting, so on the direct URL when DATABASE_URL is a transaction pooler.
@@ -24,6 +26,7 @@ function create(): Handles {
     connectionString: databaseConfig.sessionUrl,
     max: setting("DB_CLAIM_POOL_MAX") ?? setting("DB_POOL_MAX"),
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
+    keepAlive: true,
     onConnect: claimConnectionSetup,
   });
   // An idle connection the server dropped (restart, pg_terminate_backend) must not crash the process.

@@ -1,0 +1,272 @@
+import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import path from "node:path";
+import pg from "pg";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../../scripts/lib/app-server";
+import { startPatroniCluster, type PatroniCluster } from "../../scripts/lib/patroni-cluster";
+import { verifyOutcome } from "../../scripts/chaos/verify";
+import { TERMINAL_STATUSES } from "@/server/jobs/constants";
+import { closeDb, getDb } from "@/server/db";
+import { createLearner, createTestJob, runtimeKey, type Learner } from "../helpers/factories";
+import { eventually } from "../helpers/eventually";
+import { setPassword, signedInCookie } from "../helpers/auth";
+import { spawnRuntime, type RuntimeProcess } from "./runtime-process";
+import { createJobs, expectSucceededOnce } from "./jobs";
+
+/**
+ * Losing the database primary (docs/operations.md, "High availability"): a Patroni cluster of two
+ * nodes in synchronous mode behind HAProxy (deploy/patroni.yml, deploy/haproxy-postgres.cfg), the
+ * app and its Runtimes on HAProxy's primary listener, a learner's page open. Three faults one
+ * after another on the same cluster, each while a wave of jobs runs: the primary's postmaster
+ * SIGKILLed, the primary hung (its PostgreSQL processes SIGSTOPped, killed once a new leader is
+ * up), a planned `patronictl switchover`. After each: no job lost or doubled (the chaos
+ * verifier), every result a Runtime was told was accepted is there, live updates come back, and
+ * the time from the fault to the first claim and to readiness green is printed (docs/scaling.md).
+ */
+process.env.BETTER_AUTH_SECRET ??= crypto.randomBytes(32).toString("base64url");
+process.env.JOB_CREATE_TIMEOUT_MS = "60000";
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const DB = "ai_job_runtime";
+const t0 = Date.now();
+const step = (what: string) => console.log(`[failover] +${Math.round((Date.now() - t0) / 1000)} s: ${what}`);
+
+let cluster: PatroniCluster;
+let app: AppServer;
+let browser: Browser;
+const runtimes: RuntimeProcess[] = [];
+
+beforeAll(async () => {
+  cluster = await startPatroniCluster({ log: step });
+  const admin = new pg.Client({ connectionString: cluster.primaryUrl("postgres") });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${DB}`);
+  await admin.end();
+  // This process (factories, the verifier) and the app both go through HAProxy's primary listener.
+  await closeDb();
+  process.env.DATABASE_URL = cluster.primaryUrl(DB);
+  const migrated = spawnSync(process.execPath, ["--import", "tsx", "scripts/migrate.ts", "deploy"], {
+    cwd: ROOT,
+    env: { ...process.env },
+    encoding: "utf8",
+  });
+  if (migrated.status !== 0) throw new Error(`migrations failed: ${migrated.stderr}`);
+  app = await startAppServer({
+    databaseUrl: cluster.primaryUrl(DB),
+    env: {
+      BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET!,
+      SWEEP_INTERVAL_MS: "2000",
+      // A claim whose answer was lost with the primary comes back to the queue in seconds.
+      JOB_LEASE_SECONDS: "10",
+      DB_CONNECT_TIMEOUT_MS: "3000",
+    },
+  });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"],
+  });
+  step("cluster, migrations and the app up");
+});
+
+afterAll(async () => {
+  await Promise.all(runtimes.map((r) => r.kill("SIGKILL")));
+  await browser?.close();
+  await app?.stop();
+  await closeDb();
+  await cluster?.stop();
+});
+
+type Push = { id: string; status: string };
+async function learnerPage(learner: Learner): Promise<Page> {
+  await setPassword(learner.user.id, "failover-pw-123");
+  const [name, value] = (await signedInCookie(learner.user.email, "failover-pw-123")).split("=") as [string, string];
+  const context = await browser.newContext({ baseURL: app.url });
+  await context.addCookies([{ name, value, url: app.url }]);
+  await context.addInitScript(() => {
+    const w = window as unknown as { __pushes: Push[]; EventSource: typeof EventSource };
+    w.__pushes = [];
+    const Native = w.EventSource;
+    w.EventSource = class extends Native {
+      constructor(url: string | URL, init?: EventSourceInit) {
+        super(url, init);
+        this.addEventListener("job", (e) => w.__pushes.push(JSON.parse((e as MessageEvent<string>).data)));
+      }
+    };
+  });
+  const page = await context.newPage();
+  await page.goto("/", { timeout: 120_000 });
+  await page.getByTestId("live-indicator").getByText("Live updates on").waitFor({ timeout: 60_000 });
+  return page;
+}
+const pushes = (page: Page) => page.evaluate(() => (window as unknown as { __pushes: Push[] }).__pushes);
+
+/** Readiness polled every 200 ms from before a fault until stopped: [ms since the fault, status]. */
+function watchReadiness(from: number) {
+  const seen: [number, number][] = [];
+  let on = true;
+  const done = (async () => {
+    while (on) {
+      const status = await fetch(`${app.url}/api/health/ready`, { signal: AbortSignal.timeout(5000) }).then(
+        (r) => r.status,
+        () => 0,
+      );
+      seen.push([Date.now() - from, status]);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  return {
+    seen,
+    stop: async () => {
+      on = false;
+      await done;
+    },
+  };
+}
+
+/**
+ * The claims' outage around a fault: the longest gap between two claims (lock events, by the
+ * database's clock) that ends after the fault, and when the first claim after it came.
+ */
+async function claimOutage(ids: string[], faultAt: number) {
+  const events = await getDb().jobEvent.findMany({
+    where: { jobId: { in: ids }, toStatus: "locked", createdAt: { gt: new Date(faultAt - 10_000) } },
+    select: { createdAt: true },
+    orderBy: { createdAt: "asc" },
+  });
+  const times = events.map((e) => e.createdAt.getTime());
+  let best = { gapMs: 0, firstClaimMs: NaN };
+  for (let i = 1; i < times.length; i++) {
+    const gap = times[i]! - times[i - 1]!;
+    if (times[i]! > faultAt && gap > best.gapMs) best = { gapMs: gap, firstClaimMs: times[i]! - faultAt };
+  }
+  return best;
+}
+
+const unfinished = (ids: string[]) =>
+  getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status: { notIn: [...TERMINAL_STATUSES] } } });
+
+describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HAProxy)", () => {
+  it("loses no committed job or result and doubles none through a killed, a hung and a switched-over primary", async () => {
+    const learner = await createLearner();
+    const page = await learnerPage(learner);
+    const key = await runtimeKey();
+    for (let i = 0; i < 2; i++)
+      runtimes.push(
+        spawnRuntime({
+          apiUrl: app.url,
+          apiKey: key,
+          env: { RUNTIME_LOCAL_DELAY_MS: String(700 + i * 100), RUNTIME_CONCURRENCY: "2" },
+        }),
+      );
+    const pause = () => runtimes.forEach((r) => void r.kill("SIGSTOP"));
+    const resume = () => runtimes.forEach((r) => void r.kill("SIGCONT"));
+    const ids: string[] = [];
+    const figures: string[] = [];
+
+    const faults: { name: string; run: (leader: string, sync: string) => Promise<void>; red: boolean }[] = [
+      {
+        name: "SIGKILL of the primary's postmaster",
+        red: true,
+        run: async (leader) => {
+          const node = cluster.nodes.find((n) => n.name === leader)!;
+          process.kill(cluster.postmasterPid(node)!, "SIGKILL");
+        },
+      },
+      {
+        name: "the primary hung (SIGSTOP), killed once replaced",
+        red: true,
+        run: async (leader) => {
+          const node = cluster.nodes.find((n) => n.name === leader)!;
+          const pids = cluster.postgresPids(node);
+          for (const pid of pids) process.kill(pid, "SIGSTOP");
+          // Held stopped until another node leads: only then is the hung one put out of its misery.
+          await eventually(
+            "a new leader while the old one hangs",
+            async () => ((await cluster.state()).leader ?? leader) !== leader || null,
+            120_000,
+          );
+          for (const pid of pids) {
+            try {
+              process.kill(pid, "SIGKILL");
+            } catch {
+              // already gone
+            }
+          }
+        },
+      },
+      {
+        name: "planned switchover (patronictl switchover)",
+        red: false,
+        run: async (leader, sync) => {
+          cluster.patronictl(["switchover", "--leader", leader, "--candidate", sync, "--force"]);
+        },
+      },
+    ];
+
+    for (const fault of faults) {
+      const { leader, sync } = await cluster.healthy();
+      pause();
+      const wave = await createJobs([learner], 16);
+      ids.push(...wave);
+      resume();
+      await eventually(
+        "a job of the wave in flight",
+        async () =>
+          (await getDb().aiRuntimeJob.count({ where: { id: { in: wave }, status: { in: ["locked", "running"] } } })) >
+            0 || null,
+      );
+      const faultAt = Date.now();
+      const readiness = watchReadiness(faultAt);
+      step(`${fault.name}: leader ${leader}, synchronous standby ${sync}`);
+      await fault.run(leader, sync);
+      const after = await cluster.healthy();
+      expect(after.leader).toBe(sync);
+      step(`${fault.name}: ${after.leader} leads, ${after.sync} is its synchronous standby again`);
+      await eventually("readiness green", async () => readiness.seen.at(-1)?.[1] === 200 || null, 120_000);
+      await readiness.stop();
+      const red = readiness.seen.filter(([, s]) => s !== 200);
+      if (fault.red) expect(red.length).toBeGreaterThan(0);
+      const lastRed = red.at(-1)?.[0] ?? 0;
+      const green = readiness.seen.find(([t, s]) => t > lastRed && s === 200)?.[0] ?? 0;
+
+      await eventually("every job finished", async () => (await unfinished(ids)) === 0 || null, 150_000);
+      const outage = await claimOutage(wave, faultAt);
+      const line = `${fault.name}: first claim ${(outage.firstClaimMs / 1000).toFixed(1)} s after the fault (claims paused ${(outage.gapMs / 1000).toFixed(1)} s); readiness ${red.length ? `red from ${(red[0]![0] / 1000).toFixed(1)} s, ` : "never red, "}green at ${(green / 1000).toFixed(1)} s`;
+      figures.push(line);
+      step(line);
+
+      // Nothing committed lost, nothing doubled: every job so far is there and ended once.
+      const db = new pg.Client({ connectionString: cluster.primaryUrl(DB) });
+      await db.connect();
+      try {
+        const outcome = await verifyOutcome(db, ids.length, `j.id IN (${ids.map((id) => `'${id}'`).join(", ")})`);
+        expect(outcome.violations).toEqual([]);
+      } finally {
+        await db.end();
+      }
+      expect((await expectSucceededOnce(ids)).problems).toEqual([]);
+      // Every result a Runtime was told was accepted is stored.
+      const accepted = new Set(
+        runtimes.flatMap((r) => r.events.filter((e) => e.event === "job.succeeded").map((e) => e.jobId!)),
+      );
+      const stored = await getDb().aiRuntimeResult.count({ where: { jobId: { in: [...accepted] } } });
+      expect(stored).toBe(accepted.size);
+
+      // Live updates are back: a job made now reaches the open page by push.
+      const probe = await createTestJob(learner);
+      ids.push(probe.id);
+      await eventually(
+        "the page hears the probe's success by push",
+        async () => (await pushes(page)).some((p) => p.id === probe.id && p.status === "succeeded") || null,
+        60_000,
+      );
+      await page.getByTestId("live-indicator").getByText("Live updates on").waitFor({ timeout: 30_000 });
+    }
+
+    // Through all three, the database's failures reached the Runtimes as 503s, never as 500s.
+    expect(app.output()).not.toMatch(/\[runtime-api\] unexpected error/);
+    expect(runtimes.filter((r) => !r.alive())).toEqual([]);
+    console.log(`[failover] figures:\n${figures.join("\n")}`);
+  });
+});
