@@ -2,6 +2,7 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { databaseConfig, setting } from "./config";
+import { readScope } from "./read-scope";
 
 export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services that must join a transaction take this. */
@@ -54,7 +55,8 @@ function handles(): Handles {
  * database. Kept on globalThis so Next's dev reloads do not open a new pool per edit.
  */
 export function getDb(): Db {
-  return handles().prisma;
+  // Inside a console read sent to a standby (server/read-replica.ts): the standby's client.
+  return (readScope.getStore() as Db | undefined) ?? handles().prisma;
 }
 
 /** The pg pool under the Prisma client: the hot-path statements of server/sql.ts run on it directly. */

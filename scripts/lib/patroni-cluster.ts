@@ -31,7 +31,11 @@ export type PatroniCluster = {
   postmasterPid(node: PatroniNode): number | null;
   /** The pids of a node's PostgreSQL: the postmaster and every process it started. */
   postgresPids(node: PatroniNode): number[];
+  /** The pid of a node's Patroni. */
+  patroniPid(node: PatroniNode): number;
   patronictl(args: string[]): string;
+  /** The last lines each process wrote (etcd, pg1, pg2, haproxy). */
+  logs(): Map<string, string>;
   stop(): Promise<void>;
 };
 
@@ -76,7 +80,13 @@ export async function startPatroniCluster(
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
       cwd: dir,
-      env: { PATH: process.env.PATH, HOME: dir, LANG: "C.UTF-8" } as unknown as NodeJS.ProcessEnv,
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        LANG: "C.UTF-8",
+        // PATRONI_LOG_LEVEL=INFO shows Patroni's decisions (the file's level is WARNING).
+        ...(process.env.PATRONI_LOG_LEVEL ? { PATRONI_LOG_LEVEL: process.env.PATRONI_LOG_LEVEL } : {}),
+      } as unknown as NodeJS.ProcessEnv,
       ...(asPostgres ? user : {}),
     });
     const keep = (b: Buffer) => logs.set(name, ((logs.get(name) ?? "") + b.toString()).slice(-20_000));
@@ -162,11 +172,12 @@ export async function startPatroniCluster(
   const patronictlConfig = configs[0]!;
 
   // The first node bootstraps the cluster; the second clones it once there is a leader.
-  spawnLogged("pg1", PATRONI, [configs[0]!], true);
+  const patronis = new Map<string, ChildProcess>();
+  patronis.set("pg1", spawnLogged("pg1", PATRONI, [configs[0]!], true));
   const rest = (n: PatroniNode, p: string) =>
     fetch(`http://127.0.0.1:${n.restPort}${p}`, { signal: AbortSignal.timeout(2000) });
   await until("the first Patroni node to lead", 120_000, async () => (await rest(nodes[0]!, "/primary")).ok, logs);
-  spawnLogged("pg2", PATRONI, [configs[1]!], true);
+  patronis.set("pg2", spawnLogged("pg2", PATRONI, [configs[1]!], true));
 
   // HAProxy: the shipped file with its ports and servers replaced.
   const primaryPort = base + 5;
@@ -240,15 +251,18 @@ export async function startPatroniCluster(
     },
     postmasterPid: (n) => postmasterPid(n),
     postgresPids: (n) => postgresPids(n),
+    patroniPid: (n) => patronis.get(n.name)!.pid!,
     patronictl: (args) => {
       const r = spawnSync(PATRONICTL, ["-c", patronictlConfig, ...args], { encoding: "utf8", ...user, cwd: dir });
       if (r.status !== 0) throw new Error(`patronictl ${args.join(" ")} exited ${r.status}: ${r.stderr}${r.stdout}`);
       return r.stdout;
     },
+    logs: () => logs,
     stop: async () => {
       process.removeListener("exit", killAll);
       // Patroni stops its PostgreSQL on SIGTERM; a stopped (SIGSTOPped) one is killed.
       for (const n of nodes) for (const pid of postgresPids(n)) kill(pid, "SIGCONT");
+      for (const c of patronis.values()) if (c.pid) kill(c.pid, "SIGCONT");
       const exits = children.map(
         (c) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode ? r() : c.once("exit", () => r()))),
       );

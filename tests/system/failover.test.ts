@@ -9,6 +9,9 @@ import { startPatroniCluster, type PatroniCluster } from "../../scripts/lib/patr
 import { verifyOutcome } from "../../scripts/chaos/verify";
 import { TERMINAL_STATUSES } from "@/server/jobs/constants";
 import { closeDb, getDb } from "@/server/db";
+import { closeReadReplica, onReadReplica, readSource } from "@/server/read-replica";
+import { exploreJobs } from "@/server/admin/explorer";
+import { getAdminJobDetail } from "@/server/admin/job-detail";
 import { createLearner, createTestJob, runtimeKey, type Learner } from "../helpers/factories";
 import { eventually } from "../helpers/eventually";
 import { setPassword, signedInCookie } from "../helpers/auth";
@@ -20,8 +23,9 @@ import { createJobs, expectSucceededOnce } from "./jobs";
  * nodes in synchronous mode behind HAProxy (deploy/patroni.yml, deploy/haproxy-postgres.cfg), the
  * app and its Runtimes on HAProxy's primary listener, a learner's page open. Three faults one
  * after another on the same cluster, each while a wave of jobs runs: the primary's postmaster
- * SIGKILLed, the primary hung (its PostgreSQL processes SIGSTOPped, killed once a new leader is
- * up), a planned `patronictl switchover`. After each: no job lost or doubled (the chaos
+ * SIGKILLed, the primary's machine hung (its Patroni and PostgreSQL processes SIGSTOPped; the
+ * PostgreSQL killed and the Patroni resumed once a new leader is up), a planned `patronictl
+ * switchover`. After each: no job lost or doubled (the chaos
  * verifier), every result a Runtime was told was accepted is there, live updates come back, and
  * the time from the fault to the first claim and to readiness green is printed (docs/scaling.md).
  */
@@ -147,6 +151,54 @@ const unfinished = (ids: string[]) =>
   getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status: { notIn: [...TERMINAL_STATUSES] } } });
 
 describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HAProxy)", () => {
+  it("serves the console's heavy reads from the standby (DATABASE_READ_URL) with its lag, and from the primary when it is behind or down", async () => {
+    await cluster.healthy();
+    process.env.DATABASE_READ_URL = cluster.replicaUrl(DB);
+    process.env.DB_READ_MAX_LAG_SECONDS = "30";
+    const learner = await createLearner();
+    const explore = () =>
+      onReadReplica(() => exploreJobs({ filter: {}, sort: "createdAt_desc", limit: 50 })).then((r) =>
+        r.items.map((i) => i.id),
+      );
+    const seen = await createTestJob(learner);
+    await eventually("the standby has replayed the first job", async () => (await explore()).includes(seen.id) || null);
+    expect(await readSource()).toMatchObject({ source: "replica" });
+
+    // Replay paused on the standby (the state is held by it, not by a timer): a job committed now
+    // is on the primary and the synchronous standby's disk, but not in what the console reads.
+    const standby = new pg.Client({ connectionString: cluster.replicaUrl(DB) });
+    await standby.connect();
+    try {
+      await standby.query("SELECT pg_wal_replay_pause()");
+      const hidden = await createTestJob(learner);
+      expect(await explore()).not.toContain(hidden.id);
+      await expect(onReadReplica(() => getAdminJobDetail(hidden.id))).rejects.toMatchObject({ code: "JOB_NOT_FOUND" });
+      // The lag is shown, and grows while replay waits.
+      const lagging = await eventually("the lag shown", async () => {
+        const where = await readSource();
+        return (where.lagSeconds ?? 0) > 0 ? where : null;
+      });
+      expect(lagging.source).toBe("replica");
+
+      // Too far behind: the primary answers, with the job.
+      process.env.DB_READ_MAX_LAG_SECONDS = "0";
+      expect(await readSource()).toMatchObject({ source: "primary", reason: "behind" });
+      expect(await explore()).toContain(hidden.id);
+      expect((await onReadReplica(() => getAdminJobDetail(hidden.id))).job.id).toBe(hidden.id);
+      process.env.DB_READ_MAX_LAG_SECONDS = "30";
+    } finally {
+      await standby.query("SELECT pg_wal_replay_resume()");
+      await standby.end();
+    }
+
+    // A standby nobody answers at: the primary serves the reads.
+    process.env.DATABASE_READ_URL = "postgresql://postgres@127.0.0.1:9/ai_job_runtime";
+    expect(await readSource()).toMatchObject({ source: "primary", reason: "unreachable" });
+    expect(await explore()).toContain(seen.id);
+    delete process.env.DATABASE_READ_URL;
+    await closeReadReplica();
+  });
+
   it("loses no committed job or result and doubles none through a killed, a hung and a switched-over primary", async () => {
     const learner = await createLearner();
     const page = await learnerPage(learner);
@@ -174,13 +226,16 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
         },
       },
       {
-        name: "the primary hung (SIGSTOP), killed once replaced",
+        name: "the primary's machine hung (SIGSTOP), its PostgreSQL killed once replaced",
         red: true,
         run: async (leader) => {
+          // The whole node stops, Patroni with its PostgreSQL, as a frozen machine does.
           const node = cluster.nodes.find((n) => n.name === leader)!;
           const pids = cluster.postgresPids(node);
+          process.kill(cluster.patroniPid(node), "SIGSTOP");
           for (const pid of pids) process.kill(pid, "SIGSTOP");
-          // Held stopped until another node leads: only then is the hung one put out of its misery.
+          // Held stopped until another node leads; then its PostgreSQL is killed and its Patroni
+          // goes on, finds the lock gone and brings the node back as a standby.
           await eventually(
             "a new leader while the old one hangs",
             async () => ((await cluster.state()).leader ?? leader) !== leader || null,
@@ -193,6 +248,7 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
               // already gone
             }
           }
+          process.kill(cluster.patroniPid(node), "SIGCONT");
         },
       },
       {
