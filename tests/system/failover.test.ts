@@ -164,8 +164,10 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
     await eventually("the standby has replayed the first job", async () => (await explore()).includes(seen.id) || null);
     expect(await readSource()).toMatchObject({ source: "replica" });
 
-    // Replay paused on the standby (the state is held by it, not by a timer): a job committed now
-    // is on the primary and the synchronous standby's disk, but not in what the console reads.
+    // Replay paused on the standby (the state is held by it, not by a timer; Patroni in maintenance
+    // mode, or it would resume replay): a job committed now is on the primary and the synchronous
+    // standby's disk, but not in what the console reads.
+    cluster.patronictl(["pause", "--wait"]);
     const standby = new pg.Client({ connectionString: cluster.replicaUrl(DB) });
     await standby.connect();
     try {
@@ -189,6 +191,7 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
     } finally {
       await standby.query("SELECT pg_wal_replay_resume()");
       await standby.end();
+      cluster.patronictl(["resume", "--wait"]);
     }
 
     // A standby nobody answers at: the primary serves the reads.
