@@ -25,14 +25,6 @@ const nextConfig = {
     // The local analyzer's Chinese segmenter (server/job-types/shared/terms): a native addon that reads its dictionaries from its own folder.
     "@node-rs/jieba",
   ],
-  // The job-type registry reaches the browser for its labels; its local analyzers never run there.
-  turbopack: {
-    resolveAlias: {
-      "@node-rs/jieba/dict.js": { browser: "./server/job-types/shared/terms/browser-stub.js" },
-      "@node-rs/jieba": { browser: "./server/job-types/shared/terms/browser-stub.js" },
-      compromise: { browser: "./server/job-types/shared/terms/browser-stub.js" },
-    },
-  },
   typedRoutes: false,
   poweredByHeader: false,
   // `next dev` serves its scripts and HMR socket to these hosts only; the app is opened at either.

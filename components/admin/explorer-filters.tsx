@@ -4,7 +4,7 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useState } from "react";
 import type { JobFilter, JobSort } from "@/server/admin/filter-schema";
 import { JOB_STATUSES, JOB_TYPES, TARGET_TYPES } from "@/server/jobs/constants";
-import { QUALITY_RULES } from "@/server/jobs/quality";
+import { QUALITY_RULES } from "@/server/job-types/catalogue";
 import { buttonClass, inputClass } from "./ui";
 
 const SCHEMA_RULES = [

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } from "./ui";
 import { Time } from "@/components/time";
-import { JOB_TYPES, type JobTypeName } from "@/server/job-types";
+import { JOB_TYPES, type JobTypeName } from "@/server/job-types/catalogue";
 import { ConfirmRevoke, KeyState } from "./revoke";
 import { refreshAfterWrite } from "@/components/trpc/refresh";
 

@@ -1,7 +1,7 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { useTranslations } from "next-intl";
 import { IN_FLIGHT_STATUSES } from "@/server/jobs/constants";
-import { ANY_TARGET_TYPES, JOB_TYPES as ALL_JOB_TYPES } from "@/server/job-types";
+import { ANY_TARGET_TYPES, JOB_TYPES as ALL_JOB_TYPES } from "@/server/job-types/catalogue";
 import type { AppRouter } from "@/server/trpc/root";
 
 type Out = inferRouterOutputs<AppRouter>;

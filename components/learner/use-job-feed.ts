@@ -5,11 +5,9 @@ import { useEffect, useState } from "react";
 import { openEventStream } from "@/components/event-stream";
 import { useTRPC } from "@/components/trpc/client";
 import { isTerminal } from "@/server/jobs/constants";
+import type { JobChange } from "@/server/jobs/job-change";
 import { isInFlight, type Job } from "./labels";
 
-type Change = Pick<Job, "id" | "jobType" | "status" | "attemptNo" | "stage" | "progress" | "cancelRequested"> & {
-  created?: boolean;
-};
 type Page = { items: Job[]; total: number; page: number; pageSize: number };
 
 /**
@@ -28,7 +26,7 @@ export function useJobFeed(): boolean {
     const refreshAll = () => queryClient.invalidateQueries(trpc.jobs.pathFilter());
 
     const onJob = (event: MessageEvent<string>) => {
-      const change = JSON.parse(event.data) as Change;
+      const change = JSON.parse(event.data) as JobChange;
       let known = false;
       queryClient.setQueriesData<Page>(trpc.jobs.list.pathFilter(), (page) => {
         if (!page) return page;

@@ -1,9 +1,9 @@
+import { isTerminal } from "../jobs/constants";
 import { inngest, inngestConfigured } from "../inngest/client";
 import { jobCreated, jobFinished } from "../inngest/events";
 import { deliverDue, recordDelivery } from "../notifications/deliveries";
 import type { JobChange, JobFeed } from "./job-feed";
 
-const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 const SEND_TIMEOUT_MS = 3000;
 
 /**
@@ -22,27 +22,22 @@ export function startWorkflowRelay(feed: JobFeed, log: (msg: string) => void = (
 }
 
 export async function relay(change: JobChange) {
-  const finished = TERMINAL.has(change.status);
-  if (!finished && !change.created) return;
+  const { status } = change;
+  if (!isTerminal(status) && !change.created) return;
   if (inngestConfigured()) {
-    const event = finished
+    const event = isTerminal(status)
       ? jobFinished.create(
-          {
-            jobId: change.id,
-            userId: change.userId,
-            status: change.status as "succeeded",
-            attemptNo: change.attemptNo,
-          },
-          { id: `job-finished:${change.id}:${change.status}:${change.attemptNo}` },
+          { jobId: change.id, userId: change.userId, status, attemptNo: change.attemptNo },
+          { id: `job-finished:${change.id}:${status}:${change.attemptNo}` },
         )
       : jobCreated.create(
-          { jobId: change.id, userId: change.userId, jobType: change.jobType as "quiz_generation" },
+          { jobId: change.id, userId: change.userId, jobType: change.jobType },
           { id: `job-created:${change.id}` },
         );
     await withTimeout(inngest.send(event), SEND_TIMEOUT_MS);
     return;
   }
-  if (finished) await deliverInProcess(change.id, change.status);
+  if (isTerminal(status)) await deliverInProcess(change.id, status);
 }
 
 /**

@@ -25,13 +25,11 @@ export type QualityCheck<P, R extends string> = {
 };
 
 /**
- * One job type: everything the system knows about it, in its folder (./<type>/index.ts, with its
- * schemas in ./<type>/schema.ts and its local analyzer in ./<type>/analyse.ts). The registry
- * (./index.ts) lists them; every list of types, enum, schema map, rule list, prompt and label
- * elsewhere is derived from it, so a new type is its folder, its learner renderer and one
- * registration line (plus the Postgres enum's migration).
+ * What the browser, the API's documents and every Runtime may know of a type: its label, the
+ * targets it runs on, its params and output schemas and the prose of its quality rules. Pure zod
+ * and text (in the type's ./<type>/schema.ts), never its analyzer: ./catalogue.ts lists these.
  */
-export type JobTypeDefinition<
+export type CatalogueEntry<
   P extends z.ZodObject = z.ZodObject,
   O extends z.ZodType = z.ZodType,
   R extends string = string,
@@ -39,23 +37,43 @@ export type JobTypeDefinition<
   /** In English, for the console, metrics help and the learner page. */
   label: { title: string; blurb: string };
   /**
-   * The targets a job of this type may be made on (SPEC §1: the learner, a material, a knowledge
-   * point); left out, all of them. Creation refuses any other with INVALID_REQUEST (400).
+   * The targets a job of this type may be made on (docs/protocol.md#jobs-and-targets: the
+   * learner, a material, a knowledge point); left out, all of them. Creation refuses any other
+   * with INVALID_REQUEST (400).
    */
   targets?: readonly TargetType[];
   /** The job's params (stored with the job, checked at creation; unknown keys refused). */
   params: P;
   /** The output a Runtime submits, and the version it is submitted as. */
   output: { version: "v1"; schema: O };
-  /** SPEC §2's quality rules of this type beyond its schema: rule name → what it asks, in prose (the OpenAPI document publishes them). */
+  /** The type's quality rules beyond its schema: rule name → what it asks, in prose (the OpenAPI document publishes them). */
   qualityRules: Record<R, string>;
+};
+
+/** Keeps the entry's own types (params, output, rule names) while checking it is a whole entry. */
+export const catalogueEntry = <P extends z.ZodObject, O extends z.ZodType, R extends string = never>(
+  e: CatalogueEntry<P, O, R>,
+) => e;
+
+/**
+ * One job type: everything the system knows about it, in its folder (./<type>/index.ts, with its
+ * catalogue entry and schemas in ./<type>/schema.ts and its local analyzer in ./<type>/analyse.ts).
+ * The registry (./index.ts) lists them; every list of types, enum, schema map, rule list, prompt
+ * and label elsewhere is derived from it or from the catalogue (./catalogue.ts), so a new type is
+ * its folder, its learner renderer and one line in each list (plus the Postgres enum's migration).
+ */
+export type JobTypeDefinition<
+  P extends z.ZodObject = z.ZodObject,
+  O extends z.ZodType = z.ZodType,
+  R extends string = string,
+> = CatalogueEntry<P, O, R> & {
   /** The API's acceptance rules: report every broken one with `check.add`. */
   quality(output: z.infer<O>, check: QualityCheck<z.infer<P>, R>): void;
   /**
-   * The pipeline's own bar, stricter than the API's: findings send the model round the quality
-   * loop again, and after the last loop the output is submitted marked degraded.
+   * The pipeline's quality checks, a bar stricter than the API's: findings send the model round
+   * the quality loop again, and after the last loop the output is submitted marked degraded.
    */
-  review(
+  qualityChecks(
     output: z.infer<O>,
     ctx: { snapshot: SnapshotContent; params: Record<string, unknown>; locale: Locale },
   ): string[];

@@ -1,7 +1,7 @@
 import type { JobStatus } from "../generated/prisma/enums";
 
-/** The job types, from the registry (server/job-types/index.ts). */
-export { JOB_TYPES } from "../job-types";
+/** The job types, from the catalogue (server/job-types/catalogue.ts). */
+export { JOB_TYPES } from "../job-types/catalogue";
 
 export const JOB_STATUSES = [
   "pending",
@@ -14,7 +14,8 @@ export const JOB_STATUSES = [
 ] as const satisfies readonly JobStatus[];
 
 /** The status sets: every other list of statuses (TypeScript or SQL) is built from these. */
-export const TERMINAL_STATUSES: readonly JobStatus[] = ["succeeded", "failed", "cancelled"];
+export const TERMINAL_STATUSES = ["succeeded", "failed", "cancelled"] as const satisfies readonly JobStatus[];
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 export const IN_FLIGHT_STATUSES: readonly JobStatus[] = ["pending", "locked", "running", "expired"];
 /**
  * A Runtime holds the lease. Not `expired`: that is the end of an attempt (SPEC §3), the holder
@@ -32,7 +33,7 @@ export const FAILED_ATTEMPT_STATUSES: readonly JobStatus[] = ["pending", "failed
 /** What the console's status counts show; `expired` never stays (the sweep moves it on at once). */
 export const SHOWN_STATUSES: readonly JobStatus[] = JOB_STATUSES.filter((s) => s !== "expired");
 
-export const isTerminal = (s: string) => (TERMINAL_STATUSES as readonly string[]).includes(s);
+export const isTerminal = (s: string): s is TerminalStatus => (TERMINAL_STATUSES as readonly string[]).includes(s);
 export const isHeld = (s: string) => (HELD_STATUSES as readonly string[]).includes(s);
 
 export const TARGET_TYPES = ["user", "material", "knowledge_point"] as const;

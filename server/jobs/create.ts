@@ -242,7 +242,7 @@ async function insertJobs(plans: Planned[]) {
         if (!granted[0]?.granted) throw new AppError("CONSENT_REQUIRED", "AI analysis is turned off for this learner");
         await claimCreationKeys(tx, plans);
         const at = now();
-        // Learners' own requests count against their quota; admin re-runs, the weekly review and
+        // Learners' own requests count against their quota; admin re-runs, the weekly analyses and
         // scripts do not. In this transaction, so a creation that rolls back counts nothing.
         if (learnerRules)
           await consumeJobsQuota(

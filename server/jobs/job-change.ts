@@ -1,20 +1,21 @@
 import { z } from "zod";
 import { Prisma } from "../generated/prisma/client";
+import { JobStatus, JobType } from "../generated/prisma/enums";
 
 /**
  * The one shape of a job-change push (pg_notify on CHANNEL): its fields, each with the parser's
  * schema and the job-row column it is read from. Every writer builds the payload with
  * jobChangeSql() (in SQL, from the row it just wrote) or jobChangePayload() (in JS, from a row
  * Prisma returned); the LISTEN side parses it with jobChangeSchema. Adding a field here adds it
- * to all of them.
+ * to all of them. The browser imports the type (`import type { JobChange }`), never a copy.
  */
 export const CHANNEL = "ai_job_events";
 
 const FIELDS = {
   id: z.string(),
   userId: z.string(),
-  jobType: z.string(),
-  status: z.string(),
+  jobType: z.enum(JobType),
+  status: z.enum(JobStatus),
   attemptNo: z.number(),
   stage: z.string().nullable(),
   progress: z.number(),

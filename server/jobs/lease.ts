@@ -17,7 +17,7 @@ import {
   scopeRefusal,
   type KeyScope,
 } from "./key-scope";
-import { HELD_STATUSES, TERMINAL_STATUSES } from "./constants";
+import { HELD_STATUSES, isTerminal } from "./constants";
 import { rememberJobContext } from "./job-context";
 import { getSnapshot } from "./snapshot";
 import { DEFAULT_LOCALE, isLocale } from "../i18n/locales";
@@ -232,8 +232,7 @@ export async function lockJob(jobId: string, runtimeInstanceId: string, keyId?: 
       await sweepJob(jobId);
       continue;
     }
-    if (TERMINAL_STATUSES.includes(job.status))
-      throw new AppError("JOB_NOT_LOCKABLE", `job is ${job.status}`, { status: job.status });
+    if (isTerminal(job.status)) throw new AppError("JOB_NOT_LOCKABLE", `job is ${job.status}`, { status: job.status });
     if (job.cancelRequested) throw new AppError("JOB_NOT_LOCKABLE", "job is being cancelled", { status: job.status });
     if (job.status === "pending" && job.runAfter > at)
       throw new AppError("JOB_NOT_LOCKABLE", `job waits to retry until ${job.runAfter.toISOString()}`, {

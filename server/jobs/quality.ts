@@ -1,7 +1,6 @@
-import { COMMON_QUALITY_RULES } from "../job-types/define";
 import type { SnapshotContent } from "../job-types/fields";
 import type { Violation } from "./violation";
-import { JOB_TYPES, jobTypeOf, outputSchemas, type JobTypeName, type OutputSchemaVersion } from "../job-types";
+import { jobTypeOf, outputSchemas, type JobTypeName, type OutputSchemaVersion } from "../job-types";
 
 export type QualityContext = {
   knowledgePointIds: ReadonlySet<string>;
@@ -12,13 +11,7 @@ export type QualityContext = {
 export type { Violation } from "./violation";
 export type OutputCheck = { ok: true; output: unknown } | { ok: false; findings: string[]; violations: Violation[] };
 
-/** The rule names a rejection can carry (zod's issue codes appear as `schema.<code>`): the common ones, then each type's. */
-export const QUALITY_RULES = [
-  ...new Set([
-    ...Object.keys(COMMON_QUALITY_RULES),
-    ...JOB_TYPES.flatMap((t) => Object.keys(jobTypeOf(t).qualityRules)),
-  ]),
-];
+export { QUALITY_RULES } from "../job-types/catalogue";
 
 function rejected(violations: Violation[]): OutputCheck {
   return { ok: false, violations, findings: violations.map((v) => `${v.path || "output"}: ${v.message}`) };

@@ -12,10 +12,10 @@ export {
   type JobParams,
   type JobTypeName,
   type OutputSchemaVersion,
-} from "../job-types";
+} from "../job-types/catalogue";
 export { difficultySchema, questionTypeSchema, snapshotContentSchema, type SnapshotContent } from "../job-types/fields";
-export { flashcardsSchema, type Flashcards } from "../job-types/flashcard-generation";
-export { learningAnalysisSchema, type LearningAnalysis } from "../job-types/learning-state-analysis";
-export { nextActionsSchema, type NextActions } from "../job-types/next-action-planning";
-export { quizSchema, type Quiz } from "../job-types/quiz-generation";
-export { weakPointsSchema, type WeakPoints } from "../job-types/weak-point-analysis";
+export { flashcardsSchema, type Flashcards } from "../job-types/flashcard-generation/schema";
+export { learningAnalysisSchema, type LearningAnalysis } from "../job-types/learning-state-analysis/schema";
+export { nextActionsSchema, type NextActions } from "../job-types/next-action-planning/schema";
+export { quizSchema, type Quiz } from "../job-types/quiz-generation/schema";
+export { weakPointsSchema, type WeakPoints } from "../job-types/weak-point-analysis/schema";

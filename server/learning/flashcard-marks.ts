@@ -2,7 +2,7 @@ import { getDb } from "../db";
 import { AppError } from "../errors";
 import { flashcardsSchema } from "../jobs/schemas";
 import { ownJobOutput } from "./own-output";
-import { recordFlashcardReview } from "./flashcard-study";
+import { recordFlashcardStudy } from "./flashcard-study";
 
 /** The deck of one of the learner's own succeeded flashcard jobs; anything else is not found. */
 async function ownDeckSize(userId: string, jobId: string): Promise<number> {
@@ -38,6 +38,6 @@ export async function setFlashcardMark(userId: string, jobId: string, cardIndex:
   } else {
     await db.flashcardMark.deleteMany({ where: { jobId, cardIndex } });
   }
-  await recordFlashcardReview(userId, jobId);
+  await recordFlashcardStudy(userId, jobId);
   return { jobId, known: await knownIndexes(jobId) };
 }

@@ -3,8 +3,8 @@ import { getDb } from "../db";
 import { now } from "../clock";
 import { ownJobOutput } from "./own-output";
 
-/** A review pause longer than this starts a new study session. */
-export const REVIEW_GAP_MINUTES = 30;
+/** A pause longer than this starts a new study session. */
+export const STUDY_GAP_MINUTES = 30;
 /** One session is never counted longer than this, however long a tab stays open. */
 const MAX_SESSION_MINUTES = 240;
 
@@ -23,13 +23,13 @@ async function deckMaterial(userId: string, job: { targetType: string; targetId:
 }
 
 /**
- * Reviewing a generated deck (flipping or marking a card) is study time: the first review opens a
+ * Studying a generated deck (flipping or marking a card) is study time: the first flip opens a
  * StudySession on the deck's material (sourceJobId = the deck), later ones within
- * REVIEW_GAP_MINUTES stretch it to the minutes since it started. The next snapshot, and so the
+ * STUDY_GAP_MINUTES stretch it to the minutes since it started. The next snapshot, and so the
  * next analysis, sees it. Serialised per learner and deck (advisory lock), so two tabs make one
  * session, not two.
  */
-export async function recordFlashcardReview(userId: string, jobId: string) {
+export async function recordFlashcardStudy(userId: string, jobId: string) {
   await ownJobOutput(userId, jobId, "flashcard_generation", {
     otherType: "this job did not generate flashcards",
     noResult: "this deck has no cards yet",
@@ -41,11 +41,11 @@ export async function recordFlashcardReview(userId: string, jobId: string) {
   const materialId = await deckMaterial(userId, job);
   const at = now();
   return getDb().$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`flashcard-review:${userId}:${jobId}`}))`;
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`flashcard-study:${userId}:${jobId}`}))`;
     const [open] = await tx.$queryRaw<{ id: string; startedAt: Date; minutes: number }[]>(Prisma.sql`
       SELECT id, "startedAt", minutes FROM "StudySession"
       WHERE "userId" = ${userId} AND "sourceJobId" = ${jobId}
-        AND "startedAt" + make_interval(mins => minutes + ${REVIEW_GAP_MINUTES}) >= ${at}::timestamp(3)
+        AND "startedAt" + make_interval(mins => minutes + ${STUDY_GAP_MINUTES}) >= ${at}::timestamp(3)
       ORDER BY "startedAt" DESC LIMIT 1`);
     if (!open) {
       const s = await tx.studySession.create({

@@ -1,7 +1,7 @@
 import { getDb } from "../db";
 import { learningAnalysisSchema } from "../jobs/schemas";
 
-/** How many past analyses the chart draws: about a year of weekly reviews. */
+/** How many past analyses the chart draws: about a year of weekly analysess. */
 export const MASTERY_HISTORY_LIMIT = 60;
 
 export type MasterySeries = {

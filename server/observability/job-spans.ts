@@ -84,7 +84,7 @@ export function traceTransitions<R extends TracedRow>(rows: R[], specOf: (row: R
 const BATCH = createContextKey("ai-job-runtime.job-batch");
 
 /**
- * A span for work that creates many learners' jobs (the weekly review, a bulk re-run): each job's
+ * A span for work that creates many learners' jobs (the weekly analyses, a bulk re-run): each job's
  * creation span starts a trace of its own with a link to this one, so one job is one trace and a
  * batch of a thousand is not one trace of a thousand jobs.
  */

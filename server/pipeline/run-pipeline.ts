@@ -11,7 +11,7 @@ import type { Usage } from "../runtime-api/contract";
 import { DEFAULT_LOCALE, isLocale, type Locale } from "../i18n/locales";
 import { addUsage, isJobFailure, JobFailure, type Rejected } from "./errors";
 import { buildPrompt, PROMPT_VERSION } from "./prompts";
-import { reviewOutput, type Reviewer } from "./review-checks";
+import { runQualityChecks, type QualityChecker } from "./quality-checks";
 import { STAGES, type ProgressFn, type Stage } from "./stages";
 import { tracedProvider, tracedStages } from "../observability/pipeline-spans";
 import type { StageRunner } from "./stage-runner";
@@ -53,8 +53,8 @@ export type PipelineOptions = {
   signal?: AbortSignal;
   /** How many times a failed quality check goes back to prompt_builder (seed: 3). */
   maxQualityLoops?: number;
-  /** The pipeline's own quality bar on top of the API's rules; defaults to reviewOutput. */
-  reviewer?: Reviewer;
+  /** The pipeline's quality checks on top of the API's rules; defaults to runQualityChecks. */
+  qualityChecker?: QualityChecker;
   /**
    * Runs one stage. The reference Runtime runs them inline; the Inngest worker passes
    * `(id, fn) => step.run(id, fn)`, so each stage is a durable, memoised step. A stage's result
@@ -107,7 +107,7 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
   const version = input.outputSchemaVersion ?? "v1";
   const locale = input.locale ?? DEFAULT_LOCALE;
   const maxLoops = opts.maxQualityLoops ?? 3;
-  const reviewer = opts.reviewer ?? reviewOutput;
+  const qualityChecker = opts.qualityChecker ?? runQualityChecks;
   const ctx = { knowledgePointIds: new Set(snapshot.knowledgePoints.map((k) => k.id)), params, snapshot };
   const report = async (stage: Stage, progress: number, message?: string) => {
     opts.signal?.throwIfAborted();
@@ -192,8 +192,8 @@ async function run(input: PipelineInput, opts: PipelineOptions, usage: { total: 
         : checkOutput(jobType, version, inferred.output, ctx);
       if (!hard.ok) return { output: null, findings: hard.findings, accepted: false, violations: hard.violations };
       const output = hard.output as Record<string, unknown>;
-      const review = await reviewer({ jobType, output, snapshot, params, locale, attempt });
-      return { output, findings: review.ok ? [] : review.findings, accepted: review.ok };
+      const verdict = await qualityChecker({ jobType, output, snapshot, params, locale, attempt });
+      return { output, findings: verdict.ok ? [] : verdict.findings, accepted: verdict.ok };
     });
     if (checked.accepted) {
       accepted = checked.output;

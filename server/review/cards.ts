@@ -2,6 +2,7 @@ import { Prisma } from "../generated/prisma/client";
 import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
+import { deckCards } from "../job-types/flashcard-generation/schema";
 import { gradeOf, newMemory, rate, type MemoryColumns, type RatingName } from "./fsrs";
 
 /** Cards one review session loads at most; the next ones come when these are rated. */
@@ -9,24 +10,45 @@ export const REVIEW_BATCH = 20;
 
 /**
  * Puts the cards of every succeeded flashcard deck of the learner that is not in their schedule
- * yet into it, due now (one statement; a second caller's rows conflict and are skipped). Decks
- * come in when the learner first looks at the schedule after the deck is made, whichever door
- * started the job. A card's knowledge point is kept only when the learner still has it.
+ * yet into it, due now (a second caller's rows conflict on the card's unique key and are skipped).
+ * Decks come in when the learner first looks at the schedule after the deck is made, whichever
+ * door started the job. The deck's cards are read through the flashcard type (deckCards); a
+ * card's knowledge point is kept only when the learner still has it.
  */
 export async function enrolDecks(userId: string, db: DbOrTx = getDb()): Promise<number> {
-  return db.$executeRaw`
-    INSERT INTO "ReviewCard" (id, "userId", kind, "knowledgePointId", "sourceJobId", "itemIndex", front, back, due)
-    SELECT gen_random_uuid()::text, j."userId", 'flashcard', kp.id, j.id, (c.n - 1)::int,
-           c.card->>'front', c.card->>'back', ${now()}::timestamp(3)
-    FROM "AiRuntimeJob" j
-    JOIN "AiRuntimeResult" r ON r."jobId" = j.id
-    CROSS JOIN LATERAL jsonb_array_elements(r.output->'flashcards') WITH ORDINALITY AS c(card, n)
-    LEFT JOIN "KnowledgePoint" kp ON kp.id = c.card->>'knowledgePointId' AND kp."userId" = j."userId"
+  const decks = await db.$queryRaw<{ id: string; output: unknown }[]>`
+    SELECT j.id, r.output
+    FROM "AiRuntimeJob" j JOIN "AiRuntimeResult" r ON r."jobId" = j.id
     WHERE j."userId" = ${userId} AND j."jobType" = 'flashcard_generation' AND j.status = 'succeeded'
-      AND jsonb_typeof(r.output->'flashcards') = 'array'
       AND NOT EXISTS (SELECT 1 FROM "ReviewCard" x
-                      WHERE x."userId" = j."userId" AND x."sourceJobId" = j.id AND x.kind = 'flashcard')
-    ON CONFLICT DO NOTHING`;
+                      WHERE x."userId" = j."userId" AND x."sourceJobId" = j.id AND x.kind = 'flashcard')`;
+  if (!decks.length) return 0;
+  const cards = decks.flatMap((d) =>
+    deckCards(d.output).map((card, i) => ({ ...card, sourceJobId: d.id, itemIndex: i })),
+  );
+  const owned = new Set(
+    (
+      await db.knowledgePoint.findMany({
+        where: { userId, id: { in: [...new Set(cards.map((c) => c.knowledgePointId))] } },
+        select: { id: true },
+      })
+    ).map((k) => k.id),
+  );
+  const due = now();
+  const { count } = await db.reviewCard.createMany({
+    data: cards.map((c) => ({
+      userId,
+      kind: "flashcard" as const,
+      knowledgePointId: owned.has(c.knowledgePointId) ? c.knowledgePointId : null,
+      sourceJobId: c.sourceJobId,
+      itemIndex: c.itemIndex,
+      front: c.front,
+      back: c.back,
+      ...newMemory(due),
+    })),
+    skipDuplicates: true,
+  });
+  return count;
 }
 
 type WrongQuestion = {

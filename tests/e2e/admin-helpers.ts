@@ -1,5 +1,4 @@
-// The job types by name only: the registry brings the local analyzers (native jieba) into the test runner.
-import { JobType } from "@/server/generated/prisma/enums";
+import { JOB_TYPES } from "@/server/job-types/catalogue";
 import { expectAccessible } from "./a11y";
 import { expect, request as pwRequest, test, type APIRequestContext, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
@@ -198,8 +197,8 @@ export async function shot(page: Page, name: string) {
   await expectAccessible(page, `admin ${name}`);
 }
 
-/** Every job type, as the registry lists them (a key with none listed may run all). */
-const ALL_JOB_TYPES: readonly string[] = Object.values(JobType);
+/** Every job type, as the catalogue lists them (a key with none listed may run all). */
+const ALL_JOB_TYPES: readonly string[] = JOB_TYPES;
 
 /**
  * Holds the e2e server's reference Runtime off `jobTypes` with the admin's own control: its key's

@@ -84,7 +84,7 @@ test("[LEARNER] another learner cannot open the first one's job by URL", async (
   await signIn(page, ADA);
   await page.goto("/");
   await page.getByRole("button", { name: "Start Weak points" }).click();
-  // Of its type, not just the newest row: the weekly review may add jobs of other types meanwhile.
+  // Of its type, not just the newest row: the weekly analyses may add jobs of other types meanwhile.
   const row = rowsOf(page, "weak_point_analysis").first();
   await expect(row).toHaveAttribute("data-status", "succeeded", { timeout: 60_000 });
   const jobId = (await row.getAttribute("data-job-id"))!;

@@ -263,7 +263,7 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
       ["materials.addKnowledgePoint", { materialId: learner.material.id, title: "New topic", description: "d" }],
       ["materials.renameKnowledgePoint", { knowledgePointId: learner.knowledgePoints[0]!.id, title: "Renamed" }],
       ["materials.deleteKnowledgePoint", { knowledgePointId: learner.knowledgePoints[1]!.id }],
-      ["flashcards.review", { jobId: pendingJob }],
+      ["flashcards.study", { jobId: pendingJob }],
       ["account.erase", { confirmEmail: learner.user.email }],
       ["admin.learnerData.erase", { userId: learner.user.id, confirmEmail: learner.user.email }],
     ];

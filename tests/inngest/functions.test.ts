@@ -6,10 +6,10 @@ import { startWebhookReceiver } from "../helpers/webhook-receiver";
 import { advanceClock, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
 import { setConsent } from "@/server/jobs/consent";
-import { isoWeek } from "@/server/jobs/weekly-review";
+import { isoWeek } from "@/server/jobs/weekly-analyses";
 import { verifySignature } from "@/server/notifications/webhook";
 import { sweepLeases } from "@/server/inngest/functions/sweep-leases";
-import { weeklyLearningReview } from "@/server/inngest/functions/weekly-learning-review";
+import { weeklyAnalyses } from "@/server/inngest/functions/weekly-analyses";
 import { notifyJobFinished } from "@/server/inngest/functions/notify-job-finished";
 import { cancelJob } from "@/server/jobs/cancel";
 
@@ -35,7 +35,7 @@ describe("sweep-leases", () => {
   });
 });
 
-describe("weekly-learning-review", () => {
+describe("weekly-analyses", () => {
   it("creates one analysis and one plan per active learner with consent; a second run creates nothing", async () => {
     const active = await createLearner();
     await getDb().studySession.create({ data: { userId: active.user.id, startedAt: new Date(), minutes: 10 } });
@@ -44,7 +44,7 @@ describe("weekly-learning-review", () => {
     await setConsent(noConsent.user.id, false, { type: "learner", id: noConsent.user.id });
     const inactive = await createLearner(); // its history is from 2026-11-01..03, weeks ago
 
-    const t = new InngestTestEngine({ function: weeklyLearningReview });
+    const t = new InngestTestEngine({ function: weeklyAnalyses });
     const first = await t.execute();
     expect(first.ctx.step.run).toHaveBeenCalledWith("find-active-learners", expect.any(Function));
     const week = isoWeek(new Date());
@@ -55,7 +55,7 @@ describe("weekly-learning-review", () => {
     expect(await jobsOf(noConsent.user.id)).toHaveLength(0);
     expect(await jobsOf(inactive.user.id)).toHaveLength(0);
 
-    const second = await new InngestTestEngine({ function: weeklyLearningReview }).execute();
+    const second = await new InngestTestEngine({ function: weeklyAnalyses }).execute();
     expect((second.result as { created: number }).created).toBe(0);
     expect(await jobsOf(active.user.id)).toHaveLength(2);
   });

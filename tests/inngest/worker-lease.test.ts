@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { InngestTestEngine } from "@inngest/test";
 import { getDb } from "@/server/db";
-import { weeklyLearningReview } from "@/server/inngest/functions/weekly-learning-review";
-import { isoWeek } from "@/server/jobs/weekly-review";
+import { weeklyAnalyses } from "@/server/inngest/functions/weekly-analyses";
+import { isoWeek } from "@/server/jobs/weekly-analyses";
 import { sweepExpiredLeases } from "@/server/jobs/sweep";
 import { executeJob, type Step } from "@/server/worker/execute";
 import { createLearner, jobRow } from "../helpers/factories";
@@ -43,14 +43,14 @@ describe("the in-app worker keeps its lease through a slow step", () => {
   });
 });
 
-describe("weekly-learning-review", () => {
+describe("weekly-analyses", () => {
   it("every later step uses the week computed in the first step, not the week at the time it runs", async () => {
     const learner = await createLearner();
     const first = new Date("2026-11-22T23:59:59.000Z"); // a Sunday: a replay minutes later is next week
     const week = isoWeek(first);
     expect(week).not.toBe(isoWeek(new Date()));
     const t = new InngestTestEngine({
-      function: weeklyLearningReview,
+      function: weeklyAnalyses,
       steps: [
         { id: "find-active-learners", handler: () => ({ week, at: first.toISOString(), learners: [learner.user.id] }) },
       ],

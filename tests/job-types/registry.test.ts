@@ -12,6 +12,7 @@ import {
   paramsSchemas,
   targetTypesOf,
 } from "@/server/job-types";
+import { JOB_TYPE_CATALOGUE } from "@/server/job-types/catalogue";
 import { COMMON_QUALITY_RULES } from "@/server/job-types/define";
 import { checkOutput, QUALITY_RULES } from "@/server/jobs/quality";
 import { buildPrompt } from "@/server/pipeline/prompts";
@@ -29,6 +30,17 @@ describe("the job-type registry", () => {
     const rows = await getDb().$queryRaw<{ v: string }[]>`SELECT unnest(enum_range(NULL::"JobType"))::text AS v`;
     expect(rows.map((r) => r.v)).toEqual(JOB_TYPES);
     expect(jobTypeSchema.options).toEqual(JOB_TYPES);
+  });
+
+  it("is the catalogue's entries plus code: the same label, targets, schemas and rules", () => {
+    expect(Object.keys(JOB_TYPE_CATALOGUE)).toEqual(Object.keys(JOB_TYPE_REGISTRY));
+    for (const t of JOB_TYPES) {
+      const entry: Record<string, unknown> = JOB_TYPE_CATALOGUE[t];
+      const type: Record<string, unknown> = jobTypeOf(t);
+      for (const key of Object.keys(entry)) expect(type[key], `${t}.${key}`).toBe(entry[key]);
+      expect(typeof jobTypeOf(t).analyse, t).toBe("function");
+      expect(typeof jobTypeOf(t).qualityChecks, t).toBe("function");
+    }
   });
 
   it("gives every type a learner renderer with an icon, and a title", () => {

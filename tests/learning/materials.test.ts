@@ -203,9 +203,9 @@ describe("flashcard and quiz use are study activity", () => {
       data: { targetType: "material", targetId: learner.material.id },
     });
     const before = await getDb().studySession.count({ where: { userId: learner.user.id } });
-    const first = await caller.flashcards.review({ jobId: deck.id });
+    const first = await caller.flashcards.study({ jobId: deck.id });
     await caller.flashcards.setMark({ jobId: deck.id, cardIndex: 1, known: true });
-    await Promise.all([caller.flashcards.review({ jobId: deck.id }), caller.flashcards.review({ jobId: deck.id })]);
+    await Promise.all([caller.flashcards.study({ jobId: deck.id }), caller.flashcards.study({ jobId: deck.id })]);
     const sessions = await getDb().studySession.findMany({ where: { userId: learner.user.id, sourceJobId: deck.id } });
     expect(sessions).toHaveLength(1);
     expect(sessions[0]).toMatchObject({ id: first.sessionId, materialId: learner.material.id, minutes: 1 });
@@ -218,7 +218,7 @@ describe("flashcard and quiz use are study activity", () => {
     expect(snap.content.studySessions).toHaveLength(before + 1);
     // Someone else's deck is not found, and records nothing.
     const other = callerAs(await newLearner());
-    expect(await codeOf(other.flashcards.review({ jobId: deck.id }))).toBe("NOT_FOUND");
+    expect(await codeOf(other.flashcards.study({ jobId: deck.id }))).toBe("NOT_FOUND");
   });
 
   it("a played generated quiz records a quiz attempt per question on its knowledge point", async () => {

@@ -4,9 +4,9 @@ import { configProblems } from "@/server/config";
 import { claimJobs } from "@/server/jobs/lease";
 import { loadConfig as loadRuntimeConfig } from "@/runtime/config";
 import { failJob } from "@/server/jobs/results";
-import { createWeeklyReview } from "@/server/jobs/weekly-review";
+import { createWeeklyAnalyses } from "@/server/jobs/weekly-analyses";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
-import type { Reviewer } from "@/server/pipeline/review-checks";
+import type { QualityChecker } from "@/server/pipeline/quality-checks";
 import { localProvider } from "@/server/providers/local";
 import { formatTraceparent, parseTraceparent, tracer, tracingOn } from "@/server/observability/tracing";
 import { startTracing, tracesUrl, tracesWanted, type Tracing } from "@/server/observability/tracing-sdk";
@@ -182,15 +182,16 @@ describe("with an OTLP endpoint: one trace per job", () => {
   });
 
   it("the quality loop: each stage span says its loop, the quality check whether it passed; tokens and cost on model.call", async () => {
-    let reviews = 0;
-    const reviewer: Reviewer = () => (++reviews === 1 ? { ok: false, findings: ["too thin", "vague"] } : { ok: true });
+    let verdicts = 0;
+    const qualityChecker: QualityChecker = () =>
+      ++verdicts === 1 ? { ok: false, findings: ["too thin", "vague"] } : { ok: true };
     const local = localProvider();
     const parent = tracer().startSpan("loop-test");
     await context.with(trace.setSpan(context.active(), parent), () =>
       runPipeline(
         { jobType: "weak_point_analysis", params: {}, snapshot: smallSnapshot(), asOf: AS_OF },
         {
-          reviewer,
+          qualityChecker,
           provider: {
             name: "counting",
             infer: async (req) => ({
@@ -263,12 +264,12 @@ describe("with an OTLP endpoint: one trace per job", () => {
     for (const s of stages) expect(s.parentSpanId).toBe(lock.spanId);
   });
 
-  it("the weekly review: each job is a trace of its own, linked to the review's span", async () => {
+  it("the weekly analyses: each job is a trace of its own, linked to the review's span", async () => {
     const learner = await createLearner();
-    const out = await createWeeklyReview(learner.user.id);
+    const out = await createWeeklyAnalyses(learner.user.id);
     expect(out.created).toBe(2);
     const spans = await exported();
-    const review = spans.filter((s) => s.name === "weekly_review").at(-1)!;
+    const review = spans.filter((s) => s.name === "weekly_analyses").at(-1)!;
     const creates = spans.filter(
       (s) => s.name === "job.create" && s.links.some((l) => l.spanId === review.spanId) && s.parentSpanId === "",
     );

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { duplicates, graphemes, norm, text } from "@/server/job-types/fields";
 import { checkOutput } from "@/server/jobs/quality";
 import { grade } from "@/server/learning/quiz-attempts";
-import { reviewOutput } from "@/server/pipeline/review-checks";
+import { runQualityChecks } from "@/server/pipeline/quality-checks";
 import { clip } from "@/server/job-types/shared/text";
 import { smallSnapshot } from "./fixtures";
 
@@ -99,7 +99,14 @@ describe("quality rules on Chinese text", () => {
       questions: [question("判断正误：叶绿素吸收光能。", { type: "true_false", options, answer })],
     });
     const review = (output: unknown, locale?: "en" | "zh-CN") =>
-      reviewOutput({ jobType: "quiz_generation", output, snapshot: smallSnapshot(), params: {}, locale, attempt: 1 });
+      runQualityChecks({
+        jobType: "quiz_generation",
+        output,
+        snapshot: smallSnapshot(),
+        params: {},
+        locale,
+        attempt: 1,
+      });
     expect(review(tf(["正确", "错误"], "正确"), "zh-CN")).toEqual({ ok: true });
     expect(review(tf(["True", "False"], "True"), "zh-CN")).toEqual({ ok: true });
     expect(review(tf(["True", "False"], "True"), "en")).toEqual({ ok: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
-import type { Reviewer } from "@/server/pipeline/review-checks";
+import type { QualityChecker } from "@/server/pipeline/quality-checks";
 import type { ProgressReport } from "@/server/pipeline/stages";
 import { PROMPT_VERSION } from "@/server/pipeline/prompts";
 import { localProvider } from "@/server/providers/local";
@@ -52,10 +52,10 @@ describe("the pipeline's stages and quality loop", () => {
   it("goes back to prompt_builder with the findings when the checker rejects twice, then accepts", async () => {
     const { provider, calls } = recording();
     let reviews = 0;
-    const reviewer: Reviewer = () =>
+    const qualityChecker: QualityChecker = () =>
       ++reviews <= 2 ? { ok: false, findings: [`evidence too thin (review ${reviews})`] } : { ok: true };
     const reports: ProgressReport[] = [];
-    const result = await runPipeline(job, { provider, reviewer, onProgress: (r) => void reports.push(r) });
+    const result = await runPipeline(job, { provider, qualityChecker, onProgress: (r) => void reports.push(r) });
     expect(result).toMatchObject({ degraded: false, qualityLoops: 2, findings: [] });
     expect(calls).toHaveLength(3);
     expect(calls[0]!.prompt.user).not.toContain("rejected by the quality check");
@@ -67,8 +67,8 @@ describe("the pipeline's stages and quality loop", () => {
 
   it("submits the output marked degraded after 3 loops when the checker always rejects", async () => {
     const { provider, calls } = recording();
-    const reviewer: Reviewer = () => ({ ok: false, findings: ["never good enough"] });
-    const result = await runPipeline(job, { provider, reviewer });
+    const qualityChecker: QualityChecker = () => ({ ok: false, findings: ["never good enough"] });
+    const result = await runPipeline(job, { provider, qualityChecker });
     expect(calls).toHaveLength(4); // the first call and 3 loops back
     expect(result).toMatchObject({ degraded: true, qualityLoops: 3, findings: ["never good enough"] });
     expect(result.output).toHaveProperty("weakPoints");

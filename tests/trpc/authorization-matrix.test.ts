@@ -99,7 +99,7 @@ describe("learner B never sees or changes learner A's data", () => {
 
   it("the table covers every learner procedure that names a resource", () => {
     expect(foreignPaths.sort()).toEqual([
-      "flashcards.review",
+      "flashcards.study",
       "jobs.cancel",
       "jobs.create",
       "jobs.get",

@@ -126,7 +126,7 @@ export const PROCEDURES: Record<string, Entry> = {
       known: true,
     }),
   },
-  "flashcards.review": {
+  "flashcards.study": {
     access: "user",
     input: async (_w, me) => ({ jobId: (await succeededJob(me, "flashcard_generation", { count: 2 })).id }),
     foreign: async (w) => ({ jobId: (await succeededJob(w.a, "flashcard_generation", { count: 2 })).id }),

@@ -8,7 +8,7 @@ import type { Flashcards } from "@/server/jobs/schemas";
 import { useClickedTicks } from "./clicked-ticks";
 
 /** True at most once a minute per deck (called from a click, never while rendering). */
-function reviewDue(last: { current: number }): boolean {
+function studyDue(last: { current: number }): boolean {
   const t = Date.now();
   if (t - last.current < 60_000) return false;
   last.current = t;
@@ -47,17 +47,17 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
       onSettled: (_data, _error, { cardIndex }) => clicked.release(cardIndex),
     }),
   );
-  // Reviewing the deck is study time: a flip tells the server at most once a minute (it opens or
+  // Studying the deck is study time: a flip tells the server at most once a minute (it opens or
   // stretches the deck's study session, which the next analysis reads).
-  const review = useMutation(trpc.flashcards.review.mutationOptions());
-  const lastReview = useRef(0);
+  const study = useMutation(trpc.flashcards.study.mutationOptions());
+  const lastStudy = useRef(0);
   const known = clicked.apply(marks.data?.known ?? []);
   const mark = (cardIndex: number, on: boolean) => {
     clicked.hold(cardIndex, on);
     setMark.mutate({ jobId, cardIndex, known: on });
   };
   const toggle = (i: number) => {
-    if (reviewDue(lastReview)) review.mutate({ jobId });
+    if (studyDue(lastStudy)) study.mutate({ jobId });
     setFlipped((f) => (f.has(i) ? new Set([...f].filter((x) => x !== i)) : new Set([...f, i])));
   };
 

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { JOB_TYPE_REGISTRY, type JobTypeName } from "@/server/job-types";
+import { parseOutput as parse, type JobTypeName } from "@/server/job-types/catalogue";
 import { DEFAULT_PARAMS, FlashcardParamsFields, PlanParamsFields, QuizParamsFields } from "../analysis-params";
 import { FlashcardDeck } from "./flashcards";
 import { KnowledgePointProposals } from "./knowledge-points";
@@ -21,11 +21,6 @@ export type ResultRenderer = {
   /** Plain SVG (no emoji fonts needed), decorative: the type's name is always next to it. */
   icon: { tone: string; paths: ReactNode };
 };
-
-const parse = <T extends JobTypeName>(type: T, output: unknown) =>
-  JOB_TYPE_REGISTRY[type].output.schema.parse(output) as ReturnType<
-    (typeof JOB_TYPE_REGISTRY)[T]["output"]["schema"]["parse"]
-  >;
 
 /** One renderer per job type: `satisfies` makes a type without one a compile error, never a blank result. */
 export const RESULT_RENDERERS = {

@@ -3,13 +3,13 @@ import { notifyJobFinished } from "./notify-job-finished";
 import { processBulkRunsFn } from "./process-bulk-runs";
 import { pruneFinishedJobsFn } from "./prune-finished-jobs";
 import { sweepLeases } from "./sweep-leases";
-import { weeklyLearningReview } from "./weekly-learning-review";
+import { weeklyAnalyses } from "./weekly-analyses";
 
 export const functions = [
   executeJobFn,
   sweepLeases,
   pruneFinishedJobsFn,
-  weeklyLearningReview,
+  weeklyAnalyses,
   notifyJobFinished,
   processBulkRunsFn,
 ];

@@ -1,19 +1,12 @@
 import { defineJobType } from "../define";
 import { duplicates, norm } from "../fields";
 import { generateFlashcards } from "./analyse";
-import { flashcardParamsSchema, flashcardsSchema } from "./schema";
+import { flashcardGenerationEntry } from "./schema";
 
 export * from "./schema";
 
 export const flashcardGeneration = defineJobType({
-  label: { title: "Flashcards", blurb: "Cards to flip through and mark as known." },
-  params: flashcardParamsSchema,
-  output: { version: "v1", schema: flashcardsSchema },
-  qualityRules: {
-    count_mismatch: "Exactly `params.count` flashcards.",
-    duplicate_front:
-      "No two cards share a front (compared after Unicode NFKC normalisation, case- and space-insensitively, ignoring spaces next to Chinese characters and the final punctuation).",
-  },
+  ...flashcardGenerationEntry,
   quality(v, check) {
     const params = check.params();
     if (v.flashcards.length !== params.count)
@@ -24,7 +17,7 @@ export const flashcardGeneration = defineJobType({
     }
     v.flashcards.forEach((c, i) => check.knowledgePoint(`flashcards.${i}`, c.knowledgePointId));
   },
-  review(v) {
+  qualityChecks(v) {
     const findings: string[] = [];
     v.flashcards.forEach((c, i) => {
       if (norm(c.front) === norm(c.back)) findings.push(`flashcards.${i}: the back repeats the front`);

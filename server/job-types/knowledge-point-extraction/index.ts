@@ -2,7 +2,7 @@ import type { Locale } from "../../i18n/locales";
 import { defineJobType } from "../define";
 import { duplicates, norm, type SnapshotContent } from "../fields";
 import { extractKnowledgePoints } from "./analyse";
-import { kpExtractionParamsSchema, kpExtractionSchema } from "./schema";
+import { knowledgePointExtractionEntry } from "./schema";
 
 export * from "./schema";
 
@@ -22,19 +22,7 @@ export const groundedIn = (material: string, passage: string) => {
 };
 
 export const knowledgePointExtraction = defineJobType({
-  label: {
-    title: "Knowledge points from a material",
-    blurb: "Proposes the knowledge points of one material, each with the passage it comes from, for you to accept.",
-  },
-  targets: ["material"],
-  params: kpExtractionParamsSchema,
-  output: { version: "v1", schema: kpExtractionSchema },
-  qualityRules: {
-    too_many_points: "At most `params.maxPoints` knowledge points.",
-    duplicate_title: "No two knowledge points share a title (compared trimmed, case- and space-insensitively).",
-    passage_not_grounded:
-      "Every `passage` occurs in the target material's text in the job's snapshot (compared with all whitespace removed).",
-  },
+  ...knowledgePointExtractionEntry,
   quality(v, check) {
     const params = check.params();
     const points = v.knowledgePoints;
@@ -60,7 +48,7 @@ export const knowledgePointExtraction = defineJobType({
         );
     });
   },
-  review(v, { snapshot }) {
+  qualityChecks(v, { snapshot }) {
     const findings: string[] = [];
     const material = targetMaterialText(snapshot) ?? "";
     const existing = new Set(snapshot.knowledgePoints.map((k) => norm(k.title)));

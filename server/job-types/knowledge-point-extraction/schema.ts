@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { text } from "../fields";
+import { catalogueEntry } from "../define";
 
 /** The longest passage a knowledge point quotes from its material. */
 export const PASSAGE_MAX = 1000;
@@ -25,3 +26,20 @@ export const kpExtractionParamsSchema = z.strictObject({
   maxPoints: z.number().int().min(1).max(20).default(8),
 });
 export type KpExtractionParams = z.infer<typeof kpExtractionParamsSchema>;
+
+/** The type as the browser and the contract see it: its label, targets, params, output and quality rules. */
+export const knowledgePointExtractionEntry = catalogueEntry({
+  label: {
+    title: "Knowledge points from a material",
+    blurb: "Proposes the knowledge points of one material, each with the passage it comes from, for you to accept.",
+  },
+  targets: ["material"],
+  params: kpExtractionParamsSchema,
+  output: { version: "v1", schema: kpExtractionSchema },
+  qualityRules: {
+    too_many_points: "At most `params.maxPoints` knowledge points.",
+    duplicate_title: "No two knowledge points share a title (compared trimmed, case- and space-insensitively).",
+    passage_not_grounded:
+      "Every `passage` occurs in the target material's text in the job's snapshot (compared with all whitespace removed).",
+  },
+});

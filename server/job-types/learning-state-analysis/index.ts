@@ -1,19 +1,15 @@
-import { z } from "zod";
 import { defineJobType } from "../define";
 import { analyseLearningState } from "./analyse";
-import { learningAnalysisSchema } from "./schema";
+import { learningStateAnalysisEntry } from "./schema";
 
 export * from "./schema";
 
 export const learningStateAnalysis = defineJobType({
-  label: { title: "Learning state", blurb: "How well you know each topic, and how engaged you have been." },
-  params: z.strictObject({}),
-  output: { version: "v1", schema: learningAnalysisSchema },
-  qualityRules: {},
+  ...learningStateAnalysisEntry,
   quality(v, check) {
     v.knowledgePoints.forEach((k, i) => check.knowledgePoint(`knowledgePoints.${i}`, k.knowledgePointId));
   },
-  review(v, { snapshot }) {
+  qualityChecks(v, { snapshot }) {
     const findings: string[] = [];
     const seen = new Map<string, number>();
     for (const k of v.knowledgePoints) seen.set(k.knowledgePointId, (seen.get(k.knowledgePointId) ?? 0) + 1);

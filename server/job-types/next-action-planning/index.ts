@@ -1,16 +1,11 @@
 import { defineJobType } from "../define";
 import { planNextActions } from "./analyse";
-import { nextActionParamsSchema, nextActionsSchema } from "./schema";
+import { nextActionPlanningEntry } from "./schema";
 
 export * from "./schema";
 
 export const nextActionPlanning = defineJobType({
-  label: { title: "Next steps", blurb: "A short plan of what to do next, with time estimates." },
-  params: nextActionParamsSchema,
-  output: { version: "v1", schema: nextActionsSchema },
-  qualityRules: {
-    target_id_required: "An action whose `target.type` is not `none` names its target's `id`.",
-  },
+  ...nextActionPlanningEntry,
   quality(v, check) {
     v.actions.forEach((a, i) => {
       if (a.target.type === "knowledge_point" && a.target.id && !check.knowledgePointIds.has(a.target.id))
@@ -23,7 +18,7 @@ export const nextActionPlanning = defineJobType({
         check.add(`actions.${i}.target`, "target_id_required", "id is required");
     });
   },
-  review(v, { params }) {
+  qualityChecks(v, { params }) {
     const total = v.actions.reduce((s, a) => s + a.estimatedMinutes, 0);
     const budget = Number(params.timeBudgetMinutes);
     return total > budget ? [`actions: ${total} minutes planned, the budget is ${budget}`] : [];

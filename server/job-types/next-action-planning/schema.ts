@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { id, text } from "../fields";
+import { catalogueEntry } from "../define";
 
 export const nextActionsSchema = z.strictObject({
   actions: z
@@ -23,3 +24,13 @@ export const nextActionParamsSchema = z.strictObject({
   timeBudgetMinutes: z.number().int().min(10).max(600).default(60),
 });
 export type NextActionParams = z.infer<typeof nextActionParamsSchema>;
+
+/** The type as the browser and the contract see it: its label, targets, params, output and quality rules. */
+export const nextActionPlanningEntry = catalogueEntry({
+  label: { title: "Next steps", blurb: "A short plan of what to do next, with time estimates." },
+  params: nextActionParamsSchema,
+  output: { version: "v1", schema: nextActionsSchema },
+  qualityRules: {
+    target_id_required: "An action whose `target.type` is not `none` names its target's `id`.",
+  },
+});

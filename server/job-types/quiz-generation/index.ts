@@ -3,7 +3,7 @@ import { defineJobType } from "../define";
 import { duplicates, norm } from "../fields";
 import { TEMPLATES } from "../shared/templates";
 import { generateQuiz } from "./analyse";
-import { quizParamsSchema, quizSchema } from "./schema";
+import { quizGenerationEntry } from "./schema";
 
 export * from "./schema";
 
@@ -15,23 +15,7 @@ function trueFalsePairs(locale: Locale) {
 }
 
 export const quizGeneration = defineJobType({
-  label: {
-    title: "Practice quiz",
-    blurb: "Questions to answer here; your answers count towards your next analysis.",
-  },
-  params: quizParamsSchema,
-  output: { version: "v1", schema: quizSchema },
-  qualityRules: {
-    count_mismatch: "Exactly `params.count` questions.",
-    duplicate_stem:
-      "No two questions share a stem (compared after Unicode NFKC normalisation, case- and space-insensitively, ignoring spaces next to Chinese characters and the final punctuation).",
-    question_type_not_requested: "Every question's `type` is one of `params.questionTypes`.",
-    difficulty_mismatch: "Unless `params.difficulty` is `mixed`, every question has that difficulty.",
-    too_few_options: "A single-choice or true/false question has at least two options.",
-    options_repeat: "A question's options are distinct.",
-    one_correct_option:
-      "A single-choice or true/false question has exactly one option equal to its `answer`; short-answer questions are exempt from the option rules.",
-  },
+  ...quizGenerationEntry,
   quality(v, check) {
     const params = check.params();
     if (v.questions.length !== params.count)
@@ -65,7 +49,7 @@ export const quizGeneration = defineJobType({
         );
     });
   },
-  review(v, { locale }) {
+  qualityChecks(v, { locale }) {
     const findings: string[] = [];
     const [yes, no] = TEMPLATES[locale].quiz.trueFalse;
     const pairs = trueFalsePairs(locale);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { difficultySchema, id, questionTypeSchema, text } from "../fields";
+import { catalogueEntry } from "../define";
 
 export const quizSchema = z.strictObject({
   questions: z
@@ -30,3 +31,24 @@ export const quizParamsSchema = z.strictObject({
     .default(["single_choice", "true_false"]),
 });
 export type QuizParams = z.infer<typeof quizParamsSchema>;
+
+/** The type as the browser and the contract see it: its label, targets, params, output and quality rules. */
+export const quizGenerationEntry = catalogueEntry({
+  label: {
+    title: "Practice quiz",
+    blurb: "Questions to answer here; your answers count towards your next analysis.",
+  },
+  params: quizParamsSchema,
+  output: { version: "v1", schema: quizSchema },
+  qualityRules: {
+    count_mismatch: "Exactly `params.count` questions.",
+    duplicate_stem:
+      "No two questions share a stem (compared after Unicode NFKC normalisation, case- and space-insensitively, ignoring spaces next to Chinese characters and the final punctuation).",
+    question_type_not_requested: "Every question's `type` is one of `params.questionTypes`.",
+    difficulty_mismatch: "Unless `params.difficulty` is `mixed`, every question has that difficulty.",
+    too_few_options: "A single-choice or true/false question has at least two options.",
+    options_repeat: "A question's options are distinct.",
+    one_correct_option:
+      "A single-choice or true/false question has exactly one option equal to its `answer`; short-answer questions are exempt from the option rules.",
+  },
+});

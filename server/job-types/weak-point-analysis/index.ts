@@ -1,19 +1,15 @@
-import { z } from "zod";
 import { defineJobType } from "../define";
 import { analyseWeakPoints } from "./analyse";
-import { weakPointsSchema } from "./schema";
+import { weakPointAnalysisEntry } from "./schema";
 
 export * from "./schema";
 
 export const weakPointAnalysis = defineJobType({
-  label: { title: "Weak points", blurb: "The topics that need attention, ranked, with the evidence." },
-  params: z.strictObject({}),
-  output: { version: "v1", schema: weakPointsSchema },
-  qualityRules: {},
+  ...weakPointAnalysisEntry,
   quality(v, check) {
     v.weakPoints.forEach((w, i) => check.knowledgePoint(`weakPoints.${i}`, w.knowledgePointId));
   },
-  review(v) {
+  qualityChecks(v) {
     const ids = v.weakPoints.map((w) => w.knowledgePointId);
     return new Set(ids).size !== ids.length ? ["weakPoints: a knowledge point is listed twice"] : [];
   },

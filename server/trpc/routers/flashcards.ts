@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getFlashcardMarks, setFlashcardMark } from "../../learning/flashcard-marks";
-import { recordFlashcardReview } from "../../learning/flashcard-study";
+import { recordFlashcardStudy } from "../../learning/flashcard-study";
 import { userProcedure, router } from "../init";
 import { isoDate, jobIdInput } from "../schemas";
 
@@ -19,8 +19,8 @@ export const flashcardsRouter = router({
     .mutation(({ ctx, input }) => setFlashcardMark(ctx.user.id, input.jobId, input.cardIndex, input.known)),
 
   /** A card flipped: the deck's study session opens or stretches (a StudySession the next snapshot reads). */
-  review: userProcedure
+  study: userProcedure
     .input(jobIdInput)
     .output(z.object({ sessionId: z.string(), startedAt: isoDate, minutes: z.number().int() }))
-    .mutation(({ ctx, input }) => recordFlashcardReview(ctx.user.id, input.jobId)),
+    .mutation(({ ctx, input }) => recordFlashcardStudy(ctx.user.id, input.jobId)),
 });

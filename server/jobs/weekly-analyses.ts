@@ -5,20 +5,20 @@ import { createJob } from "./create";
 import { inBatchSpan } from "../observability/job-spans";
 
 const DAY = 86_400_000;
-const REVIEW_TYPES = ["learning_state_analysis", "next_action_planning"] as const;
+const ANALYSIS_TYPES = ["learning_state_analysis", "next_action_planning"] as const;
 
 /**
- * The review's one schedule, Mondays 06:00 UTC. The Inngest cron is written from it, and the
- * in-process scheduler of zero-setup mode runs the review only in the same slot (reviewSlotDue),
- * so both modes review once a week at the same time.
+ * The weekly analyses' one schedule, Mondays 06:00 UTC. The Inngest cron is written from it, and the
+ * in-process scheduler of zero-setup mode runs them only in the same slot (analysesSlotDue),
+ * so both modes run them once a week at the same time.
  */
-export const WEEKLY_REVIEW_SCHEDULE = { weekday: 1, hour: 6, minute: 0 } as const;
-const { weekday, hour, minute } = WEEKLY_REVIEW_SCHEDULE;
+export const WEEKLY_ANALYSES_SCHEDULE = { weekday: 1, hour: 6, minute: 0 } as const;
+const { weekday, hour, minute } = WEEKLY_ANALYSES_SCHEDULE;
 /** Inngest crons are UTC unless they name a zone. */
-export const WEEKLY_REVIEW_CRON = `${minute} ${hour} * * ${weekday}`;
+export const WEEKLY_ANALYSES_CRON = `${minute} ${hour} * * ${weekday}`;
 
 /** The start of the latest slot at or before `at`. */
-export function lastReviewSlot(at: Date): Date {
+export function lastAnalysesSlot(at: Date): Date {
   const slot = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate(), hour, minute));
   slot.setUTCDate(slot.getUTCDate() - ((at.getUTCDay() - weekday + 7) % 7));
   if (slot > at) slot.setUTCDate(slot.getUTCDate() - 7);
@@ -31,12 +31,12 @@ export function lastReviewSlot(at: Date): Date {
  * week's jobs already made (idempotency keys) and creates nothing. Like a cron, a process that
  * is down for the whole window does not catch up.
  */
-export function reviewSlotDue(at: Date, tickMs: number): Date | null {
-  const slot = lastReviewSlot(at);
+export function analysesSlotDue(at: Date, tickMs: number): Date | null {
+  const slot = lastAnalysesSlot(at);
   return at.getTime() - slot.getTime() < 2 * tickMs ? slot : null;
 }
 
-/** ISO week of a date, e.g. "2026-W49": the idempotency scope of the weekly review. */
+/** ISO week of a date, e.g. "2026-W49": the idempotency scope of the weekly analyses. */
 export function isoWeek(date: Date): string {
   const d = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
   const day = d.getUTCDay() || 7;
@@ -59,18 +59,20 @@ export async function activeLearnerIds(at: Date = now()): Promise<string[]> {
 }
 
 /**
- * The weekly review for one learner: a learning-state analysis and a next-action plan, keyed
+ * The weekly analyses for one learner: a learning-state analysis and a next-action plan, keyed
  * `weekly-review:<ISO week>` so running it twice in a week creates nothing new. A learner who
  * turned AI off in between is skipped, not an error. Traced as a batch: each job a trace of its own.
+ * The key's prefix is the one stored jobs carry, so it stays `weekly-review:` (a new prefix would
+ * let a week run before and after an upgrade create its jobs twice).
  */
-export function createWeeklyReview(userId: string, at: Date = now()) {
-  return inBatchSpan("weekly_review", { "review.week": isoWeek(at) }, () => reviewLearner(userId, at));
+export function createWeeklyAnalyses(userId: string, at: Date = now()) {
+  return inBatchSpan("weekly_analyses", { "analyses.week": isoWeek(at) }, () => analyseLearner(userId, at));
 }
 
-async function reviewLearner(userId: string, at: Date) {
+async function analyseLearner(userId: string, at: Date) {
   const key = `weekly-review:${isoWeek(at)}`;
   let created = 0;
-  for (const jobType of REVIEW_TYPES) {
+  for (const jobType of ANALYSIS_TYPES) {
     try {
       const out = await createJob({
         userId,
@@ -78,7 +80,7 @@ async function reviewLearner(userId: string, at: Date) {
         target: { type: "user", id: userId },
         idempotencyKey: key,
         priority: 5,
-        actor: { type: "workflow", id: "weekly-learning-review" },
+        actor: { type: "workflow", id: "weekly-analyses" },
       });
       if (out.created) created++;
     } catch (e) {
@@ -90,15 +92,15 @@ async function reviewLearner(userId: string, at: Date) {
   return { userId, created, skipped: null };
 }
 
-/** The in-process scheduler's task: the review when a slot is due, else nothing. */
-export async function runWeeklyReviewIfDue(tickMs: number, at: Date = now()) {
-  if (!reviewSlotDue(at, tickMs)) return { due: false as const };
-  return { due: true as const, ...(await runWeeklyReview(at)) };
+/** The in-process scheduler's task: the weekly analyses when a slot is due, else nothing. */
+export async function runWeeklyAnalysesIfDue(tickMs: number, at: Date = now()) {
+  if (!analysesSlotDue(at, tickMs)) return { due: false as const };
+  return { due: true as const, ...(await runWeeklyAnalyses(at)) };
 }
 
-export async function runWeeklyReview(at: Date = now()) {
+export async function runWeeklyAnalyses(at: Date = now()) {
   const ids = await activeLearnerIds(at);
   let created = 0;
-  for (const id of ids) created += (await createWeeklyReview(id, at)).created;
+  for (const id of ids) created += (await createWeeklyAnalyses(id, at)).created;
   return { learners: ids.length, created, week: isoWeek(at) };
 }
