@@ -33,6 +33,8 @@ export type PatroniCluster = {
   postgresPids(node: PatroniNode): number[];
   /** The pid of a node's Patroni. */
   patroniPid(node: PatroniNode): number;
+  /** Patroni's synchronous-replication key in etcd: the leader it was written by and its synchronous standby. */
+  syncKey(): Promise<{ leader?: string; sync_standby?: string | null } | null>;
   patronictl(args: string[]): string;
   /** The last lines each process wrote (etcd, pg1, pg2, haproxy). */
   logs(): Map<string, string>;
@@ -252,6 +254,17 @@ export async function startPatroniCluster(
     postmasterPid: (n) => postmasterPid(n),
     postgresPids: (n) => postgresPids(n),
     patroniPid: (n) => patronis.get(n.name)!.pid!,
+    syncKey: async () => {
+      const key = Buffer.from("/service/ai-job-runtime/sync").toString("base64");
+      const r = await fetch(`http://127.0.0.1:${etcdClient}/v3/kv/range`, {
+        method: "POST",
+        body: JSON.stringify({ key }),
+        signal: AbortSignal.timeout(2000),
+      });
+      const body = (await r.json()) as { kvs?: { value: string }[] };
+      const value = body.kvs?.[0]?.value;
+      return value ? JSON.parse(Buffer.from(value, "base64").toString("utf8")) : null;
+    },
     patronictl: (args) => {
       const r = spawnSync(PATRONICTL, ["-c", patronictlConfig, ...args], { encoding: "utf8", ...user, cwd: dir });
       if (r.status !== 0) throw new Error(`patronictl ${args.join(" ")} exited ${r.status}: ${r.stderr}${r.stdout}`);

@@ -252,11 +252,16 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
           const pids = cluster.postgresPids(node);
           process.kill(cluster.patroniPid(node), "SIGSTOP");
           for (const pid of pids) process.kill(pid, "SIGSTOP");
-          // Held stopped until another node leads; then its PostgreSQL is killed and its Patroni
-          // goes on, finds the lock gone and brings the node back as a standby.
+          // Held stopped until another node leads and has written itself into Patroni's sync key
+          // (from then on only it may lead: a node waking from a freeze cannot take the lock back);
+          // then its PostgreSQL is killed and its Patroni goes on, finds the lock gone and brings
+          // the node back as a standby. In production Patroni's watchdog resets such a node.
           await eventually(
-            "a new leader while the old one hangs",
-            async () => ((await cluster.state()).leader ?? leader) !== leader || null,
+            "a new leader, in the sync key, while the old one hangs",
+            async () => {
+              const now = (await cluster.state()).leader;
+              return (now && now !== leader && (await cluster.syncKey())?.leader === now) || null;
+            },
             120_000,
           );
           for (const pid of pids) {
