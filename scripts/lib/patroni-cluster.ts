@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -70,6 +71,13 @@ export async function startPatroniCluster(
   const base = opts.portBase ?? Number(process.env.HA_PORT_BASE ?? 56600);
   const timing = opts.timing ?? TEST_TIMING;
   const log = opts.log ?? (() => {});
+  // A cluster left by a run that died would answer in this one's place: refuse rather than share.
+  const ports = [0, 1, 5, 6, 10, 11, 12, 13].map((i) => base + i);
+  const taken = (await Promise.all(ports.map(async (p) => ((await portFree(p)) ? null : p)))).filter(Boolean);
+  if (taken.length)
+    throw new Error(
+      `ports ${taken.join(", ")} are in use (a cluster left by an earlier run?): stop it, or set HA_PORT_BASE`,
+    );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ajr-patroni-"));
   fs.chmodSync(dir, 0o755);
   const user = postgresUser();
@@ -288,6 +296,14 @@ export async function startPatroniCluster(
   log(`[patroni] etcd, ${nodes.map((n) => n.name).join(" and ")}, HAProxy on ${primaryPort}/${replicaPort}`);
   await cluster.healthy();
   return cluster;
+}
+
+function portFree(port: number) {
+  return new Promise<boolean>((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
 }
 
 function kill(pid: number, signal: NodeJS.Signals) {
