@@ -3,7 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { setting } from "./config";
 import type { Db } from "./db";
-import { isDatabaseUnavailable } from "./errors";
+import { isAppError, isDatabaseUnavailable } from "./errors";
 import { readScope } from "./read-scope";
 
 /** Where the console's heavy reads go now, and why; lagSeconds is the standby's replay lag. */
@@ -75,8 +75,9 @@ export async function readSource(): Promise<ReadSource> {
 /**
  * Runs a read-only `read` on the standby of DATABASE_READ_URL when it is up and within
  * DB_READ_MAX_LAG_SECONDS, else on the primary: getDb() inside it answers the standby's client.
- * A read the standby fails for want of a connection runs again on the primary (a read is safe to
- * repeat). Only for reads: a write inside it fails on the standby.
+ * The read runs again on the primary (a read is safe to repeat) when the standby fails it for want
+ * of a connection, and when it finds nothing: a row made a moment ago (a re-run the admin was just
+ * sent to) may not be replayed yet. Only for reads: a write inside it fails on the standby.
  */
 export async function onReadReplica<T>(read: () => Promise<T>): Promise<T> {
   const where = await readSource();
@@ -85,6 +86,7 @@ export async function onReadReplica<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await readScope.run(r.prisma, read);
   } catch (e) {
+    if (isAppError(e) && e.status === 404) return read();
     if (!isDatabaseUnavailable(e)) throw e;
     r.looked = { at: Date.now(), value: Promise.resolve({ reachable: false }) };
     return read();
