@@ -250,9 +250,19 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
         run: async (leader) => {
           // The whole node stops, Patroni with its PostgreSQL, as a frozen machine does.
           const node = cluster.nodes.find((n) => n.name === leader)!;
-          const pids = cluster.postgresPids(node);
+          // The postmaster first (then it starts no new process), then every process it started;
+          // a backend may end between the listing and its signal.
+          const signal = (pid: number, sig: NodeJS.Signals) => {
+            try {
+              process.kill(pid, sig);
+            } catch {
+              // already gone
+            }
+          };
           process.kill(cluster.patroniPid(node), "SIGSTOP");
-          for (const pid of pids) process.kill(pid, "SIGSTOP");
+          process.kill(cluster.postmasterPid(node)!, "SIGSTOP");
+          const pids = cluster.postgresPids(node);
+          for (const pid of pids) signal(pid, "SIGSTOP");
           // Held stopped until another node leads and has written itself into Patroni's sync key
           // (from then on only it may lead: a node waking from a freeze cannot take the lock back);
           // then its PostgreSQL is killed and its Patroni goes on, finds the lock gone and brings
@@ -265,13 +275,7 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
             },
             120_000,
           );
-          for (const pid of pids) {
-            try {
-              process.kill(pid, "SIGKILL");
-            } catch {
-              // already gone
-            }
-          }
+          for (const pid of pids) signal(pid, "SIGKILL");
           process.kill(cluster.patroniPid(node), "SIGCONT");
         },
       },
