@@ -4,7 +4,7 @@ import { requirePageSession } from "@/server/auth/page-guards";
 
 export const dynamic = "force-dynamic";
 
-/** The learner page (issue 5): everything happens client-side through tRPC and the live feed. */
+/** The learner page: everything happens client-side through tRPC and the live feed. */
 export default async function Home() {
   const { user } = await requirePageSession("/");
   return (

@@ -40,7 +40,7 @@ export type ApiOptions = {
   maxResultBytes?: number;
 };
 
-type ResultBody = Record<string, unknown> & { attemptNo: number; output: Record<string, unknown> };
+type ResultBody = Record<string, unknown> & { attemptNo: number; output: Record<string, unknown>; jobType: string };
 type ResultAnswer = z.infer<typeof resultResponse>;
 
 /**
@@ -97,7 +97,7 @@ export function createApiClient(opts: ApiOptions) {
     return parsed.data;
   }
 
-  const single = (jobId: string, body: ResultBody) =>
+  const single = (jobId: string, body: Omit<ResultBody, "jobType">) =>
     post(`/${encodeURIComponent(jobId)}/result`, body, resultResponse);
   const wrapper = JSON.stringify({ runtimeInstanceId: opts.instanceId, results: [] }).length;
   const batcher = createResultBatcher<ResultBody & { jobId: string }, ResultAnswer>({
@@ -131,7 +131,10 @@ export function createApiClient(opts: ApiOptions) {
      */
     result: (jobId: string, body: ResultBody) => {
       const item = { jobId, ...body };
-      return batcher.fits(item) ? batcher.submit(item) : single(jobId, body);
+      if (batcher.fits(item)) return batcher.submit(item);
+      // POST /{jobId}/result names the job in its path; its type is the job's.
+      const { jobType: _type, ...alone } = body;
+      return single(jobId, alone as Omit<ResultBody, "jobType">);
     },
     fail: (
       jobId: string,

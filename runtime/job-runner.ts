@@ -118,7 +118,7 @@ export function startJob(job: LeasedJob, deps: RunnerDeps, lockUntil?: string | 
         log("job.result_too_large", { ...fields, message: body.reason }, "warn");
         return await reportFailure("INVALID_SCHEMA", body.reason, result.usage);
       }
-      const answer = await deliver(deps, () => api.result(job.id, body.body));
+      const answer = await deliver(deps, () => api.result(job.id, { ...body.body, jobType: job.jobType }));
       if (answer.ok) {
         log("job.succeeded", {
           ...fields,

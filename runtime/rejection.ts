@@ -1,7 +1,7 @@
 import type { Rejected } from "../server/pipeline/errors";
 import { failRequest, REJECTION_LIMITS, violationSchema } from "../server/runtime-api/contract";
 
-/** The rejection fields of a fail request (SPEC §4 fail, `rejectedOutput` and `violations`). */
+/** The rejection fields of a fail request (docs/contract.md#the-runtime-protocol fail, `rejectedOutput` and `violations`). */
 export type RejectionFields = {
   rejectedOutput?: unknown;
   rejectedOutputTruncated?: boolean;

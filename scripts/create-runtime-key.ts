@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { withDatabase } from "./lib/database-url";
 
 // Usage: npm run runtime-key -- [name] [--job-types t1,t2] [--learner-keys]
-//          Prints a new Runtime API key once; only its hash is stored. Scopes (SPEC §7): by default
+//          Prints a new Runtime API key once; only its hash is stored. Scopes (docs/contract.md#consent-credentials-and-cancellation): by default
 //          every job type and no learners' own keys.
 //        npm run runtime-key -- --set <key id> [--job-types t1,t2|all] [--learner-keys|--no-learner-keys]
 //          Changes an existing key's scopes.

@@ -103,6 +103,27 @@ export const SETTINGS = {
     "the most replay lag, in seconds, at which the standby of DATABASE_READ_URL still serves the console's reads",
   ),
   DB_READ_POOL_MAX: def(int(1, 1000).default(5), "connections per app process to DATABASE_READ_URL"),
+  DB_RESERVE_POOL_MAX: def(
+    int(1, 100).default(3),
+    "connections per app process kept for sign-in, sessions and readiness, beside DB_POOL_MAX: no tenant's load reaches them",
+  ),
+  DB_STATEMENT_TIMEOUT_MS: def(
+    int(0).default(60_000),
+    "PostgreSQL statement_timeout of the app's connections: a statement running longer is cancelled (0 = none)",
+  ),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: def(
+    int(0).default(30_000),
+    "PostgreSQL idle_in_transaction_session_timeout of the app's connections: a transaction left waiting longer loses its connection (0 = none)",
+  ),
+  EXPORTS_PER_LEARNER: def(int(1, 100).default(2), "downloads of one learner's export at once; more answer 429"),
+  EXPORTS_PER_KEY: def(int(1, 100).default(4), "exports one platform service key streams at once; more answer 429"),
+  EXPORTS_PER_INSTANCE: def(int(1, 1000).default(6), "exports one app process streams at once; more answer 429"),
+  EXPORT_SEND_TIMEOUT_MS: def(
+    int(100).default(30_000),
+    "an export whose reader takes nothing for this long is ended (the download breaks; it held no database connection)",
+  ),
+  INGEST_PER_KEY: def(int(1, 100).default(2), "activity calls of one platform service key at once; more answer 429"),
+  INGEST_PER_INSTANCE: def(int(1, 1000).default(4), "activity calls one app process stores at once; more answer 429"),
   BETTER_AUTH_SECRET: def(
     z.string().min(32, "at least 32 characters").optional(),
     "signs session cookies; the same on every instance",
@@ -420,7 +441,7 @@ export const databaseConfig = live({
   namedStatements: () => setting("DATABASE_POOLER") !== "transaction",
 });
 
-/** Job engine settings; defaults are SPEC §4's. The first retry waits backoffBaseMs (seed 004's 5 s), doubling with jitter. */
+/** Job engine settings; defaults are the protocol's (docs/contract.md#the-runtime-protocol). The first retry waits backoffBaseMs (5 s), doubling with jitter. */
 export const jobConfig = live({
   leaseSeconds: () => setting("JOB_LEASE_SECONDS"),
   defaultTimeoutSeconds: () => setting("JOB_TIMEOUT_SECONDS"),
@@ -489,7 +510,7 @@ export const bulkConfig = live({
 export const providerConfig = live({ deepseekMaxResponseBytes: () => setting("DEEPSEEK_MAX_RESPONSE_BYTES") });
 
 /**
- * Per-learner quotas on job creation (issue 13). Windows are UTC hours and days; every job a
+ * Per-learner quotas on job creation. Windows are UTC hours and days; every job a
  * learner creates counts once against each limit that applies; an admin's override for one
  * learner wins over these defaults. jobTypePerHour adds hourly limits for the job types that
  * cost most (they generate the longest answers).

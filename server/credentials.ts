@@ -6,7 +6,7 @@ import { AppError } from "./errors";
 import { encryptSecret } from "./security/secret-box";
 
 /**
- * A learner's own DeepSeek key (SPEC §7): stored AES-256-GCM encrypted, shown only as its last
+ * A learner's own DeepSeek key (docs/contract.md#consent-credentials-and-cancellation): stored AES-256-GCM encrypted, shown only as its last
  * four characters, decrypted only into the lock answer for the Runtime holding a
  * user_deepseek_key job (server/jobs/lease.ts). Replacing or deleting a key erases the old
  * ciphertext; the row stays (deletedAt, last4) because jobs refer to it.

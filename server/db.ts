@@ -3,6 +3,8 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { databaseConfig, setting } from "./config";
 import { readScope } from "./read-scope";
+import { applySessionLimits } from "./db-session";
+import { closeReserveDb } from "./db-reserve";
 
 export type Db = InstanceType<typeof PrismaClient>;
 /** A client or an interactive transaction: services that must join a transaction take this. */
@@ -20,6 +22,7 @@ function create(): Handles {
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
     // A primary lost without a word (power, network) is found by TCP keep-alive, not by waiting forever.
     keepAlive: true,
+    onConnect: applySessionLimits,
   });
   // Claims and polls on connections of their own, planned once (see getClaimPool): a session
   // setting, so on the direct URL when DATABASE_URL is a transaction pooler.
@@ -42,6 +45,7 @@ function create(): Handles {
  * failure ends that connection and fails the statement that asked for it.
  */
 async function claimConnectionSetup(client: pg.ClientBase) {
+  await applySessionLimits(client);
   await client.query("SET plan_cache_mode = force_generic_plan");
 }
 
@@ -81,4 +85,5 @@ export async function closeDb() {
   await h?.prisma.$disconnect();
   await h?.pool.end().catch(() => {});
   await h?.claimPool.end().catch(() => {});
+  await closeReserveDb();
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ErrorCode } from "./errors";
-import { FAILURE_CODES, JOB_STATUSES } from "./jobs/constants";
+import { FAILURE_CODES, JOB_STATUSES, TARGET_TYPES } from "./jobs/constants";
+import { JOB_TYPES } from "./job-types/catalogue";
 import { violationSchema } from "./runtime-api/contract";
 
 /**
@@ -16,6 +17,8 @@ const str = { type: "string" };
 const int = { type: "integer" };
 const dateTime = { type: "string", format: "date-time" };
 const jobStatus = { type: "string", enum: [...JOB_STATUSES] };
+const jobType = { type: "string", enum: [...JOB_TYPES] };
+const targetType = { type: "string", enum: [...TARGET_TYPES] };
 const object = (properties: Record<string, unknown>, required: string[], description?: string): JsonSchema => ({
   type: "object",
   ...(description ? { description } : {}),
@@ -43,7 +46,7 @@ const DETAILS: Partial<Record<ErrorCode, Details>> = {
         "The fields at fault as [{path, message}]; a job type started on a target type it does not run on: {jobType, targetType, allowedTargetTypes}.",
       anyOf: [
         issues,
-        object({ jobType: str, targetType: str, allowedTargetTypes: { type: "array", items: str } }, [
+        object({ jobType: jobType, targetType: targetType, allowedTargetTypes: { type: "array", items: targetType } }, [
           "jobType",
           "targetType",
           "allowedTargetTypes",
@@ -53,6 +56,7 @@ const DETAILS: Partial<Record<ErrorCode, Details>> = {
   },
   INVALID_PARAMS: { always: true, schema: issues },
   UNKNOWN_REFERENCE: { always: true, schema: issues },
+  CARD_LOG_FULL: { always: true, schema: issues },
   UNKNOWN_ERROR_CODE: {
     always: true,
     schema: object({ allowed: { type: "array", items: { type: "string", enum: Object.keys(FAILURE_CODES) } } }, [

@@ -47,6 +47,8 @@ export const ERROR_CODES = {
   INVALID_SCHEMA: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
   /** A well-formed request names something that does not exist (a platform API activity item's knowledge point). */
   UNKNOWN_REFERENCE: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  /** A platform review card already holds MAX_CARD_REVIEWS reviews: more would make every later call replay them. */
+  CARD_LOG_FULL: { status: 409, trpc: "CONFLICT" },
   /** The email belongs to another account (platform API learner upsert). */
   EMAIL_IN_USE: { status: 409, trpc: "CONFLICT" },
   /** Too many calls with one key (platform API); details.retryAfterSeconds, and a Retry-After header. */

@@ -74,7 +74,7 @@ async function lockKeyRow(tx: DbOrTx, id: string) {
 
 /**
  * Changes a key's scopes, audited (before and after) in the same transaction, and ends the
- * leases the key holds on jobs the new scopes no longer cover (SPEC §7: a scope change applies to
+ * leases the key holds on jobs the new scopes no longer cover (docs/contract.md#consent-credentials-and-cancellation: a scope change applies to
  * held leases and waiting polls as a revocation does). Like a revoke, the change reaches every app
  * instance's key cache through NOTIFY: the key's next request, and every poll parked under it,
  * runs under the new scopes.
@@ -148,7 +148,7 @@ let listening = false;
  * Bumped by every revocation this process learns of (its own, a NOTIFY, a listener gap). A cache
  * fill stores its row only if no revocation arrived while it was reading: otherwise a row read
  * just before a revoke committed could be cached after the revoke had dropped the key, and stay
- * usable for a minute (issue 13, item 7).
+ * usable for a minute.
  */
 let revocations = 0;
 

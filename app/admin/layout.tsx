@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 /**
  * The first of the two admin guards: non-admins never get a page; every admin procedure checks again.
- * The console is English whatever the admin's own learner language (issue 24): its times and
+ * The console is English whatever the admin's own learner language: its times and
  * numbers are formatted as English too, and the subtree says so to screen readers. The shared
  * header pieces (sign-out) take their English words from the learner catalogue.
  */

@@ -17,7 +17,7 @@ const scopeText = (s: Scope) =>
     s.mayReceiveLearnerKeys ? "may receive learners' own keys" : "no learners' own keys"
   }`;
 
-/** The scope fields (SPEC §7): job types (none ticked: all) and learners' own keys. */
+/** The scope fields (docs/contract.md#consent-credentials-and-cancellation): job types (none ticked: all) and learners' own keys. */
 function ScopeFields({ value, onChange, idPrefix }: { value: Scope; onChange: (s: Scope) => void; idPrefix: string }) {
   return (
     <fieldset className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-700">

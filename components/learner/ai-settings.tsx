@@ -7,7 +7,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { appCodeOf, explainError } from "./labels";
 import { refreshAfterWrite } from "@/components/trpc/refresh";
 
-/** AI consent (SPEC §7) and which DeepSeek key pays for the analyses. */
+/** AI consent (docs/contract.md#consent-credentials-and-cancellation) and which DeepSeek key pays for the analyses. */
 export function AiSettings() {
   const t = useTranslations("aiSettings");
   const tErrors = useTranslations("errors");

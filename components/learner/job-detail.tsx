@@ -38,7 +38,7 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
   });
   // The live feed has just said the job finished and this copy is still from before: read it
   // now. (The feed's own invalidation can be swallowed by a read already in flight that started
-  // before the finish — measured: the result then waited for the 3 s interval, issue 26.)
+  // before the finish — measured: the result then waited for the 3 s interval.)
   // At most a few times per job: the interval above covers a copy that somehow stays behind.
   const liveFinished = !!live && !isInFlight(live.status);
   const copy = detail.data;

@@ -36,7 +36,7 @@ export const isStage = (s: string | null | undefined): s is Stage => STAGES.incl
 
 export const isInFlight = (s: JobStatus) => IN_FLIGHT_STATUSES.includes(s);
 
-/** Failure codes (SPEC §4, plus the API's refusals) that have a sentence in the catalogue's `errors`. */
+/** Failure codes (docs/contract.md#the-runtime-protocol, plus the API's refusals) that have a sentence in the catalogue's `errors`. */
 export const EXPLAINED_ERRORS = [
   "MODEL_TIMEOUT",
   "MODEL_RATE_LIMIT",

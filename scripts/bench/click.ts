@@ -5,7 +5,7 @@ import { startGroup, stopGroup } from "../lib/processes";
 import { percentiles } from "./stats";
 
 /**
- * A learner's click to a shown result (issue 26, item 6), in Debian's chromium against the
+ * A learner's click to a shown result, in Debian's chromium against the
  * production build, with the reference Runtime (local analyzer, no artificial delay) long-polling
  * as deployed. The demo learner Ada opens her page, clicks "Start Learning state" and waits for the
  * result (the mastery table of the new job's detail), `runs` times, each on a freshly loaded page.

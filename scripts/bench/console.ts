@@ -43,11 +43,11 @@ export type ConsoleResult = {
   loadAverage?: number[];
   afterMs: Record<string, Pcts>;
   beforeStatementsMs: Record<string, Pcts>;
-  /** Statements changed by a later round, old and new, timed in the same rounds (issue 26, item 3). */
+  /** Statements changed by a later round, old and new, timed in the same rounds. */
   changedMs?: Record<string, { before: Pcts; after: Pcts }>;
   /** The overview's calls with MOVING_EVENTS events past the watermark, as while jobs are moving. */
   movingMs?: Record<string, Pcts>;
-  /** Issue 26, item 4: the tables' sizes at this many jobs, and a claim over HTTP on them (scale.ts). */
+  /** The tables' sizes at this many jobs, and a claim over HTTP on them (scale.ts). */
   sizes?: TableSize[];
   claimMs?: Pcts;
   at: string;
@@ -139,7 +139,7 @@ async function whileMoving<T>(db: pg.Client, fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The two statements issue 26 (item 3) replaced, old beside new on the same data: the 7d
+ * The two statements the rollups replaced, old beside new on the same data: the 7d
  * overview's time series from half-hour rows (336 per kind) or six-hour rows (28), and the
  * Runtimes page's last 24 h as a scan of a day of events or from hourly rollups.
  */

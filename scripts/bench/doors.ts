@@ -37,7 +37,7 @@ const DOORS = [
   },
 ];
 const log = (m: string) => console.log(`[doors] ${m}`);
-const DECISION = `Decisions. Issue 12: the App Router route handler is the only door, because the former fast lane loaded \`server/*\` a second time beside Next's bundle (two copies of every cache, \`instanceof AppError\` failing across them) and compiled TypeScript at boot. Issue 14: the production server's short door is that fast lane without those faults — it calls the serveRuntimeApi() that Next compiled and loaded (published by instrumentation.ts under a registered symbol, as the lifecycle already is), so every module exists once and nothing is compiled at boot; the App Router route stays the door under \`next dev\` and \`next start\`. The jobs/s column is from a shared, busy 2-core machine and is not comparable across rows; CPU per job is.`;
+const DECISION = `Decisions. The App Router route handler is the only door, because the former fast lane loaded \`server/*\` a second time beside Next's bundle (two copies of every cache, \`instanceof AppError\` failing across them) and compiled TypeScript at boot. The production server's short door is that fast lane without those faults — it calls the serveRuntimeApi() that Next compiled and loaded (published by instrumentation.ts under a registered symbol, as the lifecycle already is), so every module exists once and nothing is compiled at boot; the App Router route stays the door under \`next dev\` and \`next start\`. The jobs/s column is from a shared, busy 2-core machine and is not comparable across rows; CPU per job is.`;
 
 const database = `ajr_doors_${process.pid}`;
 const pgServer = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-bench-${port}`), port, database, fast: true });

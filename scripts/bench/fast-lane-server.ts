@@ -5,7 +5,7 @@ import { runtimePath, serveRuntimeApi } from "../../server/runtime-api/node-http
 
 /**
  * MEASUREMENT HARNESS ONLY (npm run bench:doors), not a way to run the app: the production
- * server that issue 12 removed, kept so the app CPU per job of its "fast lane" can be compared
+ * server the App Router route replaced, kept so the app CPU per job of its "fast lane" can be compared
  * with the App Router route handler that replaced it (bench-results/doors.md). It loads
  * server/* a second time beside Next's bundle, which is why it was dropped.
  *

@@ -11,7 +11,7 @@ import { loadAverage } from "./cpu";
 /**
  * `npm run bench:held`: a claim's cost against the number of leases held on time (jobs running
  * on other Runtimes, taken minutes ago, heartbeating). Claim and poll end passed leases in the
- * statement that takes jobs (SPEC §3); this shows whether that search costs the leases near their
+ * statement that takes jobs (docs/contract.md#states-and-transitions); this shows whether that search costs the leases near their
  * end or every lease held. One client calls claimJobs (the code the Runtime API runs) 500 times
  * after 50 warm-ups at each count, on its own server (port BENCH_HELD_PG_PORT, default 54362).
  * Writes bench-results/held.json and held.md.

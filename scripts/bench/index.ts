@@ -290,7 +290,7 @@ try {
     log(`idle long-pollers: ${JSON.stringify(results.idleLongPoll)}`);
   }
 
-  // 2e. Pickup under load: 8 busy Runtimes, 500 idle long-pollers, one new job at a time (issue 26).
+  // 2e. Pickup under load: 8 busy Runtimes, 500 idle long-pollers, one new job at a time.
   if (ONLY.has("pickupload")) {
     await clearJobs(db);
     results.pickupUnderLoad = {

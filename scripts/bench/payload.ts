@@ -13,7 +13,7 @@ export function outputFor(jobType: string): unknown {
   return jobType === "weak_point_analysis" ? { weakPoints: [] } : output;
 }
 
-/** Sent with every result, as real Runtimes do (SPEC §4 result.usage), so the usage row and the token budget are part of the measured cycle. */
+/** Sent with every result, as real Runtimes do (docs/contract.md#the-runtime-protocol result.usage), so the usage row and the token budget are part of the measured cycle. */
 export const usage = {
   provider: "deepseek",
   model: "deepseek-chat",

@@ -112,7 +112,7 @@ export async function idleLongPollers(opts: {
   };
 }
 
-/** The idle pollers' waitMs: SPEC §4's longest. */
+/** The idle pollers' waitMs: the longest the protocol allows (docs/contract.md#the-runtime-protocol). */
 const IDLE_WAIT_MS = 20_000;
 
 /**
@@ -129,7 +129,7 @@ const BUSY_MODES = {
 } as const;
 
 /**
- * Pickup under load (issue 26, item 5): `busy` Runtime processes (4 loops each) work a backlog of
+ * Pickup under load: `busy` Runtime processes (4 loops each) work a backlog of
  * another job type the whole time (topped up so it never runs dry: their NOTIFYs, HTTP and
  * PostgreSQL work are the load), while `idle` long-pollers — real HTTP long polls to the app, each
  * its own Runtime instance (one process, one keep-alive connection each) — wait for the measured

@@ -7,7 +7,7 @@ import { insertJobs } from "./setup";
 import { percentiles } from "./stats";
 
 /**
- * Issue 26, item 4: what a table of N jobs costs on disk and whether the calls stay flat as N
+ * What a table of N jobs costs on disk and whether the calls stay flat as N
  * grows. The console section records both at its size (BENCH_CONSOLE_ROWS); runs at three sizes
  * leave console-<size>.json files, and scaleSummary() sets them side by side in scale.md.
  */

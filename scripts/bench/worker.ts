@@ -14,7 +14,7 @@ import { RESULT_LIMITS } from "../../server/runtime-api/contract";
  * BENCH_CAPABILITIES: job types, comma-separated, default learning_state_analysis; BENCH_INSTANCE_PER_LOOP=1: each loop is its own
  * Runtime instance, `<BENCH_ID>-<loop>`, as many single-slot Runtimes would be)
  * slots: as the reference Runtime claims, up to its free slots (`limit` ≤ 50) in one poll, and a job
- * that is done before its first stage report is due answers straight from locked (SPEC §3: a
+ * that is done before its first stage report is due answers straight from locked (docs/contract.md#states-and-transitions: a
  * result may come straight from locked); results that end while one is in flight go together in
  * the next POST /results, as the reference Runtime sends them (runtime/result-batcher.ts), so a
  * short job costs a share of a result request and a share of a claim.
@@ -96,7 +96,7 @@ async function finish(jobId: string, attemptNo: number, jobType = capabilities[0
   await submit(jobId, attemptNo, jobType, id);
 }
 
-type Item = { jobId: string; attemptNo: number; output: unknown; usage: typeof usage };
+type Item = { jobId: string; jobType: string; attemptNo: number; output: unknown; usage: typeof usage };
 const batcher = createResultBatcher<Item, unknown>({
   send: async (items) => {
     const res = await timed("results", "results", { runtimeInstanceId: runtime, results: items });
@@ -111,7 +111,8 @@ const batcher = createResultBatcher<Item, unknown>({
 });
 
 async function submitTogether(jobId: string, attemptNo: number) {
-  await batcher.submit({ jobId, attemptNo, output: outputFor(capabilities[0]!), usage });
+  const jobType = capabilities[0]!;
+  await batcher.submit({ jobId, jobType, attemptNo, output: outputFor(jobType), usage });
   done++;
 }
 

@@ -6,7 +6,7 @@ import { createRuntimeKey, FULL_SCOPE, setRuntimeKeyScope } from "../../server/r
 /**
  * The key the bundled reference Runtime uses in zero-setup mode: created once, kept in the
  * git-ignored data folder, replaced if it was revoked or the database was reset. It has every
- * scope (SPEC §7: the dev and demo reference Runtime may receive learners' own keys); a key made
+ * scope (docs/contract.md#consent-credentials-and-cancellation: the dev and demo reference Runtime may receive learners' own keys); a key made
  * before scopes existed is given them.
  */
 export async function ensureLocalRuntimeKey(dataDir: string): Promise<string> {

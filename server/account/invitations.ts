@@ -9,7 +9,7 @@ import { LIMITS, plainLine } from "../security/learner-text";
 import { passwordProblem } from "../auth/password-policy";
 import { assertSignupAllowed, normalizedEmail } from "./signup-policy";
 
-/** SPEC §10: an invitation link works for 7 days, once. */
+/** docs/contract.md#learners-and-their-data: an invitation link works for 7 days, once. */
 export const INVITATION_DAYS = 7;
 /** Who wrote the audit row when the invitation came from the shell, not a signed-in admin. */
 export const CLI_INVITE_ACTOR = "cli:learner:invite";
@@ -38,31 +38,42 @@ function newToken() {
 
 const expiry = () => new Date(now().getTime() + INVITATION_DAYS * 86_400_000);
 
-/** Refuses an email whose account can already sign in with a password (nothing to invite to). */
-async function assertNoPassword(tx: DbOrTx, email: string) {
+/**
+ * Refuses an email whose account an invitation may not complete: one that can already sign in with
+ * a password (nothing to invite to), and one a platform made through its service key (`externalId`
+ * set): that key can read, move and erase the account, so a password set through an invitation
+ * would open the key's account to the person invited (docs/security.md, "Trust at the edges").
+ */
+async function assertInvitable(tx: DbOrTx, email: string) {
   const user = await tx.user.findUnique({
     where: { email },
-    select: { accounts: { where: { providerId: "credential" }, select: { password: true } } },
+    select: { externalId: true, accounts: { where: { providerId: "credential" }, select: { password: true } } },
   });
   if (user?.accounts.some((a) => a.password))
     throw new AppError(
       "ACCOUNT_EXISTS",
       "this email already has an account with a password; the learner signs in with it (an invitation is for new accounts and for accounts without a password)",
     );
+  if (user && user.externalId !== null)
+    throw new AppError(
+      "ACCOUNT_EXISTS",
+      "this email belongs to a learner a platform manages through its service key; an invitation never completes that account",
+    );
 }
 
 /**
  * Invites an email (console or `npm run learner:invite`): a new link valid for 7 days. Inviting
  * an email that already has an invitation re-sends it: the old link dies. An email whose account
- * has no password yet (made by the platform API, or by single sign-on) may be invited: accepting
- * gives that account a password. Audited; the link is returned once, only its hash is stored.
+ * has no password yet and that no platform made (one made by single sign-on) may be invited:
+ * accepting gives that account a password. An account a platform made is refused, on invitation
+ * and again on acceptance (it may have been made in between). Audited; the link is returned once, only its hash is stored.
  */
 export async function createInvitation(rawEmail: unknown, actorId: string | null) {
   const email = normalizedEmail(rawEmail);
   assertSignupAllowed(email, "invitation");
   const { token, tokenHash } = newToken();
   const invitation = await getDb().$transaction(async (tx) => {
-    await assertNoPassword(tx, email);
+    await assertInvitable(tx, email);
     const row = await tx.invitation.upsert({
       where: { email },
       create: { email, tokenHash, expiresAt: expiry(), invitedById: actorId },
@@ -179,7 +190,7 @@ export async function acceptInvitation(input: { token: unknown; password: unknow
       throw STATE_ERRORS[now_ === "valid" ? "used" : now_];
     }
     const { id: invitationId, email } = taken[0]!;
-    await assertNoPassword(tx, email);
+    await assertInvitable(tx, email);
     const existing = await tx.user.findUnique({ where: { email }, select: { id: true } });
     const user = existing
       ? await tx.user.update({

@@ -140,8 +140,20 @@ export async function processPendingBulkRuns() {
     { id: string }[]
   >`SELECT id FROM "BulkRun" WHERE status = 'running' ORDER BY "createdAt"`;
   const outcomes: Record<string, BatchOutcome> = {};
-  for (const r of runs) outcomes[r.id] = await processBulkRun(r.id);
+  for (const r of runs) outcomes[r.id] = await inBulkLane(() => processBulkRun(r.id));
   return outcomes;
+}
+
+/**
+ * One bulk run at a time per process (each batch holds a connection for its transaction): runs
+ * launched together, or by the scheduler meanwhile, wait their turn instead of taking a
+ * connection each, so however many an admin starts, the pool keeps the rest for everyone else.
+ */
+let bulkLane: Promise<unknown> = Promise.resolve();
+function inBulkLane<T>(work: () => Promise<T>): Promise<T> {
+  const turn = bulkLane.then(work, work);
+  bulkLane = turn.catch(() => {});
+  return turn;
 }
 
 /** The run ends with its final count in the audit log, in the same transaction as its status. */
@@ -214,7 +226,7 @@ export async function stopBulkRun(id: string) {
  * this process dies, the scheduler (or the Inngest cron) picks the run up from its cursor.
  */
 export function kickBulkRun(id: string) {
-  void processBulkRun(id).catch((e) =>
+  void inBulkLane(() => processBulkRun(id)).catch((e) =>
     console.error(`[bulk] run ${id} paused by an error; the scheduler resumes it:`, (e as Error).message),
   );
 }

@@ -1,7 +1,7 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
-import { getDb } from "../db";
+import { getReserveDb } from "../db-reserve";
 import { authSecret } from "./secret";
 import { cleanDisplayName, refuseUnstorableBody } from "./input-guard";
 import { appConfig, setting, webSecurityConfig } from "../config";
@@ -39,7 +39,7 @@ function createAuth() {
     appName: "AI Job Runtime",
     secret: authSecret(),
     baseURL: baseURL(),
-    database: prismaAdapter(getDb(), { provider: "postgresql" }),
+    database: prismaAdapter(getReserveDb(), { provider: "postgresql" }),
     emailAndPassword: {
       enabled: true,
       // Open only when SIGNUP_MODE=open: the user.create hook below asks the sign-up policy.
@@ -141,7 +141,7 @@ function createAuth() {
         }
         // better-auth's own change-password ends a one-time password as account.changePassword does.
         if (ctx.path === CHANGE_PASSWORD_PATH && !isAPIError(returned) && ctx.context.session?.user.id)
-          await getDb().user.update({
+          await getReserveDb().user.update({
             where: { id: ctx.context.session.user.id },
             data: { mustChangePassword: false },
           });

@@ -3,7 +3,7 @@ import { unstorableDetails } from "../security/storable-text";
 import { LIMITS, plainLine } from "../security/learner-text";
 
 /**
- * The auth door's share of the input rules (issue 13): text PostgreSQL cannot store is a 400
+ * The auth door's share of the input rules: text PostgreSQL cannot store is a 400
  * INVALID_REQUEST naming the field, and a display name is one plain line of at most 100
  * characters (control characters removed) before better-auth writes it.
  */

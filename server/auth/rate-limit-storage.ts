@@ -1,5 +1,5 @@
 import type { BetterAuthRateLimitStorage } from "better-auth";
-import { getDb } from "../db";
+import { getReserveDb } from "../db-reserve";
 import { now } from "../clock";
 
 /**
@@ -15,7 +15,7 @@ export const rateLimitStorage: BetterAuthRateLimitStorage = {
     const at = now().getTime();
     const windowMs = rule.window * 1000;
     const expired = at - windowMs;
-    const rows = await getDb().$queryRaw<{ count: number; lastRequest: bigint }[]>`
+    const rows = await getReserveDb().$queryRaw<{ count: number; lastRequest: bigint }[]>`
       INSERT INTO "RateLimit" (id, key, count, "lastRequest")
       VALUES (gen_random_uuid()::text, ${key}, 1, ${at})
       ON CONFLICT (key) DO UPDATE SET

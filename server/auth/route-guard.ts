@@ -11,7 +11,9 @@ export function errorAnswer(e: unknown): Response {
     return Response.json({ error: { code: "INTERNAL", message: "internal error" } }, { status: 500 });
   }
   const body = { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) };
-  const retry: Record<string, string> = e.status === 503 ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {};
+  const limited = e.code === "RATE_LIMITED" && (e.details as { retryAfterSeconds?: number } | undefined);
+  const retryAfter = limited ? limited.retryAfterSeconds : e.status === 503 ? RETRY_AFTER_SECONDS : undefined;
+  const retry: Record<string, string> = retryAfter === undefined ? {} : { "retry-after": String(retryAfter) };
   return Response.json({ error: body }, { status: e.status, headers: { "cache-control": "no-store", ...retry } });
 }
 

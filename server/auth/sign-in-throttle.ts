@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { Prisma } from "../generated/prisma/client";
-import { getDb } from "../db";
+import { getReserveDb } from "../db-reserve";
 import { now } from "../clock";
 import { webSecurityConfig as config } from "../config";
 
@@ -40,7 +40,7 @@ type Counter = { attempts: number; windowStart: Date };
 async function countAttempt(key: string): Promise<Counter> {
   const at = now();
   const ended = new Date(at.getTime() - config.signInWindowMs);
-  const rows = await getDb().$queryRaw<Counter[]>`
+  const rows = await getReserveDb().$queryRaw<Counter[]>`
     INSERT INTO "SignInCounter" (key, attempts, "windowStart", "updatedAt")
     VALUES (${key}, 1, ${at}::timestamp(3), ${at}::timestamp(3))
     ON CONFLICT (key) DO UPDATE SET
@@ -73,7 +73,7 @@ export async function admitSignIn(email: string, ip: string): Promise<Admission>
 /** After an admitted attempt: a wrong password keeps its count, a success clears the pair. */
 export async function settleSignIn(email: string, ip: string, outcome: "success" | "wrong-password" | "not-checked") {
   if (outcome === "wrong-password") return;
-  const db = getDb();
+  const db = getReserveDb();
   if (outcome === "success") {
     await db.signInCounter.deleteMany({ where: { key: pairKey(email, ip) } });
     await giveBack([accountKey(email)]);
@@ -84,7 +84,7 @@ export async function settleSignIn(email: string, ip: string, outcome: "success"
 }
 
 async function giveBack(keys: string[]) {
-  await getDb().$executeRaw`
+  await getReserveDb().$executeRaw`
     UPDATE "SignInCounter" SET attempts = GREATEST(attempts - 1, 0) WHERE key IN (${Prisma.join(keys)})`;
 }
 
@@ -95,9 +95,9 @@ async function giveBack(keys: string[]) {
  */
 async function pruneEndedWindows() {
   const at = now().getTime();
-  await getDb()
+  await getReserveDb()
     .$executeRaw`DELETE FROM "SignInCounter" WHERE "windowStart" < ${new Date(at - config.signInWindowMs)}::timestamp(3)`;
-  await getDb().$executeRaw`DELETE FROM "RateLimit" WHERE "lastRequest" < ${at - 10 * 60_000}`;
+  await getReserveDb().$executeRaw`DELETE FROM "RateLimit" WHERE "lastRequest" < ${at - 10 * 60_000}`;
 }
 
 export function signInKeys(email: string, ip: string) {

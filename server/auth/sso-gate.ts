@@ -3,7 +3,7 @@ import { recordAudit } from "../audit";
 import { oidcConfig } from "../config";
 
 /**
- * The one decision on who a single sign-on identity may become (SPEC §10 "Trust at the edges";
+ * The one decision on who a single sign-on identity may become (docs/contract.md#learners-and-their-data "Trust at the edges";
  * the table in docs/security.md). better-auth calls it as `user.validateUserInfo` before it
  * creates a user, links a provider account to an existing user, or signs an existing link in;
  * a refusal is audited ("sso.refused", no email in it) and ends the callback on
@@ -18,7 +18,8 @@ export type SsoRefusal =
   | "linked-elsewhere"
   | "not-platform-learner"
   | "signed-in-before"
-  | "other-issuer";
+  | "other-issuer"
+  | "unknown-issuer";
 
 export const SSO_REFUSAL_CODES = {
   notVerified: "SSO_EMAIL_NOT_VERIFIED",
@@ -75,7 +76,8 @@ const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, "") === b.replace
  * A returning identity must come from the issuer its link was made with: the account key is the
  * `sub` alone, and two providers can hand out the same `sub`. The identity arriving now comes from
  * the configured OIDC_ISSUER (its ID token was verified against that issuer's keys); the link's
- * issuer is the `iss` of the ID token stored when it was made or last used.
+ * issuer is the `iss` of the ID token stored when it was made or last used; a link without a
+ * readable one is refused (`unknown-issuer`).
  */
 async function signInRefusal(userId: string, profile: Record<string, unknown>): Promise<SsoRefusal | null> {
   const sub = typeof profile.sub === "string" ? profile.sub : null;
@@ -86,7 +88,10 @@ async function signInRefusal(userId: string, profile: Record<string, unknown>): 
     select: { idToken: true },
   });
   const linked = issuerOfIdToken(account?.idToken);
-  return linked && !sameIssuer(linked, current) ? "other-issuer" : null;
+  // Fails closed: a link whose issuer cannot be read (no stored ID token, or not one) may have
+  // been made with any issuer, so it is not proof that this one made it.
+  if (!linked) return "unknown-issuer";
+  return sameIssuer(linked, current) ? null : "other-issuer";
 }
 
 export async function decideSsoIdentity(input: {

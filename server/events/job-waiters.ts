@@ -4,7 +4,7 @@ import { getJobFeed, type JobChange, type JobFeed } from "./job-feed";
 import { notePending } from "../jobs/job-partition";
 
 /**
- * Long poll (SPEC §4 `waitMs`): Runtimes waiting for work park here, and the process's one LISTEN
+ * Long poll (docs/contract.md#the-runtime-protocol `waitMs`): Runtimes waiting for work park here, and the process's one LISTEN
  * connection (JobFeed) wakes them. A job that becomes visible wakes ONE claiming waiter of its
  * type (FIFO) and every non-claiming poller of that type, so a new job costs one claim query, not
  * one per idle Runtime. A woken waiter that ends up not using its wake passes it on. Jobs that
@@ -194,7 +194,7 @@ export function getJobWaiters(): JobWaiters {
   return g.__jobWaiters;
 }
 
-/** For graceful shutdown (issue 12): answer every held long poll now, and hold no new ones. */
+/** For graceful shutdown: answer every held long poll now, and hold no new ones. */
 export function drainWaiters() {
   getJobWaiters().drain();
 }

@@ -37,7 +37,7 @@ export type CatalogueEntry<
   /** In English, for the console, metrics help and the learner page. */
   label: { title: string; blurb: string };
   /**
-   * The targets a job of this type may be made on (docs/protocol.md#jobs-and-targets: the
+   * The targets a job of this type may be made on (docs/contract.md#who-uses-it: the
    * learner, a material, a knowledge point); left out, all of them. Creation refuses any other
    * with INVALID_REQUEST (400).
    */

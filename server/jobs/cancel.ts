@@ -8,7 +8,7 @@ import { statusList } from "./status-sql";
 import { notify, RETURNING, transition, type Actor } from "./state-machine";
 
 /**
- * Cancel (SPEC §7): pending → cancelled at once; locked/running → cancelRequested, which the
+ * Cancel (docs/contract.md#consent-credentials-and-cancellation): pending → cancelled at once; locked/running → cancelRequested, which the
  * Runtime learns on its next heartbeat. `ownerId` limits a learner to their own jobs; another
  * learner's job is reported as not found. An admin's cancel is audited in the same transaction
  * as the change: the row exists exactly when the cancel committed.

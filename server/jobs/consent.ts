@@ -6,7 +6,7 @@ import { cancelPending, requestCancel } from "./cancel";
 import type { Actor } from "./state-machine";
 
 /**
- * Turning AI off (SPEC §7) cancels the learner's pending jobs and asks running ones to stop, in
+ * Turning AI off (docs/contract.md#consent-credentials-and-cancellation) cancels the learner's pending jobs and asks running ones to stop, in
  * the same transaction as the consent change; creations hold the consent row FOR SHARE, so none
  * slips in between. Turning it on only records consent.
  */

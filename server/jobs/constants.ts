@@ -18,13 +18,13 @@ export const TERMINAL_STATUSES = ["succeeded", "failed", "cancelled"] as const s
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 export const IN_FLIGHT_STATUSES: readonly JobStatus[] = ["pending", "locked", "running", "expired"];
 /**
- * A Runtime holds the lease. Not `expired`: that is the end of an attempt (SPEC §3), the holder
+ * A Runtime holds the lease. Not `expired`: that is the end of an attempt (docs/contract.md#states-and-transitions), the holder
  * has lost the lease, and the sweep moves the row on in the same statement.
  */
 export const HELD_STATUSES: readonly JobStatus[] = ["locked", "running"];
-/** Cancel applies: pending ends at once, held ones are asked to stop (SPEC §7). */
+/** Cancel applies: pending ends at once, held ones are asked to stop (docs/contract.md#consent-credentials-and-cancellation). */
 export const CANCELLABLE_STATUSES: readonly JobStatus[] = ["pending", ...HELD_STATUSES];
-/** An admin re-run applies (SPEC §3: failed, or cancelled). */
+/** An admin re-run applies (docs/contract.md#states-and-transitions: failed, or cancelled). */
 export const RERUNNABLE_STATUSES: readonly JobStatus[] = ["failed", "cancelled"];
 /** Finished with an outcome of the work itself: what success and failure rates count. */
 export const OUTCOME_STATUSES: readonly JobStatus[] = ["succeeded", "failed"];

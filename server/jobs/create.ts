@@ -81,7 +81,7 @@ type Planned = {
 };
 
 /**
- * Creates a job, idempotently (SPEC §6): the same idempotency key returns the job it created;
+ * Creates a job, idempotently (docs/contract.md#idempotency-and-de-duplication): the same idempotency key returns the job it created;
  * without a key, an identical request (type, target, params, snapshot content) returns the one
  * still in flight. Both are enforced under a transaction advisory lock per key (the job table is
  * partitioned, so it cannot hold a unique index without the id), so racing creators get one job.
@@ -255,7 +255,7 @@ async function insertJobs(plans: Planned[]) {
         const made = new Map<Planned, AiRuntimeJob & { result: null }>();
         for (const p of plans) {
           // No include: a plain INSERT … RETURNING cannot come back empty (an include reads the row
-          // again, which found nothing once a timed-out transaction had been closed: issue 25).
+          // again, which found nothing once a timed-out transaction had been closed).
           const created = await tx.aiRuntimeJob.create({ data: { ...p.data, runAfter: at, createdAt: at } });
           made.set(p, { ...created, result: null });
           await tx.jobEvent.create({

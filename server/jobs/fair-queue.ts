@@ -2,7 +2,7 @@ import { Prisma } from "../generated/prisma/client";
 import type { DbOrTx } from "../db";
 
 /**
- * Fair order across learners (SPEC §4: "by priority, then fairly across learners, then age"),
+ * Fair order across learners (docs/contract.md#the-runtime-protocol: "by priority, then fairly across learners, then age"),
  * as start-time fair queueing. Each job gets a virtual start, `queueTurn`, when it is created:
  * one past its learner's last waiting job, but never behind the head of the queue (the lowest
  * turn still waiting at that priority). Poll and claim then read the queue in

@@ -13,7 +13,7 @@ import { HELD_STATUSES } from "./constants";
 /**
  * Who holds a lease: the Runtime process (runtimeInstanceId, which becomes lockedBy) and the key it
  * authenticated with. Requests over the protocol always carry keyId, so another key sending the same
- * instance id and attempt number is LOCK_LOST (SPEC §4); in-process callers without a key (tests,
+ * instance id and attempt number is LOCK_LOST (docs/contract.md#the-runtime-protocol); in-process callers without a key (tests,
  * scripts) are fenced on the instance id alone.
  */
 export type Holder = { runtimeInstanceId: string; keyId?: string | null };

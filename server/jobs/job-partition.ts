@@ -8,7 +8,7 @@ import { idAt } from "./partitions";
 const LEASED_OR_EXPIRED = IN_FLIGHT_STATUSES.filter((s) => s !== "pending");
 
 /**
- * Which partition of the job table a statement names (issue 26, item 4). Planned over the parent, a
+ * Which partition of the job table a statement names. Planned over the parent, a
  * statement plans, locks and opens every span's partition with its indexes: with the 18 spans of
  * a 90-day retention, a claim's plan took 38 ms. Named by its partition, a statement is planned
  * and run as on one plain table (docs/performance.md, "The job table in time partitions").

@@ -4,7 +4,7 @@ import { AppError } from "../errors";
 import type { JobType } from "../generated/prisma/enums";
 
 /**
- * A key's scopes (SPEC §7): the job types it may claim and lock (empty: every type), and whether
+ * A key's scopes (docs/contract.md#consent-credentials-and-cancellation): the job types it may claim and lock (empty: every type), and whether
  * it may run jobs on a learner's own DeepSeek key — and so receive that key in a lease. A key
  * without that scope never takes such a job (claim and poll pass it by, lock answers
  * JOB_NOT_LOCKABLE), so a learner's job never runs on the platform's key against their choice.
@@ -21,7 +21,7 @@ const typeArray = (types: readonly JobType[]) =>
     : Prisma.sql`'{}'::"JobType"[]`;
 
 /**
- * The claim's own check of its key (SPEC §7: a revocation or scope change committed before a claim
+ * The claim's own check of its key (docs/contract.md#consent-credentials-and-cancellation: a revocation or scope change committed before a claim
  * commits wins over it): the key is not revoked and still has the scopes the request was
  * authenticated with, read in the claiming statement with the key row locked FOR KEY SHARE.
  * Revocation and scope changes lock the row FOR UPDATE first (server/runtime-keys.ts), so either

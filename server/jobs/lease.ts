@@ -48,8 +48,9 @@ function leaseUntil(at: Date, lockedAt: Prisma.Sql = Prisma.sql`j."lockedAt"`) {
  * Where the lost-lease search first looks at a lease (leaseCheckAt): never after lockUntil, so no
  * passed lease is missed. A new lease starts at its end. A heartbeat leaves it where it is (so the
  * row changes no indexed column and the update is HOT) until it comes within half a lease of the
- * present, then moves it to the new end: a Runtime that heartbeats at least every half lease (SPEC
- * §4: every 15–30 s, lease 60 s) is never looked at, and the search reads only leases near their end.
+ * present, then moves it to the new end: a Runtime that heartbeats at least every half lease (every
+ * 15–30 s, lease 60 s: docs/contract.md#the-runtime-protocol) is never looked at, and the search
+ * reads only leases near their end.
  */
 function leaseCheckAfterHeartbeat(at: Date, until: Prisma.Sql) {
   const soon = new Date(at.getTime() + (jobConfig.leaseSeconds * 1000) / 2);
@@ -67,7 +68,7 @@ const lockSet = (holder: Holder, at: Date) => {
 const visible = (at: Date) => Prisma.sql`j."runAfter" <= ${at}::timestamp(3) AND NOT j."cancelRequested"`;
 
 /**
- * The Runtime key's scopes (SPEC §7, server/runtime-keys.ts); in-process callers without a key
+ * The Runtime key's scopes (docs/contract.md#consent-credentials-and-cancellation, server/runtime-keys.ts); in-process callers without a key
  * (the in-app worker, tests, scripts) run under FULL_SCOPE.
  */
 export type PollInput = Holder & { capabilities: JobType[]; limit: number; scope?: KeyScope };
@@ -99,7 +100,7 @@ function keyCheck(input: { keyId?: string | null; scope?: KeyScope }, lock: bool
 /**
  * Passed leases, ended exactly as the sweep ends them (expired → pending with retryCount + 1 and
  * backoff, failed JOB_TIMEOUT when retries are spent, cancelled when cancel was asked), in the
- * statement by which claim and poll take or read jobs: SPEC §3, correctness never waits for the
+ * statement by which claim and poll take or read jobs: docs/contract.md#states-and-transitions, correctness never waits for the
  * sweep. The lease index is read only up to the present leaseCheckAt, which a lease on time has
  * not reached (leaseCheckAfterHeartbeat), so the scan costs the leases near their end, not the
  * number of jobs running. A job so ended comes back when its backoff has passed, as after the
@@ -277,7 +278,7 @@ function clampLimit(limit: number) {
   return Math.min(50, Math.max(1, Math.floor(limit)));
 }
 
-/** What a Runtime needs to run a job it now holds (SPEC §4 lock response), from the transition's own row. */
+/** What a Runtime needs to run a job it now holds (docs/contract.md#the-runtime-protocol lock response), from the transition's own row. */
 async function loadLeases(rows: JobRow[], scope: KeyScope = FULL_SCOPE) {
   return Promise.all(
     rows.map(async (job) => {

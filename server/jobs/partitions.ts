@@ -5,7 +5,7 @@ import { now } from "../clock";
 import { TERMINAL_STATUSES } from "./constants";
 
 /**
- * Time partitions (issue 26, item 4). Jobs, their events and their results are partitioned by RANGE
+ * Time partitions. Jobs, their events and their results are partitioned by RANGE
  * of the job id (prisma/migrations/…_event_result_partitions, …_job_partitions). A job id is a
  * cuid: "c", then its creation time in milliseconds in base 36 (8 digits until 2059), then counter
  * and randomness; so the ids made in a time span form one range, and a job's events and result sit

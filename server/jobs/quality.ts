@@ -18,7 +18,7 @@ function rejected(violations: Violation[]): OutputCheck {
 }
 
 /**
- * Shape (zod, per schema version) and then SPEC §2's quality rules of the job's type (its module
+ * Shape (zod, per schema version) and then the quality rules (docs/contract.md#job-types-and-outputs) of the job's type (its module
  * in server/job-types): e.g. single-choice questions have exactly one correct option among at
  * least two, no duplicate stems or card fronts, every knowledgePointId exists in the snapshot,
  * generated counts match the request.

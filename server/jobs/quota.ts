@@ -7,7 +7,7 @@ import type { ApiKeyMode, JobType } from "../generated/prisma/enums";
 import { JOB_TYPES } from "./constants";
 
 /**
- * Per-learner quotas (issue 13). A quota is a counter per (learner, metric, UTC window) in
+ * Per-learner quotas. A quota is a counter per (learner, metric, UTC window) in
  * "QuotaUsage", raised by one conditional upsert inside the caller's transaction:
  * `used + amount <= allowed` is checked and written in the same statement, on a row PostgreSQL
  * locks, so concurrent and batched requests can never pass a limit together, and a transaction
@@ -29,7 +29,7 @@ export function windowOf(period: Period, at: Date): { start: Date; end: Date } {
 
 export const jobMetric = (jobType: JobType | null) => (jobType ? `jobs:${jobType}` : "jobs");
 export const JOB_METRICS = ["jobs", ...JOB_TYPES.map((t) => `jobs:${t}`)];
-/** Tokens spent on the platform key per UTC day (issue 15): raised when usage is stored (usage.ts). */
+/** Tokens spent on the platform key per UTC day: raised when usage is stored (usage.ts). */
 export const TOKEN_METRIC = "tokens";
 /** Every metric an admin can override. */
 export const QUOTA_METRICS = [...JOB_METRICS, TOKEN_METRIC];

@@ -1,12 +1,13 @@
 import { now } from "../clock";
+import type { JobTypeName } from "../job-types/catalogue";
 import { isAppError } from "../errors";
 import type { Holder } from "./fence";
 import { MAX_RESULTS_PER_REQUEST } from "./constants";
 import { checkResult, submitResult, type ResultAnswer } from "./results";
 import { storeResults, type CheckedResult } from "./store-results";
 
-/** One result of a batch: what POST /{jobId}/result takes, with the job it is for. */
-export type BatchedResult = CheckedResult["item"];
+/** One result of a batch: what POST /{jobId}/result takes, with the job it is for and that job's type. */
+export type BatchedResult = CheckedResult["item"] & { jobType: JobTypeName };
 
 /** Per result, what its own POST /{jobId}/result would have answered: the status and the body. */
 export type BatchedAnswer = {
@@ -36,10 +37,27 @@ export async function submitResults(holder: Holder, items: BatchedResult[]): Pro
       }
     }),
   );
-  const valid = checked.flatMap((c) => (c?.check.ok ? [{ ...c, output: c.check.output }] : []));
+  // An item that names another type than its job's: its output is refused, as one of the wrong type would be.
+  const mistyped = new Map(
+    checked.flatMap((c) => (c && c.item.jobType !== c.jobType ? [[c.item.jobId, c.jobType] as const] : [])),
+  );
+  const valid = checked.flatMap((c) =>
+    c?.check.ok && !mistyped.has(c.item.jobId) ? [{ ...c, output: c.check.output }] : [],
+  );
   const stored = valid.length ? await storeResults(holder, valid, at) : new Map<string, string>();
   const answers: BatchedAnswer[] = [];
   for (const item of items) {
+    const actual = mistyped.get(item.jobId);
+    if (actual) {
+      const message = `the job is a ${actual} job, not ${item.jobType}`;
+      const details = [{ path: "jobType", rule: "job_type_mismatch", message }];
+      answers.push({
+        jobId: item.jobId,
+        httpStatus: 422,
+        body: { error: { code: "INVALID_SCHEMA", message, details } },
+      });
+      continue;
+    }
     const resultId = stored.get(item.jobId);
     if (resultId) {
       answers.push({ jobId: item.jobId, httpStatus: 200, body: { status: "succeeded", resultId, idempotent: false } });

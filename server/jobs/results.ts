@@ -117,7 +117,7 @@ export async function checkResult(
     params: ctx.params,
   });
   const outputHash = hashJson(check.ok ? check.output : input.output);
-  return { check, outputHash, key: `${jobId}:${input.attemptNo}:${outputHash}`, version };
+  return { check, outputHash, key: `${jobId}:${input.attemptNo}:${outputHash}`, version, jobType: ctx.jobType };
 }
 
 export type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean };

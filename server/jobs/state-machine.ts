@@ -28,7 +28,7 @@ export const ACTIONS = {
   /** Lease passed or execution timeout: expired, then pending / failed (or cancelled if asked to stop). */
   expire: { from: ["locked", "running", "expired"], to: ["pending", "failed", "cancelled"] },
   /**
-   * The key holding the lease was revoked, or its scopes no longer cover the job (SPEC §7): the
+   * The key holding the lease was revoked, or its scopes no longer cover the job (docs/contract.md#consent-credentials-and-cancellation): the
    * lease ends at once, the job goes back to pending for another Runtime (no retry spent: the job
    * did nothing wrong), or ends cancelled if cancel was asked.
    */
@@ -41,7 +41,7 @@ export type Action = keyof typeof ACTIONS;
 
 export type Actor = { type: ActorType; id: string | null };
 
-/** Who spends a learner's quota and token budget: the learner, and the platform API acting for them (SPEC §10). */
+/** Who spends a learner's quota and token budget: the learner, and the platform API acting for them (docs/contract.md#learners-and-their-data). */
 export const spendsQuota = (actor: Actor) => actor.type === "learner" || actor.type === "platform";
 
 /**
@@ -193,7 +193,7 @@ export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batc
  * and nothing changed.
  *
  * `before` is a second transition run in the same statement, on rows the first cannot touch
- * (claim and poll end passed leases this way: SPEC §3, correctness never waits for the sweep).
+ * (claim and poll end passed leases this way: docs/contract.md#states-and-transitions, correctness never waits for the sweep).
  * Its rows get their events and pushes too; they are counted, not returned. The two candidate
  * sets must be disjoint (different from-statuses), and `before` may not add CTEs or columns.
  * `on: "claims"` runs it on the claim pool (server/db.ts getClaimPool).

@@ -4,7 +4,7 @@ import { costConfig } from "../config";
 import { estimateCost } from "./prices";
 import { TOKEN_METRIC, windowOf } from "./quota";
 
-/** SPEC §4 usage as the Runtime reported it (every field optional). */
+/** docs/contract.md#the-runtime-protocol usage as the Runtime reported it (every field optional). */
 export type UsageInput =
   | {
       provider?: string | null;

@@ -9,9 +9,10 @@ import { transition } from "../jobs/state-machine";
 import { forgetSnapshots } from "../jobs/snapshot";
 import { assertStorableUserId, auditActorId, eventActorType, type DataRightsActor } from "./actor";
 import { erasureSubject } from "./erasure-subject";
+import type { ErasureCounts } from "./erasure-counts";
 
 /**
- * Erasure (SPEC §10, data rights), in one transaction:
+ * Erasure (docs/contract.md#learners-and-their-data, data rights), in one transaction:
  *  1. the learner's row is locked (a concurrent second erasure waits, then finds nobody: NOT_FOUND);
  *  2. every job still in flight is cancelled through the state machine (pending, expired, and held
  *     ones too: a Runtime holding one then gets 404 JOB_NOT_FOUND on its next call, never a 500);
@@ -46,7 +47,7 @@ function isRetryable(e: unknown): boolean {
   return /40P01|40001|deadlock|could not serialize/i.test(text);
 }
 
-export type ErasureCounts = Record<string, number>;
+export type { ErasureCounts } from "./erasure-counts";
 
 async function eraseOnce(userId: string, actor: DataRightsActor, reapplies: string | undefined) {
   const erasureId = `erasure_${randomUUID()}`;
@@ -69,8 +70,10 @@ async function eraseOnce(userId: string, actor: DataRightsActor, reapplies: stri
       });
       const jobIds = (await tx.aiRuntimeJob.findMany({ where: { userId }, select: { id: true } })).map((j) => j.id);
       const snapshotIds = (await tx.snapshot.findMany({ where: { userId }, select: { id: true } })).map((s) => s.id);
-      const counts = await deleteEverything(tx, user, jobIds);
-      counts.cancelledInFlight = cancelled.length;
+      const counts: ErasureCounts = {
+        ...(await deleteEverything(tx, user, jobIds)),
+        cancelledInFlight: cancelled.length,
+      };
       await scrubMentions(tx, user, erasureId);
       await recordAudit(
         {
@@ -87,18 +90,18 @@ async function eraseOnce(userId: string, actor: DataRightsActor, reapplies: stri
         },
         tx,
       );
-      return { erasureId, counts, snapshotIds };
+      return { erasureId, counts, snapshotIds, cancelledJobIds: cancelled.map((j) => j.id) };
     },
     { timeout: 300_000, maxWait: 10_000 },
   );
   forgetSnapshots(result.snapshotIds);
-  return { erasureId: result.erasureId, counts: result.counts };
+  return { erasureId: result.erasureId, counts: result.counts, cancelledJobIds: result.cancelledJobIds };
 }
 
 async function deleteEverything(tx: DbOrTx, user: { id: string; email: string }, jobIds: string[]) {
   const userId = user.id;
   const where = { userId };
-  const counts: ErasureCounts = {};
+  const counts: Partial<ErasureCounts> = {};
   counts.webhookDeliveries = (await tx.webhookDelivery.deleteMany({ where: { jobId: { in: jobIds } } })).count;
   counts.jobUsage = (await tx.jobUsage.deleteMany({ where })).count;
   // The cost panel's per-learner day and hour sums (its per-type sums are anonymous and stay).
@@ -144,7 +147,7 @@ async function deleteEverything(tx: DbOrTx, user: { id: string; email: string },
     })
   ).count;
   await tx.user.delete({ where: { id: userId } });
-  return counts;
+  return counts as Omit<ErasureCounts, "cancelledInFlight">;
 }
 
 /** Replaces every string in a JSON value that mentions one of `needles` by `replacement`. */

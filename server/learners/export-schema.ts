@@ -1,17 +1,23 @@
 import { z } from "zod";
-import { API_KEY_MODES, JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
-import { JOB_TYPES } from "../job-types";
+import { API_KEY_MODES, FAILURE_CODES, JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { JOB_TYPES } from "../job-types/catalogue";
+import { LOCALES } from "../i18n/locales";
+import { RATINGS } from "../review/fsrs";
+import { ActorType } from "../generated/prisma/enums";
 
 /**
  * The learner export (server/learners/export.ts) as JSON leaves it: what the platform API's
  * OpenAPI document publishes for GET /api/v1/learners/{externalId}/export, section by section
  * (docs/data-rights.md). Dates are ISO-8601 strings; ids are ours (the platform's own are the
- * `externalId` fields). Rows list every field they carry; job rows and their results may gain
- * columns (`additionalProperties` allowed there).
+ * `externalId` fields). Every object lists exactly the fields it carries (a column added to a
+ * table the export reads is added here too, or the export leaves it out: tests/platform/openapi.test.ts
+ * checks a live export against the document, additional properties refused). The platform API's
+ * document types each job's `result.output` by its `jobType` (server/platform/openapi.ts).
  */
 const date = z.iso.datetime().meta({ format: "date-time" });
 const id = z.string();
 const optionalText = z.string().nullable();
+const failureCode = z.enum(Object.keys(FAILURE_CODES) as [keyof typeof FAILURE_CODES]).nullable();
 
 const usageRow = z.object({
   id,
@@ -23,6 +29,9 @@ const usageRow = z.object({
   model: optionalText,
   promptTokens: z.number().int(),
   completionTokens: z.number().int(),
+  /** Prompt tokens the provider served from its cache, and the rest (docs/costs.md). */
+  cacheHitTokens: z.number().int(),
+  cacheMissTokens: z.number().int(),
   durationMs: z.number().int(),
   outcome: z.string(),
   createdAt: date,
@@ -39,17 +48,27 @@ const jobRow = z
     priority: z.number().int(),
     idempotencyKey: optionalText,
     apiKeyMode: z.enum(API_KEY_MODES),
-    locale: z.string(),
+    modelProvider: z.string(),
+    modelName: z.string(),
+    promptVersion: optionalText,
+    outputSchemaVersion: optionalText,
+    locale: z.enum(LOCALES),
     attemptNo: z.number().int(),
     retryCount: z.number().int(),
     maxRetryCount: z.number().int(),
     retriedFromJobId: id.nullable(),
+    timeoutSeconds: z.number().int(),
     params: z.record(z.string(), z.unknown()),
+    runAfter: date,
+    cancelRequested: z.boolean(),
+    cancelRequestedAt: date.nullable(),
     stage: optionalText,
     progress: z.number().int(),
-    errorCode: optionalText,
+    progressMessage: optionalText,
+    errorCode: failureCode,
     errorMessage: optionalText,
     createdAt: date,
+    updatedAt: date,
     startedAt: date.nullable(),
     finishedAt: date.nullable(),
     result: z
@@ -58,11 +77,14 @@ const jobRow = z
         attemptNo: z.number().int(),
         output: z.unknown(),
         outputSchemaVersion: z.string(),
+        promptVersion: optionalText,
+        modelProvider: optionalText,
+        modelName: optionalText,
         usage: z.unknown(),
+        latencyMs: z.number().int().nullable(),
         degraded: z.boolean(),
         createdAt: date,
       })
-      .loose()
       .nullable()
       .describe("The stored output, once the job succeeded"),
     rejections: z
@@ -85,9 +107,9 @@ const jobRow = z
           id: z.string().describe("a number, as a string"),
           fromStatus: z.enum(JOB_STATUSES).nullable(),
           toStatus: z.enum(JOB_STATUSES),
-          actorType: z.string(),
+          actorType: z.enum(ActorType),
           attemptNo: z.number().int(),
-          errorCode: optionalText,
+          errorCode: failureCode,
           errorMessage: optionalText,
           createdAt: date,
         }),
@@ -95,7 +117,7 @@ const jobRow = z
       .describe("The job's status history; who acted is named by kind only"),
     usage: z.array(usageRow).describe("Model usage per attempt"),
   })
-  .loose();
+  .describe("A job, its result typed by its `jobType` in the platform API's document");
 
 export const learnerExportSchema = z.object({
   format: z.literal("ai-job-runtime/learner-export"),
@@ -211,7 +233,7 @@ export const learnerExportSchema = z.object({
       logs: z.array(
         z.object({
           id,
-          rating: z.number().int(),
+          rating: z.enum(RATINGS).describe("The learner's answer: again, hard, good or easy"),
           state: z.number().int(),
           reviewedAt: date,
           stability: z.number(),

@@ -1,18 +1,37 @@
 import type { DbOrTx as Tx } from "../db";
+import { ratingName } from "../review/fsrs";
 
 /**
  * The parts of a learner's export (docs/data-rights.md), in the order they are written. A list
- * is read a page at a time (`take` rows after `skip`, in an order made total by a unique last
- * key), so an export holds one page in memory whatever the learner's size; `pageSize` is smaller
- * where rows can be large (texts, outputs). `shape` turns a page as read into what is written (it
- * may add to or leave out rows; paging counts the rows read). A new kind of data is one more entry.
+ * is read a page at a time, each page one short statement of its own: `take` rows after the last
+ * row of the page before (`after`, a keyset on `keys`, an order made total by a unique last key),
+ * so an export holds one page in memory and no connection between pages whatever the learner's
+ * size, and a row added or removed meanwhile never shifts another row into a second page or out
+ * of all of them. `pageSize` is smaller where rows can be large (texts, outputs). `shape` turns a
+ * page as read into what is written (it may add to or leave out rows; paging follows the rows
+ * read). A new kind of data is one more entry.
  */
 type Page<Row> = {
   key: string;
   pageSize: number;
-  page: (tx: Tx, userId: string, skip: number, take: number) => Promise<Row[]>;
+  keys: (keyof Row & string)[];
+  page: (tx: Tx, userId: string, after: object, take: number) => Promise<Row[]>;
   shape?: (tx: Tx, userId: string, rows: Row[]) => Promise<unknown[]> | unknown[];
 };
+
+/**
+ * The rows after `last` in the order of `keys` (a Prisma `where` fragment): (a > x) or (a = x and
+ * b > y) or …; everything when there is no last row yet.
+ */
+export function afterRow(keys: string[], last: Record<string, unknown> | null): object {
+  if (!last) return {};
+  return {
+    OR: keys.map((key, i) => ({
+      ...Object.fromEntries(keys.slice(0, i).map((k) => [k, last[k]])),
+      [key]: { gt: last[key] },
+    })),
+  };
+}
 export type ExportSection = { key: string; one: (tx: Tx, userId: string) => Promise<unknown> } | Page<never>;
 
 /** A paged section, typed by its rows (the list below holds them all as one type). */
@@ -27,14 +46,16 @@ export const EXPORT_SECTIONS: ExportSection[] = [
   paged({
     key: "sessions",
     pageSize: SMALL,
-    page: (tx, userId, skip, take) =>
+    keys: ["createdAt", "id"],
+    page: (tx, userId, after, take) =>
       tx.session.findMany({
-        where: { userId },
-        select: { createdAt: true, updatedAt: true, expiresAt: true, ipAddress: true, userAgent: true },
+        where: { userId, ...after },
+        select: { id: true, createdAt: true, updatedAt: true, expiresAt: true, ipAddress: true, userAgent: true },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        skip,
         take,
       }),
+    // The id orders the pages only: it is never exported.
+    shape: (_tx, _userId, rows) => rows.map(({ id: _id, ...session }) => session),
   }),
   {
     key: "consent",
@@ -47,24 +68,24 @@ export const EXPORT_SECTIONS: ExportSection[] = [
   paged({
     key: "credentials",
     pageSize: SMALL,
-    page: (tx, userId, skip, take) =>
+    keys: ["createdAt", "id"],
+    page: (tx, userId, after, take) =>
       tx.userCredential.findMany({
-        where: { userId },
+        where: { userId, ...after },
         select: { id: true, provider: true, last4: true, createdAt: true, updatedAt: true, deletedAt: true },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        skip,
         take,
       }),
   }),
   paged({
     key: "materials",
     pageSize: LARGE,
-    page: (tx, userId, skip, take) =>
+    keys: ["createdAt", "id"],
+    page: (tx, userId, after, take) =>
       tx.material.findMany({
-        where: { userId },
+        where: { userId, ...after },
         select: { id: true, externalId: true, title: true, content: true, createdAt: true },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        skip,
         take,
       }),
     shape: (_tx, _userId, rows) => rows.map(({ content, ...m }) => ({ ...m, text: content })),
@@ -72,21 +93,22 @@ export const EXPORT_SECTIONS: ExportSection[] = [
   paged({
     key: "knowledgePoints",
     pageSize: SMALL,
-    page: (tx, userId, skip, take) =>
+    keys: ["createdAt", "id"],
+    page: (tx, userId, after, take) =>
       tx.knowledgePoint.findMany({
-        where: { userId },
+        where: { userId, ...after },
         select: { id: true, externalId: true, materialId: true, title: true, description: true, createdAt: true },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        skip,
         take,
       }),
   }),
   paged({
     key: "quizAttempts",
     pageSize: SMALL,
-    page: (tx, userId, skip, take) =>
+    keys: ["answeredAt", "id"],
+    page: (tx, userId, after, take) =>
       tx.quizAttempt.findMany({
-        where: { userId },
+        where: { userId, ...after },
         select: {
           id: true,
           externalId: true,
@@ -97,43 +119,42 @@ export const EXPORT_SECTIONS: ExportSection[] = [
           sourceJobId: true,
         },
         orderBy: [{ answeredAt: "asc" }, { id: "asc" }],
-        skip,
         take,
       }),
   }),
   paged({
     key: "studySessions",
     pageSize: SMALL,
-    page: (tx, userId, skip, take) =>
+    keys: ["startedAt", "id"],
+    page: (tx, userId, after, take) =>
       tx.studySession.findMany({
-        where: { userId },
+        where: { userId, ...after },
         select: { id: true, externalId: true, materialId: true, startedAt: true, minutes: true, sourceJobId: true },
         orderBy: [{ startedAt: "asc" }, { id: "asc" }],
-        skip,
         take,
       }),
   }),
   paged({
     key: "flashcardMarks",
     pageSize: SMALL,
-    page: (tx, userId, skip, take) =>
+    keys: ["jobId", "cardIndex"],
+    page: (tx, userId, after, take) =>
       tx.flashcardMark.findMany({
-        where: { userId },
+        where: { userId, ...after },
         select: { jobId: true, cardIndex: true, createdAt: true },
         orderBy: [{ jobId: "asc" }, { cardIndex: "asc" }],
-        skip,
         take,
       }),
   }),
   paged({
     key: "nextActionTicks",
     pageSize: SMALL,
-    page: (tx, userId, skip, take) =>
+    keys: ["jobId", "actionIndex"],
+    page: (tx, userId, after, take) =>
       tx.nextActionTick.findMany({
-        where: { userId },
+        where: { userId, ...after },
         select: { jobId: true, actionIndex: true, createdAt: true },
         orderBy: [{ jobId: "asc" }, { actionIndex: "asc" }],
-        skip,
         take,
       }),
   }),
@@ -141,42 +162,57 @@ export const EXPORT_SECTIONS: ExportSection[] = [
     // Spaced-repetition cards with their FSRS state and every rating (a card's log is short).
     key: "reviewCards",
     pageSize: 50,
-    page: (tx, userId, skip, take) =>
+    keys: ["createdAt", "id"],
+    page: (tx, userId, after, take) =>
       tx.reviewCard.findMany({
-        where: { userId },
+        where: { userId, ...after },
         omit: { userId: true },
         include: { logs: { omit: { userId: true, cardId: true }, orderBy: { reviewedAt: "asc" } } },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        skip,
         take,
       }),
+    // A rating is stored as its FSRS grade (1–4) and exported by its name, as the API takes it.
+    shape: (_tx, _userId, cards) =>
+      cards.map((c) => ({ ...c, logs: c.logs.map((l) => ({ ...l, rating: ratingName(l.rating) })) })),
   }),
   paged({
     key: "snapshots",
     pageSize: LARGE,
-    page: (tx, userId, skip, take) =>
+    keys: ["createdAt", "id"],
+    page: (tx, userId, after, take) =>
       tx.snapshot.findMany({
-        where: { userId },
+        where: { userId, ...after },
         select: { id: true, targetType: true, targetId: true, contentHash: true, content: true, createdAt: true },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        skip,
         take,
       }),
   }),
   paged({
     key: "jobs",
     pageSize: LARGE,
-    page: (tx, userId, skip, take) =>
+    keys: ["createdAt", "id"],
+    page: (tx, userId, after, take) =>
       tx.aiRuntimeJob.findMany({
-        where: { userId },
-        omit: { lockedByKeyId: true, lockedBy: true, leaseCheckAt: true, userId: true, credentialId: true },
+        where: { userId, ...after },
+        // The lease and queue's own bookkeeping says nothing about the learner.
+        omit: {
+          lockedByKeyId: true,
+          lockedBy: true,
+          lockedAt: true,
+          lockUntil: true,
+          leaseCheckAt: true,
+          queueTurn: true,
+          traceparent: true,
+          inputHash: true,
+          userId: true,
+          credentialId: true,
+        },
         include: {
-          result: { omit: { jobId: true } },
+          result: { omit: { jobId: true, outputHash: true, resultIdempotencyKey: true } },
           rejections: { omit: { jobId: true }, orderBy: { attemptNo: "asc" } },
           events: { omit: { jobId: true, actorId: true }, orderBy: { id: "asc" } },
         },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        skip,
         take,
       }),
     shape: async (tx, userId, jobs) => {
@@ -197,12 +233,12 @@ export const EXPORT_SECTIONS: ExportSection[] = [
     // Usage of jobs that retention has already pruned (JobUsage outlives them).
     key: "usageOfPrunedJobs",
     pageSize: SMALL,
-    page: (tx, userId, skip, take) =>
+    keys: ["createdAt", "jobId", "attemptNo"],
+    page: (tx, userId, after, take) =>
       tx.jobUsage.findMany({
-        where: { userId },
+        where: { userId, ...after },
         omit: { userId: true },
         orderBy: [{ createdAt: "asc" }, { jobId: "asc" }, { attemptNo: "asc" }],
-        skip,
         take,
       }),
     shape: async (tx, userId, usage) => {

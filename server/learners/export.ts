@@ -1,16 +1,18 @@
-import { getDb, type DbOrTx } from "../db";
+import { getDb, type Db, type DbOrTx } from "../db";
+import { setting } from "../config";
+import { takeSlot, type Owner } from "../bulkheads";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import { assertStorableUserId, auditActorId, type DataRightsActor } from "./actor";
-import { EXPORT_SECTIONS } from "./export-sections";
+import { afterRow, EXPORT_SECTIONS } from "./export-sections";
 import { jsonWriter } from "./json-stream";
 
 export const EXPORT_FORMAT = "ai-job-runtime/learner-export";
 export const EXPORT_VERSION = 1;
 
 /**
- * Everything stored about one learner (SPEC §10, data rights), as one JSON document written as it
+ * Everything stored about one learner (docs/contract.md#learners-and-their-data, data rights), as one JSON document written as it
  * is read: account fields (no password hash, no session token, no OAuth tokens) and sign-in
  * methods, then the parts of EXPORT_SECTIONS (sessions, consent, credentials as their last four
  * characters only, materials, knowledge points, quiz attempts, study sessions, flashcard marks,
@@ -19,61 +21,87 @@ export const EXPORT_VERSION = 1;
  * or Runtime acted.
  *
  * Streamed: a page of rows at a time, as fast as the reader takes it, so memory stays flat with
- * the learner's size (docs/data-rights.md has the measurement). Read in one REPEATABLE READ
- * transaction, so the parts agree with each other. An unknown learner is NOT_FOUND (also right
- * after an erasure) and an admin account is FORBIDDEN to anyone but its owner (erasure refuses
- * admins too): both before the first byte. Audited ("learner.export") before anything is sent,
- * so a download cut short is on record as well.
+ * the learner's size (docs/data-rights.md has the measurement). Each page is one short statement
+ * and no connection or transaction is held while the reader is behind: a page follows the last
+ * row of the one before (export-sections.ts), so every row is written once, as it stood when its
+ * page was read. A reader that takes nothing for EXPORT_SEND_TIMEOUT_MS ends its download. At most
+ * EXPORTS_PER_LEARNER downloads of one learner, EXPORTS_PER_KEY of one service key and
+ * EXPORTS_PER_INSTANCE in all run at once (server/bulkheads.ts): one more is 429 before anything
+ * is read. An unknown learner is NOT_FOUND (also right after an erasure) and an admin account is
+ * FORBIDDEN to anyone but its owner (erasure refuses admins too): both before the first byte.
+ * Audited ("learner.export") before anything is sent, so a download cut short is on record as well.
  */
 export async function exportLearnerStream(
   userId: string,
   actor: DataRightsActor,
 ): Promise<{ exportedAt: Date; stream: ReadableStream<Uint8Array> }> {
   assertStorableUserId(userId);
-  const found = await getDb().user.findUnique({ where: { id: userId }, select: { role: true } });
-  if (!found) throw new AppError("NOT_FOUND", "learner not found");
-  if (found.role === "admin" && !(actor.type === "learner" && actor.id === userId))
-    throw new AppError("FORBIDDEN", "an admin account cannot be exported as a learner");
-  await recordAudit({
-    actorId: auditActorId(actor, { anonymous: false }),
-    action: "learner.export",
-    scope: { userId, by: actor.type },
-    count: 1,
-  });
-  const exportedAt = now();
-  const out = jsonWriter();
-  let started!: (ok: boolean) => void;
-  const head = new Promise<boolean>((resolve) => (started = resolve));
-  const written = getDb().$transaction(
-    async (tx) => {
-      const user = await accountOf(tx, userId);
-      if (!user) throw new AppError("NOT_FOUND", "learner not found");
-      started(true);
-      await out.open({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt, account: user });
-      for (const section of EXPORT_SECTIONS) {
-        if ("one" in section) {
-          await out.field(section.key, await section.one(tx, userId));
-          continue;
-        }
-        await out.openList(section.key);
-        for (let skip = 0; ; skip += section.pageSize) {
-          const rows = await section.page(tx, userId, skip, section.pageSize);
-          for (const row of section.shape ? await section.shape(tx, userId, rows) : rows) await out.item(row);
-          if (rows.length < section.pageSize) break;
-        }
-        out.closeList();
-      }
-      await out.close();
-    },
-    // Held while the reader downloads: a reader that stalls past this loses the connection.
-    { isolationLevel: "RepeatableRead", timeout: 600_000, maxWait: 10_000 },
-  );
-  written.catch((e) => {
-    started(false);
-    out.fail(e);
-  });
-  if (!(await head)) await written;
-  return { exportedAt, stream: out.stream };
+  const give = takeSlot("export", exportOwner(userId, actor));
+  try {
+    const db = getDb();
+    const user = await accountOf(db, userId);
+    if (!user) throw new AppError("NOT_FOUND", "learner not found");
+    if (user.role === "admin" && !(actor.type === "learner" && actor.id === userId))
+      throw new AppError("FORBIDDEN", "an admin account cannot be exported as a learner");
+    await recordAudit({
+      actorId: auditActorId(actor, { anonymous: false }),
+      action: "learner.export",
+      scope: { userId, by: actor.type },
+      count: 1,
+    });
+    const exportedAt = now();
+    const out = jsonWriter({ sendTimeoutMs: setting("EXPORT_SEND_TIMEOUT_MS") });
+    const written = writeSections(db, userId, out, {
+      format: EXPORT_FORMAT,
+      version: EXPORT_VERSION,
+      exportedAt,
+      account: user,
+    });
+    written.catch((e) => out.fail(e)).finally(give);
+    return { exportedAt, stream: out.stream };
+  } catch (e) {
+    give();
+    throw e;
+  }
+}
+
+/**
+ * Whose downloads an export counts against: the person asking (the learner, or the admin), and
+ * for a service key both the key and the learner it names.
+ */
+function exportOwner(userId: string, actor: DataRightsActor): Owner {
+  if (actor.type === "service") return { learner: userId, key: actor.id };
+  if (actor.type === "system") return {};
+  return { learner: actor.id };
+}
+
+async function writeSections(
+  db: Db,
+  userId: string,
+  out: ReturnType<typeof jsonWriter>,
+  head: Record<string, unknown>,
+) {
+  await out.open(head);
+  for (const section of EXPORT_SECTIONS) {
+    if ("one" in section) {
+      await out.field(section.key, await section.one(db, userId));
+      continue;
+    }
+    await out.openList(section.key);
+    for (let last: Record<string, unknown> | null = null; ;) {
+      const rows: Record<string, unknown>[] = await section.page(
+        db,
+        userId,
+        afterRow(section.keys, last),
+        section.pageSize,
+      );
+      for (const row of section.shape ? await section.shape(db, userId, rows as never[]) : rows) await out.item(row);
+      if (rows.length < section.pageSize) break;
+      last = rows.at(-1)!;
+    }
+    out.closeList();
+  }
+  await out.close();
 }
 
 async function accountOf(tx: DbOrTx, userId: string) {

@@ -3,7 +3,7 @@ import { AppError } from "../errors";
 import { LIMITS, plainLine } from "../security/learner-text";
 
 /**
- * A learner's own materials and knowledge points ("My materials", SPEC §10). Every read and write
+ * A learner's own materials and knowledge points ("My materials", docs/contract.md#learners-and-their-data). Every read and write
  * is scoped to the learner: another learner's material or knowledge point is simply not found.
  *
  * Deleting a material deletes its knowledge points and the quiz attempts on them (they make no

@@ -1,7 +1,7 @@
 import { getDb } from "../db";
 
 /**
- * What a learner can analyse (SPEC §1): themself, each of their materials, each knowledge point.
+ * What a learner can analyse (docs/contract.md#who-uses-it): themself, each of their materials, each knowledge point.
  * Knowledge points come grouped under their material; ones without a material are listed apart.
  */
 export async function listTargets(userId: string) {

@@ -19,7 +19,7 @@ export type TriggerInput = {
 
 /**
  * Starts one or several analyses of one target, all or none. Each is de-duplicated on its own
- * (SPEC §6): a type already in flight for the same input answers its existing job with
+ * (docs/contract.md#idempotency-and-de-duplication): a type already in flight for the same input answers its existing job with
  * created=false. Every type's parameters are checked before any job is made, so bad input creates
  * nothing; the new jobs are then counted against the quota and inserted in one transaction
  * (createJobs), so a trigger refused by the quota — even one racing another trigger of the same

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
-import { JOB_TYPES } from "../job-types";
+import { FAILURE_CODES, TARGET_TYPES, TERMINAL_STATUSES } from "../jobs/constants";
+import { JOB_TYPES } from "../job-types/catalogue";
 
 /**
  * The body of the `ai.job.finished` webhook (server/notifications/webhook.ts) as it is sent: what
@@ -8,24 +8,27 @@ import { JOB_TYPES } from "../job-types";
  * learner's own id at the platform is `learnerExternalId` (null for a learner the platform did not
  * make or link). Read the job's output with GET /api/v1/jobs/{id}.
  */
-export const jobFinishedWebhook = z.object({
+export const jobFinishedWebhook = z.strictObject({
   type: z.literal("ai.job.finished"),
-  job: z.object({
+  job: z.strictObject({
     id: z.string(),
     userId: z.string(),
     learnerExternalId: z.string().nullable(),
     jobType: z.enum(JOB_TYPES),
     targetType: z.enum(TARGET_TYPES),
     targetId: z.string(),
-    status: z.enum(JOB_STATUSES).describe("succeeded, failed or cancelled: how the job ended"),
+    status: z.enum(TERMINAL_STATUSES).describe("succeeded, failed or cancelled: how the job ended"),
     attemptNo: z.number().int(),
     retryCount: z.number().int(),
-    errorCode: z.string().nullable().describe("Why it failed or was cancelled (a FailureCode); null when it succeeded"),
+    errorCode: z
+      .enum(Object.keys(FAILURE_CODES) as [keyof typeof FAILURE_CODES])
+      .nullable()
+      .describe("Why it failed or was cancelled (a failure code, CANCELLED when cancelled); null when it succeeded"),
     errorMessage: z.string().nullable(),
     finishedAt: z.iso.datetime().nullable(),
     retriedFromJobId: z.string().nullable().describe("Set on an admin's re-run: the job it re-ran"),
     result: z
-      .object({ id: z.string(), outputSchemaVersion: z.string(), degraded: z.boolean() })
+      .strictObject({ id: z.string(), outputSchemaVersion: z.string(), degraded: z.boolean() })
       .nullable()
       .describe("The stored result of a succeeded job (its output: GET /api/v1/jobs/{id})"),
   }),

@@ -1,11 +1,13 @@
 import crypto from "node:crypto";
 import { getDb } from "../db";
 import { setting } from "../config";
+import { now } from "../clock";
 
 /**
  * The signed notification to the learning platform when a job finishes. The body is JSON; the
  * header `X-AJR-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` lets the receiver
- * check origin and freshness (reject old t to stop replays). Each delivery carries the same
+ * check origin and freshness (refuse a t more than 300 s away to stop replays; every attempt is
+ * signed when it is sent, so a retry is never refused for its age). Each delivery carries the same
  * `X-AJR-Delivery` id so the receiver can ignore repeats. The body's shape: webhook-schema.ts
  * (published in the platform API's OpenAPI document, `webhooks.jobFinished`).
  */
@@ -81,7 +83,8 @@ export async function deliverWebhook(
       headers: {
         "content-type": "application/json",
         "x-ajr-delivery": deliveryId,
-        "x-ajr-signature": signBody(target.secret, body, Math.floor(Date.now() / 1000)),
+        // Signed now, at each attempt: a retry carries a fresh timestamp the receiver's window accepts.
+        "x-ajr-signature": signBody(target.secret, body, Math.floor(now().getTime() / 1000)),
       },
       body,
       signal: AbortSignal.timeout(timeoutMs),

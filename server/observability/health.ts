@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { getDb } from "../db";
+import { getReserveDb } from "../db-reserve";
 import { setting } from "../config";
 import { isDraining } from "../lifecycle";
 
@@ -19,7 +19,7 @@ export async function health(
         .sort()
     : [];
   try {
-    const rows = await getDb().$queryRaw<{ migration_name: string; standby: boolean }[]>`
+    const rows = await getReserveDb().$queryRaw<{ migration_name: string; standby: boolean }[]>`
       SELECT migration_name, pg_is_in_recovery() AS standby
       FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
     // A standby answers reads but refuses every write: in a failover, a connection that still

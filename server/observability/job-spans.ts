@@ -2,7 +2,7 @@ import { context, createContextKey, ROOT_CONTEXT, SpanStatusCode, trace, type Li
 import { contextFrom, defined, failSpan, formatTraceparent, inSpan, tracer, tracingOn } from "./tracing";
 
 /**
- * One trace per job (SPEC §9). A job is created in one request and claimed later by another
+ * One trace per job (docs/contract.md#deployment-shapes). A job is created in one request and claimed later by another
  * process, so the creating span's context is stored with the job (AiRuntimeJob.traceparent) and
  * every later span of the job starts as its child: each status change here, and through the lease
  * answer's `traceparent` the Runtime's attempt, stages and model calls. Spans carry job ids, types,
@@ -83,6 +83,21 @@ export function traceTransitions<R extends TracedRow>(rows: R[], specOf: (row: R
 /** Set by `inBatchSpan`: jobs created under it start traces of their own, linked to the batch. */
 const BATCH = createContextKey("ai-job-runtime.job-batch");
 
+/** Set by `fromUntrustedDoor`: the request's trace context came from a client that may not choose it. */
+const UNTRUSTED = createContextKey("ai-job-runtime.untrusted-trace-parent");
+
+/**
+ * Runs a door's handler whose caller may not decide a job's trace: a learner's browser session
+ * (tRPC, the learner's route handlers). Next continues an incoming `traceparent` in the request's
+ * span; jobs created under this start traces of their own instead (a fresh trace id, sampled by
+ * the app's own sampler), with no link to the request. Only the platform API and the Runtime
+ * protocol, which carry a platform's or a Runtime's own context, continue theirs.
+ */
+export function fromUntrustedDoor<T>(fn: () => T): T {
+  if (!tracingOn()) return fn();
+  return context.with(context.active().setValue(UNTRUSTED, true), fn);
+}
+
 /**
  * A span for work that creates many learners' jobs (the weekly analyses, a bulk re-run): each job's
  * creation span starts a trace of its own with a link to this one, so one job is one trace and a
@@ -106,8 +121,9 @@ type Plan = {
 
 /**
  * The `job.create` span of each new job, around the creating transaction: a child of the request
- * that asked (a tRPC mutation's, a platform API call's — Next's request span, which continues an
- * incoming `traceparent`), or under a batch a root linked to it. Its context is written into the
+ * that asked (a platform API call's — Next's request span, which continues an incoming
+ * `traceparent`), a root under a door that may not choose it (a learner's session:
+ * `fromUntrustedDoor`), or under a batch a root linked to it. Its context is written into the
  * row before the insert; the job's id is added once the transaction has made it.
  */
 export async function withCreationSpans<P extends Plan, R extends Map<P, { id: string }>>(
@@ -116,11 +132,12 @@ export async function withCreationSpans<P extends Plan, R extends Map<P, { id: s
 ): Promise<R> {
   if (!tracingOn()) return run();
   const batch = context.active().getValue(BATCH) as Link["context"] | undefined;
+  const detached = !!batch || context.active().getValue(UNTRUSTED) === true;
   const spans = plans.map((p) => {
     const span = tracer().startSpan(
       "job.create",
       {
-        root: !!batch,
+        root: detached,
         links: batch ? [{ context: batch }] : [],
         attributes: defined({
           "job.type": p.input.jobType,
@@ -130,7 +147,7 @@ export async function withCreationSpans<P extends Plan, R extends Map<P, { id: s
           "job.retried_from": p.input.retriedFromJobId,
         }),
       },
-      batch ? ROOT_CONTEXT : context.active(),
+      detached ? ROOT_CONTEXT : context.active(),
     );
     p.data.traceparent = formatTraceparent(span.spanContext());
     return span;

@@ -19,7 +19,7 @@ export const LAST_EVENT = Prisma.sql`(SELECT max(id) FROM "JobEvent")`;
  * job up by primary key (a LATERAL subquery the planner cannot flatten). The watermark is a
  * subquery there, so the planner cannot tell those events are few; left to itself it guessed a
  * third of the table and hashed every job to join them: a scan of the whole job table on every
- * console read while jobs were moving (issue 26, item 3; tests/db/console-plans.test.ts holds it).
+ * console read while jobs were moving (tests/db/console-plans.test.ts holds it).
  * The upper bound (the newest event, which bounds every event anyway) makes the range one the
  * planner reads by primary key. A fold's chunk (lo, hi] is bounded by values the planner sees, and
  * joins as it judges best.
@@ -63,7 +63,7 @@ export const ORIGIN = Prisma.sql`timestamp '2000-01-01'`;
 
 /**
  * Widths kept in JobTimeRollup: minutes for the last hour, half hours for a day, six hours for a
- * week (the 7d overview reads 28 buckets' rows, not 336 half hours': issue 26, item 3).
+ * week (the 7d overview reads 28 buckets' rows, not 336 half hours').
  */
 export const WIDTHS = [1, 30, 360] as const;
 

@@ -141,7 +141,7 @@ export async function jobCounts(db: DbOrTx = getDb()) {
  * jobCounts' statement: the counts, or one row of NULLs when nothing has been counted yet. The
  * table's own count is a statement of its own: as a branch of this one behind "not counted", the
  * planner gave it a parallel scan of every partition, and the two workers it started (to do
- * nothing) cost every read 30–40 ms (issue 26; tests/db/console-plans.test.ts).
+ * nothing) cost every read 30–40 ms (tests/db/console-plans.test.ts).
  */
 export function jobCountsSql() {
   return Prisma.sql`

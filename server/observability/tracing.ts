@@ -13,7 +13,7 @@ import {
 } from "@opentelemetry/api";
 
 /**
- * The app's and the reference Runtime's spans, on the OpenTelemetry API only (SPEC §9; names and
+ * The app's and the reference Runtime's spans, on the OpenTelemetry API only (docs/contract.md#deployment-shapes; names and
  * attributes: docs/architecture.md "Traces"). Nothing here needs the SDK: until a process starts
  * tracing (server/observability/tracing-sdk.ts, from OTEL_* settings) the API's tracer is a no-op,
  * and the hot paths ask `tracingOn()` before they do any per-job work at all.

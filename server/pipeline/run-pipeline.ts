@@ -78,7 +78,7 @@ export type PipelineResult = {
   promptVersion: string;
   provider: string;
   model: string;
-  /** Every model call of the attempt summed (SPEC §4 shape). Thrown errors carry it too (usageOf). */
+  /** Every model call of the attempt summed (docs/contract.md#the-runtime-protocol shape). Thrown errors carry it too (usageOf). */
   usage: Usage;
   latencyMs: number;
 };

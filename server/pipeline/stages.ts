@@ -1,4 +1,4 @@
-/** The pipeline's stages with their progress ranges (SPEC §5, seed async-task-pipeline mapped to analyses). */
+/** The pipeline's stages with their progress ranges (docs/contract.md#progress-and-push, seed async-task-pipeline mapped to analyses). */
 export const STAGES = {
   prompt_builder: { from: 0, to: 20 },
   model_inference: { from: 20, to: 60 },

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { getDb } from "../db";
+import { withSlot } from "../bulkheads";
 import { AppError } from "../errors";
 import { internalIds } from "./materials";
 import { storePlatformReviews } from "../review/ingest";
@@ -15,7 +16,16 @@ type ActivityInput = Omit<Parsed, "reviews"> & { reviews?: Parsed["reviews"] };
  * call stores nothing twice and the answer says how many were new. A reference to a knowledge
  * point or material the learner does not have refuses the whole batch (422), before any write.
  */
-export async function recordActivity(userId: string, input: ActivityInput): Promise<z.infer<typeof activityAnswer>> {
+export async function recordActivity(
+  userId: string,
+  input: ActivityInput,
+  keyId?: string,
+): Promise<z.infer<typeof activityAnswer>> {
+  // At most INGEST_PER_KEY calls of one key and INGEST_PER_INSTANCE in all at once (429 beyond).
+  return withSlot("ingest", keyId ? { key: keyId } : {}, () => storeActivity(userId, input));
+}
+
+async function storeActivity(userId: string, input: ActivityInput): Promise<z.infer<typeof activityAnswer>> {
   const { quizAttempts: qa, studySessions: ss, reviews: rv = [] } = input;
   const kpIds = await internalIds(userId, "knowledge_point", [
     ...qa.map((a) => a.knowledgePointExternalId),
@@ -54,24 +64,27 @@ export async function recordActivity(userId: string, input: ActivityInput): Prom
       ? await tx.$executeRaw`
           INSERT INTO "QuizAttempt" (id, "userId", "externalId", "knowledgePointId", question, correct, "answeredAt")
           SELECT gen_random_uuid()::text, ${userId}, x.ext, kp.id, x.question, x.correct, x.at::timestamptz AT TIME ZONE 'UTC'
-          FROM unnest(${qa.map((a) => a.externalId)}::text[], ${qa.map((a) => kpIds.get(a.knowledgePointExternalId)!)}::text[],
+          -- Of an item sent twice in one call the first is kept; rows go in in the order of their ids
+          -- (the same in every call), so two calls with the same items wait for each other, never deadlock.
+          FROM (SELECT DISTINCT ON (ext) * FROM unnest(${qa.map((a) => a.externalId)}::text[],
+                      ${qa.map((a) => kpIds.get(a.knowledgePointExternalId)!)}::text[],
                       ${qa.map((a) => a.question ?? "")}::text[], ${qa.map((a) => a.correct)}::boolean[],
-                      ${qa.map((a) => a.answeredAt)}::text[]) WITH ORDINALITY AS x(ext, kp, question, correct, at, n)
+                      ${qa.map((a) => a.answeredAt)}::text[]) WITH ORDINALITY AS u(ext, kp, question, correct, at, n)
+                ORDER BY ext, n) AS x
           -- Joined, not trusted: an attempt at a knowledge point deleted meanwhile goes with it, as its cascade would take it.
           JOIN "KnowledgePoint" kp ON kp.id = x.kp
-          -- In the batch's order, so of an item sent twice in one call the first is kept.
-          ORDER BY x.n
+          ORDER BY x.ext
           ON CONFLICT ("userId", "externalId") DO NOTHING`
       : 0,
     ss.length
       ? await tx.$executeRaw`
           INSERT INTO "StudySession" (id, "userId", "externalId", "materialId", "startedAt", minutes)
           SELECT gen_random_uuid()::text, ${userId}, x.ext, x.material, x.at::timestamptz AT TIME ZONE 'UTC', x.minutes
-          FROM unnest(${ss.map((s) => s.externalId)}::text[],
+          FROM (SELECT DISTINCT ON (ext) * FROM unnest(${ss.map((s) => s.externalId)}::text[],
                       ${ss.map((s) => (s.materialExternalId ? materialIds.get(s.materialExternalId)! : null))}::text[],
                       ${ss.map((s) => s.startedAt)}::text[], ${ss.map((s) => s.minutes)}::int[])
-               WITH ORDINALITY AS x(ext, material, at, minutes, n)
-          ORDER BY x.n
+               WITH ORDINALITY AS u(ext, material, at, minutes, n) ORDER BY ext, n) AS x
+          ORDER BY x.ext
           ON CONFLICT ("userId", "externalId") DO NOTHING`
       : 0,
     await storePlatformReviews(tx, userId, rv, kpIds),

@@ -9,7 +9,7 @@ import type { Target } from "../jobs/snapshot";
 import type { Actor } from "../jobs/state-machine";
 import type { TargetType } from "../generated/prisma/enums";
 import { internalIds } from "./materials";
-import type { jobAnswer, jobBody } from "./schemas";
+import type { jobAnswer, jobBody, TargetInput } from "./schemas";
 
 type JobAnswer = z.infer<typeof jobAnswer>;
 
@@ -37,16 +37,9 @@ export async function startJob(
   return { created, job: await readJob(job.id) };
 }
 
-async function resolveTarget(
-  learner: { id: string; externalId: string },
-  target: { type: TargetType; externalId?: string },
-): Promise<Target> {
-  if (target.type === "user") {
-    if (target.externalId !== undefined && target.externalId !== learner.externalId)
-      throw new AppError("TARGET_NOT_FOUND", "a user target is the learner themself");
-    return { type: "user", id: learner.id };
-  }
-  if (!target.externalId) throw new AppError("INVALID_REQUEST", `a ${target.type} target needs its externalId`);
+/** The target by our ids: the learner themself, or their material or knowledge point named by the platform's id. */
+async function resolveTarget(learner: { id: string; externalId: string }, target: TargetInput): Promise<Target> {
+  if (target.type === "user") return { type: "user", id: learner.id };
   const id = (await internalIds(learner.id, target.type, [target.externalId])).get(target.externalId);
   if (!id)
     throw new AppError("TARGET_NOT_FOUND", `this learner has no ${target.type} with externalId ${target.externalId}`);

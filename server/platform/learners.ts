@@ -38,7 +38,7 @@ const select = {
  * Creates or updates the learner with this external id (PUT /api/v1/learners/{externalId}).
  * Race-safe: the external id and the email are unique columns, so of two concurrent creations one
  * inserts and the other fails on the index and runs again as an update. A service key manages only
- * the learners it made (SPEC §10 "Trust at the edges"): an email that belongs to any other account
+ * the learners it made (docs/contract.md#learners-and-their-data "Trust at the edges"): an email that belongs to any other account
  * is a 409 EMAIL_IN_USE, never a link.
  */
 export async function upsertLearner(externalId: string, input: LearnerInput, actor: Actor) {
@@ -82,6 +82,7 @@ async function writeLearner(externalId: string, input: LearnerInput) {
     // Any other account (an admin, an invited or signed-up learner, another platform learner) is
     // never linked by an email a service key sends: that would hand the key the account.
     if (owner) throw emailInUse();
+    await assertNotInvited(email);
   }
   const user = await db.user.create({
     data: { ...fields, externalId, email: email ?? placeholderEmail(externalId), role: "learner" },
@@ -93,6 +94,17 @@ async function writeLearner(externalId: string, input: LearnerInput) {
 async function assertEmailFree(email: string, userId: string) {
   const owner = await getDb().user.findUnique({ where: { email }, select: { id: true } });
   if (owner && owner.id !== userId) throw emailInUse();
+  if (!owner) await assertNotInvited(email);
+}
+
+/**
+ * A pending invitation's email is another person's account in the making: a key that took it
+ * would get the account she then completes. (Acceptance refuses an account a platform made too,
+ * for a PUT that races the invitation.) Revoking the invitation frees the email.
+ */
+async function assertNotInvited(email: string) {
+  const invited = await getDb().invitation.findFirst({ where: { email, status: "pending" }, select: { id: true } });
+  if (invited) throw emailInUse();
 }
 
 const emailInUse = () => new AppError("EMAIL_IN_USE", "this email belongs to another account");

@@ -7,7 +7,8 @@ import { SCOPES } from "./service-keys";
 import { DELIVERY_HEADER, jobFinishedWebhook, SIGNATURE_HEADER } from "../notifications/webhook-schema";
 import { JOB_TYPES, jobTypeOf, type JobTypeName } from "../job-types";
 import { jobTypeSchemas, RETRY_AFTER_HEADER, targetTypeSchema, typeName } from "../runtime-api/openapi";
-import { jobAnswer, jobBody, startJobAnswer } from "./schemas";
+import { targetTypesOf } from "../job-types/catalogue";
+import { exportAnswer, jobAnswer, jobBody, startJobAnswer } from "./schemas";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -51,7 +52,7 @@ function webhook() {
       operationId: "jobFinished",
       summary:
         "A job finished (succeeded, failed or cancelled): POSTed to JOB_WEBHOOK_URL once per job and final status, retried until it is acknowledged.",
-      description: `Check \`${SIGNATURE_HEADER}\` before trusting the body: \`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">\` keyed with JOB_WEBHOOK_SECRET; compare in constant time and refuse an old \`t\` (replays). Every delivery of one announcement carries the same \`${DELIVERY_HEADER}\` (\`<jobId>:<status>\`): answer 2xx again for a repeat. A 2xx ends the delivery; 408, 429, 5xx or no answer within 10 s are retried with backoff; any other answer is given up. Read the output with GET /api/v1/jobs/{id}.`,
+      description: `Check \`${SIGNATURE_HEADER}\` before trusting the body: \`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">\` keyed with JOB_WEBHOOK_SECRET; compare in constant time and refuse a \`t\` more than 300 s from your clock (replays). Every delivery attempt is signed when it is sent: a retry carries a fresh \`t\` and signature over the same body. Every delivery of one announcement carries the same \`${DELIVERY_HEADER}\` (\`<jobId>:<status>\`): answer 2xx again for a repeat. A 2xx ends the delivery; 408, 429, 5xx or no answer within 10 s are retried with backoff; any other answer is given up. Read the output with GET /api/v1/jobs/{id}.`,
       parameters: [
         {
           name: SIGNATURE_HEADER,
@@ -83,19 +84,35 @@ function webhook() {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 type Properties = Record<string, JsonSchema>;
 
-/** A job's schema for one type: `jobType` that type, its target's type one it runs on, then the type's own fields. */
+/**
+ * A job's target for one type. In a request, one of the target kinds it runs on (each kind its
+ * component, `UserTarget` without an id, the others with the platform's `externalId`); in an
+ * answer, `type` one of those kinds.
+ */
+function targetOf(target: JsonSchema, t: JobTypeName): JsonSchema {
+  const variants = target.oneOf as JsonSchema[] | undefined;
+  if (!variants) return { ...target, properties: { ...(target.properties as Properties), type: targetTypeSchema(t) } };
+  const kinds = targetTypesOf(t);
+  const name = (kind: string) => variants.find((v) => kindOf(v) === kind)!.title as string;
+  if (kinds.length === 1) return ref(name(kinds[0]!));
+  return {
+    description: `A ${t} job runs on: ${kinds.join(", ")}.`,
+    oneOf: kinds.map((k) => ref(name(k))),
+    discriminator: {
+      propertyName: "type",
+      mapping: Object.fromEntries(kinds.map((k) => [k, `#/components/schemas/${name(k)}`])),
+    },
+  };
+}
+const kindOf = (variant: JsonSchema) => ((variant.properties as Properties).type as { const: string }).const;
+
+/** A job's schema for one type: `jobType` that type, its target one it runs on, then the type's own fields. */
 function ofType(base: JsonSchema, t: JobTypeName, own: Properties): JsonSchema {
   const props = base.properties as Properties;
-  const target = props.target!;
   return {
     ...base,
     title: `${t} job`,
-    properties: {
-      ...props,
-      jobType: { type: "string", const: t },
-      target: { ...target, properties: { ...(target.properties as Properties), type: targetTypeSchema(t) } },
-      ...own,
-    },
+    properties: { ...props, jobType: { type: "string", const: t }, target: targetOf(props.target!, t), ...own },
   };
 }
 
@@ -118,6 +135,8 @@ function byType(name: (t: JobTypeName) => string, description: string): JsonSche
 function typeJobs(schemas: Record<string, JsonSchema>, name: string, r: (typeof ROUTES)[number]) {
   if (r.body === jobBody) {
     const base = schemas[`${name}Request`]!;
+    for (const variant of (base.properties as Properties).target!.oneOf as JsonSchema[])
+      schemas[variant.title as string] = variant;
     for (const t of JOB_TYPES)
       schemas[`${typeName(t)}JobRequest`] = ofType(base, t, { params: ref(`${typeName(t)}Params`) });
     schemas[`${name}Request`] = byType(
@@ -141,6 +160,43 @@ function typeJobs(schemas: Record<string, JsonSchema>, name: string, r: (typeof 
   else (schemas[`${name}Answer`]!.properties as Properties).job = ref("Job");
 }
 
+/**
+ * The export's jobs typed per job type, as a job read by GET /jobs/{id} is: each row's `jobType`
+ * one type, its target type one the type runs on, and its stored result's `output` that type's
+ * output (`<Type>Output`).
+ */
+function typeExportedJobs(schemas: Record<string, JsonSchema>, answer: string) {
+  const jobs = (schemas[answer]!.properties as Properties).jobs!;
+  const base = jobs.items as JsonSchema;
+  const props = base.properties as Properties;
+  const result = props.result!;
+  const [stored, none] = result.anyOf as [JsonSchema, JsonSchema];
+  for (const t of JOB_TYPES)
+    schemas[`${typeName(t)}ExportedJob`] = {
+      ...base,
+      title: `${t} job, exported`,
+      properties: {
+        ...props,
+        jobType: { type: "string", const: t },
+        targetType: targetTypeSchema(t),
+        result: {
+          ...result,
+          anyOf: [
+            {
+              ...stored,
+              properties: { ...(stored.properties as Properties), output: ref(`${typeName(t)}Output`) },
+            },
+            none,
+          ],
+        },
+      },
+    };
+  jobs.items = byType(
+    (t) => `${typeName(t)}ExportedJob`,
+    "A job of the learner, with its stored result's output typed by its `jobType`.",
+  );
+}
+
 /** The platform API's OpenAPI 3.1 document, generated from the zod schemas its routes parse with. */
 export function buildPlatformOpenApi() {
   const schemas: Record<string, JsonSchema> = {};
@@ -151,6 +207,7 @@ export function buildPlatformOpenApi() {
     schemas[`${name}Answer`] = jsonSchema(r.answer, "output");
     if (r.body) schemas[`${name}Request`] = jsonSchema(r.body, "input");
     typeJobs(schemas, name, r);
+    if (r.answer === exportAnswer) typeExportedJobs(schemas, `${name}Answer`);
     const success = r.method === "PUT" || r.operationId === "startJob" ? ["200", "201"] : ["200"];
     const responses: Record<string, unknown> = {};
     for (const status of success) {
@@ -173,7 +230,7 @@ export function buildPlatformOpenApi() {
           ? {
               headers: {
                 "Retry-After": {
-                  description: "Seconds until the rate limit allows another request.",
+                  description: "Seconds until the rate limit, or the cap on work at once, allows another request.",
                   required: true,
                   schema: { type: "integer", minimum: 1 },
                 },
@@ -209,7 +266,7 @@ export function buildPlatformOpenApi() {
       title: "AI Job Runtime — platform API",
       version: "1.0.0",
       description:
-        'Server to server: a learning platform sends its learners and their learning data by its own ids (`externalId`, every write an idempotent upsert), starts analyses and reads their results (SPEC §10, docs/platform-api.md). Every call carries `Authorization: Bearer <service key>`; each key has scopes. Errors are `{"error": {code, message, details}}`: each error status lists its codes, one schema per code, with `details` in that code\'s shape (or `false`: none). Finished jobs are announced by the `jobFinished` webhook (the `webhooks` section), signed with X-AJR-Signature. Generated from server/platform/schemas.ts.',
+        'Server to server: a learning platform sends its learners and their learning data by its own ids (`externalId`, every write an idempotent upsert), starts analyses and reads their results (docs/platform-api.md). Every call carries `Authorization: Bearer <service key>`; each key has scopes. Errors are `{"error": {code, message, details}}`: each error status lists its codes, one schema per code, with `details` in that code\'s shape (or `false`: none). Finished jobs are announced by the `jobFinished` webhook (the `webhooks` section), signed with X-AJR-Signature. Generated from server/platform/schemas.ts.',
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ serviceKey: [] }],

@@ -50,7 +50,7 @@ const ok = (body: unknown) => ({ status: 200, body });
 const createdOr = (created: boolean, body: unknown) => ({ status: created ? 201 : 200, body });
 const learnerNotFound = { 404: ["NOT_FOUND"] } as const;
 
-/** The platform API (SPEC §10), one entry per route: what the dispatcher and the OpenAPI document both read. */
+/** The platform API (docs/contract.md#learners-and-their-data), one entry per route: what the dispatcher and the OpenAPI document both read. */
 export const ROUTES: Route[] = [
   route({
     method: "PUT",
@@ -92,10 +92,10 @@ export const ROUTES: Route[] = [
     scope: "activity:write",
     body: activityBody,
     answer: activityAnswer,
-    errors: { ...learnerNotFound, 422: ["UNKNOWN_REFERENCE"] },
-    run: async ({ body, params }) => {
+    errors: { ...learnerNotFound, 409: ["CARD_LOG_FULL"], 422: ["UNKNOWN_REFERENCE"] },
+    run: async ({ body, params, actor }) => {
       const learner = await findLearner(params.externalId!);
-      return ok(await recordActivity(learner.id, body));
+      return ok(await recordActivity(learner.id, body, actor.id ?? undefined));
     },
   }),
   route({
@@ -146,7 +146,7 @@ export const ROUTES: Route[] = [
     path: "/learners/{externalId}/export",
     operationId: "exportLearner",
     summary:
-      "Everything stored about the learner, as JSON (SPEC §10, data rights; the list is in docs/data-rights.md): account, consent, materials, knowledge points, activity, snapshots, jobs with their outputs, usage and quotas. Audited (learner.export).",
+      "Everything stored about the learner, as JSON (docs/contract.md#learners-and-their-data, data rights; the list is in docs/data-rights.md): account, consent, materials, knowledge points, activity, snapshots, jobs with their outputs, usage and quotas. Audited (learner.export).",
     scope: "data:export",
     answer: exportAnswer,
     errors: learnerNotFound,
@@ -160,14 +160,14 @@ export const ROUTES: Route[] = [
     path: "/learners/{externalId}",
     operationId: "eraseLearner",
     summary:
-      "Erases the learner (SPEC §10, data rights): their jobs in flight are cancelled, then their account, sessions, credentials, consent, materials, knowledge points, activity, snapshots, jobs with inputs and outputs, usage, quota counters and overrides are removed. Only anonymous aggregates and an audit row that names no one stay. A second call is a 404.",
+      "Erases the learner (docs/contract.md#learners-and-their-data, data rights): their jobs in flight are cancelled, then their account, sessions, credentials, consent, materials, knowledge points, activity, snapshots, jobs with inputs and outputs, usage, quota counters and overrides are removed. Only anonymous aggregates and an audit row that names no one stay. A second call is a 404.",
     scope: "data:erase",
     answer: erasedAnswer,
     errors: { ...learnerNotFound, 403: ["FORBIDDEN"] },
     run: async ({ params, actor }) => {
       const learner = await findLearner(params.externalId!);
-      const { erasureId, counts } = await eraseLearner(learner.id, serviceActor(actor));
-      return ok({ externalId: learner.externalId, erased: true, erasureId, counts });
+      const { erasureId, counts, cancelledJobIds } = await eraseLearner(learner.id, serviceActor(actor));
+      return ok({ externalId: learner.externalId, erased: true, erasureId, counts, cancelledJobIds });
     },
   }),
 ];

@@ -5,9 +5,10 @@ import { jobTypeSchema } from "../jobs/schemas";
 import { refuseUnstorable } from "../security/storable-text";
 import { LIMITS, plainLine } from "../security/learner-text";
 import { RATINGS } from "../review/fsrs";
+import { ERASURE_COUNT_KINDS, type ErasureCountKind } from "../learners/erasure-counts";
 
 /**
- * The platform API's request and answer schemas (SPEC §10): the routes parse with them and the
+ * The platform API's request and answer schemas (docs/contract.md#learners-and-their-data): the routes parse with them and the
  * OpenAPI document (server/platform/openapi.ts) is generated from them. Request objects are
  * strict: an unknown field (`__proto__`, `constructor`, a typo) is a 400, never data. Every request
  * refuses text PostgreSQL cannot store (NUL, lone surrogates) anywhere in its body.
@@ -21,9 +22,9 @@ export const externalId = z
   .meta({ example: "learner-42" });
 
 export const LOCALES = ["zh-CN", "en"] as const;
-/** A material's text: at most 200 KB of UTF-8 (SPEC §10). */
+/** A material's text: at most 200 KB of UTF-8 (docs/contract.md#learners-and-their-data). */
 export const MATERIAL_TEXT_BYTES = 200 * 1024;
-/** Activity items per call (SPEC §10). */
+/** Activity items per call (docs/contract.md#learners-and-their-data). */
 export const MAX_ACTIVITY_ITEMS = 1000;
 export const MAX_KNOWLEDGE_POINTS = 500;
 
@@ -149,11 +150,19 @@ export const activityAnswer = z.object({
   repeated: z.number().int(),
 });
 
+/** A job's target, by kind: the learner themself names nothing; a material or a knowledge point is named by the platform's id. */
+export const targetInput = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("user") }).meta({ title: "UserTarget" }),
+  z.strictObject({ type: z.literal("material"), externalId }).meta({ title: "MaterialTarget" }),
+  z.strictObject({ type: z.literal("knowledge_point"), externalId }).meta({ title: "KnowledgePointTarget" }),
+]);
+export type TargetInput = z.infer<typeof targetInput>;
+
 export const jobBody = z
   .strictObject({
     jobType: jobTypeSchema,
-    /** type "user": the learner themself (externalId may be left out); material, knowledge_point: the platform's id of it. */
-    target: z.strictObject({ type: z.enum(TARGET_TYPES), externalId: externalId.optional() }),
+    /** type "user": the learner themself (no externalId); material, knowledge_point: the platform's id of it. */
+    target: targetInput,
     /** Checked by the job type's parameter schema (400 INVALID_PARAMS). */
     params: z.record(z.string(), z.unknown()).optional(),
     /** The same key for the same learner, type and target answers the job it made, whatever else changed. */
@@ -178,7 +187,7 @@ export const jobAnswer = z.object({
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
-  /** Present once the job succeeded: the output of its job type (SPEC §2, outputSchemaVersion v1). */
+  /** Present once the job succeeded: the output of its job type (docs/contract.md#job-types-and-outputs, outputSchemaVersion v1). */
   output: z.unknown().nullable(),
   outputSchemaVersion: z.string().nullable(),
   /** Set once a cancel was asked for a locked or running job: its Runtime stops at its next heartbeat and the job ends cancelled. */
@@ -205,6 +214,17 @@ export const erasedAnswer = z.object({
   erased: z.literal(true),
   /** Names no one: it is also the id of the erasure's audit row. */
   erasureId: z.string(),
-  /** Rows removed, per kind. */
-  counts: z.record(z.string(), z.number().int()),
+  /** Rows removed, per kind, and the jobs cancelled in flight (`cancelledInFlight`). */
+  counts: z.object(
+    Object.fromEntries(ERASURE_COUNT_KINDS.map((k) => [k, z.number().int().min(0)])) as Record<
+      ErasureCountKind,
+      z.ZodNumber
+    >,
+  ),
+  /**
+   * The jobs the erasure cancelled in flight (pending, waiting to retry or held by a Runtime):
+   * the webhook never announces them (docs/data-rights.md#erasure), and GET /jobs/{id} answers
+   * 404 JOB_NOT_FOUND for them, as for every job of the learner.
+   */
+  cancelledJobIds: z.array(z.string()),
 });

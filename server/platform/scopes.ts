@@ -1,5 +1,5 @@
 /**
- * What a service key may do (SPEC §10), one scope per kind of call: learners:write (learners,
+ * What a service key may do (docs/contract.md#learners-and-their-data), one scope per kind of call: learners:write (learners,
  * materials and knowledge points), activity:write, jobs:write, jobs:read, data:export, data:erase.
  * Free of imports: the console's key form reads it too.
  */

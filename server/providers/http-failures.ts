@@ -1,6 +1,6 @@
 import { JobFailure } from "../pipeline/errors";
 
-/** The SPEC code of a provider's HTTP error status (issue 3's table). */
+/** The failure code (docs/contract.md#the-runtime-protocol) of a provider's HTTP error status. */
 export function classifyStatus(status: number, message: string, retryAfter?: number): JobFailure {
   const detail = `DeepSeek answered ${status}: ${message}`.slice(0, 500);
   if (status === 401 || status === 403) return new JobFailure("INVALID_CREDENTIAL", detail);

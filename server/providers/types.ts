@@ -25,7 +25,7 @@ export type InferenceResult = {
   parseError?: string;
   provider: string;
   model: string;
-  /** Tokens of this call (SPEC §4 shape); the pipeline adds the call's duration. */
+  /** Tokens of this call (docs/contract.md#the-runtime-protocol shape); the pipeline adds the call's duration. */
   usage?: Usage;
 };
 

@@ -11,6 +11,8 @@ export const RATINGS = ["again", "hard", "good", "easy"] as const;
 export type RatingName = (typeof RATINGS)[number];
 /** FSRS grades: 1 Again, 2 Hard, 3 Good, 4 Easy. */
 export const gradeOf = (r: RatingName) => (RATINGS.indexOf(r) + 1) as Grade;
+/** A stored grade's name (1 again … 4 easy). */
+export const ratingName = (grade: number): RatingName => RATINGS[grade - 1]!;
 
 /** The columns of a ReviewCard that hold its FSRS state. */
 export type MemoryColumns = {

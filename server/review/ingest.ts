@@ -1,6 +1,7 @@
 import { Prisma } from "../generated/prisma/client";
 import type { DbOrTx } from "../db";
 import { now } from "../clock";
+import { AppError } from "../errors";
 import { gradeOf, replay, type RatingName } from "./fsrs";
 
 export type PlatformReview = {
@@ -15,12 +16,23 @@ export type PlatformReview = {
 };
 
 /**
+ * Reviews one platform card may hold. A new review is placed in the card's log by its time and the
+ * card's schedule replayed from the log (late reviews give the schedule reviews in order give), so
+ * a call's work grows with the card's log: capped here, a call's work is bounded whatever history
+ * was sent before it (docs/platform-api.md). Years of daily reviews of one card stay far below it.
+ */
+export const MAX_CARD_REVIEWS = 500;
+
+/**
  * Stores the platform's reviews (POST /api/v1/learners/{id}/activity) inside the activity call's
  * transaction: each card is created or updated by the platform's card id, each review is one
  * ReviewLog row by the platform's review id (a repeat is skipped, so a retried call stores nothing
- * twice), and every card that got a new review has its FSRS state replayed from its whole log,
- * oldest first, under its row lock: reviews that arrive late or out of order give the same
- * schedule as reviews sent in order. Answers how many reviews were new.
+ * twice), and every card that got a new review has its FSRS state replayed from its log, oldest
+ * first, under its row lock: reviews that arrive late or out of order give the same schedule as
+ * reviews sent in order. Only the log rows from the earliest new review on are rewritten (the ones
+ * before it keep their state). A card whose log would pass MAX_CARD_REVIEWS refuses the whole call
+ * (409 CARD_LOG_FULL, nothing stored). Rows are taken in one order in every call — cards by their
+ * external id, reviews by theirs — so two calls cannot deadlock. Answers how many reviews were new.
  */
 export async function storePlatformReviews(
   tx: DbOrTx,
@@ -51,33 +63,58 @@ export async function storePlatformReviews(
           "knowledgePointId" = COALESCE(EXCLUDED."knowledgePointId", "ReviewCard"."knowledgePointId")
     RETURNING id, "externalId"`;
   const cardId = new Map(cardRows.map((c) => [c.externalId, c.id]));
-  const inserted = await tx.$queryRaw<{ cardId: string }[]>`
+  const inserted = await tx.$queryRaw<{ id: string; cardId: string }[]>`
     INSERT INTO "ReviewLog" (id, "userId", "cardId", "externalId", rating, state, "reviewedAt", stability, difficulty, "scheduledDays", due)
     SELECT gen_random_uuid()::text, ${userId}, x.card, x.ext, x.rating, 0, x.at::timestamptz AT TIME ZONE 'UTC', 0, 0, 0,
            x.at::timestamptz AT TIME ZONE 'UTC'
-    FROM unnest(${reviews.map((r) => r.externalId)}::text[], ${reviews.map((r) => cardId.get(r.cardExternalId)!)}::text[],
+    -- Of a review sent twice in one call the first is kept; rows are inserted in the order of their
+    -- ids (the same in every call), so two calls with the same reviews wait, never deadlock.
+    FROM (SELECT DISTINCT ON (ext) * FROM unnest(${reviews.map((r) => r.externalId)}::text[],
+                ${reviews.map((r) => cardId.get(r.cardExternalId)!)}::text[],
                 ${reviews.map((r) => gradeOf(r.rating))}::int[], ${reviews.map((r) => r.reviewedAt)}::text[])
-         WITH ORDINALITY AS x(ext, card, rating, at, n)
-    -- In the batch's order, so of a review sent twice in one call the first is kept.
-    ORDER BY x.n
+            WITH ORDINALITY AS u(ext, card, rating, at, n) ORDER BY ext, n) AS x
+    ORDER BY x.ext
     ON CONFLICT ("userId", "externalId") DO NOTHING
-    RETURNING "cardId"`;
+    RETURNING id, "cardId"`;
   const touched = [...new Set(inserted.map((r) => r.cardId))].sort();
-  if (touched.length) await replayCards(tx, touched);
+  if (touched.length) await replayCards(tx, touched, new Set(inserted.map((r) => r.id)), reviews);
   return inserted.length;
 }
 
 type LogRow = { id: string; cardId: string; rating: number; reviewedAt: Date };
 
-/** Recomputes the FSRS state of `cardIds` (and of each of their log rows) from their logs. */
-async function replayCards(tx: DbOrTx, cardIds: string[]) {
-  const cards = await tx.$queryRaw<{ id: string; createdAt: Date }[]>`
-    SELECT id, "createdAt" FROM "ReviewCard" WHERE id = ANY(${cardIds}::text[]) ORDER BY id FOR UPDATE`;
+/**
+ * Recomputes the FSRS state of `cardIds` from their logs, and the state of each log row from the
+ * earliest of `fresh` (the rows this call stored) on; refuses a log past MAX_CARD_REVIEWS.
+ */
+async function replayCards(tx: DbOrTx, cardIds: string[], fresh: Set<string>, sent: PlatformReview[]) {
+  const cards = await tx.$queryRaw<{ id: string; externalId: string; createdAt: Date }[]>`
+    SELECT id, "externalId", "createdAt" FROM "ReviewCard" WHERE id = ANY(${cardIds}::text[]) ORDER BY id FOR UPDATE`;
+  const counts = await tx.$queryRaw<{ cardId: string; n: number }[]>`
+    SELECT "cardId", count(*)::int AS n FROM "ReviewLog" WHERE "cardId" = ANY(${cardIds}::text[]) GROUP BY "cardId"`;
+  const full = counts
+    .filter((c) => c.n > MAX_CARD_REVIEWS)
+    .map((c) => cards.find((k) => k.id === c.cardId)!.externalId);
+  if (full.length) {
+    const at = (ext: string) => sent.findIndex((r) => r.cardExternalId === ext);
+    throw new AppError(
+      "CARD_LOG_FULL",
+      `a card holds at most ${MAX_CARD_REVIEWS} reviews; this call would pass it (nothing was stored)`,
+      full.slice(0, 20).map((ext) => ({
+        path: `reviews.${Math.max(0, at(ext))}.cardExternalId`,
+        message: `card ${JSON.stringify(ext)} would hold more than ${MAX_CARD_REVIEWS} reviews`,
+      })),
+    );
+  }
   const logs = await tx.$queryRaw<LogRow[]>`
     SELECT id, "cardId", rating, "reviewedAt" FROM "ReviewLog"
     WHERE "cardId" = ANY(${cardIds}::text[]) ORDER BY "cardId", "reviewedAt", id`;
   const logsOf = new Map<string, LogRow[]>();
-  for (const l of logs) logsOf.set(l.cardId, [...(logsOf.get(l.cardId) ?? []), l]);
+  for (const l of logs) {
+    const own = logsOf.get(l.cardId);
+    if (own) own.push(l);
+    else logsOf.set(l.cardId, [l]);
+  }
   const logUpdates: { id: string; state: number; stability: number; difficulty: number; days: number; due: Date }[] =
     [];
   const cardUpdates = cards.map((card) => {
@@ -86,7 +123,9 @@ async function replayCards(tx: DbOrTx, cardIds: string[]) {
       card.createdAt,
       own.map((l) => ({ id: l.id, rating: l.rating as 1 | 2 | 3 | 4, reviewedAt: l.reviewedAt })),
     );
-    for (const s of steps) {
+    // Steps before the first new review keep the state they were stored with.
+    const from = steps.findIndex((s) => fresh.has(s.id));
+    for (const s of from < 0 ? [] : steps.slice(from)) {
       logUpdates.push({
         id: s.id,
         state: s.before,

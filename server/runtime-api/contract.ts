@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JOB_TYPES, jobTypeSchema } from "../job-types";
+import { JOB_TYPES, jobTypeSchema } from "../job-types/catalogue";
 import { snapshotContentSchema } from "../job-types/fields";
 import { REJECTION_LIMITS } from "../jobs/rejection-limits";
 import { MAX_RESULTS_PER_REQUEST, TARGET_TYPES } from "../jobs/constants";
@@ -8,7 +8,7 @@ import { refuseUnstorable } from "../security/storable-text";
 import { USAGE_LIMITS, usageSchema } from "./usage";
 
 /**
- * The Runtime HTTP protocol (SPEC §4) as zod schemas: the route handlers parse requests with
+ * The Runtime HTTP protocol (docs/contract.md#the-runtime-protocol) as zod schemas: the route handlers parse requests with
  * them, the reference Runtime validates responses with them, and the OpenAPI document is
  * generated from them. Unknown request fields are ignored, so Runtimes can be newer than the API.
  * Every request refuses text PostgreSQL cannot store (NUL, lone surrogates) anywhere in its body,
@@ -22,7 +22,7 @@ export const runtimeInstanceId = z
 const attemptNo = z.number().int().min(1).max(1_000_000);
 const isoDate = z.union([z.iso.datetime(), z.date()]);
 
-/** SPEC §4: a long poll waits at most 20 s, well inside any proxy's idle timeout. */
+/** docs/contract.md#the-runtime-protocol: a long poll waits at most 20 s, well inside any proxy's idle timeout. */
 export const MAX_WAIT_MS = 20_000;
 
 export const pollRequest = z
@@ -83,7 +83,14 @@ export const resultsRequest = z
   .object({
     runtimeInstanceId,
     results: z
-      .array(z.object({ jobId, ...resultFields }))
+      .array(
+        z.object({
+          jobId,
+          /** The job's type: the item's output is that type's (an item naming another type is refused, 422). */
+          jobType: jobTypeSchema,
+          ...resultFields,
+        }),
+      )
       .min(1)
       .max(MAX_RESULTS_PER_REQUEST),
   })
@@ -230,7 +237,7 @@ export const leasedJob = z.object({
     ),
   createdAt: isoDate,
   /**
-   * OpenTelemetry (SPEC §9): the W3C trace context of this attempt in the job's trace. A Runtime that
+   * OpenTelemetry (docs/contract.md#deployment-shapes): the W3C trace context of this attempt in the job's trace. A Runtime that
    * traces starts its spans of the job as children of it. Absent when the job has no trace.
    */
   traceparent: z

@@ -42,7 +42,7 @@ const endpoint = <S extends z.ZodType>(e: Endpoint<S>) => e as unknown as Endpoi
 const jobErrors = { 404: ["JOB_NOT_FOUND"] } as const;
 
 /**
- * The Runtime protocol (SPEC §4), one entry per endpoint: dispatch() routes and runs from it, and
+ * The Runtime protocol (docs/contract.md#the-runtime-protocol), one entry per endpoint: dispatch() routes and runs from it, and
  * the OpenAPI document (openapi.ts) is written from it, so the two cannot list different endpoints.
  */
 export const ENDPOINTS = {

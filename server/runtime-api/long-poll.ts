@@ -18,7 +18,7 @@ const refused = (job: { jobType: JobType; model?: { apiKeyMode: string } }, s: K
  * (another Runtime was faster) waits again for the rest of the time. When the client goes away
  * (`signal` aborts) the wait ends at once and nothing is claimed for it.
  *
- * The key is the one the request was authenticated with, but a poll may wait for 20 s (SPEC §7):
+ * The key is the one the request was authenticated with, but a poll may wait for 20 s (docs/contract.md#consent-credentials-and-cancellation):
  * a revocation of it ends the wait with 401, and a scope change makes the wait go on under the new
  * scopes. Each query checks the key again in its own statement (keyStillValid), so a change that
  * commits before a claim does wins even before its notification arrives here; a change learnt of

@@ -145,10 +145,33 @@ function sharedSchemas(): Record<string, JsonSchema> {
   };
   return schemas;
 }
+/**
+ * A /results item's output tied to its job's type: one variant per type (`<Type>ResultItem`,
+ * `jobType` that type and `output` its output), told apart by `jobType`.
+ */
+function resultItems(request: JsonSchema, schemas: Record<string, JsonSchema>): JsonSchema {
+  const item = (properties(request).results as { items: JsonSchema }).items;
+  const variants = JOB_TYPES.map((t) => ({
+    ...item,
+    title: `${t} result`,
+    properties: { ...properties(item), jobType: { type: "string", const: t }, output: ref(`${typeName(t)}Output`) },
+  }));
+  const name = (t: string) => `${typeName(t as JobTypeName)}ResultItem`;
+  JOB_TYPES.forEach((t, i) => (schemas[name(t)] = variants[i]!));
+  return {
+    description: "One job's result: its `jobType` (the job's, else 422 INVALID_SCHEMA) and an output of that type.",
+    oneOf: JOB_TYPES.map((t) => ref(name(t))),
+    discriminator: {
+      propertyName: "jobType",
+      mapping: Object.fromEntries(JOB_TYPES.map((t) => [t, `#/components/schemas/${name(t)}`])),
+    },
+  };
+}
+
 /** The endpoints' own schemas, with the shared ones put in by reference where zod's would be untyped. */
-function endpointSchemas(name: string, request: JsonSchema, response: JsonSchema) {
+function endpointSchemas(name: string, request: JsonSchema, response: JsonSchema, schemas: Record<string, JsonSchema>) {
   if (name === "SubmitResults")
-    properties((properties(request).results as { items: JsonSchema }).items).output = ref("Output");
+    (properties(request).results as { items: JsonSchema }).items = resultItems(request, schemas);
   if (name === "PollJobs") properties(response).jobs = { type: "array", items: ref("PollItem") };
   if (name === "LockJob") properties(response).job = ref("LeasedJob");
   if (name === "SubmitResult") properties(request).output = ref("Output");
@@ -167,7 +190,7 @@ export function buildOpenApiDocument() {
   const paths: Record<string, unknown> = {};
   for (const e of Object.values(ENDPOINTS)) {
     const name = e.operationId[0]!.toUpperCase() + e.operationId.slice(1);
-    const own = endpointSchemas(name, jsonSchema(e.request, "input"), jsonSchema(e.response, "output"));
+    const own = endpointSchemas(name, jsonSchema(e.request, "input"), jsonSchema(e.response, "output"), schemas);
     schemas[`${name}Request`] = own.request;
     schemas[`${name}Response`] = own.response;
     const errors = errorsOf(e);
@@ -211,7 +234,7 @@ export function buildOpenApiDocument() {
       title: "AI Job Runtime — Runtime protocol",
       version: "1.1.0",
       description:
-        'How an external Runtime takes and executes AI jobs (SPEC §4). Every request carries `Authorization: Bearer <runtime key>` and `runtimeInstanceId`. A key has scopes (SPEC §7): the job types it may claim (none listed: all) and whether it may receive learners\' own model keys; poll and claim pass by jobs outside them, and lock answers 409 JOB_NOT_LOCKABLE with details.reason "key_scope". Any endpoint may answer 503 UNAVAILABLE with a Retry-After header when the database is unreachable or timed out (nothing changed): retry after that many seconds. Generated from server/runtime-api/contract.ts, endpoints.ts and the job-type registry (server/job-types); unknown request fields are ignored. Leases, long polls, hand-backs and snapshots: docs/protocol.md.',
+        'How an external Runtime takes and executes AI jobs (docs/contract.md#the-runtime-protocol). Every request carries `Authorization: Bearer <runtime key>` and `runtimeInstanceId`. A key has scopes (docs/contract.md#consent-credentials-and-cancellation): the job types it may claim (none listed: all) and whether it may receive learners\' own model keys; poll and claim pass by jobs outside them, and lock answers 409 JOB_NOT_LOCKABLE with details.reason "key_scope". Any endpoint may answer 503 UNAVAILABLE with a Retry-After header when the database is unreachable or timed out (nothing changed): retry after that many seconds. Generated from server/runtime-api/contract.ts, endpoints.ts and the job-type registry (server/job-types); unknown request fields are ignored. Leases, long polls, hand-backs and snapshots: docs/protocol.md.',
     },
     servers: [
       { url: "/", description: "The origin this document was fetched from" },
@@ -245,7 +268,7 @@ export function buildOpenApiDocument() {
   };
 }
 
-/** The target types a type's jobs run on (SPEC §1), as the schema of a job's target type. */
+/** The target types a type's jobs run on (docs/contract.md#who-uses-it), as the schema of a job's target type. */
 export function targetTypeSchema(t: JobTypeName): JsonSchema {
   const targets = targetTypesOf(t);
   return { type: "string", enum: [...targets], description: `A ${t} job runs on: ${targets.join(", ")}.` };

@@ -4,7 +4,7 @@ import { z } from "zod";
 export const USAGE_LIMITS = { provider: 64, model: 128 } as const;
 
 /**
- * SPEC §4 usage of one attempt: every model call of the attempt summed (quality loops included).
+ * docs/contract.md#the-runtime-protocol usage of one attempt: every model call of the attempt summed (quality loops included).
  * Accepted on result and on fail, stored per attempt for cost accounting. Unknown keys are dropped.
  */
 export const usageSchema = z.object({

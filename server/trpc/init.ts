@@ -15,8 +15,19 @@ export type Context = {
   locale?: Locale;
 };
 
+/**
+ * A database too busy or unreachable to look the session up is 503 UNAVAILABLE here as in the
+ * procedures (the route adds Retry-After), not tRPC's 500 for a context that failed.
+ */
 export async function createContext({ headers }: { headers: Headers }): Promise<Context> {
-  const session = await getSession(headers);
+  let session: Session | null;
+  try {
+    session = await getSession(headers);
+  } catch (e) {
+    if (!isDatabaseUnavailable(e)) throw e;
+    console.error("[trpc] database unavailable for the session:", (e as { message?: string }).message ?? "");
+    throw toTRPCError(unavailable());
+  }
   return { session, locale: requestLocale(headers, session?.user.locale) };
 }
 

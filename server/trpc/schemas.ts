@@ -77,7 +77,7 @@ export const resultSchema = z.object({
   promptVersion: z.string().nullable(),
   modelProvider: z.string().nullable(),
   modelName: z.string().nullable(),
-  /** SPEC §4 usage as the Runtime reported it: token counts and durations, provider and model names. */
+  /** docs/contract.md#the-runtime-protocol usage as the Runtime reported it: token counts and durations, provider and model names. */
   usage: z.record(z.string(), z.union([z.number(), z.string(), z.null()])).nullable(),
   latencyMs: z.number().int().nullable(),
   degraded: z.boolean(),

@@ -3,12 +3,13 @@ import { CLI_TEST_TIMEOUT_MS, runScript } from "../helpers/cli";
 import { APP_URL, authRequest, callerAs, setPassword, uniqueIp } from "../helpers/auth";
 import { createLearner, uid } from "../helpers/factories";
 import { POST as acceptRoute } from "@/app/api/invitations/accept/route";
-import { createInvitation, INVITATION_DAYS, lookupInvitation } from "@/server/account/invitations";
+import { createInvitation, INVITATION_DAYS, lookupInvitation, revokeInvitation } from "@/server/account/invitations";
 import { getSession } from "@/server/auth/session";
 import { advanceClock, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
+import { platform, serviceKey } from "../helpers/platform-api";
 
-/** Issue 22 item 1 / SPEC §10: invitations, the one way into an `invite` instance. */
+/** Invitations (docs/contract.md#learners-and-their-data), the one way into an `invite` instance. */
 const email = () => `${uid("invitee")}@example.test`;
 const tokenOf = (link: string) => new URL(link).pathname.split("/").at(-1)!;
 const PASSWORD = "a-learner-password-1";
@@ -161,13 +162,57 @@ describe("invitations", () => {
     expect(await getDb().user.count({ where: { email: address } })).toBe(0);
   });
 
-  it("an email with a password account is refused; one without a password (platform API, SSO) is completed", async () => {
+  it("a pending invitation's email is taken: a service key's PUT with it is 409 EMAIL_IN_USE, on create and on update", async () => {
+    const api = platform(await serviceKey());
+    const address = email().toLowerCase();
+    const token = tokenOf((await createInvitation(address, null)).link);
+    const ext = uid("ext");
+    const created = await api.putLearner(ext, { name: "Key's learner", email: address });
+    expect([created.status, created.body.error?.code]).toEqual([409, "EMAIL_IN_USE"]);
+    expect(await getDb().user.count({ where: { email: address } })).toBe(0);
+    expect((await api.putLearner(ext, { name: "Key's learner" })).status).toBe(201);
+    const moved = await api.putLearner(ext, { name: "Key's learner", email: address });
+    expect([moved.status, moved.body.error?.code]).toEqual([409, "EMAIL_IN_USE"]);
+    // She accepts into an account of her own, which the key cannot reach.
+    expect((await accept({ token, password: PASSWORD })).status).toBe(200);
+    const hers = await getDb().user.findUniqueOrThrow({ where: { email: address } });
+    expect(hers.externalId).toBeNull();
+    expect((await api.exportLearner(ext)).body.account.email).not.toBe(address);
+  });
+
+  it("a revoked invitation frees the email for the platform; the key's account can then not be invited", async () => {
+    const api = platform(await serviceKey());
+    const address = email().toLowerCase();
+    const sent = await createInvitation(address, null);
+    await revokeInvitation(sent.invitationId, (await admin()).id);
+    const ext = uid("ext");
+    expect((await api.putLearner(ext, { name: "Key's learner", email: address })).status).toBe(201);
+    await expect(createInvitation(address, null)).rejects.toMatchObject({ code: "ACCOUNT_EXISTS" });
+  });
+
+  it("accepting never completes an account a platform made, even one made after the invitation was sent", async () => {
+    const api = platform(await serviceKey());
+    const address = email().toLowerCase();
+    const token = tokenOf((await createInvitation(address, null)).link);
+    // The account appears between the invitation and its acceptance (a PUT that raced the invitation).
+    const ext = uid("ext");
+    await getDb().user.create({ data: { email: address, name: "Key's learner", externalId: ext, role: "learner" } });
+    const res = await accept({ token, password: PASSWORD });
+    expect(res.status).toBe(409);
+    expect((await res.json()).error.code).toBe("ACCOUNT_EXISTS");
+    const user = await getDb().user.findUniqueOrThrow({ where: { email: address }, include: { accounts: true } });
+    expect(user.accounts).toEqual([]);
+    expect((await lookupInvitation(token)).state).toBe("valid");
+    expect((await api.exportLearner(ext)).status).toBe(200);
+  });
+
+  it("an email with a password account is refused; one without a password that no platform made (SSO) is completed", async () => {
     const withPassword = await createLearner();
     await setPassword(withPassword.user.id, "already-has-a-password");
     await expect(createInvitation(withPassword.user.email, null)).rejects.toMatchObject({ code: "ACCOUNT_EXISTS" });
     expect(await getDb().invitation.count({ where: { email: withPassword.user.email } })).toBe(0);
 
-    const apiMade = await createLearner();
+    const apiMade = await createLearner(); // no externalId: as single sign-on makes them
     const token = tokenOf((await createInvitation(apiMade.user.email, null)).link);
     const res = await accept({ token, password: PASSWORD });
     expect(res.status).toBe(200);

@@ -207,7 +207,7 @@ describe("overview and Runtimes", () => {
       recentSucceeded: 0,
     });
 
-    // An expired attempt's lease is lost (SPEC §3): it is in no Runtime's hands (HELD_STATUSES).
+    // An expired attempt's lease is lost (docs/contract.md#states-and-transitions): it is in no Runtime's hands (HELD_STATUSES).
     await db().$executeRaw`UPDATE "AiRuntimeJob" SET status = 'expired' WHERE id = ${a.id}`;
     const after = (await asAdmin().admin.monitor.runtimes()).items.find((i) => i.id === rt.id);
     await db().$executeRaw`UPDATE "AiRuntimeJob" SET status = 'locked' WHERE id = ${a.id}`;

@@ -8,7 +8,7 @@ import { GET as metricsRoute } from "@/app/api/metrics/route";
 import { Prisma } from "@/server/generated/prisma/client";
 
 /**
- * Issue 15, item 2: the overview's usage and cost figures. Rows are written straight into
+ * The overview's usage and cost figures. Rows are written straight into
  * JobUsage at dates no other test uses, so the figures are exact whatever else runs.
  */
 process.env.MODEL_PRICE_PROMPT_PER_MTOK = "2";
@@ -259,7 +259,7 @@ describe("the cost queries at volume", () => {
   });
 
   it("the hours of a day not yet over are read from the hour rollups, the last part-hour from the rows, with the same figures", async () => {
-    // Issue 26: today (00:00–15:00 of 2022-08-20 here) and the top learners' first part-day
+    // Today (00:00–15:00 of 2022-08-20 here) and the top learners' first part-day
     // (2022-08-13 16:00–24:00) are whole closed hours; 15:00–15:30 is read live from the rows.
     const at = new Date("2022-08-20T15:30:00.000Z");
     const [c1, c2] = await Promise.all([getCosts(at), getCosts(at)]);

@@ -5,7 +5,7 @@ import { setJobPriority } from "@/server/admin/priority";
 import { getDb } from "@/server/db";
 
 /**
- * Issue 25, item 2: a priority change recomputes the job's fair-queue turn. Before, a job raised
+ * A priority change recomputes the job's fair-queue turn. Before, a job raised
  * into a busier priority kept the turn it had in its old one and was claimed after younger jobs
  * of other learners. This file has its own database: every pending job here is one of ours.
  */

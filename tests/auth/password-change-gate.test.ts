@@ -10,7 +10,7 @@ import { getSession } from "@/server/auth/session";
 import { MIN_PASSWORD_LENGTH } from "@/server/auth/password-policy";
 import { getDb } from "@/server/db";
 
-/** Issue 25: a one-time password opens only the password change, at every door; one password rule everywhere. */
+/** A one-time password opens only the password change, at every door; one password rule everywhere. */
 async function oneTimeAdmin() {
   const email = `${uid("admin")}@example.test`;
   const admin = await createAdmin(email);

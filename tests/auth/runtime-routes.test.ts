@@ -45,7 +45,10 @@ const ROUTES: Record<EndpointName, (a: Learner, key: string) => Promise<Prepared
     return {
       jobId: null,
       watch: jobId,
-      body: { runtimeInstanceId: INSTANCE, results: [{ jobId, attemptNo, output }] },
+      body: {
+        runtimeInstanceId: INSTANCE,
+        results: [{ jobId, jobType: "learning_state_analysis", attemptNo, output }],
+      },
     };
   },
   fail: async (a, key) => {

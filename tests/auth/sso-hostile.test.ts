@@ -260,6 +260,21 @@ describe("the linking table: a returning identity", () => {
     }
   });
 
+  it("a returning identity whose stored ID token is missing or unreadable: refused (fails closed)", async () => {
+    process.env.SIGNUP_MODE = "open";
+    const login = identity(newEmail());
+    const owner = (await signIn(login)).session!.user.id;
+    const link = await getDb().account.findFirstOrThrow({ where: { userId: owner, providerId: "oidc" } });
+    for (const stored of [null, "not-a-token", "a.bm90IGpzb24.c"]) {
+      await getDb().session.deleteMany({ where: { userId: owner } });
+      await getDb().account.update({ where: { id: link.id }, data: { idToken: stored } });
+      const done = await signIn(login);
+      await expectRefused(done, "ACCOUNT_NOT_LINKED", "unknown-issuer", { id: owner, accounts: ["oidc"] });
+    }
+    await getDb().account.update({ where: { id: link.id }, data: { idToken: link.idToken } });
+    expect((await signIn(login)).session?.user.id).toBe(owner);
+  });
+
   it("a second provider's new identity for an existing account's email: refused", async () => {
     process.env.SIGNUP_MODE = "open";
     const email = newEmail();

@@ -3,7 +3,7 @@ import { expectAccessible } from "./a11y";
 import { ADMIN, signIn } from "./admin-helpers";
 import { acceptInvitation, inviteByCli, inviteByConsole, newEmail, newLearnerPage } from "./invitation-helpers";
 
-/** Learner accounts in production (issue 22, SPEC §10): invitations from the console and the shell. */
+/** Learner accounts in production (docs/contract.md#learners-and-their-data): invitations from the console and the shell. */
 test("[ADMIN] invites a learner in the console; the link sets a password and lands on the learner page", async ({
   page,
   browser,

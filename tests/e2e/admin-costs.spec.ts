@@ -3,7 +3,7 @@ import { ADMIN, runtimeClient, shot, signedInRequest, trpc } from "./admin-helpe
 import { BEN, signIn, shot as learnerShot } from "./learner-helpers";
 
 /**
- * Issue 15, item 2 in the browser: the overview's usage and cost panel shows what Runtimes
+ * The overview's usage and cost panel shows what Runtimes
  * reported, and a learner whose daily token budget on the platform key is used up reads it in
  * plain words. Ben is used (not Ada) so other specs' learner never meets a lowered budget.
  */

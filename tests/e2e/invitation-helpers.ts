@@ -6,7 +6,7 @@ import { expect, test, type Browser, type Page } from "@playwright/test";
 import { ADMIN, signedInRequest, trpc } from "./admin-helpers";
 
 /**
- * Learner accounts for browser tests (issue 22): an invitation made the way an operator makes
+ * Learner accounts for browser tests: an invitation made the way an operator makes
  * one — by an admin through the console's procedure, or by `npm run learner:invite` — then
  * accepted in a fresh browser context through the invitation page's form. Reusable by any spec
  * that needs a brand-new learner with nothing yet (the first-run path).

@@ -3,7 +3,7 @@ import { expectAccessible } from "./a11y";
 import { recordProgress, seenProgress } from "./learner-helpers";
 
 /**
- * The learner's main path in 简体中文 and in English (issue 24): sign in, pick a target, run an
+ * The learner's main path in 简体中文 and in English: sign in, pick a target, run an
  * analysis and watch it, read the result, play the quiz, flip the flashcards, with a screenshot
  * and axe at every step. The Chinese demo learner 李明 (li@example.com, saved language zh-CN)
  * walks it in both languages, so the Chinese materials are seen in both interfaces too.

@@ -61,7 +61,7 @@ test("[LEARNER] saves their own DeepSeek key, sees only its last four characters
   const created = await trpc<{ key: string }>(
     adminApi,
     "admin.runtimeKeys.create",
-    // The scope to receive learners' own keys (SPEC §7): a key without it never takes such a job.
+    // The scope to receive learners' own keys (docs/contract.md#consent-credentials-and-cancellation): a key without it never takes such a job.
     { name: `e2e own key ${randomUUID().slice(0, 6)}`, mayReceiveLearnerKeys: true },
     "mutation",
   );

@@ -3,7 +3,7 @@ import { ADMIN, signedInRequest, trpc } from "./admin-helpers";
 import { ADA, signIn } from "./learner-helpers";
 
 /**
- * Quotas in the browser (issue 13): an admin lowers a learner's hourly limit on /admin/quotas
+ * Quotas in the browser: an admin lowers a learner's hourly limit on /admin/quotas
  * (audited), the learner's page says in plain words that the limit is reached and when more can
  * start, and the admin puts the default back.
  */

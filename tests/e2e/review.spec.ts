@@ -118,7 +118,7 @@ async function endLearningStep(cardId: string) {
   }
 }
 
-type ExportedCard = { id: string; kind: string; logs: { rating: number; reviewedAt: string; due: string }[] };
+type ExportedCard = { id: string; kind: string; logs: { rating: string; reviewedAt: string; due: string }[] };
 
 for (const locale of ["en", "zh-CN"] as const) {
   test(`[LEARNER] keyboard only: review due cards and wrong questions, Again comes back after its step (${locale})`, async ({
@@ -199,7 +199,14 @@ for (const locale of ["en", "zh-CN"] as const) {
     ]);
     expect(reviewCards.map((c) => c.id).sort()).toEqual(walked.slice(0, 6).sort());
     const ratings = (id: string) => reviewCards.find((c) => c.id === id)!.logs.map((l) => l.rating);
-    expect(walked.slice(0, 6).map(ratings)).toEqual([[1, 3], [2], [4], [3], [3], [3]]);
+    expect(walked.slice(0, 6).map(ratings)).toEqual([
+      ["again", "good"],
+      ["hard"],
+      ["easy"],
+      ["good"],
+      ["good"],
+      ["good"],
+    ]);
     const again = reviewCards.find((c) => c.id === walked[0])!.logs[0]!;
     expect(Date.parse(again.due) - Date.parse(again.reviewedAt)).toBe(MINUTE);
   });

@@ -7,7 +7,7 @@ import { createLearner, createTestJob, type Learner } from "../helpers/factories
 import { trpcHttp } from "../helpers/trpc-route";
 
 /**
- * Issue 25, item 5: every cursor-taking procedure refuses a cursor whose date PostgreSQL cannot
+ * Every cursor-taking procedure refuses a cursor whose date PostgreSQL cannot
  * read (year 0, year 10000, ±275760) or whose id it cannot store with 400 INVALID_REQUEST, never
  * a 500 (progress.history answered 500 to `0000-01-01T00:00:00.000Z|x`). The procedures are found
  * in the router itself, so a new one is fuzzed without being listed here.

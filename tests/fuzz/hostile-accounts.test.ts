@@ -11,7 +11,7 @@ import { getDb } from "@/server/db";
 import { handleAuthRequest } from "@/server/auth/handler";
 
 /**
- * The account doors of issue 22 under hostile input: invitation acceptance, the open sign-up,
+ * The account doors under hostile input: invitation acceptance, the open sign-up,
  * the console's invitation procedures. One hostile field in an otherwise valid request (NUL, lone
  * surrogate, oversized, deeply nested, prototype-named extra keys), and whole hostile bodies:
  * always a 4xx with a code, and no user, account, invitation or audit row written or changed.

@@ -8,7 +8,7 @@ import { GET as trpcGet, POST as trpcPost } from "@/app/api/trpc/[trpc]/route";
 import { getDb } from "@/server/db";
 
 /**
- * Structured fuzzing (issue 13, item 4): requests that are valid in every field but one, which
+ * Structured fuzzing: requests that are valid in every field but one, which
  * holds something hostile — a NUL, a lone surrogate, an oversized string, a nested value ending in
  * a NUL, or a prototype-named failure code — possibly with prototype-named extra keys. Each such
  * request must be refused with the exact 4xx (a NUL or lone surrogate: 400 INVALID_REQUEST naming
@@ -251,7 +251,7 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
       ["analyses.trigger", { target: { type: "user", id: me }, jobTypes: ["weak_point_analysis"] }],
       ["credentials.set", { apiKey: "sk-fuzz-0123456789abcdef" }],
       ["consent.setApiKeyMode", { apiKeyMode: "platform_key" }],
-      // My materials, flashcard study time and data rights (issue 22): the one string leaf replaced
+      // My materials, flashcard study time and data rights: the one string leaf replaced
       // is the only thing wrong, so each of these would otherwise write.
       [
         "materials.create",

@@ -28,7 +28,7 @@ async function stateFingerprint() {
       db.user.count(),
       db.runtimeApiKey.count({ where: { revokedAt: null } }),
       db.quizAttempt.count(),
-      // My materials (issue 22): every procedure of the router is fuzzed, so these must not move either.
+      // My materials: every procedure of the router is fuzzed, so these must not move either.
       db.material.count(),
       db.knowledgePoint.count(),
       db.studySession.count(),

@@ -64,7 +64,7 @@ export async function createTestJob(
   return job;
 }
 
-/** A Runtime key for tests: every scope unless a test narrows it (SPEC §7; tests/runtime-api/key-scopes.test.ts). */
+/** A Runtime key for tests: every scope unless a test narrows it (docs/contract.md#consent-credentials-and-cancellation; tests/runtime-api/key-scopes.test.ts). */
 export async function runtimeKey(scope: Partial<KeyScope> = FULL_SCOPE) {
   return (await createRuntimeKey(uid("key"), undefined, scope)).key;
 }

@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,11 +9,15 @@ const MARK = "// @ts-expect-error";
 
 /**
  * A client team's view of an OpenAPI document: openapi-typescript generates `<name>.d.ts` from it
- * into a scratch folder, and a fixture beside it is compiled with tsc --strict. Each fixture line
+ * into a scratch folder, and a fixture beside it (which may call the API through openapi-fetch)
+ * is compiled with tsc --strict. Each fixture line
  * marked `// @ts-expect-error` is something the generated types must refuse.
  */
 export async function typedClient(doc: unknown, name: string) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "typed-client-"));
+  // Inside the checkout (node_modules/.cache): the fixture imports openapi-fetch as a client would.
+  const cache = path.resolve("node_modules/.cache");
+  fs.mkdirSync(cache, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(cache, "typed-client-"));
   // Request fields with a default stay optional in the types (the API applies the default).
   const ast = await openapiTS(JSON.parse(JSON.stringify(doc)), { defaultNonNullable: false });
   fs.writeFileSync(path.join(dir, `${name}.d.ts`), astToString(ast));
@@ -68,14 +71,14 @@ export async function typedClient(doc: unknown, name: string) {
  */
 export function describeTypedClient(
   title: string,
-  doc: () => unknown,
+  doc: () => unknown | Promise<unknown>,
   name: string,
   fixture: string,
   minMarked: number,
 ) {
   let client: Awaited<ReturnType<typeof typedClient>>;
   beforeAll(async () => {
-    client = await typedClient(doc(), name);
+    client = await typedClient(await doc(), name);
   });
   afterAll(() => client.remove());
 

@@ -8,7 +8,7 @@ import { platform, serviceKey } from "../helpers/platform-api";
 import { isDatabaseUnavailable } from "@/server/errors";
 
 /**
- * Issue 25, item 6: a creation that cannot get its rows in time (here: another connection holds
+ * A creation that cannot get its rows in time (here: another connection holds
  * the learner's quota counter FOR UPDATE) is rolled back at its deadline and answered 503
  * UNAVAILABLE with Retry-After — never a 500 — and writes nothing.
  */

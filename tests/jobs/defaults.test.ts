@@ -3,7 +3,7 @@ import { createLearner, createTestJob, jobRow, runtimeKey, uid } from "../helper
 import { runtime } from "../helpers/runtime-api";
 import { releaseJobsOf } from "../helpers/release-jobs";
 
-/** SPEC §4's defaults and the capability filter, as a Runtime sees them (issue 25, item 8). */
+/** The protocol's defaults (docs/contract.md#the-runtime-protocol) and the capability filter, as a Runtime sees them. */
 describe("protocol defaults", () => {
   it("a new job: timeoutSeconds 120, maxRetryCount 3; a lock: a 60 s lease; the first heartbeat sets startedAt", async () => {
     const l = await createLearner();

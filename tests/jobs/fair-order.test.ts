@@ -4,7 +4,7 @@ import { releaseJobsOf } from "../helpers/release-jobs";
 import { runtime } from "../helpers/runtime-api";
 
 /**
- * Fair order (SPEC §4): within a priority, poll and claim take learners in turns (start-time fair
+ * Fair order (docs/contract.md#the-runtime-protocol): within a priority, poll and claim take learners in turns (start-time fair
  * queueing: a new job starts one turn after its learner's last waiting job, never behind the head
  * of the queue) instead of pure age order, so one learner's backlog cannot hold back everyone
  * else; priority still comes first and each learner's own jobs stay in age order.

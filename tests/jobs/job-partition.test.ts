@@ -19,7 +19,7 @@ import { runtime, ALL_TYPES } from "../helpers/runtime-api";
 import { validOutput } from "../helpers/outputs";
 
 /**
- * Issue 26, item 4: a hot statement names the job table's partition it works on (one plain table
+ * A hot statement names the job table's partition it works on (one plain table
  * to plan and open), and the parent whenever one partition would not be right.
  */
 afterEach(() => {
@@ -89,7 +89,12 @@ describe("the job table's partition a statement names", () => {
     expect(await partitionOf([a.id, c])).toBe("AiRuntimeJob");
     expect(await partitionOf([uid("not-a-cuid")])).toBe("AiRuntimeJob");
     const kps = learner.knowledgePoints.map((k) => k.id);
-    const item = (jobId: string) => ({ jobId, attemptNo: 1, output: validOutput("weak_point_analysis", kps) });
+    const item = (jobId: string) => ({
+      jobId,
+      jobType: "weak_point_analysis",
+      attemptNo: 1,
+      output: validOutput("weak_point_analysis", kps),
+    });
     const first = await rt.results([item(a.id), item(b.id)]);
     expect(first.body.results.map((r: { httpStatus: number }) => r.httpStatus)).toEqual([200, 200]);
     const d = await jobIn("running", learner, rt);
@@ -127,7 +132,10 @@ describe("the job table's partition a statement names", () => {
       "weak_point_analysis",
       learner.knowledgePoints.map((k) => k.id),
     );
-    expect((await rt.results([{ jobId: job.id, attemptNo: 1, output }])).body.results[0].httpStatus).toBe(200);
+    expect(
+      (await rt.results([{ jobId: job.id, jobType: "weak_point_analysis", attemptNo: 1, output }])).body.results[0]
+        .httpStatus,
+    ).toBe(200);
     const where = (t: string) => q(`SELECT tableoid::regclass::text AS p FROM "${t}" WHERE "jobId" = $1`, [job.id]);
     expect(new Set((await where("JobEvent")).rows.map((r) => r.p))).toEqual(new Set([`"JobEvent${suffix}"`]));
     expect((await where("AiRuntimeResult")).rows.map((r) => r.p)).toEqual([`"AiRuntimeResult${suffix}"`]);

@@ -7,7 +7,7 @@ import { getDb } from "@/server/db";
 import { cancelJob } from "@/server/jobs/cancel";
 
 /**
- * SPEC §3: correctness never depends on the sweep. Nothing here runs the sweep or a scheduler
+ * docs/contract.md#states-and-transitions: correctness never depends on the sweep. Nothing here runs the sweep or a scheduler
  * (a test process starts neither): claim and poll themselves end a passed lease, in the statement
  * that takes or reads jobs, exactly as the sweep would.
  */
@@ -113,7 +113,7 @@ describe("a passed lease is lost at claim and poll, without the sweep", () => {
     expect((await rt.heartbeat(job.id, 1)).body.error.code).toBe("LOCK_LOST");
   });
 
-  it("a job asked to cancel whose lease ends is cancelled, not retried (SPEC §3)", async () => {
+  it("a job asked to cancel whose lease ends is cancelled, not retried (docs/contract.md#states-and-transitions)", async () => {
     const learner = await createLearner();
     const job = await createTestJob(learner, "flashcard_generation");
     const rt = runtime(await runtimeKey(), uid("rt"));

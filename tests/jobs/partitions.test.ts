@@ -9,7 +9,7 @@ import { jobIn } from "../helpers/states";
 import { runtime } from "../helpers/runtime-api";
 
 /**
- * Issue 26, item 4: jobs, events and results live in time partitions (ranges of the job id, a cuid
+ * Jobs, events and results live in time partitions (ranges of the job id, a cuid
  * that starts with its creation time) and age out by dropping whole partitions; only jobs whose ids
  * no span holds (from before the partitions, or not cuids) are deleted by rows.
  */

@@ -10,7 +10,7 @@ import { trpcHttp } from "../helpers/trpc-route";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
 
 /**
- * Issue 13, item 13: per-learner quotas on job creation. Limits are set small for this file
+ * Per-learner quotas on job creation. Limits are set small for this file
  * (configuration is read on every call); every test makes its own learner.
  */
 process.env.QUOTA_JOBS_PER_HOUR = "5";

@@ -15,7 +15,7 @@ import {
 import { statusList } from "@/server/jobs/status-sql";
 import type { JobStatus } from "@/server/generated/prisma/enums";
 
-/** The status sets every query and component builds on (server/jobs/constants.ts), against SPEC §3. */
+/** The status sets every query and component builds on (server/jobs/constants.ts), against docs/contract.md#states-and-transitions. */
 describe("status sets", () => {
   it("terminal and in-flight split the states with nothing left over and nothing shared", () => {
     expect([...TERMINAL_STATUSES, ...IN_FLIGHT_STATUSES].sort()).toEqual([...JOB_STATUSES].sort());

@@ -10,7 +10,7 @@ import { call, runtime } from "../helpers/runtime-api";
 import { validOutput } from "../helpers/outputs";
 
 /**
- * Issue 15, item 2: a per-learner daily token budget on the platform key. Tokens are counted when
+ * A per-learner daily token budget on the platform key. Tokens are counted when
  * a platform-key attempt's usage is stored (result or fail); job creation refuses at or over it.
  * Job limits are set high here so only the budget can refuse.
  */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ERASURE_COUNT_KINDS } from "@/server/learners/erasure-counts";
 import { getDb } from "@/server/db";
 import { Prisma } from "@/server/generated/prisma/client";
 import { setQuotaLimit } from "@/server/admin/quotas";
@@ -23,7 +24,7 @@ import { runtime } from "../helpers/runtime-api";
 import { jobIn } from "../helpers/states";
 
 /**
- * Erasure (SPEC §10): a learner with data in every table that can hold learner data is erased,
+ * Erasure (docs/contract.md#learners-and-their-data): a learner with data in every table that can hold learner data is erased,
  * and then no row of any table, in any text or JSON column, still names them.
  */
 
@@ -222,6 +223,9 @@ describe("erasure", () => {
     const erased = await eraseLearner(me, { type: "admin", id: admin.id });
     expect(erased.erasureId).toMatch(/^erasure_/);
     expect(erased.counts.cancelledInFlight).toBe(4); // pending, locked, running, and the triggered quiz
+    expect(erased.cancelledJobIds).toHaveLength(4);
+    // Every kind the answer's closed `counts` names, and no other.
+    expect(Object.keys(erased.counts).sort()).toEqual([...ERASURE_COUNT_KINDS].sort());
     expect(erased.counts.jobs).toBeGreaterThanOrEqual(12);
     expect(erased.counts.sessions).toBe(1);
     expect(erased.counts.signInCounters).toBeGreaterThanOrEqual(1);

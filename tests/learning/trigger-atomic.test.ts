@@ -6,7 +6,7 @@ import type { Target } from "@/server/jobs/snapshot";
 import { createLearner, createTestJob } from "../helpers/factories";
 
 /**
- * Issue 25: "Run all five" is one transaction. Racing triggers of one learner near the hourly
+ * "Run all five" is one transaction. Racing triggers of one learner near the hourly
  * limit: each either made all five jobs or — answering 429 — none (before, 7 jobs were made by
  * triggers that all answered 429).
  */

@@ -6,6 +6,7 @@ import { getDb } from "@/server/db";
 import { claimDueDeliveries, deliverDue, listDeliveries, recordDelivery } from "@/server/notifications/deliveries";
 import { verifySignature } from "@/server/notifications/webhook";
 import { callerAs } from "../helpers/auth";
+import { advanceClock, now, resetClock } from "@/server/clock";
 
 /**
  * Zero-setup webhook delivery claimed in the database: whatever the number of app instances
@@ -65,6 +66,27 @@ describe("zero-setup webhook deliveries", () => {
     expect(await deliverDue()).toMatchObject({ delivered: 1 });
     expect(await row(job.id)).toMatchObject({ status: "delivered", attempts: 3, lastStatusCode: 200, lastError: null });
     expect(await deliverDue()).toMatchObject({ delivered: 0, retrying: 0 });
+  });
+
+  it("signs a retry again when it is sent: a fresh timestamp inside the receiver's 300-second window", async () => {
+    answers = [503, 200];
+    const job = await finishedJob();
+    await recordDelivery(job.id, "cancelled");
+    try {
+      expect(await deliverDue()).toMatchObject({ retrying: 1 });
+      advanceClock(3_600_000);
+      expect(await deliverDue()).toMatchObject({ delivered: 1 });
+      const [first, retry] = receiver.received;
+      const t = (h: typeof first) => Number(/^t=(\d+),/.exec(String(h!.headers["x-ajr-signature"]))![1]);
+      expect(t(retry) - t(first)).toBeGreaterThanOrEqual(3600);
+      expect(retry!.body).toBe(first!.body);
+      const at = now().getTime();
+      const valid = (h: typeof first) =>
+        verifySignature("whsec_deliveries", h!.body, String(h!.headers["x-ajr-signature"]), 300, at);
+      expect([valid(first), valid(retry)]).toEqual([false, true]);
+    } finally {
+      resetClock();
+    }
   });
 
   it("waits out the backoff before retrying", async () => {

@@ -8,7 +8,11 @@ import { createWeeklyAnalyses } from "@/server/jobs/weekly-analyses";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
 import type { QualityChecker } from "@/server/pipeline/quality-checks";
 import { localProvider } from "@/server/providers/local";
-import { formatTraceparent, parseTraceparent, tracer, tracingOn } from "@/server/observability/tracing";
+import { contextFrom, formatTraceparent, parseTraceparent, tracer, tracingOn } from "@/server/observability/tracing";
+import { getDb } from "@/server/db";
+import { APP_URL, setPassword, signedInCookie } from "../helpers/auth";
+import { platform, serviceKey } from "../helpers/platform-api";
+import { trpcHttp } from "../helpers/trpc-route";
 import { startTracing, tracesUrl, tracesWanted, type Tracing } from "@/server/observability/tracing-sdk";
 import { executeJob } from "@/server/worker/execute";
 import { createLearner, createTestJob, jobRow, runtimeKey, uid } from "../helpers/factories";
@@ -262,6 +266,43 @@ describe("with an OTLP endpoint: one trace per job", () => {
     const stages = spans.filter((s) => s.name.startsWith("pipeline."));
     expect(stages.length).toBeGreaterThanOrEqual(4);
     for (const s of stages) expect(s.parentSpanId).toBe(lock.spanId);
+  });
+
+  it("a traceparent chooses a job's trace only at the platform API, never through a learner's session", async () => {
+    // Next continues an incoming traceparent as the request's span: the context each door runs in.
+    const attacker = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00";
+    const asSent = <T>(fn: () => Promise<T>) => context.with(contextFrom(attacker), fn);
+    const learner = await createLearner();
+    const password = `pw-${uid()}`;
+    await setPassword(learner.user.id, password);
+    const cookie = await signedInCookie(learner.user.email, password);
+    const created = await asSent(() =>
+      trpcHttp(
+        "mutation",
+        "jobs.create",
+        { jobType: "weak_point_analysis", target: { type: "user", id: learner.user.id } },
+        { cookie, origin: APP_URL },
+      ),
+    );
+    expect(created.status, created.text).toBe(200);
+    const own = parseTraceparent((await jobRow(created.body.result.data.job.id)).traceparent)!;
+    expect(own.traceId).not.toBe("0af7651916cd43dd8448eb211c80319c");
+    expect(own.traceFlags & 1).toBe(1);
+
+    const api = platform(await serviceKey());
+    const ext = uid("ext");
+    await api.putLearner(ext, { name: "T", aiConsent: true });
+    await api.putMaterial(ext, "m", {
+      title: "M",
+      text: "Cells are the unit of life.",
+      knowledgePoints: [{ externalId: "k", title: "Cell" }],
+    });
+    const started = await asSent(() =>
+      api.startJob(ext, { jobType: "weak_point_analysis", target: { type: "material", externalId: "m" } }),
+    );
+    expect(started.status).toBe(201);
+    const platformJob = await getDb().aiRuntimeJob.findFirstOrThrow({ where: { user: { externalId: ext } } });
+    expect(parseTraceparent(platformJob.traceparent)!.traceId).toBe("0af7651916cd43dd8448eb211c80319c");
   });
 
   it("the weekly analyses: each job is a trace of its own, linked to the review's span", async () => {

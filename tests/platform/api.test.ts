@@ -309,8 +309,13 @@ describe("jobs", () => {
     const body = { jobType: "learning_state_analysis", target: { type: "user" }, idempotencyKey: "k-1" };
     const first = await api.startJob(ext, body);
     expect(first.status).toBe(201);
-    const second = await api.startJob(ext, { ...body, target: { type: "user", externalId: ext } });
+    const second = await api.startJob(ext, body);
     expect(second.body).toMatchObject({ created: false, job: { id: first.body.job.id, idempotencyKey: "k-1" } });
+    // A user target is the learner themself: it names nothing; a material names its id.
+    const named = await api.startJob(ext, { ...body, target: { type: "user", externalId: ext } });
+    expect([named.status, named.body.error.code]).toEqual([400, "INVALID_REQUEST"]);
+    const unnamed = await api.startJob(ext, { jobType: "quiz_generation", target: { type: "material" } });
+    expect([unnamed.status, unnamed.body.error.code]).toEqual([400, "INVALID_REQUEST"]);
 
     const jobs = await getDb().aiRuntimeJob.count({ where: { userId: user.id } });
     const missing = await api.startJob(ext, {

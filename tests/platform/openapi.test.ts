@@ -129,6 +129,83 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     expect(await getDb().user.count({ where: { externalId: learner } })).toBe(1);
   });
 
+  it("closes the export and the erase answer: a succeeded job's typed output, its usage with cache figures, named ratings, the cancelled jobs' ids", async () => {
+    const key = await serviceKey();
+    const ext = uid("ext");
+    const ids = { externalId: ext, materialId: "m-1" };
+    await documented("PUT", "/learners/{externalId}", ids, { name: "Closed", aiConsent: true, locale: "zh-CN" }, key);
+    const mat = { title: "M", text: "Text", knowledgePoints: [{ externalId: "kp-1", title: "One" }] };
+    await documented("PUT", "/learners/{externalId}/materials/{materialId}", ids, mat, key);
+    const review = {
+      externalId: "r-1",
+      cardExternalId: "c-1",
+      front: "F",
+      back: "B",
+      reviewedAt: "2026-11-01T10:00:00Z",
+    };
+    const rated = await documented(
+      "POST",
+      "/learners/{externalId}/activity",
+      ids,
+      { reviews: [{ ...review, rating: "hard" }] },
+      key,
+    );
+    expect(rated.status).toBe(200);
+    expect(
+      (
+        await callApi(
+          "POST",
+          `/learners/${ext}/activity`,
+          { reviews: [{ ...review, externalId: "r-2", rating: 2 }] },
+          { key },
+        )
+      ).status,
+    ).toBe(400);
+    const quiz = await documented(
+      "POST",
+      "/learners/{externalId}/jobs",
+      ids,
+      { jobType: "quiz_generation", target: { type: "material", externalId: "m-1" }, params: { count: 1 } },
+      key,
+    );
+    const waiting = await documented(
+      "POST",
+      "/learners/{externalId}/jobs",
+      ids,
+      { jobType: "weak_point_analysis", target: { type: "user" } },
+      key,
+    );
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    const jobId = quiz.body.job.id as string;
+    expect((await rt.lock(jobId)).status).toBe(200);
+    const kps = (await getDb().knowledgePoint.findMany({ where: { user: { externalId: ext } } })).map((k) => k.id);
+    const usage = { promptTokens: 100, completionTokens: 20, cacheHitTokens: 60, cacheMissTokens: 40 };
+    expect((await rt.result(jobId, 1, validOutput("quiz_generation", kps, { count: 1 }), { usage })).status).toBe(200);
+
+    const exported = await documented("GET", "/learners/{externalId}/export", ids, undefined, key);
+    const done = exported.body.jobs.find((j: { id: string }) => j.id === jobId);
+    expect(done.result.output.questions).toHaveLength(1);
+    expect(done.usage[0]).toMatchObject({ cacheHitTokens: 60, cacheMissTokens: 40 });
+    expect(done.locale).toBe("zh-CN");
+    expect(exported.body.reviewCards[0].logs.map((l: { rating: string }) => l.rating)).toEqual(["hard"]);
+    // The document refuses what the export never carries: a field it does not name, an output of another type.
+    const row = "/components/schemas/QuizGenerationExportedJob";
+    expect(validator(row)(done)).toBe(true);
+    expect(validator(row)({ ...done, queueTurn: 0 })).toBe(false);
+    expect(validator(row)({ ...done, result: { ...done.result, output: { flashcards: [] } } })).toBe(false);
+    expect(validator(row)({ ...done, errorCode: "BOOM" })).toBe(false);
+
+    const erased = await documented("DELETE", "/learners/{externalId}", ids, undefined, key);
+    expect(erased.body.cancelledJobIds).toEqual([waiting.body.job.id]);
+    expect(erased.body.counts).toMatchObject({ cancelledInFlight: 1, jobs: 2, reviewLogs: 1 });
+    expect(
+      validator("/components/schemas/EraseLearnerAnswer")({
+        ...erased.body,
+        counts: { ...erased.body.counts, other: 1 },
+      }),
+    ).toBe(false);
+  });
+
   it("documents 503 UNAVAILABLE with Retry-After on every route, and a live 503 (quota row held) matches it", async () => {
     for (const r of ROUTES) {
       const op = doc.paths[`/api/v1${r.path}`][r.method.toLowerCase()];
@@ -244,7 +321,19 @@ describe("a job typed per job type in the platform document", () => {
     const schemas = doc.components.schemas;
     expect(schemas.StartJobRequest.discriminator.propertyName).toBe("jobType");
     expect(schemas.Job.discriminator.propertyName).toBe("jobType");
-    expect(schemas.KnowledgePointExtractionJobRequest.properties.target.properties.type.enum).toEqual(["material"]);
+    expect(schemas.KnowledgePointExtractionJobRequest.properties.target).toEqual({
+      $ref: "#/components/schemas/MaterialTarget",
+    });
+    expect(schemas.QuizGenerationJobRequest.properties.target.discriminator.propertyName).toBe("type");
+    expect(schemas.UserTarget.properties).not.toHaveProperty("externalId");
+    expect(schemas.UserTarget.additionalProperties).toBe(false);
+    expect(schemas.MaterialTarget.required).toEqual(["type", "externalId"]);
+    const exported = schemas.ExportLearnerAnswer.properties.jobs.items;
+    expect(exported.discriminator.propertyName).toBe("jobType");
+    expect(schemas.QuizGenerationExportedJob.properties.result.anyOf[0].properties.output).toEqual({
+      $ref: "#/components/schemas/QuizGenerationOutput",
+    });
+    expect(schemas.QuizGenerationExportedJob.additionalProperties).toBe(false);
     expect(schemas.QuizGenerationJobRequest.properties.params).toEqual({
       $ref: "#/components/schemas/QuizGenerationParams",
     });

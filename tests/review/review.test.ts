@@ -126,11 +126,12 @@ describe("reviews are study activity", () => {
     await caller.review.rate({ cardId: card!.id, rating: "hard", reps: 0 });
     const me = learner.user.id;
     const exported = (await exportLearnerData(me, { type: "learner", id: me })) as unknown as {
-      reviewCards: { front: string; reps: number; logs: { rating: number }[] }[];
+      reviewCards: { front: string; reps: number; logs: { rating: string }[] }[];
     };
     expect(exported.reviewCards).toHaveLength(1);
     expect(exported.reviewCards[0]).toMatchObject({ front: "Front 1", reps: 1 });
-    expect(exported.reviewCards[0]!.logs.map((l) => l.rating)).toEqual([2]);
+    // Stored as the FSRS grade, exported by name.
+    expect(exported.reviewCards[0]!.logs.map((l) => l.rating)).toEqual(["hard"]);
 
     const erased = await eraseLearner(me, { type: "learner", id: me });
     expect(erased.counts).toMatchObject({ reviewCards: 1, reviewLogs: 1 });

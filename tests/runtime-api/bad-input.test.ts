@@ -31,7 +31,10 @@ function validBody(endpoint: Endpoint, rtId: string): Record<string, unknown> {
     case "result":
       return { runtimeInstanceId: rtId, attemptNo: 1, output: { summary: "x" } };
     case "results":
-      return { runtimeInstanceId: rtId, results: [{ jobId: "rt-job", attemptNo: 1, output: { summary: "x" } }] };
+      return {
+        runtimeInstanceId: rtId,
+        results: [{ jobId: "rt-job", jobType: "learning_state_analysis", attemptNo: 1, output: { summary: "x" } }],
+      };
     case "fail":
       return { runtimeInstanceId: rtId, attemptNo: 1, errorCode: "NETWORK_ERROR", errorMessage: "x" };
   }
@@ -106,6 +109,13 @@ function cases(endpoint: Endpoint, rtId: string): Case[] {
       { name: "one job twice", body: { ...body, results: [item, item] }, status: 400, code: "INVALID_REQUEST" },
       { name: "results as an object", body: { ...body, results: item }, status: 400, code: "INVALID_REQUEST" },
       { name: "a result without jobId", body: withItem({ jobId: undefined }), status: 400, code: "INVALID_REQUEST" },
+      {
+        name: "a result without its jobType",
+        body: withItem({ jobType: undefined }),
+        status: 400,
+        code: "INVALID_REQUEST",
+      },
+      { name: "a jobType no job has", body: withItem({ jobType: "essay" }), status: 400, code: "INVALID_REQUEST" },
       {
         name: "a job id with SQL in it",
         body: withItem({ jobId: "x' OR '1'='1" }),

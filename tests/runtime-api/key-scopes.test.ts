@@ -8,7 +8,7 @@ import { getDb } from "@/server/db";
 import { createRuntimeKey, setRuntimeKeyScope, verifyRuntimeKey } from "@/server/runtime-keys";
 
 /**
- * Runtime key scopes (SPEC §7, issue 25 item 5): the job types a key may claim, and whether it may
+ * Runtime key scopes (docs/contract.md#consent-credentials-and-cancellation): the job types a key may claim, and whether it may
  * receive learners' own keys. A claim never takes a job its key may not run; a job on a learner's
  * own DeepSeek key is not claimable (nor lockable) by a key without that scope — it is never run
  * on the platform's key against the learner's choice, and the learner's key never leaves to it.

@@ -5,7 +5,7 @@ import { releaseJobsOf } from "../helpers/release-jobs";
 import { runtime } from "../helpers/runtime-api";
 
 /**
- * A lease belongs to the Runtime key that took it as well as to runtimeInstanceId (SPEC §4):
+ * A lease belongs to the Runtime key that took it as well as to runtimeInstanceId (docs/contract.md#the-runtime-protocol):
  * another valid key that sends the holder's instance id and attempt number gets 409 LOCK_LOST on
  * heartbeat, result and fail, and the job is left exactly as it was; the holder carries on.
  */

@@ -6,7 +6,7 @@ import { releaseJobsOf } from "../helpers/release-jobs";
 import { eventually, startApiServer } from "../runtime/api-server";
 
 /**
- * Long poll (SPEC §4 waitMs) over real HTTP: a waiting poll returns the job created after it,
+ * Long poll (docs/contract.md#the-runtime-protocol waitMs) over real HTTP: a waiting poll returns the job created after it,
  * a wait with nothing to find ends with jobs: [], a client that disconnects frees its waiter,
  * a draining server answers waiters at once, a retry is picked up when its runAfter is reached,
  * and one new job wakes one claiming Runtime, not all of them. Each test uses its own job type

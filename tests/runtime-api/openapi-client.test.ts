@@ -3,6 +3,7 @@ import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
 import { JOB_TYPES } from "@/server/job-types";
 import { FAILURE_CODES } from "@/server/jobs/constants";
+import { GET as servedDocument } from "@/app/internal/runtime/openapi.json/route";
 import { buildOpenApiDocument } from "@/server/runtime-api/openapi";
 import { createLearner, createTestJob, runtimeKey, uid } from "../helpers/factories";
 import { validOutput } from "../helpers/outputs";
@@ -11,13 +12,13 @@ import { describeTypedClient } from "../helpers/typed-client";
 
 /**
  * A Runtime team in another language works from the OpenAPI document alone. Here a TypeScript
- * team does: openapi-typescript generates a client from the document, and a fixture that writes
+ * team does: openapi-typescript generates a client from the document as served, and a fixture that writes
  * wrong outputs, unknown error codes and mixed-up poll items must fail to compile exactly there.
  */
 const doc = buildOpenApiDocument() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 describeTypedClient(
   "a typed client generated from the OpenAPI document (wrong outputs, unknown codes, wrong details, mixed-up items)",
-  () => doc,
+  () => servedDocument().json(),
   "runtime-api",
   path.join(import.meta.dirname, "typed-client", "client.fixture.ts"),
   14,

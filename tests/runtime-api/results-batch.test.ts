@@ -36,6 +36,7 @@ const outputFor = (l: Learner) =>
 
 const item = (l: Learner, j: { id: string; attemptNo: number }, extra: Record<string, unknown> = {}) => ({
   jobId: j.id,
+  jobType: "weak_point_analysis",
   attemptNo: j.attemptNo,
   output: outputFor(l),
   ...extra,
@@ -144,6 +145,40 @@ describe("several results in one request", () => {
     const late = await rt.results([item(learner, passed!)]);
     expect([late.body.results[0].httpStatus, late.body.results[0].body.error.code]).toEqual([409, "LOCK_LOST"]);
     expect(await getDb().aiRuntimeResult.count({ where: { jobId: { in: [passed!.id, keyed!.id] } } })).toBe(0);
+  });
+
+  it("an item names its job's type: another type is refused (422) and stores nothing; none at all is a 400", async () => {
+    const learner = await createLearner();
+    const rt = runtime(await runtimeKey(), uid("rt"));
+    const [job, other] = await held(learner, rt, 2);
+    const quiz = validOutput(
+      "quiz_generation",
+      learner.knowledgePoints.map((k) => k.id),
+      { count: 1 },
+    );
+    const res = await rt.results([
+      item(learner, job!, { jobType: "quiz_generation", output: quiz }),
+      item(learner, other!),
+    ]);
+    expect(res.status).toBe(200);
+    const [mistyped, fine] = res.body.results;
+    expect([mistyped.httpStatus, mistyped.body.error.code, mistyped.body.error.details]).toEqual([
+      422,
+      "INVALID_SCHEMA",
+      [
+        {
+          path: "jobType",
+          rule: "job_type_mismatch",
+          message: "the job is a weak_point_analysis job, not quiz_generation",
+        },
+      ],
+    ]);
+    expect(fine.httpStatus).toBe(200);
+    expect(await getDb().aiRuntimeResult.count({ where: { jobId: job!.id } })).toBe(0);
+    expect((await getDb().aiRuntimeJob.findUniqueOrThrow({ where: { id: job!.id } })).status).toBe("locked");
+    const { jobType: _omitted, ...untyped } = item(learner, job!);
+    const refused = await rt.results([untyped]);
+    expect([refused.status, refused.body.error.code]).toEqual([400, "INVALID_REQUEST"]);
   });
 
   it("the whole batch again is idempotent: the same result ids, nothing written twice", async () => {

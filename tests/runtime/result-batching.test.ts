@@ -78,12 +78,14 @@ describe("results sent together by the reference Runtime's client", () => {
     );
 
     api.hold();
-    const firstAnswer = client.result(first!, { attemptNo: 1, output });
+    const firstAnswer = client.result(first!, { jobType: "weak_point_analysis", attemptNo: 1, output });
     await eventually("the first result request in flight", async () => api.seen.length === 1);
     const later = [
-      client.result(a!, { attemptNo: 1, output }),
-      client.result(b!, { attemptNo: 1, output }),
-      client.result(bad!, { attemptNo: 1, output: { weakPoints: "not a list" } }).catch((e: unknown) => e),
+      client.result(a!, { jobType: "weak_point_analysis", attemptNo: 1, output }),
+      client.result(b!, { jobType: "weak_point_analysis", attemptNo: 1, output }),
+      client
+        .result(bad!, { jobType: "weak_point_analysis", attemptNo: 1, output: { weakPoints: "not a list" } })
+        .catch((e: unknown) => e),
     ];
     // Nothing else is sent while the first request is in flight.
     expect(api.seen).toHaveLength(1);
@@ -116,7 +118,9 @@ describe("results sent together by the reference Runtime's client", () => {
       learner.knowledgePoints.map((k) => k.id),
     );
     // Three results in one synchronous stretch, as the jobs of one claim that end together.
-    const answers = await Promise.all(jobs.map((id) => client.result(id, { attemptNo: 1, output })));
+    const answers = await Promise.all(
+      jobs.map((id) => client.result(id, { jobType: "weak_point_analysis", attemptNo: 1, output })),
+    );
     expect(answers.map((a) => a.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
     expect(api.seen.map((s) => [s.path, ((s.body.results ?? []) as { jobId: string }[]).map((r) => r.jobId)])).toEqual([
       ["results", jobs],
@@ -131,7 +135,9 @@ describe("results sent together by the reference Runtime's client", () => {
     const [j] = await heldJobs(learner, key, instanceId, 1);
     const client = createApiClient({ apiUrl: api.url, apiKey: key, instanceId, requestTimeoutMs: 100 });
     api.hold();
-    const answer = client.result(j!, { attemptNo: 1, output: { weakPoints: [] } }).catch((e: unknown) => e);
+    const answer = client
+      .result(j!, { jobType: "weak_point_analysis", attemptNo: 1, output: { weakPoints: [] } })
+      .catch((e: unknown) => e);
     expect(await answer).toMatchObject({ status: null, code: "UNREACHABLE" });
     expect(api.seen.map((s) => s.path)).toEqual(["results"]);
   });
@@ -155,7 +161,9 @@ describe("results sent together by the reference Runtime's client", () => {
       requestTimeoutMs: 30_000,
       maxResultBytes: size + 10,
     });
-    expect(await client.result(j!, { attemptNo: 1, output })).toMatchObject({ status: "succeeded" });
+    expect(await client.result(j!, { jobType: "weak_point_analysis", attemptNo: 1, output })).toMatchObject({
+      status: "succeeded",
+    });
     expect(api.seen.map((s) => s.path)).toEqual([`${j}/result`]);
   });
 });

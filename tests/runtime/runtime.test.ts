@@ -21,7 +21,7 @@ beforeAll(async () => {
   key = await runtimeKey();
   api = await startApiServer();
   cleanups.push(() => api.close());
-  // Retryable failures come back at once instead of after seed 004's 5 s.
+  // Retryable failures come back at once instead of after the first backoff's 5 s.
   process.env.JOB_BACKOFF_BASE_MS = "1";
   process.env.JOB_BACKOFF_CAP_MS = "1";
 });

@@ -60,7 +60,7 @@ describe("usage and Retry-After on the Runtime protocol", () => {
     expect(loadConfig({ RUNTIME_API_KEY: "k" }).maxResultBytes).toBe(doc["x-runtime-limits"].maxBodyBytes);
   });
 
-  it("fail stores the attempt's usage (SPEC §4 shape) once, counts its tokens, and Retry-After sets the earliest runAfter", async () => {
+  it("fail stores the attempt's usage (docs/contract.md#the-runtime-protocol shape) once, counts its tokens, and Retry-After sets the earliest runAfter", async () => {
     process.env.JOB_BACKOFF_BASE_MS = "100";
     process.env.JOB_BACKOFF_CAP_MS = "60000";
     const { job, fail } = await lockedJob();

@@ -6,7 +6,7 @@ import { validOutput } from "../helpers/outputs";
 import { verifyOutcome } from "@/scripts/chaos/verify";
 
 /**
- * Issue 25, item 3: the chaos verifier proves that no job ran to a second accepted completion,
+ * The chaos verifier proves that no job ran to a second accepted completion,
  * and fails when the database says otherwise. A clean run passes; each doctored history (the
  * kinds a double completion leaves) is a violation.
  */

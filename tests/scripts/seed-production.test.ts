@@ -4,7 +4,7 @@ import { getDb } from "@/server/db";
 import { seed, SEED_REFUSED } from "@/prisma/seed";
 
 /**
- * SPEC §9: production seeds nothing. `npm run db:seed` (scripts/seed.ts) with NODE_ENV=production
+ * docs/contract.md#deployment-shapes: production seeds nothing. `npm run db:seed` (scripts/seed.ts) with NODE_ENV=production
  * exits 1 naming why and writes nothing; seed() itself refuses too, whoever calls it. (Before,
  * the refusal lived only in prisma/seed.ts's own main block, which db:seed does not run.)
  */

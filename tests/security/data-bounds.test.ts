@@ -7,7 +7,7 @@ import { decryptSecret, encryptSecret } from "@/server/security/secret-box";
 import { buildPrompt, DATA_CLOSE, DATA_OPEN } from "@/server/pipeline/prompts";
 import { readLearningState } from "@/server/jobs/snapshot";
 
-/** Issue 13, items 10, 11 and 12: bounded learner text, bounded explorer filters, pinned GCM tags. */
+/** Bounded learner text, bounded explorer filters, pinned GCM tags. */
 let admin: Learner;
 let adminCookie: string;
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import { releaseJobsOf } from "../helpers/release-jobs";
 import { eventually, startApiServer } from "../runtime/api-server";
 
 /**
- * SPEC §7: from the moment a key's revocation commits, no request made with it — one parked in a
+ * docs/contract.md#consent-credentials-and-cancellation: from the moment a key's revocation commits, no request made with it — one parked in a
  * long poll included — is handed a job or a learner's data, and its held leases are lost; a scope
  * change applies the same way to parked polls and held leases. Over real HTTP, with the races held
  * in place by the key row's own locks.

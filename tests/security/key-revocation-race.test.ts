@@ -6,7 +6,7 @@ import { eventually } from "../helpers/eventually";
 import { uid } from "../helpers/factories";
 
 /**
- * Issue 13, item 7: a revoke is effective on the next request after it commits, even when a
+ * A revoke is effective on the next request after it commits, even when a
  * request was filling the per-process key cache at the same moment. The cache is only used while
  * the revocation listener is connected, so the test waits for it first.
  */

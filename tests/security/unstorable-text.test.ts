@@ -9,7 +9,7 @@ import { getDb } from "@/server/db";
 import { startApiServer } from "../runtime/api-server";
 
 /**
- * Issue 13, items 4 and 5: text PostgreSQL cannot store, and prototype-named failure codes, are
+ * Text PostgreSQL cannot store, and prototype-named failure codes, are
  * refused with a 400 naming the field at every door, and nothing changes.
  */
 const NUL = "bad\u0000text";

@@ -20,7 +20,7 @@ import { countStatus, createJobs, expectSucceededOnce } from "./jobs";
 import { pgBinDir, runPgTool, startPgServer, type PgServer } from "./pg-tools";
 
 /**
- * SPEC §9, backup and restore: `pg_dump` of a live instance while a Runtime holds jobs, restored
+ * docs/contract.md#deployment-shapes, backup and restore: `pg_dump` of a live instance while a Runtime holds jobs, restored
  * into a fresh database on which a second instance starts. The held jobs come back through the
  * lease rules and finish once; learners and their data (materials, knowledge points, activity,
  * consent, an encrypted key) are all there; an erasure made after the dump is applied again from

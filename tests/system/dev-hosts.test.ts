@@ -10,7 +10,7 @@ import { setPassword } from "../helpers/auth";
 import { createLearner, uid } from "../helpers/factories";
 
 /**
- * `npm run dev` must give a working page at both http://localhost and http://127.0.0.1 (issue 17):
+ * `npm run dev` must give a working page at both http://localhost and http://127.0.0.1:
  * Next's dev server refuses its scripts and HMR socket to hosts it was not told about, and the
  * zero-setup auth trusts exactly those two origins on the app's port. This starts `next dev`
  * (zero-setup: no BETTER_AUTH_URL) and signs in through the hydrated form at each host, under

@@ -132,9 +132,9 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
     const together = await call("results", null, {
       runtimeInstanceId: a,
       results: [
-        { jobId: jobs[4]!.id, attemptNo: 1, output },
-        { jobId: jobs[0]!.id, attemptNo: 1, output },
-        { jobId: "no_such_job", attemptNo: 1, output },
+        { jobId: jobs[4]!.id, jobType: "weak_point_analysis", attemptNo: 1, output },
+        { jobId: jobs[0]!.id, jobType: "weak_point_analysis", attemptNo: 1, output },
+        { jobId: "no_such_job", jobType: "weak_point_analysis", attemptNo: 1, output },
       ],
     });
     expect(together.body.results.map((r: { httpStatus: number }) => r.httpStatus)).toEqual([200, 200, 404]);
@@ -213,7 +213,15 @@ describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () =
       },
       results: {
         runtimeInstanceId: rt,
-        results: [{ jobId: "no_such_job", attemptNo: 1, output: { weakPoints: [] }, latencyMs: 5 }],
+        results: [
+          {
+            jobId: "no_such_job",
+            jobType: "weak_point_analysis",
+            attemptNo: 1,
+            output: { weakPoints: [] },
+            latencyMs: 5,
+          },
+        ],
       },
       fail: { runtimeInstanceId: rt, attemptNo: 1, errorCode: "MODEL_TIMEOUT", errorMessage: "x" },
     };

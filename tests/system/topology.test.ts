@@ -17,7 +17,7 @@ import { spawnRuntime, type RuntimeProcess } from "./runtime-process";
 import { createJobs, expectSucceededOnce } from "./jobs";
 
 /**
- * The topology of SPEC §9, rehearsed: HAProxy (deploy/haproxy.cfg) in front of three production
+ * The topology of docs/contract.md#deployment-shapes, rehearsed: HAProxy (deploy/haproxy.cfg) in front of three production
  * instances whose pooled DATABASE_URL is PgBouncer in transaction mode (deploy/pgbouncer.ini), their
  * sessions (LISTEN, claims, advisory locks) on DIRECT_DATABASE_URL; eight Runtimes and two learners
  * in Chromium, all through HAProxy. While jobs run, one instance is SIGKILLed, PgBouncer is stopped

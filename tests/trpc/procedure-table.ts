@@ -93,7 +93,7 @@ export const PROCEDURES: Record<string, Entry> = {
   "credentials.get": { access: "user", input: () => undefined },
   "credentials.set": { access: "user", input: () => ({ apiKey: `sk-${uid("deepseek")}` }) },
   "credentials.delete": { access: "user", input: () => undefined },
-  // Learner page (issue 5); cross-learner cases are in tests/learning/learner-api.test.ts.
+  // Learner page; cross-learner cases are in tests/learning/learner-api.test.ts.
   "targets.list": { access: "user", input: () => undefined },
   "analyses.trigger": {
     access: "user",
@@ -209,7 +209,7 @@ export const PROCEDURES: Record<string, Entry> = {
       return { userId: doomed.user.id, confirmEmail: doomed.user.email };
     },
   },
-  // Learner progress (issue 15); cross-learner cases are in tests/learning/progress.test.ts.
+  // Learner progress; cross-learner cases are in tests/learning/progress.test.ts.
   "progress.history": { access: "user", input: () => ({ limit: 5 }) },
   "progress.mastery": { access: "user", input: () => undefined },
   "progress.ticks": {
@@ -251,7 +251,7 @@ export const PROCEDURES: Record<string, Entry> = {
     input: async () => ({ id: (await createServiceKey(uid("service"), ["jobs:read"], "test")).id }),
   },
   "admin.webhooks.list": { access: "admin", input: () => ({}) },
-  // Learner accounts (issue 22): invitations.
+  // Learner accounts: invitations.
   "admin.learners.list": { access: "admin", input: () => ({ search: "example", page: 1, pageSize: 5 }) },
   "admin.learners.invite": { access: "admin", input: () => ({ email: `${uid("invitee")}@example.test` }) },
   "admin.learners.resend": {
@@ -266,7 +266,7 @@ export const PROCEDURES: Record<string, Entry> = {
       invitationId: (await createInvitation(`${uid("invitee")}@example.test`, null)).invitationId,
     }),
   },
-  // Admin console (issue 6).
+  // Admin console.
   "admin.explorer.list": { access: "admin", input: () => ({}) },
   "admin.explorer.count": { access: "admin", input: (w) => ({ filter: { user: w.a.user.id } }) },
   "admin.explorer.detail": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
@@ -283,7 +283,7 @@ export const PROCEDURES: Record<string, Entry> = {
     input: async (w) => ({ action: "cancel", scope: { ids: [(await jobOf(w.b)).id] }, expectedCount: 1 }),
   },
   "admin.monitor.overview": { access: "admin", input: () => ({ window: "1h" }) },
-  // Issue 15: alerts and background bulk runs.
+  // Alerts and background bulk runs.
   "admin.monitor.alerts": { access: "admin", input: () => undefined },
   "admin.monitor.costs": { access: "admin", input: () => undefined },
   "admin.actions.bulkStatus": {
@@ -314,7 +314,7 @@ export const PROCEDURES: Record<string, Entry> = {
   },
   "admin.monitor.runtimes": { access: "admin", input: () => undefined },
   "admin.monitor.audit": { access: "admin", input: () => ({}) },
-  // Quotas (issue 13).
+  // Quotas.
   "quota.get": { access: "user", input: () => undefined },
   "admin.quotas.get": { access: "admin", input: (w) => ({ user: w.a.user.email }) },
   "admin.quotas.setLimit": {

@@ -6,7 +6,7 @@ import { adminJobSchema, jobIdInput, jobStatusSchema } from "../schemas";
 
 /** An admin's actions on one job of any learner (reading jobs is admin.explorer). Audited in the domain. */
 export const adminJobsRouter = router({
-  /** A new job with the old one's input; only failed or cancelled jobs (SPEC §3). */
+  /** A new job with the old one's input; only failed or cancelled jobs (docs/contract.md#states-and-transitions). */
   rerun: adminProcedure
     .input(jobIdInput)
     .output(z.object({ job: adminJobSchema, created: z.boolean() }))

@@ -4,7 +4,7 @@ import { JOB_TYPES } from "../../jobs/constants";
 import { adminProcedure, router } from "../init";
 import { isoDate } from "../schemas";
 
-/** A key's scopes (SPEC §7): job types it may run (empty: all) and whether it may receive learners' own keys. */
+/** A key's scopes (docs/contract.md#consent-credentials-and-cancellation): job types it may run (empty: all) and whether it may receive learners' own keys. */
 const scopeFields = {
   jobTypes: z.array(z.enum(JOB_TYPES)).max(JOB_TYPES.length),
   mayReceiveLearnerKeys: z.boolean(),

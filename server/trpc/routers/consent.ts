@@ -10,7 +10,7 @@ export const consentRouter = router({
     .output(z.object({ granted: z.boolean(), apiKeyMode: apiKeyModeSchema }))
     .query(({ ctx }) => getConsent(ctx.user.id)),
 
-  /** Turning AI off cancels pending jobs and asks running ones to stop (SPEC §7). */
+  /** Turning AI off cancels pending jobs and asks running ones to stop (docs/contract.md#consent-credentials-and-cancellation). */
   set: userProcedure
     .input(z.object({ granted: z.boolean() }))
     .output(z.object({ granted: z.boolean(), cancelled: z.number().int(), cancelRequested: z.number().int() }))

@@ -3,8 +3,10 @@
  * openapi-typescript generates from the platform API's OpenAPI document. Every `@ts-expect-error`
  * line is something the typed client must refuse: if the document let it through, the directive
  * would be unused and the compile would fail. (Excluded from the project's own typecheck: the
- * generated file exists only in the test's folder.)
+ * generated file exists only in the test's folder.) The calls go through openapi-fetch, as a
+ * platform's client would make them.
  */
+import createClient from "openapi-fetch";
 import type { components, paths, webhooks } from "./platform-api";
 
 type S = components["schemas"];
@@ -116,3 +118,89 @@ export const wrongOutputs: QuizOutput[] = [
 ];
 // @ts-expect-error a weak-point job's output is not a quiz
 export const mixedUp: S["WeakPointAnalysisJob"]["output"] = oneQuestion;
+
+/** The client a platform makes from the document: every call typed by its path and method. */
+const api = createClient<paths>({ baseUrl: "https://ajr.example", headers: { authorization: "Bearer ajs_key" } });
+const learner = { params: { path: { externalId: "learner-1" } } };
+
+export async function startOnMaterial(): Promise<string> {
+  const { data, error } = await api.POST("/api/v1/learners/{externalId}/jobs", { ...learner, body: { jobType: "quiz_generation", target: { type: "material", externalId: "m-1" }, params: { count: 3 } } });
+  if (error) return error.error.code;
+  return data.job.jobType === "quiz_generation" ? `${data.job.output?.questions.length ?? 0}` : data.job.status;
+}
+export async function readJob(jobId: string): Promise<number> {
+  const { data } = await api.GET("/api/v1/jobs/{jobId}", { params: { path: { jobId } } });
+  if (data?.jobType === "flashcard_generation") return data.output?.flashcards.length ?? 0;
+  // @ts-expect-error a flashcard job's output has no questions (read through openapi-fetch)
+  if (data?.jobType === "flashcard_generation") return data.output?.questions.length ?? 0;
+  return 0;
+}
+export async function recordReview(): Promise<number> {
+  const { data } = await api.POST("/api/v1/learners/{externalId}/activity", { ...learner, body: { reviews: [{ externalId: "r-1", cardExternalId: "c-1", front: "F", back: "B", rating: "good", reviewedAt: "2026-12-01T09:00:00Z" }] } });
+  return data?.reviews.new ?? 0;
+}
+
+/** Calls the document refuses: wrong targets by kind, ratings by number, paths and methods it does not have. */
+export const wrongCalls = [
+  // @ts-expect-error a material target names its material (externalId)
+  () => api.POST("/api/v1/learners/{externalId}/jobs", { ...learner, body: { jobType: "quiz_generation", target: { type: "material" } } }),
+  // @ts-expect-error a user target is the learner themself: it carries no externalId
+  () => api.POST("/api/v1/learners/{externalId}/jobs", { ...learner, body: { jobType: "weak_point_analysis", target: { type: "user", externalId: "learner-1" } } }),
+  // @ts-expect-error knowledge points are extracted from a material, never from a knowledge point
+  () => api.POST("/api/v1/learners/{externalId}/jobs", { ...learner, body: { jobType: "knowledge_point_extraction", target: { type: "knowledge_point", externalId: "kp-1" } } }),
+  // @ts-expect-error a review's rating is its name, never a number
+  () => api.POST("/api/v1/learners/{externalId}/activity", { ...learner, body: { reviews: [{ externalId: "r-1", cardExternalId: "c-1", front: "F", back: "B", rating: 9, reviewedAt: "2026-12-01T09:00:00Z" }] } }),
+  // @ts-expect-error a study session's minutes are a number
+  () => api.POST("/api/v1/learners/{externalId}/activity", { ...learner, body: { studySessions: [{ externalId: "s-1", startedAt: "2026-12-01T09:00:00Z", minutes: "20" }] } }),
+  // @ts-expect-error reading a job needs its id in the path
+  () => api.GET("/api/v1/jobs/{jobId}", { params: { path: {} } }),
+  // @ts-expect-error the API has no list of jobs
+  () => api.GET("/api/v1/jobs"),
+  // @ts-expect-error a job is cancelled with POST /cancel, never deleted
+  () => api.DELETE("/api/v1/jobs/{jobId}", { params: { path: { jobId: "j-1" } } }),
+];
+
+/** A job type started on a target type it does not run on: the 400 names both, and the types it runs on. */
+export const wrongTargetType: Answer<"/api/v1/learners/{externalId}/jobs", "post", 400> = { error: { code: "INVALID_REQUEST", message: "", details: { jobType: "knowledge_point_extraction", targetType: "user", allowedTargetTypes: ["material"] } } };
+// @ts-expect-error allowedTargetTypes lists target types only
+export const nopeTargetType: Answer<"/api/v1/learners/{externalId}/jobs", "post", 400> = { error: { code: "INVALID_REQUEST", message: "", details: { jobType: "quiz_generation", targetType: "user", allowedTargetTypes: ["nope"] } } };
+
+/** An exported job is typed as strictly as a job read by GET /jobs/{id}. */
+type Exported = S["QuizGenerationExportedJob"];
+declare const exported: Exported;
+export const failedAs: Exported["errorCode"] = "MODEL_TIMEOUT";
+// @ts-expect-error an exported job's errorCode is a failure code
+export const boom: Exported["errorCode"] = "BOOM";
+// @ts-expect-error an exported job's locale is one the API speaks
+export const french: Exported["locale"] = "fr";
+// @ts-expect-error an exported job carries exactly its fields
+export const padded: Exported = { ...exported, internalNote: "x" };
+export const questions = exported.result?.output.questions.length;
+// @ts-expect-error an exported quiz job's output has no flashcards
+export const cardsOfQuiz = exported.result?.output.flashcards;
+export const cacheHits: number = exported.usage[0]!.cacheHitTokens + exported.usage[0]!.cacheMissTokens;
+// @ts-expect-error a usage row's cache figures are cacheHitTokens and cacheMissTokens
+export const cacheHitsMisnamed: number = exported.usage[0]!.cacheHits;
+type Log = S["ExportLearnerAnswer"]["reviewCards"][number]["logs"][number];
+export const rated: Log["rating"] = "again";
+// @ts-expect-error an exported rating is its name, not the stored grade
+export const ratedByNumber: Log["rating"] = 3;
+
+/** The erase answer: closed counts, and the ids of the jobs it cancelled in flight. */
+export function erasedJobs(answer: S["EraseLearnerAnswer"]): string[] {
+  const removed = answer.counts.jobs + answer.counts.cancelledInFlight;
+  // @ts-expect-error the counts name their kinds; no other
+  const other: number = answer.counts.everything;
+  // @ts-expect-error the cancelled jobs are named by their ids (strings)
+  const numbered: number[] = answer.cancelledJobIds;
+  return [...answer.cancelledJobIds, String(removed + other + numbered.length)];
+}
+
+/** The webhook: a finished job's status and code are enums too. */
+export const hookStatus: Hook["job"]["status"] = "cancelled";
+// @ts-expect-error the webhook announces finished jobs only
+export const hookRunning: Hook["job"]["status"] = "running";
+// @ts-expect-error the webhook's errorCode is a failure code
+export const hookCode: Hook["job"]["errorCode"] = "BOOM";
+// @ts-expect-error the webhook's body carries exactly its fields
+export const hookPadded: Hook = { type: "ai.job.finished", job: { ...({} as Hook["job"]), extra: true } };

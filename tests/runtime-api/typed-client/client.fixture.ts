@@ -70,16 +70,23 @@ export function runsOn(job: S["LeasedJob"]): string {
   return job.targetType;
 }
 
-/** An item of POST /results takes the output of POST /{jobId}/result. */
+/** An item of POST /results names its job's type, and its output is that type's. */
 type ResultsBody = Body<"/internal/runtime/jobs/results">;
-export const batch: ResultsBody = { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: cards.output }, { jobId: "j2", attemptNo: 1, output: weakPoints.output }] };
+type Output<T extends string> = Extract<ResultsBody["results"][number], { jobType: T }>["output"];
+declare const deck: Output<"flashcard_generation">;
+declare const weak: Output<"weak_point_analysis">;
+export const batch: ResultsBody = { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", jobType: "flashcard_generation", attemptNo: 1, output: deck }, { jobId: "j2", jobType: "weak_point_analysis", attemptNo: 1, output: weak }] };
 export const wrongBatches: ResultsBody[] = [
   // @ts-expect-error a quiz whose questions are not a list, in a batch
-  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: { questions: "none" } }] },
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", jobType: "quiz_generation", attemptNo: 1, output: { questions: "none" } }] },
   // @ts-expect-error a flashcard without its back, in a batch
-  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: { flashcards: [{ front: "Q", knowledgePointId: "kp", tags: [] }] } }] },
-  // @ts-expect-error a field no job type's output names, in a batch
-  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: { weakPoints: [], verdict: "fine" } }] },
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", jobType: "flashcard_generation", attemptNo: 1, output: { flashcards: [{ front: "Q", knowledgePointId: "kp", tags: [] }] } }] },
+  // @ts-expect-error a field the weak points' output does not name, in a batch
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", jobType: "weak_point_analysis", attemptNo: 1, output: { weakPoints: [], verdict: "fine" } }] },
+  // @ts-expect-error a flashcard job's item carrying weak points: the output is its jobType's
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", jobType: "flashcard_generation", attemptNo: 1, output: weak }] },
+  // @ts-expect-error an item without its jobType
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: weak }] },
 ];
 
 /** A 422's details are the broken rules; its code is only INVALID_SCHEMA. */

@@ -5,6 +5,7 @@ import { isCrossSiteRequest } from "@/server/trpc/same-origin";
 import { limitRequestBody, tooDeep } from "@/server/security/body-limit";
 import { nestsDeeperThan } from "@/server/security/json-depth";
 import { isAppError, RETRY_AFTER_SECONDS } from "@/server/errors";
+import { fromUntrustedDoor } from "@/server/observability/job-spans";
 
 export const dynamic = "force-dynamic";
 
@@ -27,19 +28,22 @@ async function handler(request: Request) {
   // A learner's 150 MB POST is refused after at most the limit's worth of bytes (docs/security.md).
   const req = await limitRequestBody(request);
   if (req instanceof Response) return req;
-  return fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req,
-    router: appRouter,
-    createContext: () => createContext({ headers: req.headers }),
-    // Answers are per user: no shared cache may keep them. A busy database's 503 says when to retry.
-    responseMeta: ({ errors }) => {
-      const headers = new Headers({ "cache-control": "no-store" });
-      if (errors.some((e) => isAppError(e.cause) && e.cause.code === "UNAVAILABLE"))
-        headers.set("retry-after", String(RETRY_AFTER_SECONDS));
-      return { headers };
-    },
-  });
+  // A learner's browser never chooses a job's trace: an incoming traceparent stays with Next's request span.
+  return fromUntrustedDoor(() =>
+    fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req,
+      router: appRouter,
+      createContext: () => createContext({ headers: req.headers }),
+      // Answers are per user: no shared cache may keep them. A busy database's 503 says when to retry.
+      responseMeta: ({ errors }) => {
+        const headers = new Headers({ "cache-control": "no-store" });
+        if (errors.some((e) => isAppError(e.cause) && e.cause.code === "UNAVAILABLE"))
+          headers.set("retry-after", String(RETRY_AFTER_SECONDS));
+        return { headers };
+      },
+    }),
+  );
 }
 
 export { handler as GET, handler as POST };

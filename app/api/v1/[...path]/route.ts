@@ -4,7 +4,7 @@ export const dynamic = "force-dynamic";
 
 type Ctx = { params: Promise<{ path: string[] }> };
 
-/** The platform API (SPEC §10, docs/platform-api.md): every method lands in dispatchPlatform(), which answers 404/405 itself. */
+/** The platform API (docs/contract.md#learners-and-their-data, docs/platform-api.md): every method lands in dispatchPlatform(), which answers 404/405 itself. */
 async function handle(req: Request, ctx: Ctx) {
   return servePlatformRequest(req, (await ctx.params).path);
 }

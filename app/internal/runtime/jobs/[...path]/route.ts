@@ -5,7 +5,7 @@ export const dynamic = "force-dynamic";
 type Ctx = { params: Promise<{ path: string[] }> };
 
 /**
- * The Runtime protocol (SPEC §4): POST /internal/runtime/jobs/poll and /{jobId}/{lock|heartbeat|result|fail}.
+ * The Runtime protocol (docs/contract.md#the-runtime-protocol): POST /internal/runtime/jobs/poll and /{jobId}/{lock|heartbeat|result|fail}.
  * Every method lands in dispatch(), which answers 404/405 as JSON errors itself.
  */
 async function handle(req: Request, ctx: Ctx) {
