@@ -34,6 +34,8 @@ export type PatroniCluster = {
   postgresPids(node: PatroniNode): number[];
   /** The pid of a node's Patroni. */
   patroniPid(node: PatroniNode): number;
+  /** Kills a node's Patroni (SIGKILL, stopped or not) and starts a new one on the same configuration. */
+  restartPatroni(node: PatroniNode): Promise<void>;
   /** Patroni's synchronous-replication key in etcd: the leader it was written by and its synchronous standby. */
   syncKey(): Promise<{ leader?: string; sync_standby?: string | null } | null>;
   patronictl(args: string[]): string;
@@ -262,6 +264,15 @@ export async function startPatroniCluster(
     postmasterPid: (n) => postmasterPid(n),
     postgresPids: (n) => postgresPids(n),
     patroniPid: (n) => patronis.get(n.name)!.pid!,
+    restartPatroni: async (n) => {
+      const old = patronis.get(n.name)!;
+      const gone = new Promise<void>((r) =>
+        old.exitCode !== null || old.signalCode ? r() : old.once("exit", () => r()),
+      );
+      kill(old.pid!, "SIGKILL");
+      await gone;
+      patronis.set(n.name, spawnLogged(n.name, PATRONI, [configs[nodes.indexOf(n)]!], true));
+    },
     syncKey: async () => {
       const key = Buffer.from("/service/ai-job-runtime/sync").toString("base64");
       const r = await fetch(`http://127.0.0.1:${etcdClient}/v3/kv/range`, {
