@@ -23,9 +23,9 @@ import { createJobs, expectSucceededOnce } from "./jobs";
  * nodes in synchronous mode behind HAProxy (deploy/patroni.yml, deploy/haproxy-postgres.cfg), the
  * app and its Runtimes on HAProxy's primary listener, a learner's page open. Three faults one
  * after another on the same cluster, each while a wave of jobs runs: the primary's postmaster
- * SIGKILLed, the primary's machine hung (its Patroni and PostgreSQL processes SIGSTOPped; the
- * PostgreSQL killed and the Patroni resumed once a new leader is up), a planned `patronictl
- * switchover`. After each: no job lost or doubled (the chaos
+ * SIGKILLed, the primary's machine hung (its Patroni and PostgreSQL processes SIGSTOPped, then
+ * killed and a new Patroni started once a new leader is up, as a reboot does), a planned
+ * `patronictl switchover`. After each: no job lost or doubled (the chaos
  * verifier), every result a Runtime was told was accepted is there, live updates come back, and
  * the time from the fault to the first claim and to readiness green is printed (docs/scaling.md).
  */
