@@ -93,6 +93,16 @@ export const SETTINGS = {
     "connections per app process for Runtimes' claims and polls, beside DB_POOL_MAX (default: the same number)",
   ),
   DB_CONNECT_TIMEOUT_MS: def(int(100).default(10_000), "wait for a pool connection before answering 503"),
+  DATABASE_READ_URL: def(
+    postgresUrl.optional(),
+    "a streaming standby of the same database for the console's heavy reads (explorer, job page, overview charts); the primary answers them while it is down or too far behind",
+    { secret: true },
+  ),
+  DB_READ_MAX_LAG_SECONDS: def(
+    num(0).default(30),
+    "the most replay lag, in seconds, at which the standby of DATABASE_READ_URL still serves the console's reads",
+  ),
+  DB_READ_POOL_MAX: def(int(1, 1000).default(5), "connections per app process to DATABASE_READ_URL"),
   DB_RESERVE_POOL_MAX: def(
     int(1, 100).default(3),
     "connections per app process kept for sign-in, sessions and readiness, beside DB_POOL_MAX: no tenant's load reaches them",

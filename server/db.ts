@@ -2,6 +2,7 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { databaseConfig, setting } from "./config";
+import { readScope } from "./read-scope";
 import { applySessionLimits } from "./db-session";
 import { closeReserveDb } from "./db-reserve";
 
@@ -19,6 +20,8 @@ function create(): Handles {
     connectionString,
     max: setting("DB_POOL_MAX"),
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
+    // A primary lost without a word (power, network) is found by TCP keep-alive, not by waiting forever.
+    keepAlive: true,
     onConnect: applySessionLimits,
   });
   // Claims and polls on connections of their own, planned once (see getClaimPool): a session
@@ -27,6 +30,7 @@ function create(): Handles {
     connectionString: databaseConfig.sessionUrl,
     max: setting("DB_CLAIM_POOL_MAX") ?? setting("DB_POOL_MAX"),
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
+    keepAlive: true,
     onConnect: claimConnectionSetup,
   });
   // An idle connection the server dropped (restart, pg_terminate_backend) must not crash the process.
@@ -55,7 +59,8 @@ function handles(): Handles {
  * database. Kept on globalThis so Next's dev reloads do not open a new pool per edit.
  */
 export function getDb(): Db {
-  return handles().prisma;
+  // Inside a console read sent to a standby (server/read-replica.ts): the standby's client.
+  return (readScope.getStore() as Db | undefined) ?? handles().prisma;
 }
 
 /** The pg pool under the Prisma client: the hot-path statements of server/sql.ts run on it directly. */

@@ -99,7 +99,8 @@ export const RETRY_AFTER_SECONDS = 5;
 
 /**
  * The database could not do the work now, but may in a moment: unreachable or restarting
- * (P1001, P1017, connection errors), no pooled connection in time (P2024), an interactive
+ * (P1001, P1017, connection errors), a primary lost or demoted in a failover (the connection cut,
+ * 57P01–57P03, or a write refused by a standby: 25006), no pooled connection in time (P2024), an interactive
  * transaction past its deadline (P2028), a lock or statement timeout (55P03, 57014), a
  * serialization failure or deadlock (40001, 40P01). Every door answers these 503 UNAVAILABLE with
  * Retry-After, never 500: the request changed nothing (its transaction rolled back) and may be repeated.
@@ -121,7 +122,7 @@ export function isDatabaseUnavailable(e: unknown): boolean {
 }
 
 const UNAVAILABLE_PATTERN =
-  /\b(P1001|P1017|P2024|P2028|55P03|57014|40001|40P01)\b|ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|timeout exceeded when trying to connect|DatabaseNotReachable|the database system is (starting|shutting)|lock timeout|canceling statement due to (lock|statement) timeout|Transaction already closed|Unable to start a transaction in the given time/i;
+  /\b(P1001|P1017|P2024|P2028|55P03|57014|40001|40P01|25006|57P01|57P02|57P03)\b|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|not queryable|server closed the connection|read-only transaction|the database system is (not yet accepting|in recovery)|terminating connection|timeout exceeded when trying to connect|DatabaseNotReachable|the database system is (starting|shutting)|lock timeout|canceling statement due to (lock|statement) timeout|Transaction already closed|Unable to start a transaction in the given time/i;
 
 /** The domain error a door answers for isDatabaseUnavailable(e). */
 export function unavailable(): AppError {

@@ -7,6 +7,7 @@ import { useEffect, useRef } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { JobActions } from "./job-actions";
 import { useLiveOptions } from "./live";
+import { ReadSourceNote } from "./read-source-note";
 import { RejectedOutput } from "./rejected-output";
 import { ErrorBox, JobLink, Json, Loading, Panel, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
@@ -42,6 +43,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
         </h1>
         <StatusBadge status={job.status} />
         {job.cancelRequested && <span className="text-sm text-amber-700">cancel requested</span>}
+        <ReadSourceNote />
       </div>
       <Panel title="Actions">
         <JobActions job={job} />

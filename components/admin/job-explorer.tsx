@@ -7,6 +7,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { BulkDialog, type BulkRequest } from "./bulk-dialog";
 import { ExplorerFilters, useExplorerParams } from "./explorer-filters";
 import { useLiveOptions } from "./live";
+import { ReadSourceNote } from "./read-source-note";
 import { buttonClass, Empty, ErrorBox, Loading, ScrollBox, StatusBadge } from "./ui";
 import { Time } from "@/components/time";
 import { isHeld } from "@/server/jobs/constants";
@@ -45,8 +46,11 @@ export function JobExplorer() {
     <div className="space-y-3">
       <div className="flex items-baseline justify-between">
         <h1 className="text-xl font-semibold">Jobs</h1>
-        <span className="text-sm text-slate-600" data-testid="match-count">
-          {total} matching
+        <span className="flex items-baseline gap-3">
+          <ReadSourceNote />
+          <span className="text-sm text-slate-600" data-testid="match-count">
+            {total} matching
+          </span>
         </span>
       </div>
       <ExplorerFilters />

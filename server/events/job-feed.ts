@@ -15,6 +15,9 @@ export { CHANNEL, jobChangeSchema, type JobChange } from "../jobs/job-change";
 /** Runtime key revocations, so every instance drops a cached key at once. */
 export const KEY_CHANNEL = "runtime_key_events";
 
+/** The longest wait between two attempts to LISTEN again. */
+const MAX_RETRY_MS = 3_000;
+
 export class JobFeed extends EventEmitter {
   private client: pg.Client | null = null;
   private stopped = false;
@@ -43,7 +46,7 @@ export class JobFeed extends EventEmitter {
   }
 
   private async connect() {
-    const client = new pg.Client({ connectionString: this.url, keepAlive: true });
+    const client = new pg.Client({ connectionString: this.url, keepAlive: true, connectionTimeoutMillis: 10_000 });
     this.client = client;
     client.on("notification", (msg) => {
       if (msg.channel === KEY_CHANNEL) return void this.emit("key-revoked", msg.payload ?? "");
@@ -72,7 +75,9 @@ export class JobFeed extends EventEmitter {
     this.emit("gap");
     client.end().catch(() => {});
     this.timer = setTimeout(() => void this.connect(), this.retryMs);
-    this.retryMs = Math.min(this.retryMs * 2, 30_000);
+    // At most a few seconds apart: after a failover the new primary takes connections within
+    // seconds, and every live page and long poll waits on this connection.
+    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
   }
 }
 

@@ -19,8 +19,18 @@ export async function health(
         .sort()
     : [];
   try {
-    const rows = await getReserveDb().$queryRaw<{ migration_name: string }[]>`
-      SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+    const rows = await getReserveDb().$queryRaw<{ migration_name: string; standby: boolean }[]>`
+      SELECT migration_name, pg_is_in_recovery() AS standby
+      FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+    // A standby answers reads but refuses every write: in a failover, a connection that still
+    // reaches the demoted primary (or a URL pointed at a standby) is not a database to serve from.
+    if (rows[0]?.standby)
+      return {
+        ok: false,
+        database: "down" as const,
+        error: "the database is a read-only standby, not the primary",
+        migrations: { applied: 0, pending: expected },
+      };
     const applied = new Set(rows.map((r) => r.migration_name));
     const pending = expected.filter((m) => !applied.has(m));
     return { ok: pending.length === 0, database: "up" as const, migrations: { applied: applied.size, pending } };

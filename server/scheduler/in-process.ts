@@ -53,7 +53,11 @@ export class InProcessScheduler {
   private async runTick(task: ScheduledTask): Promise<TaskRun> {
     if (this.stopped || this.busy.has(task.id)) return this.report({ task: task.id, ran: false });
     this.busy.add(task.id);
-    const client = new pg.Client({ connectionString: this.url });
+    // A session per tick, so after a failover the next tick takes its lock on the new primary. A
+    // session cut while the task runs (the primary lost) must not crash the process: the error
+    // listener keeps it an ordinary failed run, and the lock went with the old session.
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000, keepAlive: true });
+    client.on("error", () => {});
     try {
       await client.connect();
       const key = lockKey(task.id);

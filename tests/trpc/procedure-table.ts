@@ -330,6 +330,7 @@ export const PROCEDURES: Record<string, Entry> = {
   "admin.explorer.list": { access: "admin", input: () => ({}) },
   "admin.explorer.count": { access: "admin", input: (w) => ({ filter: { user: w.a.user.id } }) },
   "admin.explorer.detail": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id }) },
+  "admin.explorer.readSource": { access: "admin", input: () => undefined },
   "admin.actions.setPriority": { access: "admin", input: async (w) => ({ jobId: (await jobOf(w.a)).id, priority: 5 }) },
   "admin.actions.bulkPreview": {
     access: "admin",

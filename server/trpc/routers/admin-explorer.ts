@@ -2,6 +2,7 @@ import { z } from "zod";
 import { countJobs, exploreJobs } from "../../admin/explorer";
 import { jobFilterSchema, sortSchema } from "../../admin/filter-schema";
 import { getAdminJobDetail } from "../../admin/job-detail";
+import { onReadReplica, readSource } from "../../read-replica";
 import { adminProcedure, router } from "../init";
 import { adminEventSchema, adminJobSchema, isoDate, jobIdInput, jobStatusSchema, resultSchema } from "../schemas";
 
@@ -46,12 +47,12 @@ export const adminExplorerRouter = router({
       }),
     )
     .output(z.object({ items: z.array(rowSchema), nextCursor: z.string().nullable() }))
-    .query(({ input }) => exploreJobs(input)),
+    .query(({ input }) => onReadReplica(() => exploreJobs(input))),
 
   count: adminProcedure
     .input(z.object({ filter: jobFilterSchema.default({}) }))
     .output(z.object({ total: z.number().int(), capped: z.boolean() }))
-    .query(({ input }) => countJobs(input.filter)),
+    .query(({ input }) => onReadReplica(() => countJobs(input.filter))),
 
   detail: adminProcedure
     .input(jobIdInput)
@@ -85,5 +86,20 @@ export const adminExplorerRouter = router({
         ),
       }),
     )
-    .query(({ input }) => getAdminJobDetail(input.jobId)),
+    .query(({ input }) => onReadReplica(() => getAdminJobDetail(input.jobId))),
+
+  /** Where the reads above come from now: a standby (DATABASE_READ_URL) and its lag, or the primary and why. */
+  readSource: adminProcedure
+    .input(z.void())
+    .output(
+      z.union([
+        z.object({ source: z.literal("replica"), lagSeconds: z.number() }),
+        z.object({
+          source: z.literal("primary"),
+          reason: z.enum(["not configured", "unreachable", "behind"]),
+          lagSeconds: z.number().nullable(),
+        }),
+      ]),
+    )
+    .query(() => readSource()),
 });

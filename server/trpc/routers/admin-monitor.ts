@@ -3,6 +3,7 @@ import { ALERT_CODES, getAlerts } from "../../observability/alerts";
 import { getCosts } from "../../admin/costs";
 import { listAudit } from "../../admin/audit";
 import { getOverview } from "../../admin/overview";
+import { onReadReplica } from "../../read-replica";
 import { listRuntimes } from "../../admin/runtimes";
 import { adminProcedure, router } from "../init";
 import { isoDate } from "../schemas";
@@ -93,7 +94,7 @@ export const adminMonitorRouter = router({
   overview: adminProcedure
     .input(z.object({ window: z.enum(["1h", "24h", "7d"]).default("1h") }))
     .output(overviewSchema)
-    .query(({ input }) => getOverview(input.window)),
+    .query(({ input }) => onReadReplica(() => getOverview(input.window))),
 
   /** The console's alert banner: what needs an operator now (thresholds from config). */
   alerts: adminProcedure
