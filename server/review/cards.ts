@@ -2,7 +2,6 @@ import { Prisma } from "../generated/prisma/client";
 import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { deckCards } from "../job-types/flashcard-generation/schema";
 import { gradeOf, intervals, newMemory, rate, type MemoryColumns, type RatingName } from "./fsrs";
 import { localMidnight, validTimeZone } from "./day";
 import { pendingDecks } from "./decks";
