@@ -162,6 +162,7 @@ describe("structured fuzzing: one hostile field in an otherwise valid request", 
           results: [
             {
               jobId: heldJob,
+              jobType: "weak_point_analysis",
               attemptNo: 1,
               output: validOutput("weak_point_analysis", kps),
               modelName: "deepseek-chat",

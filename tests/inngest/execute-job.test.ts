@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { InngestTestEngine } from "@inngest/test";
 import { createLearner, createTestJob, jobRow } from "../helpers/factories";
-import { validOutput } from "../helpers/outputs";
 import { startFakeOpenAI } from "../providers/fake-openai-server";
 import { advanceClock, now, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
 import { executeJobFn } from "@/server/inngest/functions/execute-job";
 import { executeJob, type Step } from "@/server/worker/execute";
+import { analyse } from "@/server/providers/local";
+import type { SnapshotContent } from "@/server/job-types/fields";
+import type { Locale } from "@/server/i18n/locales";
 
 const ENV = { INNGEST_WORKER_JOB_TYPES: "*", INNGEST_WORKER_PROVIDER: "local", INNGEST_WORKER_ID: "inngest-worker" };
 Object.assign(process.env, ENV);
@@ -76,11 +78,11 @@ describe("execute-job (the in-app Inngest worker)", () => {
   it("the quality loop runs as steps: malformed model answers go back to prompt-builder, then the good one is submitted", async () => {
     const learner = await createLearner();
     const job = await createTestJob(learner, "weak_point_analysis");
+    // The good answer agrees with the learner's evidence (the quality stage's evidence rules): the
+    // offline analysis of the job's own snapshot, as of its capture.
+    const snapshot = await getDb().snapshot.findUniqueOrThrow({ where: { id: (await jobRow(job.id)).snapshotId! } });
     const good = JSON.stringify(
-      validOutput(
-        "weak_point_analysis",
-        learner.knowledgePoints.map((k) => k.id),
-      ),
+      analyse("weak_point_analysis", snapshot.content as SnapshotContent, {}, snapshot.createdAt, job.locale as Locale),
     );
     const fake = await startFakeOpenAI([
       { content: "not json" },
@@ -110,11 +112,11 @@ describe("execute-job (the in-app Inngest worker)", () => {
   it("a retryable failure goes back to the queue with backoff; the worker sleeps until runAfter and finishes it", async () => {
     const learner = await createLearner();
     const job = await createTestJob(learner, "weak_point_analysis");
+    // The good answer agrees with the learner's evidence (the quality stage's evidence rules): the
+    // offline analysis of the job's own snapshot, as of its capture.
+    const snapshot = await getDb().snapshot.findUniqueOrThrow({ where: { id: (await jobRow(job.id)).snapshotId! } });
     const good = JSON.stringify(
-      validOutput(
-        "weak_point_analysis",
-        learner.knowledgePoints.map((k) => k.id),
-      ),
+      analyse("weak_point_analysis", snapshot.content as SnapshotContent, {}, snapshot.createdAt, job.locale as Locale),
     );
     const fake = await startFakeOpenAI([{ status: 429, error: { message: "slow down" } }, { content: good }]);
     Object.assign(process.env, {

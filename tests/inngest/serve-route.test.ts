@@ -25,7 +25,8 @@ describe("/api/inngest", () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.mode).toBe("dev");
-    expect(body.function_count).toBe(6);
+    // execute, sweep, prune, weekly analyses, notify, bulk runs, review digests.
+    expect(body.function_count).toBe(7);
   });
 
   it("refuses unsigned calls when a signing key is configured", async () => {
