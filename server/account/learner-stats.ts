@@ -3,6 +3,7 @@ import { getDb } from "../db";
 import { now } from "../clock";
 import { estimateCost } from "../jobs/prices";
 import { costConfig } from "../config";
+import type { LearnerSort } from "./learner-sorts";
 
 export type LearnerStats = {
   locale: string | null;
@@ -15,10 +16,6 @@ export type LearnerStats = {
 };
 
 const DAY_MS = 86_400_000;
-
-/** The figures the Learners page sorts by. */
-export const LEARNER_SORTS = ["newest", "lastActive", "due", "overdue", "forgotten", "jobs", "cost"] as const;
-export type LearnerSort = (typeof LEARNER_SORTS)[number];
 
 /** The moments the figures are counted at: now, a day ago (overdue), the start of this UTC month. */
 function moments() {

@@ -1,14 +1,8 @@
 import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import { now } from "../clock";
-import {
-  hasForgottenSql,
-  hasOverdueSql,
-  learnerFigureSql,
-  learnerStats,
-  type LearnerSort,
-  type LearnerStats,
-} from "./learner-stats";
+import { hasForgottenSql, hasOverdueSql, learnerFigureSql, learnerStats, type LearnerStats } from "./learner-stats";
+import type { LearnerSort } from "./learner-sorts";
 import { learnerMastery, type LearnerMastery } from "./learner-mastery";
 import type { Locale } from "../i18n/locales";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createInvitation, resendInvitation, revokeInvitation } from "../../account/invitations";
 import { listLearners } from "../../account/learners";
-import { LEARNER_SORTS } from "../../account/learner-stats";
+import { LEARNER_SORTS } from "../../account/learner-sorts";
 import { LOCALES } from "../../i18n/locales";
 import { adminProcedure, router } from "../init";
 import { isoDate } from "../schemas";
