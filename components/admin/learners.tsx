@@ -1,7 +1,7 @@
 "use client";
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useTRPC } from "@/components/trpc/client";
 import { Time } from "@/components/time";
@@ -82,12 +82,21 @@ export function Learners() {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
-  const view = readLearnerView(new URLSearchParams(params?.toString() ?? ""));
+  const key = params?.toString() ?? "";
+  const view = useMemo(() => readLearnerView(new URLSearchParams(key)), [key]);
+  // The newest view asked for: URL changes land in a transition, so two quick changes (a language,
+  // then a checkbox) build on each other, not on the URL of the render before.
+  const latest = useRef(view);
+  useEffect(() => {
+    latest.current = view;
+  }, [view]);
   const { page } = view;
   // The box keeps what is typed; the URL follows it.
   const [search, setSearch] = useState(view.search);
-  const go = (change: Partial<LearnerView>) =>
-    router.replace(`${pathname}${learnerViewQuery({ ...view, page: 1, ...change })}`, { scroll: false });
+  const go = (change: Partial<LearnerView>) => {
+    latest.current = { ...latest.current, page: 1, ...change };
+    router.replace(`${pathname}${learnerViewQuery(latest.current)}`, { scroll: false });
+  };
   const setPage = (n: number) => go({ page: n });
   const onSort = (sort: LearnerView["sort"], dir: LearnerView["dir"]) => go({ sort, dir });
   const [email, setEmail] = useState("");
