@@ -31,7 +31,7 @@ export function LearnerMasteryCell({ mastery, email }: { mastery: Mastery | null
           className="cursor-pointer text-slate-700"
           aria-label={`All ${mastery.points.length} points of ${email}`}
         >
-          {mastery.points.length} points
+          {mastery.points.length} {mastery.points.length === 1 ? "point" : "points"}
         </summary>
         <ul className="mt-1 space-y-0.5">
           {mastery.points.map((p) => (
