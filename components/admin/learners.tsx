@@ -1,13 +1,16 @@
 "use client";
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useTRPC } from "@/components/trpc/client";
 import { Time } from "@/components/time";
 import { buttonClass, Empty, ErrorBox, inputClass, Loading, Panel, ScrollBox } from "./ui";
 import { ConfirmRevoke } from "./revoke";
 import { refreshAfterWrite } from "@/components/trpc/refresh";
-import { describeLocale } from "@/server/i18n/locales";
+import { describeLocale, LOCALE_NAMES, LOCALES } from "@/server/i18n/locales";
+import { LearnerMasteryCell } from "./learner-mastery";
+import { learnerViewQuery, readLearnerView, type LearnerView } from "./learner-view";
 
 const PAGE_SIZE = 25;
 const STATE_LABEL = {
@@ -50,16 +53,65 @@ function SentLink({ email, link }: { email: string; link: string }) {
   );
 }
 
-/** Learners and invitations: invite, re-send (new link, the old one dies), revoke; search and paging. */
+/** A column header that sorts by its figure: most first, again for fewest first (aria-sort says which). */
+function SortHeader(props: {
+  view: LearnerView;
+  sort: LearnerView["sort"];
+  onSort: (sort: LearnerView["sort"], dir: LearnerView["dir"]) => void;
+  children: ReactNode;
+}) {
+  const active = props.view.sort === props.sort;
+  return (
+    <th aria-sort={active ? (props.view.dir === "asc" ? "ascending" : "descending") : "none"}>
+      <button
+        type="button"
+        className="uppercase underline-offset-2 hover:underline focus-visible:underline"
+        onClick={() => props.onSort(props.sort, active && props.view.dir === "desc" ? "asc" : "desc")}
+      >
+        {props.children}
+        {active && <span aria-hidden="true">{props.view.dir === "asc" ? " ▲" : " ▼"}</span>}
+      </button>
+    </th>
+  );
+}
+
+/** Learners and invitations: invite, re-send (new link, the old one dies), revoke; search, sort, filters and paging, all in the URL. */
 export function Learners() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [search, setSearch] = useState("");
-  const [page, setPage] = useState(1);
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const key = params?.toString() ?? "";
+  const view = useMemo(() => readLearnerView(new URLSearchParams(key)), [key]);
+  // The newest view asked for: URL changes land in a transition, so two quick changes (a language,
+  // then a checkbox) build on each other, not on the URL of the render before.
+  const latest = useRef(view);
+  useEffect(() => {
+    latest.current = view;
+  }, [view]);
+  const { page } = view;
+  // The box keeps what is typed; the URL follows it.
+  const [search, setSearch] = useState(view.search);
+  const go = (change: Partial<LearnerView>) => {
+    latest.current = { ...latest.current, page: 1, ...change };
+    router.replace(`${pathname}${learnerViewQuery(latest.current)}`, { scroll: false });
+  };
+  const setPage = (n: number) => go({ page: n });
+  const onSort = (sort: LearnerView["sort"], dir: LearnerView["dir"]) => go({ sort, dir });
   const [email, setEmail] = useState("");
   const [confirm, setConfirm] = useState<string | null>(null);
   const list = useQuery({
-    ...trpc.admin.learners.list.queryOptions({ search: search || undefined, page, pageSize: PAGE_SIZE }),
+    ...trpc.admin.learners.list.queryOptions({
+      search: view.search || undefined,
+      page,
+      pageSize: PAGE_SIZE,
+      sort: view.sort,
+      dir: view.dir,
+      ...(view.language ? { language: view.language } : {}),
+      ...(view.overdue ? { overdue: true } : {}),
+      ...(view.forgotten ? { forgotten: true } : {}),
+    }),
     placeholderData: keepPreviousData,
   });
   const refresh = () => void refreshAfterWrite(queryClient, trpc.admin.learners.list.pathFilter());
@@ -101,19 +153,49 @@ export function Learners() {
       </form>
       <ErrorBox error={invite.error ?? resend.error ?? revoke.error} />
       {sent && <SentLink email={sent.email} link={sent.link} />}
-      <label className="mb-2 flex flex-col gap-0.5 text-xs text-slate-600">
-        Search email or name
-        <input
-          className={inputClass}
-          type="search"
-          value={search}
-          maxLength={200}
-          onChange={(e) => (setSearch(e.target.value), setPage(1))}
-        />
-      </label>
+      <div role="search" aria-label="Filter learners" className="mb-2 flex flex-wrap items-end gap-3">
+        <label className="flex flex-col gap-0.5 text-xs text-slate-600">
+          Search email or name
+          <input
+            className={inputClass}
+            type="search"
+            value={search}
+            maxLength={200}
+            onChange={(e) => (setSearch(e.target.value), go({ search: e.target.value }))}
+          />
+        </label>
+        <label className="flex flex-col gap-0.5 text-xs text-slate-600">
+          Language
+          <select
+            className={inputClass}
+            value={view.language ?? ""}
+            onChange={(e) => {
+              const language = LOCALES.find((l) => l === e.target.value);
+              go({ language });
+            }}
+          >
+            <option value="">All languages</option>
+            {LOCALES.map((l) => (
+              <option key={l} value={l}>
+                {LOCALE_NAMES[l]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex items-center gap-1 text-sm">
+          <input type="checkbox" checked={view.overdue} onChange={(e) => go({ overdue: e.target.checked })} />
+          Has overdue cards
+        </label>
+        <label className="flex items-center gap-1 text-sm">
+          <input type="checkbox" checked={view.forgotten} onChange={(e) => go({ forgotten: e.target.checked })} />
+          Has forgotten points
+        </label>
+      </div>
       {list.isLoading && <Loading />}
       <ErrorBox error={list.error} retry={() => void list.refetch()} />
-      {list.data && list.data.items.length === 0 && <Empty>No learners{search ? " match" : " yet"}.</Empty>}
+      {list.data && list.data.items.length === 0 && (
+        <Empty>No learners{search || view.language || view.overdue || view.forgotten ? " match" : " yet"}.</Empty>
+      )}
       {list.data && list.data.items.length > 0 && (
         <ScrollBox label="Learners">
           <table className="w-full text-left text-sm">
@@ -121,14 +203,31 @@ export function Learners() {
               <tr>
                 <th className="py-1">Email</th>
                 <th>Name</th>
-                <th>Since</th>
+                <SortHeader view={view} sort="newest" onSort={onSort}>
+                  Since
+                </SortHeader>
                 <th>Invitation</th>
                 <th>Signs in with</th>
                 <th>Language</th>
-                <th>Last active</th>
-                <th>Due / overdue</th>
-                <th>Forgotten points</th>
-                <th>Jobs · cost this month</th>
+                <SortHeader view={view} sort="lastActive" onSort={onSort}>
+                  Last active
+                </SortHeader>
+                <SortHeader view={view} sort="due" onSort={onSort}>
+                  Due
+                </SortHeader>
+                <SortHeader view={view} sort="overdue" onSort={onSort}>
+                  Overdue
+                </SortHeader>
+                <SortHeader view={view} sort="forgotten" onSort={onSort}>
+                  Forgotten points
+                </SortHeader>
+                <th>Mastery</th>
+                <SortHeader view={view} sort="jobs" onSort={onSort}>
+                  Jobs this month
+                </SortHeader>
+                <SortHeader view={view} sort="cost" onSort={onSort}>
+                  Cost this month
+                </SortHeader>
                 <th />
               </tr>
             </thead>
@@ -166,12 +265,19 @@ export function Learners() {
                       {l.stats?.lastActiveAt ? <Time value={l.stats.lastActiveAt} relative /> : "—"}
                     </td>
                     <td className="text-xs tabular-nums" data-testid="learner-due">
-                      {l.stats ? `${l.stats.dueCards} / ${l.stats.overdueCards}` : "—"}
+                      {l.stats ? l.stats.dueCards : "—"}
                     </td>
-                    <td className="text-xs tabular-nums">{l.stats ? l.stats.forgottenPoints : "—"}</td>
-                    <td className="text-xs tabular-nums">
-                      {l.stats ? `${l.stats.jobsThisMonth} · ${l.stats.costThisMonth.toFixed(4)}` : "—"}
+                    <td className="text-xs tabular-nums" data-testid="learner-overdue">
+                      {l.stats ? l.stats.overdueCards : "—"}
                     </td>
+                    <td className="text-xs tabular-nums" data-testid="learner-forgotten">
+                      {l.stats ? l.stats.forgottenPoints : "—"}
+                    </td>
+                    <td className="text-xs">
+                      <LearnerMasteryCell mastery={l.mastery} email={l.email} />
+                    </td>
+                    <td className="text-xs tabular-nums">{l.stats ? l.stats.jobsThisMonth : "—"}</td>
+                    <td className="text-xs tabular-nums">{l.stats ? l.stats.costThisMonth.toFixed(4) : "—"}</td>
                     <td className="text-right whitespace-nowrap">
                       {canResend && (
                         <button

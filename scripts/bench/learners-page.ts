@@ -8,8 +8,9 @@ import { deployMigrations } from "../lib/migrator";
  * The console's Learners page at 10,000 learners (BENCH_LEARNERS): a fresh embedded database is
  * migrated and seeded in SQL — each learner with 20 review cards (a third due, some overdue, some
  * rated Again), 3 jobs and their usage this month — then the page's query (listLearners with its
- * per-learner figures, 25 a page) is timed: first page, a middle page, and a search, each the
- * median of 7 runs after a warm-up. Figures depend on the machine (shared here).
+ * per-learner figures and per-point mastery, 25 a page) is timed: first page, a middle page, a
+ * search, and pages sorted by a figure over every learner with filters (language, "has overdue
+ * cards"), each the median of 7 runs after a warm-up. Figures depend on the machine (shared here).
  * Usage: BENCH_PG_PORT=<port> tsx scripts/bench/learners-page.ts
  */
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
@@ -89,6 +90,12 @@ try {
   await time("first page (25)", () => listLearners({ page: 1, pageSize: 25 }));
   await time("page 200 (25)", () => listLearners({ page: 200, pageSize: 25 }));
   await time("search 'learner123'", () => listLearners({ search: "learner123", page: 1, pageSize: 25 }));
+  await time("sorted by overdue, 简体中文 with overdue cards (25)", () =>
+    listLearners({ page: 1, pageSize: 25, sort: "overdue", language: "zh-CN", overdue: true }),
+  );
+  await time("sorted by cost, fewest first, page 40 (25)", () =>
+    listLearners({ page: 40, pageSize: 25, sort: "cost", dir: "asc" }),
+  );
   const { closeDb } = await import("../../server/db");
   await closeDb();
 } finally {

@@ -1,7 +1,10 @@
 import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import { now } from "../clock";
-import { learnerStats, type LearnerStats } from "./learner-stats";
+import { hasForgottenSql, hasOverdueSql, learnerFigureSql, learnerStats, type LearnerStats } from "./learner-stats";
+import type { LearnerSort } from "./learner-sorts";
+import { learnerMastery, type LearnerMastery } from "./learner-mastery";
+import type { Locale } from "../i18n/locales";
 
 /** A learner's invitation as the console shows it; "none": the account was not made by an invitation. */
 export type InvitationStateLabel = "pending" | "accepted" | "expired" | "revoked" | "none";
@@ -19,19 +22,48 @@ export type LearnerRow = {
   signIn: ("password" | "sso")[];
   /** Study and cost figures (null for an invitation without an account). */
   stats: LearnerStats | null;
+  /** Per knowledge point mastery (masteryOf), computed for the page's learners only. */
+  mastery: LearnerMastery | null;
+};
+
+export type LearnerListOptions = {
+  search?: string;
+  page: number;
+  pageSize: number;
+  /** "newest" (default): by account or invitation date; else by that figure. */
+  sort?: LearnerSort;
+  /** Default: descending (most first, most recent first). */
+  dir?: "asc" | "desc";
+  /** Only learner accounts with this language. */
+  language?: Locale;
+  /** Only learners with a card overdue by more than a day. */
+  overdue?: boolean;
+  /** Only learners with a knowledge point being forgotten. */
+  forgotten?: boolean;
 };
 
 /**
  * The console's Learners page: every learner account and every invitation not yet accepted, one
- * row per email, newest first, with a search over email and name. Offset paging: the list is a
- * human's (hundreds to thousands of rows), and the page wants "page n of m".
+ * row per email, newest first, with a search over email and name. Sortable by any figure the
+ * page shows (invitations without an account last) and filterable by language, "has overdue
+ * cards" and "has forgotten points" (accounts only), in SQL. Offset paging: the list is a human's
+ * (hundreds to thousands of rows), and the page wants "page n of m".
  */
-export async function listLearners(opts: { search?: string; page: number; pageSize: number }) {
+export async function listLearners(opts: LearnerListOptions) {
   const at = now();
   const term = opts.search?.trim() ? `%${opts.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = Prisma.sql`
     WHERE (u.id IS NULL OR u.role = 'learner')
-      ${term ? Prisma.sql`AND (coalesce(u.email, i.email) ILIKE ${term} OR u.name ILIKE ${term})` : Prisma.empty}`;
+      ${term ? Prisma.sql`AND (coalesce(u.email, i.email) ILIKE ${term} OR u.name ILIKE ${term})` : Prisma.empty}
+      ${opts.language ? Prisma.sql`AND u.locale = ${opts.language}` : Prisma.empty}
+      ${opts.overdue ? Prisma.sql`AND u.id IS NOT NULL AND ${hasOverdueSql()}` : Prisma.empty}
+      ${opts.forgotten ? Prisma.sql`AND u.id IS NOT NULL AND ${hasForgottenSql()}` : Prisma.empty}`;
+  const dir = opts.dir === "asc" ? Prisma.sql`ASC` : Prisma.sql`DESC`;
+  const newest = Prisma.sql`coalesce(u."createdAt", i."createdAt") DESC, email`;
+  const order =
+    !opts.sort || opts.sort === "newest"
+      ? Prisma.sql`coalesce(u."createdAt", i."createdAt") ${dir}, email`
+      : Prisma.sql`CASE WHEN u.id IS NULL THEN NULL ELSE ${learnerFigureSql(opts.sort)} END ${dir} NULLS LAST, ${newest}`;
   const from = Prisma.sql`FROM "User" u FULL OUTER JOIN "Invitation" i ON i.email = u.email`;
   const db = getDb();
   const [rows, total] = await Promise.all([
@@ -54,13 +86,15 @@ export async function listLearners(opts: { search?: string; page: number; pageSi
              EXISTS (SELECT 1 FROM "Account" a WHERE a."userId" = u.id AND a."providerId" = 'credential' AND a.password IS NOT NULL) AS password,
              EXISTS (SELECT 1 FROM "Account" a WHERE a."userId" = u.id AND a."providerId" <> 'credential') AS sso
       ${from} ${where}
-      ORDER BY coalesce(u."createdAt", i."createdAt") DESC, email
+      ORDER BY ${order}
       LIMIT ${opts.pageSize} OFFSET ${(opts.page - 1) * opts.pageSize}`,
     db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n ${from} ${where}`,
   ]);
-  const stats = await learnerStats(rows.flatMap((r) => (r.userId ? [r.userId] : [])));
+  const ids = rows.flatMap((r) => (r.userId ? [r.userId] : []));
+  const [stats, mastery] = await Promise.all([learnerStats(ids), learnerMastery(ids)]);
   const items: LearnerRow[] = rows.map((r) => ({
     stats: (r.userId && stats.get(r.userId)) || null,
+    mastery: (r.userId && mastery.get(r.userId)) || null,
     userId: r.userId,
     email: r.email,
     name: r.name,

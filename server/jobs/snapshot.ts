@@ -7,7 +7,8 @@ import { boundedLine, boundedText, LIMITS } from "../security/learner-text";
 import { now } from "../clock";
 import { readReviewEvidence } from "./review-evidence";
 
-const MAX_ATTEMPTS = 500;
+/** The newest answers a snapshot carries (and the console's mastery reads): the same evidence. */
+export const MAX_ATTEMPTS = 500;
 const MAX_SESSIONS = 200;
 
 export type Target = { type: TargetType; id: string };

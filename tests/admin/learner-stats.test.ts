@@ -4,6 +4,8 @@ import { advanceClock, now, resetClock } from "@/server/clock";
 import { callerAs } from "../helpers/auth";
 import { createLearner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
+import { readLearningState } from "@/server/jobs/snapshot";
+import { knowledgeStats, masteryOf } from "@/server/job-types/shared/statistics";
 
 /** The console's Learners page per learner: language, last activity, due and overdue cards, forgotten points, jobs and cost this month. */
 describe("the Learners page's figures", () => {
@@ -49,8 +51,76 @@ describe("the Learners page's figures", () => {
       expect(stats.jobsThisMonth).toBe(sameMonth ? 1 : 0);
       expect(stats.costThisMonth > 0).toBe(sameMonth);
       expect(stats.lastActiveAt).not.toBeNull();
+
+      // Mastery per point is the analyses' number: masteryOf on the evidence her snapshot carries
+      // (answers and reviews together), here with a point rated Again in Review.
+      const snapshot = await readLearningState(getDb(), me, { type: "user", id: me });
+      expect(snapshot.reviews?.knowledgePoints.some((r) => r.again > 0)).toBe(true);
+      const expected = knowledgeStats(snapshot);
+      const mastery = items[0]!.mastery!;
+      expect(mastery.points).toHaveLength(expected.length);
+      for (const k of expected) {
+        const p = mastery.points.find((x) => x.knowledgePointId === k.kp.id)!;
+        expect(p.mastery).toBe(k.mastery);
+        expect(p.mastery).toBe(masteryOf(k.attempts, k.review));
+        expect(p.evidence).toBe(k.evidence);
+      }
+      const reviewed = expected.find((k) => k.review && k.review.again > 0)!;
+      // The review moved the figure away from the answers alone.
+      expect(reviewed.mastery).not.toBe(reviewed.quizMastery);
+      const lowest = Math.min(...expected.map((k) => k.mastery));
+      expect(mastery.weakest!.mastery).toBe(lowest);
+      const mean = expected.reduce((x, k) => x + k.mastery, 0) / expected.length;
+      expect(mastery.mean).toBeCloseTo(mean, 3);
+      expect(mastery.points.map((x) => x.mastery)).toEqual([...expected.map((k) => k.mastery)].sort((a, b) => a - b));
     } finally {
       resetClock();
     }
+  });
+
+  it("sorts by a figure and filters by language, overdue cards and forgotten points, on the server", async () => {
+    const admin = await createLearner({ role: "admin" });
+    const tag = `sortcase${Date.now()}`;
+    const make = async (label: string, locale: string) => {
+      const l = await createLearner();
+      await getDb().user.update({ where: { id: l.user.id }, data: { locale, name: `${tag} ${label}` } });
+      return l;
+    };
+    await make("A", "en");
+    const b = await make("B", "zh-CN");
+    const c = await make("C", "zh-CN");
+    // B: a deck, one card rated Again (a forgotten point). C: a deck with one card rated Easy, and a second job.
+    await callerAs(b.user).review.addDeck({ jobId: (await succeededJob(b, "flashcard_generation", { count: 3 })).id });
+    const [bCard] = (await callerAs(b.user).review.queue()).cards;
+    await callerAs(b.user).review.rate({ cardId: bCard!.id, rating: "again", reps: 0 });
+    await callerAs(c.user).review.addDeck({ jobId: (await succeededJob(c, "flashcard_generation", { count: 3 })).id });
+    await succeededJob(c, "flashcard_generation", { count: 3 });
+    const [cCard] = (await callerAs(c.user).review.queue()).cards;
+    await callerAs(c.user).review.rate({ cardId: cCard!.id, rating: "easy", reps: 0 });
+    const list = callerAs(admin.user).admin.learners.list;
+    const names = async (input: Omit<Parameters<typeof list>[0], "search">) =>
+      (await list({ search: tag, ...input })).items.map((l) => l.name!.slice(tag.length + 1));
+
+    expect(await names({ sort: "jobs" })).toEqual(["C", "B", "A"]);
+    expect(await names({ sort: "jobs", dir: "asc" })).toEqual(["A", "B", "C"]);
+    try {
+      advanceClock(2 * 86_400_000);
+      expect(await names({ sort: "due" })).toEqual(["B", "C", "A"]);
+      expect(await names({ sort: "overdue", dir: "asc" })).toEqual(["A", "C", "B"]);
+      expect(await names({ sort: "forgotten" })).toEqual(["B", "C", "A"]);
+      expect(await names({ language: "zh-CN", sort: "due" })).toEqual(["B", "C"]);
+      expect(await names({ language: "en" })).toEqual(["A"]);
+      expect(await names({ overdue: true, sort: "due" })).toEqual(["B", "C"]);
+      expect(await names({ forgotten: true })).toEqual(["B"]);
+      expect(await names({ forgotten: true, language: "en" })).toEqual([]);
+      const page = await list({ search: tag, overdue: true, sort: "overdue", pageSize: 1, page: 2 });
+      expect(page.total).toBe(2);
+      expect(page.items.map((l) => l.name)).toEqual([`${tag} C`]);
+    } finally {
+      resetClock();
+    }
+    // A bad sort key or language is the caller's error (400), not the server's.
+    await expect(list({ sort: "email" as never })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(list({ language: "fr" as never })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });

@@ -1,10 +1,18 @@
 import { z } from "zod";
 import { createInvitation, resendInvitation, revokeInvitation } from "../../account/invitations";
 import { listLearners } from "../../account/learners";
+import { LEARNER_SORTS } from "../../account/learner-sorts";
+import { LOCALES } from "../../i18n/locales";
 import { adminProcedure, router } from "../init";
 import { isoDate } from "../schemas";
 
 const invitationId = z.string().min(1).max(64);
+const pointMastery = z.object({
+  knowledgePointId: z.string(),
+  title: z.string(),
+  mastery: z.number(),
+  evidence: z.number().int(),
+});
 const sent = z.object({ invitationId: z.string(), email: z.string(), expiresAt: isoDate, link: z.string() });
 
 /**
@@ -18,6 +26,11 @@ export const adminLearnersRouter = router({
         search: z.string().max(200).optional(),
         page: z.number().int().min(1).max(100_000).default(1),
         pageSize: z.number().int().min(1).max(100).default(25),
+        sort: z.enum(LEARNER_SORTS).default("newest"),
+        dir: z.enum(["asc", "desc"]).default("desc"),
+        language: z.enum(LOCALES).optional(),
+        overdue: z.boolean().optional(),
+        forgotten: z.boolean().optional(),
       }),
     )
     .output(
@@ -42,6 +55,9 @@ export const adminLearnersRouter = router({
                 jobsThisMonth: z.number().int(),
                 costThisMonth: z.number(),
               })
+              .nullable(),
+            mastery: z
+              .object({ mean: z.number().nullable(), weakest: pointMastery.nullable(), points: z.array(pointMastery) })
               .nullable(),
           }),
         ),

@@ -1,0 +1,49 @@
+type Point = { knowledgePointId: string; title: string; mastery: number; evidence: number };
+type Mastery = { mean: number | null; weakest: Point | null; points: Point[] };
+
+const pct = (x: number) => `${Math.round(x * 100)} %`;
+
+/**
+ * A learner's mastery (masteryOf, the analyses' number): the mean over the points with evidence
+ * and the weakest point with its figure; every point, weakest first, behind a disclosure.
+ */
+export function LearnerMasteryCell({ mastery, email }: { mastery: Mastery | null; email: string }) {
+  if (!mastery || !mastery.points.length) return <span className="text-slate-500">—</span>;
+  return (
+    <div data-testid="learner-mastery" className="min-w-40">
+      {mastery.mean === null ? (
+        <span className="text-slate-500">no evidence yet</span>
+      ) : (
+        <span>
+          <span className="font-medium tabular-nums">{pct(mastery.mean)}</span> mean
+          {mastery.weakest && (
+            <>
+              {" · weakest "}
+              <span data-testid="learner-weakest">
+                {mastery.weakest.title} <span className="tabular-nums">{pct(mastery.weakest.mastery)}</span>
+              </span>
+            </>
+          )}
+        </span>
+      )}
+      <details className="mt-0.5">
+        <summary
+          className="cursor-pointer text-slate-700"
+          aria-label={`All ${mastery.points.length} points of ${email}`}
+        >
+          {mastery.points.length} {mastery.points.length === 1 ? "point" : "points"}
+        </summary>
+        <ul className="mt-1 space-y-0.5">
+          {mastery.points.map((p) => (
+            <li key={p.knowledgePointId} className="flex justify-between gap-3">
+              <span>{p.title}</span>
+              <span className="tabular-nums">
+                {p.evidence ? `${pct(p.mastery)} (${p.evidence} answers and reviews)` : "no evidence yet"}
+              </span>
+            </li>
+          ))}
+        </ul>
+      </details>
+    </div>
+  );
+}
