@@ -31,10 +31,16 @@ describe("a lost or demoted primary, as the app sees it", () => {
 
       const pid = (await c.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
       const cut = c.query("SELECT pg_sleep(30)").catch((e: unknown) => e);
-      await admin.query(
-        "SELECT pg_terminate_backend($1) FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query LIKE 'SELECT pg_sleep%'",
-        [pid],
-      );
+      // Cut it only once the server runs the statement (seen in pg_stat_activity), so the cut is
+      // under the statement however slowly the machine sends it.
+      let terminated = false;
+      while (!terminated) {
+        const { rows } = await admin.query<{ t: boolean }>(
+          "SELECT pg_terminate_backend($1) AS t FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query LIKE 'SELECT pg_sleep%'",
+          [pid],
+        );
+        terminated = rows[0]?.t === true;
+      }
       const e = await cut;
       expect(e).toBeInstanceOf(Error);
       expect(isDatabaseUnavailable(e), String(e)).toBe(true);
