@@ -9,6 +9,7 @@ const pct = (x: number) => `${Math.round(x * 100)} %`;
  */
 export function LearnerMasteryCell({ mastery, email }: { mastery: Mastery | null; email: string }) {
   if (!mastery || !mastery.points.length) return <span className="text-slate-500">—</span>;
+  const pointsText = `${mastery.points.length} ${mastery.points.length === 1 ? "point" : "points"}`;
   return (
     <div data-testid="learner-mastery" className="min-w-40">
       {mastery.mean === null ? (
@@ -27,11 +28,9 @@ export function LearnerMasteryCell({ mastery, email }: { mastery: Mastery | null
         </span>
       )}
       <details className="mt-0.5">
-        <summary
-          className="cursor-pointer text-slate-700"
-          aria-label={`All ${mastery.points.length} points of ${email}`}
-        >
-          {mastery.points.length} {mastery.points.length === 1 ? "point" : "points"}
+        {/* The visible text starts the accessible name (WCAG 2.5.3, label in name). */}
+        <summary className="cursor-pointer text-slate-700" aria-label={`${pointsText} of ${email}`}>
+          {pointsText}
         </summary>
         <ul className="mt-1 space-y-0.5">
           {mastery.points.map((p) => (
