@@ -57,11 +57,11 @@ export async function insertJobs(
   await db.query(
     // queueTurn as creation would give one learner's jobs queued in a row: 0, 1, 2, …
     `INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey",
-       params, "runAfter", "createdAt", "updatedAt", "attemptNo", "lockedBy", "lockedAt", "lockUntil", "leaseCheckAt", "finishedAt", "queueTurn")
+       params, "runAfter", "createdAt", "updatedAt", "attemptNo", "lockedBy", "lockedAt", "lockUntil", "leaseCheckAt", "finishedAt", "queueTurn", "outputSchemaVersion")
      SELECT '${idPrefix}' || lpad(g::text, 10, '0'), 'bench_user', $4::"JobType", 'user', 'bench_user', 'bench_snapshot', $1::"JobStatus", 'h', 'k_${tag}_' || g,
        '{}', now() - interval '1 second', now() - interval '1 second' + g * interval '1 microsecond', now(),
        ${opts.lockedBy ? 1 : 0}, $2, ${opts.lockedBy ? "now() - interval '10 minutes'" : "NULL"}, ${opts.lockUntilSql ?? "NULL"}, ${opts.lockUntilSql ?? "NULL"},
-       ${opts.finished ? "now() - interval '1 day'" : "NULL"}, g - 1
+       ${opts.finished ? "now() - interval '1 day'" : "NULL"}, g - 1, 'v2'
      FROM generate_series(1, $3::int) g`,
     [status, opts.lockedBy ?? null, n, opts.jobType ?? "learning_state_analysis"],
   );
