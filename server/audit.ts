@@ -1,4 +1,4 @@
-import { getDb, type DbOrTx } from "./db";
+import { getPrimaryDb, type DbOrTx } from "./db";
 import { now } from "./clock";
 
 export type AuditEntry = {
@@ -14,9 +14,10 @@ export type AuditEntry = {
 /**
  * Every admin action leaves a row: who, when, what, how many. Written by the domain, inside the
  * transaction of the change it records (pass `db`), so the row exists exactly when the change
- * committed. The console reads them with listAudit() (server/admin/audit.ts).
+ * committed. The console reads them with listAudit() (server/admin/audit.ts). Without `db`, on the
+ * primary even inside a read sent to a standby (server/read-replica.ts).
  */
-export async function recordAudit(entry: AuditEntry, db: DbOrTx = getDb()) {
+export async function recordAudit(entry: AuditEntry, db: DbOrTx = getPrimaryDb()) {
   await db.$executeRaw`
     INSERT INTO "AdminAuditLog" ("actorId", action, scope, count, "createdAt")
     VALUES (${entry.actorId}, ${entry.action}, ${JSON.stringify(entry.scope ?? null)}::jsonb, ${entry.count}, ${now()}::timestamp(3))`;

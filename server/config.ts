@@ -95,7 +95,7 @@ export const SETTINGS = {
   DB_CONNECT_TIMEOUT_MS: def(int(100).default(10_000), "wait for a pool connection before answering 503"),
   DATABASE_READ_URL: def(
     postgresUrl.optional(),
-    "a streaming standby of the same database for the console's heavy reads (explorer, job page, overview charts); the primary answers them while it is down or too far behind",
+    "a streaming standby of the same database for the console's heavy reads (explorer, job page, overview charts, an admin's export of a learner); the primary answers them while it is down or too far behind",
     { secret: true },
   ),
   DB_READ_MAX_LAG_SECONDS: def(

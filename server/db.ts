@@ -63,6 +63,14 @@ export function getDb(): Db {
   return (readScope.getStore() as Db | undefined) ?? handles().prisma;
 }
 
+/**
+ * The primary's client, even inside a read sent to a standby: for writes that may run beside such
+ * a read (an audit row), which a standby would refuse.
+ */
+export function getPrimaryDb(): Db {
+  return handles().prisma;
+}
+
 /** The pg pool under the Prisma client: the hot-path statements of server/sql.ts run on it directly. */
 export function getPool(): pg.Pool {
   return handles().pool;

@@ -2,7 +2,7 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { setting } from "./config";
-import type { Db } from "./db";
+import { getPrimaryDb, type Db } from "./db";
 import { isAppError, isDatabaseUnavailable } from "./errors";
 import { readScope } from "./read-scope";
 
@@ -91,6 +91,47 @@ export async function onReadReplica<T>(read: () => Promise<T>): Promise<T> {
     r.looked = { at: Date.now(), value: Promise.resolve({ reachable: false }) };
     return read();
   }
+}
+
+/** Runs each statement of a long read on the client a `readerOf` chose (or on the primary since). */
+export type Reader = <T>(statement: (db: Db) => Promise<T>) => Promise<T>;
+
+/**
+ * For a read made of many short statements that cannot start over once it has sent something (a
+ * streamed export): the client is chosen once, by the rule of onReadReplica, and `read` runs each
+ * statement on it. A statement the standby fails for want of a connection runs again on the
+ * primary, and every later one with it. The client is passed to each statement, never put in the
+ * read scope, so writes beside such a read (its audit row) stay on the primary.
+ */
+export async function readerOf(): Promise<{ where: ReadSource; read: Reader }> {
+  const where = await readSource();
+  const r = replica();
+  const primary = getPrimaryDb();
+  if (where.source !== "replica" || !r) return { where, read: (statement) => statement(primary) };
+  let db = r.prisma;
+  const read: Reader = async (statement) => {
+    if (db === primary) return statement(primary);
+    try {
+      return await statement(db);
+    } catch (e) {
+      if (!isDatabaseUnavailable(e)) throw e;
+      r.looked = { at: Date.now(), value: Promise.resolve({ reachable: false }) };
+      db = primary;
+      return statement(primary);
+    }
+  };
+  return { where, read };
+}
+
+/**
+ * Where a read came from, as a header value (X-Read-Source): `replica; lag=0.3`, or
+ * `primary; reason=behind; lag=45.0` (no lag when the standby is not streaming),
+ * `primary; reason=unreachable`, `primary; reason=not-configured`. Lags in seconds.
+ */
+export function readSourceHeader(where: ReadSource): string {
+  const lag = where.lagSeconds === null ? "" : `; lag=${where.lagSeconds.toFixed(1)}`;
+  if (where.source === "replica") return `replica${lag}`;
+  return `primary; reason=${where.reason.replace(" ", "-")}${lag}`;
 }
 
 export async function closeReadReplica() {

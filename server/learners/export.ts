@@ -1,9 +1,10 @@
-import { getDb, type Db, type DbOrTx } from "../db";
+import { getPrimaryDb, type DbOrTx } from "../db";
 import { setting } from "../config";
 import { takeSlot, type Owner } from "../bulkheads";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
+import { readerOf, type Reader, type ReadSource } from "../read-replica";
 import { assertStorableUserId, auditActorId, type DataRightsActor } from "./actor";
 import { afterRow, EXPORT_SECTIONS } from "./export-sections";
 import { jsonWriter } from "./json-stream";
@@ -30,35 +31,46 @@ export const EXPORT_VERSION = 1;
  * is read. An unknown learner is NOT_FOUND (also right after an erasure) and an admin account is
  * FORBIDDEN to anyone but its owner (erasure refuses admins too): both before the first byte.
  * Audited ("learner.export") before anything is sent, so a download cut short is on record as well.
+ *
+ * Everything is read on the primary, unless `standby` (an admin's download): then the pages come
+ * from the standby of DATABASE_READ_URL when it serves reads as the console's do (readerOf), and
+ * `readFrom` says where they came from. The account, its checks and the audit row stay on the
+ * primary either way, so a learner erased a moment ago is not found and the row is written.
  */
 export async function exportLearnerStream(
   userId: string,
   actor: DataRightsActor,
-): Promise<{ exportedAt: Date; stream: ReadableStream<Uint8Array> }> {
+  opts: { standby?: boolean } = {},
+): Promise<{ exportedAt: Date; stream: ReadableStream<Uint8Array>; readFrom?: ReadSource }> {
   assertStorableUserId(userId);
   const give = takeSlot("export", exportOwner(userId, actor));
   try {
-    const db = getDb();
+    const db = getPrimaryDb();
     const user = await accountOf(db, userId);
     if (!user) throw new AppError("NOT_FOUND", "learner not found");
     if (user.role === "admin" && !(actor.type === "learner" && actor.id === userId))
       throw new AppError("FORBIDDEN", "an admin account cannot be exported as a learner");
-    await recordAudit({
-      actorId: auditActorId(actor, { anonymous: false }),
-      action: "learner.export",
-      scope: { userId, by: actor.type },
-      count: 1,
-    });
+    await recordAudit(
+      {
+        actorId: auditActorId(actor, { anonymous: false }),
+        action: "learner.export",
+        scope: { userId, by: actor.type },
+        count: 1,
+      },
+      db,
+    );
+    const pages = opts.standby ? await readerOf() : null;
+    const read: Reader = pages?.read ?? ((statement) => statement(db));
     const exportedAt = now();
     const out = jsonWriter({ sendTimeoutMs: setting("EXPORT_SEND_TIMEOUT_MS") });
-    const written = writeSections(db, userId, out, {
+    const written = writeSections(read, userId, out, {
       format: EXPORT_FORMAT,
       version: EXPORT_VERSION,
       exportedAt,
       account: user,
     });
     written.catch((e) => out.fail(e)).finally(give);
-    return { exportedAt, stream: out.stream };
+    return { exportedAt, stream: out.stream, readFrom: pages?.where };
   } catch (e) {
     give();
     throw e;
@@ -76,7 +88,7 @@ function exportOwner(userId: string, actor: DataRightsActor): Owner {
 }
 
 async function writeSections(
-  db: Db,
+  read: Reader,
   userId: string,
   out: ReturnType<typeof jsonWriter>,
   head: Record<string, unknown>,
@@ -84,18 +96,16 @@ async function writeSections(
   await out.open(head);
   for (const section of EXPORT_SECTIONS) {
     if ("one" in section) {
-      await out.field(section.key, await section.one(db, userId));
+      await out.field(section.key, await read((db) => section.one(db, userId)));
       continue;
     }
     await out.openList(section.key);
     for (let last: Record<string, unknown> | null = null; ;) {
-      const rows: Record<string, unknown>[] = await section.page(
-        db,
-        userId,
-        afterRow(section.keys, last),
-        section.pageSize,
-      );
-      for (const row of section.shape ? await section.shape(db, userId, rows as never[]) : rows) await out.item(row);
+      const after = afterRow(section.keys, last);
+      const rows: Record<string, unknown>[] = await read((db) => section.page(db, userId, after, section.pageSize));
+      const shape = section.shape;
+      for (const row of shape ? await read(async (db) => shape(db, userId, rows as never[])) : rows)
+        await out.item(row);
       if (rows.length < section.pageSize) break;
       last = rows.at(-1)!;
     }

@@ -12,9 +12,11 @@ import { closeDb, getDb } from "@/server/db";
 import { closeReadReplica, onReadReplica, readSource } from "@/server/read-replica";
 import { exploreJobs } from "@/server/admin/explorer";
 import { getAdminJobDetail } from "@/server/admin/job-detail";
+import { exportLearnerData } from "@/server/learners/export";
+import { GET as adminExportRoute } from "@/app/api/admin/learners/[userId]/export/route";
 import { createLearner, createTestJob, runtimeKey, type Learner } from "../helpers/factories";
 import { eventually } from "../helpers/eventually";
-import { setPassword, signedInCookie } from "../helpers/auth";
+import { APP_URL, setPassword, signedInCookie } from "../helpers/auth";
 import { spawnRuntime, type RuntimeProcess } from "./runtime-process";
 import { createJobs, expectSucceededOnce } from "./jobs";
 
@@ -117,6 +119,19 @@ async function learnerPage(learner: Learner): Promise<Page> {
   await page.getByTestId("live-indicator").getByText("Live updates on").waitFor({ timeout: 60_000 });
   return page;
 }
+/** An admin's download of a learner's data (the console's route): where it was read, and its jobs. */
+async function adminExport(cookie: string, userId: string) {
+  const res = await adminExportRoute(
+    new Request(`${APP_URL}/api/admin/learners/${userId}/export`, { headers: { cookie } }),
+    { params: Promise.resolve({ userId }) },
+  );
+  expect(res.status).toBe(200);
+  const data = (await res.json()) as { jobs: { id: string }[] };
+  return { source: res.headers.get("x-read-source"), jobs: data.jobs.map((j) => j.id) };
+}
+const exportsBy = (adminId: string) =>
+  getDb().adminAuditLog.count({ where: { action: "learner.export", actorId: adminId } });
+
 const pushes = (page: Page) => page.evaluate(() => (window as unknown as { __pushes: Push[] }).__pushes);
 
 /** Readiness polled every 200 ms from before a fault until stopped: [ms since the fault, status]. */
@@ -166,11 +181,14 @@ const unfinished = (ids: string[]) =>
   getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status: { notIn: [...TERMINAL_STATUSES] } } });
 
 describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HAProxy)", () => {
-  it("serves the console's heavy reads from the standby (DATABASE_READ_URL) with its lag, and from the primary when it is behind or down", async () => {
+  it("serves the console's heavy reads and an admin's export from the standby (DATABASE_READ_URL) with its lag, and from the primary when it is behind or down", async () => {
     await cluster.healthy();
     process.env.DATABASE_READ_URL = cluster.replicaUrl(DB);
     process.env.DB_READ_MAX_LAG_SECONDS = "30";
     const learner = await createLearner();
+    const admin = await createLearner({ role: "admin" });
+    await setPassword(admin.user.id, "failover-pw-123");
+    const adminCookie = await signedInCookie(admin.user.email, "failover-pw-123");
     const explore = () =>
       onReadReplica(() => exploreJobs({ filter: {}, sort: "createdAt_desc", limit: 50 })).then((r) =>
         r.items.map((i) => i.id),
@@ -198,12 +216,26 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
         return (where.lagSeconds ?? 0) > 0 ? where : null;
       });
       expect(lagging.source).toBe("replica");
+      // An admin's export of the learner: its pages from the standby, without the job, and the
+      // lag in its header; its audit row written on the primary. Her own export reads the primary.
+      const onStandby = await adminExport(adminCookie, learner.user.id);
+      expect(onStandby.source).toMatch(/^replica; lag=\d+\.\d$/);
+      expect(Number(onStandby.source!.split("=")[1])).toBeGreaterThan(0);
+      expect(onStandby.jobs).toContain(seen.id);
+      expect(onStandby.jobs).not.toContain(hidden.id);
+      expect(await exportsBy(admin.user.id)).toBe(1);
+      const own = await exportLearnerData(learner.user.id, { type: "learner", id: learner.user.id });
+      expect((own.jobs as { id: string }[]).map((j) => j.id)).toContain(hidden.id);
 
       // Too far behind: the primary answers, with the job.
       process.env.DB_READ_MAX_LAG_SECONDS = "0";
       expect(await readSource()).toMatchObject({ source: "primary", reason: "behind" });
       expect(await explore()).toContain(hidden.id);
       expect((await onReadReplica(() => getAdminJobDetail(hidden.id))).job.id).toBe(hidden.id);
+      const onPrimary = await adminExport(adminCookie, learner.user.id);
+      expect(onPrimary.source).toMatch(/^primary; reason=behind; lag=\d+\.\d$/);
+      expect(onPrimary.jobs).toContain(hidden.id);
+      expect(await exportsBy(admin.user.id)).toBe(2);
       process.env.DB_READ_MAX_LAG_SECONDS = "30";
     } finally {
       await standby.query("SELECT pg_wal_replay_resume()");
@@ -215,6 +247,7 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
     process.env.DATABASE_READ_URL = "postgresql://postgres@127.0.0.1:9/ai_job_runtime";
     expect(await readSource()).toMatchObject({ source: "primary", reason: "unreachable" });
     expect(await explore()).toContain(seen.id);
+    expect((await adminExport(adminCookie, learner.user.id)).source).toBe("primary; reason=unreachable");
     delete process.env.DATABASE_READ_URL;
     await closeReadReplica();
   });
