@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { startEmbeddedDb, dropDatabase } from "../lib/embedded-db";
 import { deployMigrations } from "../lib/migrator";
@@ -8,15 +7,17 @@ import { DATA_DIR } from "../lib/database-url";
 import { ensureBuilt, startAppServer } from "../lib/app-server";
 import { percentiles } from "./stats";
 import { loadAverage } from "./cpu";
+import type { Learner } from "../../tests/helpers/factories";
 
 /**
  * `npm run bench:bulkheads`: what one tenant's worst costs the others, on the production server.
- * Quiet, then under attack — twelve exports of a 10 MB learner that nobody reads, sixteen
- * activity calls of 1,000 reviews of one card from one key, a bulk cancel of 300 jobs — another
- * learner's `jobs.list` (BENCH_BULKHEADS_CALLS calls one after another, default 100), a sign-in,
- * readiness, and the time from creation to success of ten jobs a reference Runtime runs. Both
- * phases in one run on one server (port BENCH_PG_PORT for PostgreSQL), so a shared machine's load
- * weighs on both: the figures that matter are the ratios. Writes bench-results/bulkheads.json and .md.
+ * Quiet, then under attack (scripts/lib/bulkhead-attack.ts) — twelve exports of a 10 MB learner
+ * that nobody reads, one key's activity calls of 1,000 reviews of one card four at a time for the
+ * whole phase, a bulk cancel of 300 jobs — another learner's `jobs.list` (BENCH_BULKHEADS_CALLS
+ * calls one after another, default 100), a sign-in, readiness, and the time from creation to
+ * success of ten jobs a reference Runtime runs. Both phases in one run on one server (port
+ * BENCH_PG_PORT for PostgreSQL), so a shared machine's load weighs on both: the figures that matter
+ * are the ratios. Writes bench-results/bulkheads.json and .md.
  */
 const CALLS = Number(process.env.BENCH_BULKHEADS_CALLS ?? 100);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
@@ -35,46 +36,15 @@ const app = await startAppServer({
   env: { BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET, SWEEP_INTERVAL_MS: "2000" },
 });
 const { getDb, closeDb } = await import("../../server/db");
-const { startBulkRun } = await import("../../server/admin/bulk");
-const { createServiceKey } = await import("../../server/platform/service-keys");
-const { createLearner, runtimeKey, uid } = await import("../../tests/helpers/factories");
-const { setPassword, signedInCookie } = await import("../../tests/helpers/auth");
+const { runtimeKey } = await import("../../tests/helpers/factories");
 const { createJobs } = await import("../../tests/system/jobs");
 const { spawnRuntime } = await import("../../tests/system/runtime-process");
-
-function neverRead(pathname: string, cookie: string) {
-  const { hostname, port: p } = new URL(app.url);
-  const socket = net.connect(Number(p), hostname);
-  const status = new Promise<number>((resolve, reject) => {
-    socket.once("data", (chunk: Buffer) => {
-      socket.pause();
-      resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(chunk.toString("latin1"))?.[1] ?? 0));
-    });
-    socket.once("error", reject);
-  });
-  socket.write(`GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${p}\r\nCookie: ${cookie}\r\n\r\n`);
-  return { status, socket };
-}
+const { prepareBulkheadAttack, startBulkheadAttack, listTimes } = await import("../lib/bulkhead-attack");
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const t = performance.now();
   const value = await fn();
   return [performance.now() - t, value];
-}
-
-async function listTimes(cookie: string, n: number) {
-  const ms: number[] = [];
-  const input = encodeURIComponent("{}");
-  for (let i = 0; i < n; i++) {
-    const [t, status] = await timed(async () => {
-      const res = await fetch(`${app.url}/api/trpc/jobs.list?input=${input}`, { headers: { cookie } });
-      await res.text();
-      return res.status;
-    });
-    if (status !== 200) throw new Error(`jobs.list answered ${status}`);
-    ms.push(t);
-  }
-  return ms;
 }
 
 async function jobLatencies(ids: string[]) {
@@ -90,14 +60,9 @@ async function jobLatencies(ids: string[]) {
   }
 }
 
-async function phase(
-  cookie: string,
-  email: string,
-  password: string,
-  learner: Awaited<ReturnType<typeof createLearner>>,
-) {
+async function phase(cookie: string, email: string, password: string, learner: Learner) {
   const jobs = await createJobs([learner], 10);
-  const list = await listTimes(cookie, CALLS);
+  const list = await listTimes(app.url, cookie, CALLS);
   const [signInMs, signIn] = await timed(() =>
     fetch(`${app.url}/api/auth/sign-in/email`, {
       method: "POST",
@@ -117,70 +82,27 @@ async function phase(
 let runtime: ReturnType<typeof spawnRuntime> | null = null;
 try {
   const password = "bench-bulkheads-pw";
-  const [attacker, other] = [await createLearner(), await createLearner()];
-  for (const l of [attacker, other]) await setPassword(l.user.id, password);
-  const attackerCookie = await signedInCookie(attacker.user.email, password);
-  const otherCookie = await signedInCookie(other.user.email, password);
-  const text = "Chlorophyll absorbs red and blue light. ".repeat(6000).slice(0, 200 * 1024);
-  await getDb().material.createMany({
-    data: Array.from({ length: 50 }, (_, i) => ({ userId: attacker.user.id, title: `M${i}`, content: text })),
-  });
-  const held = await createJobs([attacker], 300);
-  await getDb().aiRuntimeJob.updateMany({
-    where: { id: { in: held } },
-    data: { runAfter: new Date(Date.now() + 86_400_000) },
-  });
+  const setup = await prepareBulkheadAttack({ url: app.url, password, heldJobs: 300, label: "bench" });
+  const { other, otherCookie, held } = setup;
   // The Runtime starts once the attacker's jobs are held back from it.
   runtime = spawnRuntime({ apiUrl: app.url, apiKey: await runtimeKey() });
-  const key = (await createServiceKey(uid("svc"), ["learners:write", "activity:write"], "bench")).key;
-  const ext = uid("ext");
-  await fetch(`${app.url}/api/v1/learners/${ext}`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Flood" }),
-  });
-  await listTimes(otherCookie, 10);
+  await listTimes(app.url, otherCookie, 10);
 
   const quiet = await phase(otherCookie, other.user.email, password, other);
   console.log("[bulkheads] quiet", JSON.stringify(quiet));
 
-  const downloads = Array.from({ length: 12 }, () => neverRead("/api/account/export", attackerCookie));
-  const exportStatuses = await Promise.all(downloads.map((d) => d.status));
-  const reviews = Array.from({ length: 1000 }, (_, i) => ({
-    externalId: `flood-${i}`,
-    cardExternalId: "one-card",
-    front: "F",
-    back: "B",
-    rating: "good",
-    reviewedAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
-  }));
-  const floodStatuses: number[] = [];
+  // The flood goes on, four calls at a time, for the whole phase.
   let flooding = true;
-  const flood = Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (flooding) {
-        const status = await fetch(`${app.url}/api/v1/learners/${ext}/activity`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ reviews }),
-        }).then(
-          async (r) => (await r.text(), r.status),
-          () => 0,
-        );
-        floodStatuses.push(status);
-      }
-    }),
-  );
-  const bulk = await startBulkRun("cancel", { ids: held }, held.length, attacker.user.id);
+  const attack = await startBulkheadAttack(app.url, setup, { floodCalls: 4, flooding: () => flooding });
   const loud = await phase(otherCookie, other.user.email, password, other).finally(() => (flooding = false));
-  await flood;
+  const floodStatuses = await attack.flood;
   for (;;) {
-    const run = await getDb().bulkRun.findUniqueOrThrow({ where: { id: bulk.id } });
+    const run = await getDb().bulkRun.findUniqueOrThrow({ where: { id: attack.bulk.id } });
     if (run.status !== "running") break;
     await new Promise((r) => setTimeout(r, 500));
   }
   const cancelled = await getDb().aiRuntimeJob.count({ where: { id: { in: held }, status: "cancelled" } });
-  for (const d of downloads) d.socket.destroy();
+  attack.closeExports();
   console.log("[bulkheads] attack", JSON.stringify(loud));
 
   const count = (xs: number[]) =>
@@ -199,7 +121,7 @@ try {
       listP95: ratio(loud.list.p95, quiet.list.p95),
       jobP95: ratio(loud.jobMs.p95, quiet.jobMs.p95),
     },
-    exports: count(exportStatuses),
+    exports: count(attack.exportStatuses),
     flood: count(floodStatuses),
     bulk: { jobs: held.length, cancelled },
   };

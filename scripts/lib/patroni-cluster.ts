@@ -1,9 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { exited, signalQuietly as kill, startGroup, stopGroup } from "./processes";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const PATRONI = process.env.PATRONI_PATH ?? "/usr/bin/patroni";
@@ -88,32 +89,24 @@ export async function startPatroniCluster(
   const children: ChildProcess[] = [];
   const logs = new Map<string, string>();
   const spawnLogged = (name: string, cmd: string, args: string[], asPostgres = false) => {
-    const child: ChildProcess = spawn(cmd, args, {
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      LANG: "C.UTF-8",
+      // PATRONI_LOG_LEVEL=INFO shows Patroni's decisions (the file's level is WARNING).
+      PATRONI_LOG_LEVEL: process.env.PATRONI_LOG_LEVEL,
+    };
+    const child = startGroup(cmd, args, env, name, {
       cwd: dir,
-      env: {
-        PATH: process.env.PATH,
-        HOME: dir,
-        LANG: "C.UTF-8",
-        // PATRONI_LOG_LEVEL=INFO shows Patroni's decisions (the file's level is WARNING).
-        ...(process.env.PATRONI_LOG_LEVEL ? { PATRONI_LOG_LEVEL: process.env.PATRONI_LOG_LEVEL } : {}),
-      } as unknown as NodeJS.ProcessEnv,
+      ownEnv: true,
       ...(asPostgres ? user : {}),
+      output: (text) => logs.set(name, ((logs.get(name) ?? "") + text).slice(-20_000)),
     });
-    const keep = (b: Buffer) => logs.set(name, ((logs.get(name) ?? "") + b.toString()).slice(-20_000));
-    child.stdout!.on("data", keep);
-    child.stderr!.on("data", keep);
     children.push(child);
     return child;
   };
   const killAll = () => {
-    for (const c of children)
-      try {
-        if (c.pid && c.exitCode === null) process.kill(-c.pid, "SIGKILL");
-      } catch {
-        // gone
-      }
+    for (const c of children) if (c.pid && c.exitCode === null) kill(-c.pid, "SIGKILL");
     for (const n of nodes) for (const pid of postgresPids(n)) kill(pid, "SIGKILL");
   };
   process.on("exit", killAll);
@@ -266,11 +259,8 @@ export async function startPatroniCluster(
     patroniPid: (n) => patronis.get(n.name)!.pid!,
     restartPatroni: async (n) => {
       const old = patronis.get(n.name)!;
-      const gone = new Promise<void>((r) =>
-        old.exitCode !== null || old.signalCode ? r() : old.once("exit", () => r()),
-      );
       kill(old.pid!, "SIGKILL");
-      await gone;
+      await exited(old);
       patronis.set(n.name, spawnLogged(n.name, PATRONI, [configs[nodes.indexOf(n)]!], true));
     },
     syncKey: async () => {
@@ -295,11 +285,12 @@ export async function startPatroniCluster(
       // Patroni stops its PostgreSQL on SIGTERM; a stopped (SIGSTOPped) one is killed.
       for (const n of nodes) for (const pid of postgresPids(n)) kill(pid, "SIGCONT");
       for (const c of patronis.values()) if (c.pid) kill(c.pid, "SIGCONT");
-      const exits = children.map(
-        (c) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode ? r() : c.once("exit", () => r()))),
+      await Promise.all(
+        children
+          .filter((c) => c.exitCode === null && c.signalCode === null)
+          .reverse()
+          .map((c) => stopGroup(c, "SIGTERM", 20_000)),
       );
-      for (const c of children.slice().reverse()) if (c.pid && c.exitCode === null) kill(-c.pid, "SIGTERM");
-      await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 20_000))]);
       killAll();
       fs.rmSync(dir, { recursive: true, force: true });
     },
@@ -315,14 +306,6 @@ function portFree(port: number) {
     server.once("error", () => resolve(false));
     server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
-}
-
-function kill(pid: number, signal: NodeJS.Signals) {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // gone
-  }
 }
 
 function postmasterPid(n: PatroniNode): number | null {

@@ -1,31 +1,63 @@
 import path from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 
+export type GroupOptions = {
+  /** Its folder (default: this process's). */
+  cwd?: string;
+  /** `env` is its whole environment, rather than this process's with `env` over it. */
+  ownEnv?: boolean;
+  /** Its user and group (as root: a server that refuses root, such as PostgreSQL). */
+  uid?: number;
+  gid?: number;
+  /** Its stdout and stderr go here rather than to this process's. */
+  output?: (text: string) => void;
+};
+
 /** Starts a child in its own process group, so stopping it also stops what it started (next-server). */
 export function startGroup(
   cmd: string,
   args: string[],
   env: Record<string, string | undefined>,
   name: string,
+  opts: GroupOptions = {},
 ): ChildProcess {
-  const child = spawn(cmd, args, {
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, ...env },
+  const child: ChildProcess = spawn(cmd, args, {
+    stdio: ["ignore", opts.output ? "pipe" : "inherit", opts.output ? "pipe" : "inherit"],
+    env: (opts.ownEnv ? env : { ...process.env, ...env }) as NodeJS.ProcessEnv,
     detached: true,
+    cwd: opts.cwd,
+    uid: opts.uid,
+    gid: opts.gid,
   });
+  if (opts.output)
+    for (const s of [child.stdout!, child.stderr!]) s.on("data", (b: Buffer) => opts.output!(b.toString()));
   child.on("exit", (code, signal) => console.log(`[${name}] exited (${signal ?? code})`));
   return child;
 }
 
-export function stopGroup(child: ChildProcess | undefined, signal: NodeJS.Signals = "SIGTERM") {
+/** Resolves once `child` has exited (at once if it has already). */
+export function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+/** Sends `signal` to a process, or with `-pgid` to a whole group; one that is gone already is no error. */
+export function signalQuietly(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone
+  }
+}
+
+/** SIGTERMs (or `signal`s) the child's group and waits for the child; past `timeoutMs` it SIGKILLs the group. */
+export function stopGroup(child: ChildProcess | undefined, signal: NodeJS.Signals = "SIGTERM", timeoutMs = 10_000) {
   if (!child?.pid || child.exitCode !== null) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {}
+      signalQuietly(-child.pid!, "SIGKILL");
       resolve();
-    }, 10_000);
+    }, timeoutMs);
     child.once("exit", () => {
       clearTimeout(timer);
       resolve();
