@@ -18,8 +18,8 @@ export async function rawCeiling(url: string, jobs: number) {
     if (!rows.length) break;
     await db.query(
       `WITH upd AS (UPDATE "AiRuntimeJob" SET status = 'succeeded', "finishedAt" = now(), "lockedBy" = NULL, "lockUntil" = NULL WHERE id = $1 RETURNING id, "attemptNo")
-       INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion")
-       SELECT gen_random_uuid()::text, id, "attemptNo", '{}', 'h', id || ':' || "attemptNo", 'v1' FROM upd`,
+       INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "outputSchemaVersion")
+       SELECT gen_random_uuid()::text, id, "attemptNo", '{}', 'h', 'v1' FROM upd`,
       [rows[0].id],
     );
     done++;

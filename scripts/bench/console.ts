@@ -399,8 +399,8 @@ export async function generate(db: pg.Client, rows: number, learnerId: string) {
       ) e ORDER BY at`);
     // A succeeded job's result (a minimal valid output: real outputs are larger, see tableSizes).
     await db.query(`
-      INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion", "createdAt")
-      SELECT 'cr' || id, id, 1, '${JSON.stringify(RESULT_OUTPUT)}'::jsonb, 'h', id || ':1:h', 'v1', "finishedAt"
+      INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "outputSchemaVersion", "createdAt")
+      SELECT 'cr' || id, id, 1, '${JSON.stringify(RESULT_OUTPUT)}'::jsonb, 'h', 'v1', "finishedAt"
       FROM (${inChunk}) j WHERE status = 'succeeded'`);
     // One usage row per attempt that reached the model (as Runtimes report it), for the cost panel.
     await db.query(`

@@ -72,9 +72,9 @@ export function cpuSince(start: CpuRoles, roles: { postmaster: number; appGroup?
   };
 }
 
-/** CPU per job in ms, by role, rounded to 0.01 ms. */
+/** CPU per job in ms, by role, rounded to 0.001 ms (pg-boss spends about 0.06 ms of PostgreSQL a job). */
 export function perJob(cpu: CpuRoles, jobs: number) {
-  const r = (ms: number) => Math.round((ms / jobs) * 100) / 100;
+  const r = (ms: number) => Math.round((ms / jobs) * 1000) / 1000;
   return { postgresMs: r(cpu.postgres), appMs: r(cpu.app), runtimesMs: r(cpu.runtimes), benchMs: r(cpu.bench) };
 }
 

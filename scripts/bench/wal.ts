@@ -167,7 +167,7 @@ try {
   await db.query(`VACUUM ANALYZE`);
   await db.query(`SELECT pg_stat_statements_reset()`);
   const from = (await db.query(`SELECT pg_current_wal_insert_lsn() AS lsn`)).rows[0].lsn as string;
-  for (let done = 0; done < JOBS; ) done += await turn();
+  for (let done = 0; done < JOBS;) done += await turn();
   const to = (await db.query(`SELECT pg_current_wal_insert_lsn() AS lsn`)).rows[0].lsn as string;
   const { rows } = await db.query<{ calls: string; exec: number; wal: string; query: string }>(
     `SELECT calls, total_exec_time AS exec, wal_bytes AS wal, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
@@ -187,7 +187,7 @@ try {
      UNION ALL
      SELECT '(none)', r.resource_manager || ' ' || r.record_type, count(*), sum(r.record_length)
      FROM pg_get_wal_records_info($1, $2) r WHERE r.block_ref IS NULL GROUP BY 1, 2
-     ORDER BY bytes DESC LIMIT 20`,
+     ORDER BY bytes DESC LIMIT 40`,
     [from, to],
   );
   console.log(`[wal] ours WAL by relation and record (per job: records, bytes):`);

@@ -44,7 +44,6 @@ export async function verifyOutcome(db: pg.Client, expectedJobs: number, scope =
   // The stored result belongs to the attempt whose completion was accepted, and that attempt is real and the last.
   const foreignResults = await count(`JOIN "AiRuntimeResult" r ON r."jobId" = j.id WHERE ${scope} AND (
       r."attemptNo" <> j."attemptNo"
-      OR r."resultIdempotencyKey" NOT LIKE j.id || ':' || r."attemptNo" || ':%'
       OR NOT EXISTS (SELECT 1 FROM "JobEvent" e WHERE e."jobId" = j.id AND e."toStatus" = 'succeeded' AND e."attemptNo" = r."attemptNo")
       OR NOT EXISTS (SELECT 1 FROM "JobEvent" e WHERE e."jobId" = j.id AND e."toStatus" = 'locked' AND e."attemptNo" = r."attemptNo"))`);
   const afterCompletion = await count(`WHERE ${scope} AND EXISTS (

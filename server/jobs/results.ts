@@ -45,26 +45,27 @@ export const STORE_TRIES = 3;
 async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnswer | null> {
   const db = getDb();
   const at = now();
-  const { check, outputHash, key, version, degraded } = await checkResult(jobId, input);
+  const { check, outputHash, version, degraded } = await checkResult(jobId, input);
 
   // The common case, one statement: the caller holds the lease and the output is valid.
   if (check.ok) {
-    const stored = await storeResult(
-      jobId,
-      { ...input, degraded },
-      { output: check.output, outputHash, key, version, at },
-    );
+    const stored = await storeResult(jobId, { ...input, degraded }, { output: check.output, outputHash, version, at });
     if (stored) return { status: "succeeded", resultId: stored, idempotent: false };
   }
 
   // Otherwise read the row and say exactly why.
   const job = await db.aiRuntimeJob.findUnique({
     where: { id: jobId },
-    select: { ...HOLDER_COLUMNS, cancelRequested: true, result: { select: { id: true, resultIdempotencyKey: true } } },
+    select: {
+      ...HOLDER_COLUMNS,
+      cancelRequested: true,
+      result: { select: { id: true, attemptNo: true, outputHash: true } },
+    },
   });
   if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
   if (job.status === "succeeded" && job.result) {
-    if (job.result.resultIdempotencyKey === key)
+    // The same output of the same attempt again: idempotent.
+    if (job.result.attemptNo === input.attemptNo && job.result.outputHash === outputHash)
       return { status: "succeeded", resultId: job.result.id, idempotent: true };
     throw new AppError("RESULT_ALREADY_EXISTS", "this job already has a different result", { resultId: job.result.id });
   }
@@ -105,7 +106,7 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
 
 /**
  * A result checked against its job, before anything is written: the output against its schema
- * version and the type's quality rules, its hash and its idempotency key (job, attempt, output).
+ * version and the type's quality rules, and its hash (with the attempt, what makes a repeat idempotent).
  * An output that passes them but breaks an evidence rule (server/job-types/evidence: what it says
  * against what the snapshot says) is stored degraded, whatever the Runtime reported.
  */
@@ -130,7 +131,6 @@ export async function checkResult(
   return {
     check,
     outputHash,
-    key: `${jobId}:${input.attemptNo}:${outputHash}`,
     version,
     degraded,
     findings,
@@ -144,12 +144,12 @@ export type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: 
 async function storeResult(
   jobId: string,
   input: ResultInput,
-  r: { output: unknown; outputHash: string; key: string; version: string; at: Date },
+  r: { output: unknown; outputHash: string; version: string; at: Date },
 ): Promise<string | null> {
   const { runtimeInstanceId, keyId, ...item } = input;
   const stored = await storeResults(
     { runtimeInstanceId, keyId },
-    [{ item: { ...item, jobId }, output: r.output, outputHash: r.outputHash, key: r.key, version: r.version }],
+    [{ item: { ...item, jobId }, output: r.output, outputHash: r.outputHash, version: r.version }],
     r.at,
     { wait: true },
   );

@@ -24,7 +24,6 @@ export type CheckedResult = {
   item: Omit<ResultInput, keyof Holder> & { jobId: string };
   output: unknown;
   outputHash: string;
-  key: string;
   version: string;
 };
 
@@ -49,6 +48,9 @@ export async function storeResults(
     promptVersions: col((v) => v.item.promptVersion ?? null),
     versions: col((v) => v.version),
   };
+  const usageInts = (
+    field: "promptTokens" | "completionTokens" | "cacheHitTokens" | "cacheMissTokens" | "durationMs",
+  ) => col((v) => v.item.usage?.[field] ?? 0);
   const pick = (values: unknown[], type: string) =>
     Prisma.sql`(${values}::${Prisma.raw(type)})[array_position(${ids}::text[], j.id)]`;
   const key = holder.keyId == null ? Prisma.empty : Prisma.sql` AND j."lockedByKeyId" = ${holder.keyId}`;
@@ -66,29 +68,33 @@ export async function storeResults(
       set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${pick(arrays.promptVersions, "text[]")}, j."promptVersion"),
       "outputSchemaVersion" = ${pick(arrays.versions, "text[]")}`,
+      // Each field once, typed: no text parsed twice in the statement. The usage row takes no ON
+      // CONFLICT (a speculative insert costs a WAL record and its own work per row): upd holds each
+      // (job, attempt) at most once, in the one transition that ends that attempt, so no usage row of
+      // it exists yet (a fail stores its usage as it ends the attempt, whose result is then fenced out).
       extraCtes: Prisma.sql`batch_in AS (
       SELECT * FROM unnest(${ids}::text[], ${col((v) => JSON.stringify(v.output))}::text[], ${col((v) => v.outputHash)}::text[],
-        ${col((v) => v.key)}::text[], ${arrays.versions}::text[], ${arrays.promptVersions}::text[],
+        ${arrays.versions}::text[], ${arrays.promptVersions}::text[],
         ${col((v) => v.item.modelProvider ?? null)}::text[], ${col((v) => v.item.modelName ?? null)}::text[],
-        ${col((v) => (v.item.usage ? JSON.stringify(v.item.usage) : null))}::text[], ${col((v) => v.item.latencyMs ?? null)}::int[],
-        ${col((v) => v.item.degraded ?? false)}::boolean[])
-        AS b(id, output, "outputHash", key, version, "promptVersion", provider, model, usage, "latencyMs", degraded)
+        ${col((v) => (v.item.usage ? JSON.stringify(v.item.usage) : null))}::jsonb[], ${col((v) => v.item.latencyMs ?? null)}::int[],
+        ${col((v) => v.item.degraded ?? false)}::boolean[], ${col((v) => v.item.usage?.provider ?? null)}::text[],
+        ${col((v) => v.item.usage?.model ?? null)}::text[], ${usageInts("promptTokens")}::int[], ${usageInts("completionTokens")}::int[],
+        ${usageInts("cacheHitTokens")}::int[], ${usageInts("cacheMissTokens")}::int[], ${usageInts("durationMs")}::int[])
+        AS b(id, output, "outputHash", version, "promptVersion", provider, model, usage, "latencyMs", degraded,
+          "usageProvider", "usageModel", "promptTokens", "completionTokens", "cacheHitTokens", "cacheMissTokens", "durationMs")
     ), res AS (
-      INSERT INTO ${Prisma.raw(`"${siblingOf(table, "AiRuntimeResult")}"`)} (id, "jobId", "attemptNo", output, "outputHash", "resultIdempotencyKey", "outputSchemaVersion",
+      INSERT INTO ${Prisma.raw(`"${siblingOf(table, "AiRuntimeResult")}"`)} (id, "jobId", "attemptNo", output, "outputHash", "outputSchemaVersion",
         "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
-      SELECT gen_random_uuid()::text, u.id, u."attemptNo", b.output::jsonb, b."outputHash", b.key, b.version,
-        b."promptVersion", b.provider, b.model, b.usage::jsonb, b."latencyMs", b.degraded, ${at}::timestamp(3)
+      SELECT gen_random_uuid()::text, u.id, u."attemptNo", b.output::jsonb, b."outputHash", b.version,
+        b."promptVersion", b.provider, b.model, b.usage, b."latencyMs", b.degraded, ${at}::timestamp(3)
       FROM upd u JOIN batch_in b ON b.id = u.id RETURNING id, "jobId"
     ), usage_row AS (
       INSERT INTO "JobUsage" (id, "jobId", "attemptNo", "userId", "jobType", "apiKeyMode", provider, model,
         "promptTokens", "completionTokens", "cacheHitTokens", "cacheMissTokens", "durationMs", outcome, "createdAt")
       SELECT gen_random_uuid()::text, u.id, u."attemptNo", u."userId", u."jobType"::"JobType", u."apiKeyMode"::"ApiKeyMode",
-        b.usage::jsonb->>'provider', b.usage::jsonb->>'model', COALESCE((b.usage::jsonb->>'promptTokens')::int, 0),
-        COALESCE((b.usage::jsonb->>'completionTokens')::int, 0), COALESCE((b.usage::jsonb->>'cacheHitTokens')::int, 0),
-        COALESCE((b.usage::jsonb->>'cacheMissTokens')::int, 0), COALESCE((b.usage::jsonb->>'durationMs')::int, 0),
+        b."usageProvider", b."usageModel", b."promptTokens", b."completionTokens", b."cacheHitTokens", b."cacheMissTokens", b."durationMs",
         'succeeded', ${at}::timestamp(3)
       FROM upd u JOIN batch_in b ON b.id = u.id WHERE b.usage IS NOT NULL
-      ON CONFLICT ("jobId", "attemptNo") DO NOTHING
       RETURNING "userId", "apiKeyMode", "promptTokens"::bigint + "completionTokens" AS tokens
     ), ${tokenBudgetSql(at)}`,
       extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,

@@ -151,7 +151,6 @@ describe("explorer over 120k jobs", () => {
         attemptNo: 1,
         output: { summary: { mood: tag } },
         outputHash: tag,
-        resultIdempotencyKey: tag,
         outputSchemaVersion: "v1",
       },
     });

@@ -46,7 +46,7 @@ describe("a job's happy path through the Runtime protocol", () => {
     expect(row.lockUntil).toBeNull();
     expect(row.progress).toBe(100);
     expect(row.result?.id).toBe(res.body.resultId);
-    expect(row.result?.resultIdempotencyKey).toBe(`${job.id}:1:${row.result?.outputHash}`);
+    expect(row.result?.attemptNo).toBe(1);
     expect(row.events.map((e) => [e.fromStatus, e.toStatus])).toEqual([
       [null, "pending"],
       ["pending", "locked"],

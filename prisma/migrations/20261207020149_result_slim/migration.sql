@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "AiRuntimeResult" DROP COLUMN "resultIdempotencyKey";
+
