@@ -22,7 +22,7 @@ type Boss = {
   createQueue(name: string): Promise<unknown>;
   insert(name: string, jobs: object[]): Promise<unknown>;
   fetch(name: string, o: { batchSize: number }): Promise<{ id: string }[]>;
-  complete(name: string, id: string | string[]): Promise<unknown>;
+  complete(name: string, id: string | string[], data?: object): Promise<unknown>;
   work(name: string, o: object, h: (jobs: { id: string }[]) => Promise<void>): Promise<string>;
 };
 
@@ -39,6 +39,8 @@ export async function pgBossRun(
   batchSize = 50,
   /** Runs after the jobs are in and before the clock starts (the paired rounds' settle). */
   ready?: () => Promise<void>,
+  /** Stored as each job's output by complete() (fetch-batch mode), as ours stores a result; none by default. */
+  output?: object,
 ) {
   const options = {
     connectionString: url,
@@ -80,6 +82,7 @@ export async function pgBossRun(
       await boss.complete(
         queue,
         batch.map((j) => j.id),
+        output,
       );
       done += batch.length;
     }

@@ -234,7 +234,7 @@ export const EXPORT_SECTIONS: ExportSection[] = [
           credentialId: true,
         },
         include: {
-          result: { omit: { jobId: true, outputHash: true } },
+          result: { omit: { jobId: true, outputHash: true, resultIdempotencyKey: true } },
           rejections: { omit: { jobId: true }, orderBy: { attemptNo: "asc" } },
           events: { omit: { jobId: true, actorId: true }, orderBy: { id: "asc" } },
         },
