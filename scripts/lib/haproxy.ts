@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { anyFreePort } from "./pgbouncer";
+import { startGroup, stopGroup } from "./processes";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const BIN = process.env.HAPROXY_PATH ?? "/usr/sbin/haproxy";
@@ -25,9 +25,9 @@ export async function startHaproxy(opts: { servers: string[]; port?: number }): 
   const file = path.join(dir, "haproxy.cfg");
   fs.writeFileSync(file, cfg);
   let log = "";
-  const child: ChildProcess = spawn(BIN, ["-db", "-f", file], { stdio: ["ignore", "pipe", "pipe"], detached: true });
-  for (const s of [child.stdout!, child.stderr!])
-    s.on("data", (b: Buffer) => (log = (log + b.toString()).slice(-5000)));
+  const child = startGroup(BIN, ["-db", "-f", file], {}, "haproxy", {
+    output: (text) => (log = (log + text).slice(-5000)),
+  });
   process.on("exit", () => child.exitCode === null && child.kill("SIGKILL"));
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + 30_000;
@@ -48,10 +48,7 @@ export async function startHaproxy(opts: { servers: string[]; port?: number }): 
     pid: () => child.pid,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode) return;
-      await new Promise<void>((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      });
+      await stopGroup(child);
     },
   };
 }

@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { startGroup, stopGroup } from "./processes";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const BIN = process.env.PGBOUNCER_PATH ?? "/usr/sbin/pgbouncer";
@@ -57,7 +58,8 @@ export async function startPgBouncer(opts: {
   let child: ChildProcess | undefined;
   const asRoot = process.getuid?.() === 0 ? ["-u", "postgres"] : [];
   const start = async () => {
-    child = spawn(BIN, [...asRoot, path.join(dir, "pgbouncer.ini")], { stdio: "ignore", detached: true });
+    // Its log is the file (read when it fails to start); what it writes to stderr is dropped.
+    child = startGroup(BIN, [...asRoot, path.join(dir, "pgbouncer.ini")], {}, "pgbouncer", { output: () => {} });
     const started = child;
     process.on("exit", () => started.exitCode === null && started.kill("SIGKILL"));
     await answers(url.toString(), started, () => fs.readFileSync(path.join(dir, "pgbouncer.log"), "utf8"));
@@ -73,10 +75,7 @@ export async function startPgBouncer(opts: {
     stop: async () => {
       const c = child;
       if (!c || c.exitCode !== null || c.signalCode) return;
-      await new Promise<void>((resolve) => {
-        c.once("exit", () => resolve());
-        c.kill("SIGTERM");
-      });
+      await stopGroup(c);
     },
   };
 }

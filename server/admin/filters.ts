@@ -39,7 +39,8 @@ export async function filterSql(db: DbOrTx, f: JobFilter, opts: { withoutSearch?
     const doc = JSON.stringify(nest(f.json.path, f.json.value));
     parts.push(
       f.json.in === "params"
-        ? Prisma.sql`j.params @> ${doc}::jsonb`
+        ? // The doc names a field, so only non-empty params can contain it: that lets the partial index serve.
+          Prisma.sql`j.params @> ${doc}::jsonb AND j.params <> '{}'::jsonb`
         : Prisma.sql`j.id IN (SELECT r."jobId" FROM "AiRuntimeResult" r WHERE r.output @> ${doc}::jsonb)`,
     );
   }

@@ -205,6 +205,20 @@ describe("explorer over 120k jobs", () => {
     console.log(`[explorer] ${_name}: first page of 50 in ${(performance.now() - t).toFixed(1)} ms over ${N} rows`);
   });
 
+  it("EXPLAIN: a params field reads the params index, which leaves out empty params", async () => {
+    // The index is partial (params <> '{}'): usable only because the filter says params are not empty.
+    type Named = PlanNode & { "Index Name"?: string };
+    const filter: JobFilter = { json: { in: "params", path: "n", value: "77" } };
+    const query = await explorerQuery({ filter, sort: "createdAt_desc", limit: 50 });
+    const [row] = await db().$queryRaw<{ "QUERY PLAN": [{ Plan: Named }] }[]>`EXPLAIN (FORMAT JSON) ${query}`;
+    const named = (nodes(row!["QUERY PLAN"][0].Plan) as Named[]).map((n) => n["Index Name"]).filter(Boolean);
+    expect(await parentIndexes(named)).toContain("AiRuntimeJob_params_idx");
+    const [pred] = await db().$queryRaw<{ pred: string }[]>`
+      SELECT pg_get_expr(i.indpred, i.indrelid) AS pred FROM pg_index i
+      WHERE i.indexrelid = '"AiRuntimeJob_params_idx"'::regclass`;
+    expect(pred!.pred).toBe("(params <> '{}'::jsonb)");
+  });
+
   it("EXPLAIN ANALYZE: failed jobs of a type that has none read their own index, not every failure", async () => {
     // knowledge_point_extraction is not among the generated types: the combination is empty. The
     // newest-first walk of the status index used to read all 17,000 failed rows to find that out.

@@ -2,11 +2,10 @@ import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
 import pg from "pg";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../../scripts/lib/app-server";
 import { startPatroniCluster, type PatroniCluster } from "../../scripts/lib/patroni-cluster";
-import { verifyOutcome } from "../../scripts/chaos/verify";
 import { TERMINAL_STATUSES } from "@/server/jobs/constants";
 import { closeDb, getDb } from "@/server/db";
 import { closeReadReplica, onReadReplica, readSource } from "@/server/read-replica";
@@ -17,8 +16,9 @@ import { GET as adminExportRoute } from "@/app/api/admin/learners/[userId]/expor
 import { createLearner, createTestJob, runtimeKey, type Learner } from "../helpers/factories";
 import { eventually } from "../helpers/eventually";
 import { APP_URL, setPassword, signedInCookie } from "../helpers/auth";
-import { spawnRuntime, type RuntimeProcess } from "./runtime-process";
-import { createJobs, expectSucceededOnce } from "./jobs";
+import { spawnRuntimes, type RuntimeProcess } from "./runtime-process";
+import { createJobs, expectSucceededOnce, outcomeViolations } from "./jobs";
+import { openLearnerPage, pushes } from "./learner-page";
 
 /**
  * Losing the database primary (docs/operations.md, "High availability"): a Patroni cluster of two
@@ -97,28 +97,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-type Push = { id: string; status: string };
-async function learnerPage(learner: Learner): Promise<Page> {
-  await setPassword(learner.user.id, "failover-pw-123");
-  const [name, value] = (await signedInCookie(learner.user.email, "failover-pw-123")).split("=") as [string, string];
-  const context = await browser.newContext({ baseURL: app.url });
-  await context.addCookies([{ name, value, url: app.url }]);
-  await context.addInitScript(() => {
-    const w = window as unknown as { __pushes: Push[]; EventSource: typeof EventSource };
-    w.__pushes = [];
-    const Native = w.EventSource;
-    w.EventSource = class extends Native {
-      constructor(url: string | URL, init?: EventSourceInit) {
-        super(url, init);
-        this.addEventListener("job", (e) => w.__pushes.push(JSON.parse((e as MessageEvent<string>).data)));
-      }
-    };
-  });
-  const page = await context.newPage();
-  await page.goto("/", { timeout: 120_000 });
-  await page.getByTestId("live-indicator").getByText("Live updates on").waitFor({ timeout: 60_000 });
-  return page;
-}
+const learnerPage = (learner: Learner) => openLearnerPage(browser, app.url, learner, "failover-pw-123");
 /** An admin's download of a learner's data (the console's route): where it was read, and its jobs. */
 async function adminExport(cookie: string, userId: string) {
   const res = await adminExportRoute(
@@ -131,8 +110,6 @@ async function adminExport(cookie: string, userId: string) {
 }
 const exportsBy = (adminId: string) =>
   getDb().adminAuditLog.count({ where: { action: "learner.export", actorId: adminId } });
-
-const pushes = (page: Page) => page.evaluate(() => (window as unknown as { __pushes: Push[] }).__pushes);
 
 /** Readiness polled every 200 ms from before a fault until stopped: [ms since the fault, status]. */
 function watchReadiness(from: number) {
@@ -256,14 +233,7 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
     const learner = await createLearner();
     const page = await learnerPage(learner);
     const key = await runtimeKey();
-    for (let i = 0; i < 2; i++)
-      runtimes.push(
-        spawnRuntime({
-          apiUrl: app.url,
-          apiKey: key,
-          env: { RUNTIME_LOCAL_DELAY_MS: String(700 + i * 100), RUNTIME_CONCURRENCY: "2" },
-        }),
-      );
+    runtimes.push(...spawnRuntimes(2, { apiUrl: app.url, apiKey: key, delayMs: 700, concurrency: 2 }));
     const pause = () => runtimes.forEach((r) => void r.kill("SIGSTOP"));
     const resume = () => runtimes.forEach((r) => void r.kill("SIGCONT"));
     const ids: string[] = [];
@@ -358,15 +328,7 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
       step(line);
 
       // Nothing committed lost, nothing doubled: every job so far is there and ended once.
-      const db = new pg.Client({ connectionString: cluster.primaryUrl(DB) });
-      db.on("error", () => {});
-      await db.connect();
-      try {
-        const outcome = await verifyOutcome(db, ids.length, `j.id IN (${ids.map((id) => `'${id}'`).join(", ")})`);
-        expect(outcome.violations).toEqual([]);
-      } finally {
-        await db.end();
-      }
+      expect(await outcomeViolations(cluster.primaryUrl(DB), ids)).toEqual([]);
       expect((await expectSucceededOnce(ids)).problems).toEqual([]);
       // Every result a Runtime was told was accepted is stored.
       const accepted = new Set(

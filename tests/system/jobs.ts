@@ -1,3 +1,5 @@
+import pg from "pg";
+import { verifyOutcome } from "../../scripts/chaos/verify";
 import { getDb } from "@/server/db";
 import { checkOutput } from "@/server/jobs/quality";
 import type { SnapshotContent } from "@/server/jobs/schemas";
@@ -69,4 +71,19 @@ export async function expectSucceededOnce(ids: string[]) {
   }
   if (jobs.length !== ids.length) problems.push(`${ids.length - jobs.length} jobs missing`);
   return { problems, jobs };
+}
+
+/**
+ * What the chaos verifier finds wrong with exactly the jobs `ids` (a job lost, doubled, or ended
+ * twice), read on a connection of its own to `connectionString`: empty when all is well.
+ */
+export async function outcomeViolations(connectionString: string, ids: string[]) {
+  const db = new pg.Client({ connectionString });
+  db.on("error", () => {});
+  await db.connect();
+  try {
+    return (await verifyOutcome(db, ids.length, `j.id IN (${ids.map((id) => `'${id}'`).join(", ")})`)).violations;
+  } finally {
+    await db.end();
+  }
 }

@@ -57,3 +57,20 @@ export function spawnRuntime(opts: { apiUrl: string; apiKey: string; env?: Recor
 }
 
 export type RuntimeProcess = ReturnType<typeof spawnRuntime>;
+
+/**
+ * `n` Runtimes on `apiUrl` with the local provider, the i-th taking `delayMs + i * 100` ms a job (so
+ * they do not move in step), each running up to `concurrency` jobs at once.
+ */
+export function spawnRuntimes(
+  n: number,
+  opts: { apiUrl: string; apiKey: string; delayMs: number; concurrency: number },
+): RuntimeProcess[] {
+  return Array.from({ length: n }, (_, i) =>
+    spawnRuntime({
+      apiUrl: opts.apiUrl,
+      apiKey: opts.apiKey,
+      env: { RUNTIME_LOCAL_DELAY_MS: String(opts.delayMs + i * 100), RUNTIME_CONCURRENCY: String(opts.concurrency) },
+    }),
+  );
+}

@@ -1,20 +1,18 @@
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
-import pg from "pg";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startAppServer, type AppServer } from "../../scripts/lib/app-server";
 import { startHaproxy, type Haproxy } from "../../scripts/lib/haproxy";
 import { startPgBouncer, type PgBouncer } from "../../scripts/lib/pgbouncer";
-import { verifyOutcome } from "../../scripts/chaos/verify";
 import { TERMINAL_STATUSES } from "@/server/jobs/constants";
 import { getDb } from "@/server/db";
 import { createLearner, createTestJob, runtimeKey, type Learner } from "../helpers/factories";
 import { eventually } from "../helpers/eventually";
-import { setPassword, signedInCookie } from "../helpers/auth";
-import { spawnRuntime, type RuntimeProcess } from "./runtime-process";
-import { createJobs, expectSucceededOnce } from "./jobs";
+import { spawnRuntimes, type RuntimeProcess } from "./runtime-process";
+import { createJobs, expectSucceededOnce, outcomeViolations } from "./jobs";
+import { openLearnerPage, pushes } from "./learner-page";
 
 /**
  * The topology of docs/contract.md#deployment-shapes, rehearsed: HAProxy (deploy/haproxy.cfg) in front of three production
@@ -81,32 +79,12 @@ afterAll(async () => {
 const ready = (app: AppServer) =>
   fetch(`${app.url}/api/health/ready`).then(async (r) => ({ status: r.status, body: await r.json() }));
 
-type Push = { id: string; status: string };
-/** A learner's page through HAProxy, with every job change its event streams delivered recorded. */
-async function learnerPage(learner: Learner): Promise<Page> {
-  await setPassword(learner.user.id, "topology-pw-123");
-  const [name, value] = (await signedInCookie(learner.user.email, "topology-pw-123")).split("=") as [string, string];
-  const context = await browser.newContext({ baseURL: lb.url });
-  contexts.push(context);
-  await context.addCookies([{ name, value, url: lb.url }]);
-  await context.addInitScript(() => {
-    const w = window as unknown as { __pushes: Push[]; EventSource: typeof EventSource };
-    w.__pushes = [];
-    const Native = w.EventSource;
-    w.EventSource = class extends Native {
-      constructor(url: string | URL, init?: EventSourceInit) {
-        super(url, init);
-        this.addEventListener("job", (e) => w.__pushes.push(JSON.parse((e as MessageEvent<string>).data)));
-      }
-    };
-  });
-  const page = await context.newPage();
-  await page.goto("/", { timeout: 120_000 });
-  await page.getByTestId("live-indicator").getByText("Live updates on").waitFor({ timeout: 60_000 });
+/** A learner's page through HAProxy (closed after the test with its context). */
+async function learnerPage(learner: Learner) {
+  const page = await openLearnerPage(browser, lb.url, learner, "topology-pw-123");
+  contexts.push(page.context());
   return page;
 }
-
-const pushes = (page: Page) => page.evaluate(() => (window as unknown as { __pushes: Push[] }).__pushes);
 
 async function inFlight(ids: string[]) {
   return getDb().aiRuntimeJob.findMany({
@@ -120,15 +98,8 @@ describe("[SYSTEM] HAProxy, three instances, PgBouncer in transaction mode", () 
     const learners = [await createLearner(), await createLearner()];
     const pages = await Promise.all(learners.map(learnerPage));
     const key = await runtimeKey();
-    for (let i = 0; i < 8; i++)
-      runtimes.push(
-        spawnRuntime({
-          apiUrl: lb.url,
-          apiKey: key,
-          // Each job takes a second or two, so a job in flight is seen in flight.
-          env: { RUNTIME_LOCAL_DELAY_MS: String(1000 + i * 100), RUNTIME_CONCURRENCY: "3" },
-        }),
-      );
+    // Each job takes a second or two, so a job in flight is seen in flight.
+    runtimes.push(...spawnRuntimes(8, { apiUrl: lb.url, apiKey: key, delayMs: 1000, concurrency: 3 }));
     // The Runtimes stopped (SIGSTOP) while a wave of jobs is made: every job of it is waiting when they go on.
     const pause = () => runtimes.forEach((r) => void r.kill("SIGSTOP"));
     const resume = () => runtimes.forEach((r) => void r.kill("SIGCONT"));
@@ -180,14 +151,7 @@ describe("[SYSTEM] HAProxy, three instances, PgBouncer in transaction mode", () 
       150_000,
     );
     step("every job finished");
-    const db = new pg.Client({ connectionString: direct });
-    await db.connect();
-    try {
-      const outcome = await verifyOutcome(db, ids.length, `j.id IN (${ids.map((id) => `'${id}'`).join(", ")})`);
-      expect(outcome.violations).toEqual([]);
-    } finally {
-      await db.end();
-    }
+    expect(await outcomeViolations(direct, ids)).toEqual([]);
     expect((await expectSucceededOnce(ids)).problems).toEqual([]);
 
     // Every Runtime is still up and the successes they logged add up to the jobs.
