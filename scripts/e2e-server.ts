@@ -101,6 +101,8 @@ const runtime = startGroup(
 );
 // Browser tests that run a command against this database (npm run learner:invite) read its URL here.
 fs.writeFileSync(path.join(DATA_DIR, `e2e-${port}.database-url`), pg.url);
+// Browser tests that sign as the server does (the digest's unsubscribe link) read its auth secret here.
+fs.writeFileSync(path.join(DATA_DIR, `e2e-${port}.auth-secret`), secrets.BETTER_AUTH_SECRET, { mode: 0o600 });
 console.log(`[e2e] app on ${origin}, database ${database}, runtime key ${runtimeKey.slice(0, 12)}…`);
 
 let stopping = false;

@@ -2,12 +2,13 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useLocale, useTranslations } from "next-intl";
-import { useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Time } from "@/components/time";
 import { browserTimeZone, CardActions, type CardAction } from "./card-actions";
 import { formatInterval } from "./interval";
 import { PendingDecks, ReviewLimits, ReviewScopePicker, type ReviewScope } from "./review-setup";
+import { OPEN_REVIEW } from "./today";
 
 const RATINGS = ["again", "hard", "good", "easy"] as const;
 // The key that shows the answer, by its ARIA name (aria-keyshortcuts).
@@ -57,7 +58,12 @@ export function ReviewPanel() {
   const card = reviewing ? queue.data?.cards.find((c) => !isRated(c)) : undefined;
   // Left in this sitting: today's count, less the cards in hand already rated (the queue is read again after each).
   const left = queue.data ? Math.max(0, queue.data.today.total - queue.data.cards.filter(isRated).length) : 0;
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.review.queue.queryKey() });
+  // The page's top line (review.today) counts the same cards: it is read again with the queue.
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.review.queue.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.review.today.queryKey() }),
+    ]);
   const cardKey = card ? `${card.id}:${card.reps}` : null;
   const flipped = cardKey !== null && shown === cardKey;
 
@@ -84,6 +90,18 @@ export function ReviewPanel() {
   useLayoutEffect(() => {
     if (phase === "finished") finishedRef.current?.focus();
   }, [phase]);
+
+  // The top line's link: the Review over all cards (what the line counts), focus on its heading,
+  // or on the card in hand during a sitting.
+  useEffect(() => {
+    const open = () => {
+      if (reviewing) return cardRef.current?.focus();
+      setScope({});
+      headingRef.current?.focus();
+    };
+    window.addEventListener(OPEN_REVIEW, open);
+    return () => window.removeEventListener(OPEN_REVIEW, open);
+  }, [reviewing]);
 
   const flip = () => {
     if (!cardKey || flipped) return;
@@ -127,7 +145,11 @@ export function ReviewPanel() {
 
   const due = queue.data?.due;
   return (
-    <section aria-labelledby="review-heading" className="mt-6 rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200">
+    <section
+      id="review"
+      aria-labelledby="review-heading"
+      className="scroll-mt-4 mt-6 rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200"
+    >
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 id="review-heading" ref={headingRef} tabIndex={-1} className="text-lg font-semibold focus:outline-none">
           {t("title")}

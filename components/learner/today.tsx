@@ -6,6 +6,9 @@ import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { browserTimeZone } from "./card-actions";
 
+/** The window event the today line's link sends: the Review panel opens over all cards. */
+export const OPEN_REVIEW = "ajr:open-review";
+
 /** The top of the learner page: how many cards are due today and the plan's first step not yet ticked. */
 export function TodayBanner() {
   const t = useTranslations("review");
@@ -20,9 +23,29 @@ export function TodayBanner() {
       className="mt-4 rounded-xl bg-amber-50 p-4 ring-1 ring-amber-200"
       data-testid="today"
     >
-      <p className="font-medium text-slate-900">{t("todayDue", { n: dueCards })}</p>
+      <p className="font-medium text-slate-900">
+        <span data-testid="today-due">{t("todayDue", { n: dueCards })}</span>
+        {dueCards > 0 && (
+          <>
+            {" "}
+            <a
+              href="#review"
+              onClick={(e) => {
+                // Focus goes to the Review's heading (the browser's own jump to #review would drop it).
+                e.preventDefault();
+                window.history.pushState(null, "", "#review");
+                window.dispatchEvent(new Event(OPEN_REVIEW));
+              }}
+              className="text-indigo-700 underline hover:text-indigo-900 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500"
+              data-testid="today-open-review"
+            >
+              {t("todayOpen")}
+            </a>
+          </>
+        )}
+      </p>
       {firstStep && (
-        <p className="mt-1 text-sm text-slate-800">
+        <p className="mt-1 text-sm text-slate-800" data-testid="today-first-step">
           {t("firstStep", { title: firstStep.title, minutes: firstStep.estimatedMinutes })}
         </p>
       )}

@@ -7,7 +7,9 @@ const page = (status: number, lang: string, body: string) =>
   );
 
 const attr = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const BAD = page(400, "en", '<h1>This unsubscribe link is not valid.</h1><p lang="zh-CN">退订链接无效。</p>');
+// A new Response each time: a Response's body can be read only once, so a shared one would answer
+// every refusal after the first with an empty, broken reply.
+const bad = () => page(400, "en", '<h1>This unsubscribe link is not valid.</h1><p lang="zh-CN">退订链接无效。</p>');
 
 /**
  * GET /api/digest/unsubscribe?u=&s=: a page with one button (a link scanner's GET changes nothing).
@@ -19,7 +21,7 @@ export async function unsubscribePage(req: Request): Promise<Response> {
   const url = new URL(req.url);
   const u = url.searchParams.get("u");
   const s = url.searchParams.get("s");
-  if (!verifyUnsubscribe(u, s)) return BAD;
+  if (!verifyUnsubscribe(u, s)) return bad();
   const action = `/api/digest/unsubscribe?u=${encodeURIComponent(u)}&s=${encodeURIComponent(s!)}`;
   return page(
     200,
@@ -31,7 +33,7 @@ export async function unsubscribePage(req: Request): Promise<Response> {
 export async function unsubscribeRequest(req: Request): Promise<Response> {
   const url = new URL(req.url);
   const u = url.searchParams.get("u");
-  if (!verifyUnsubscribe(u, url.searchParams.get("s"))) return BAD;
+  if (!verifyUnsubscribe(u, url.searchParams.get("s"))) return bad();
   await unsubscribe(u);
   return page(
     200,

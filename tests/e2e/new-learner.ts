@@ -10,6 +10,12 @@ export function e2eDatabaseUrl() {
   return fs.readFileSync(path.join(process.cwd(), ".data", `e2e-${port}.database-url`), "utf8").trim();
 }
 
+/** The e2e server's BETTER_AUTH_SECRET (scripts/e2e-server.ts leaves it beside the database URL). */
+export function e2eAuthSecret() {
+  const port = Number(process.env.E2E_PORT ?? 3400);
+  return fs.readFileSync(path.join(process.cwd(), ".data", `e2e-${port}.auth-secret`), "utf8").trim();
+}
+
 /**
  * A brand-new learner (no materials, no knowledge points, no consent, no jobs) with an email and
  * password, written straight into the e2e database: no page makes learners yet (invitations come
