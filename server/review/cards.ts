@@ -95,6 +95,41 @@ const readCards = (where: Prisma.ReviewCardWhereInput, take: number) =>
       })
     : Promise.resolve([]);
 
+/**
+ * The due cards (`due`: the caller's scope and time) a learner may still review today, by kind of
+ * card, as Anki counts them: new cards and reviews of learnt cards capped by the daily limits less
+ * what the review log holds since the learner's local midnight (`dayStart`); learning cards are
+ * never held back. The Review view and the page's top line (server/review/today.ts) both count so.
+ */
+export async function leftToday(userId: string, due: Prisma.ReviewCardWhereInput, dayStart: Date) {
+  const db = getDb();
+  const [user, byState, doneToday] = await Promise.all([
+    db.user.findUniqueOrThrow({ where: { id: userId }, select: { reviewNewPerDay: true, reviewMaxPerDay: true } }),
+    db.reviewCard.groupBy({ by: ["state"], where: due, _count: { _all: true } }),
+    db.reviewLog.groupBy({
+      by: ["state"],
+      where: { userId, reviewedAt: { gte: dayStart }, state: { in: [0, 2] } },
+      _count: { _all: true },
+    }),
+  ]);
+  const inState = (...states: number[]) =>
+    byState.filter((s) => states.includes(s.state)).reduce((n, s) => n + s._count._all, 0);
+  const done = (state: number) => doneToday.find((s) => s.state === state)?._count._all ?? 0;
+  return {
+    left: {
+      new: Math.min(inState(0), Math.max(0, user.reviewNewPerDay - done(0))),
+      learning: inState(1, 3),
+      review: Math.min(inState(2), Math.max(0, user.reviewMaxPerDay - done(2))),
+    },
+    limits: {
+      newPerDay: user.reviewNewPerDay,
+      reviewsPerDay: user.reviewMaxPerDay,
+      newDoneToday: done(0),
+      reviewsDoneToday: done(2),
+    },
+  };
+}
+
 /** Oldest due first; a deck's cards in their order. */
 function byDue(a: QueueRow, b: QueueRow) {
   return (
@@ -121,15 +156,9 @@ export async function getReviewQueue(userId: string, options: QueueOptions = {})
   const active = activeCards(userId, at, scope);
   const due: Prisma.ReviewCardWhereInput = { AND: [active, { due: dueBy(at) }] };
   const dayStart = localMidnight(at, validTimeZone(options.timeZone));
-  const [user, byState, byKind, doneToday, next, total, pending] = await Promise.all([
-    db.user.findUniqueOrThrow({ where: { id: userId }, select: { reviewNewPerDay: true, reviewMaxPerDay: true } }),
-    db.reviewCard.groupBy({ by: ["state"], where: due, _count: { _all: true } }),
+  const [{ left, limits }, byKind, next, total, pending] = await Promise.all([
+    leftToday(userId, due, dayStart),
     db.reviewCard.groupBy({ by: ["kind"], where: due, _count: { _all: true } }),
-    db.reviewLog.groupBy({
-      by: ["state"],
-      where: { userId, reviewedAt: { gte: dayStart }, state: { in: [0, 2] } },
-      _count: { _all: true },
-    }),
     db.reviewCard.findFirst({
       where: { AND: [active, { due: { gt: at } }] },
       orderBy: { due: "asc" },
@@ -138,14 +167,6 @@ export async function getReviewQueue(userId: string, options: QueueOptions = {})
     db.reviewCard.count({ where: { userId } }),
     pendingDecks(userId),
   ]);
-  const inState = (...states: number[]) =>
-    byState.filter((s) => states.includes(s.state)).reduce((n, s) => n + s._count._all, 0);
-  const done = (state: number) => doneToday.find((s) => s.state === state)?._count._all ?? 0;
-  const left = {
-    new: Math.min(inState(0), Math.max(0, user.reviewNewPerDay - done(0))),
-    learning: inState(1, 3),
-    review: Math.min(inState(2), Math.max(0, user.reviewMaxPerDay - done(2))),
-  };
   const [learning, review, fresh] = await Promise.all([
     readCards({ AND: [due, { state: { in: [1, 3] } }] }, Math.min(limit, left.learning)),
     readCards({ AND: [due, { state: 2 }] }, Math.min(limit, left.review)),
@@ -156,12 +177,7 @@ export async function getReviewQueue(userId: string, options: QueueOptions = {})
   return {
     due: { flashcards: kind("flashcard"), questions: kind("question"), total: kind("flashcard") + kind("question") },
     today: { ...left, total: left.new + left.learning + left.review },
-    limits: {
-      newPerDay: user.reviewNewPerDay,
-      reviewsPerDay: user.reviewMaxPerDay,
-      newDoneToday: done(0),
-      reviewsDoneToday: done(2),
-    },
+    limits,
     cardsInSchedule: total,
     nextDueAt: next?.due ?? null,
     pendingDecks: pending,

@@ -1,21 +1,23 @@
 import { getDb } from "../db";
 import { now } from "../clock";
-import { activeCards } from "./cards";
+import { activeCards, leftToday } from "./cards";
 import { localMidnight, validTimeZone } from "./day";
 
 export type FirstStep = { jobId: string; index: number; title: string; estimatedMinutes: number };
 
 /**
  * What brings the learner back today: the cards due by the end of their local day (not suspended,
- * not buried) and the first step of their latest plan they have not ticked yet. The learner page's
- * top line and the daily digest read it.
+ * not buried) that the daily limits still let them review, counted as the Review view counts
+ * (leftToday), and the first step of their latest plan they have not ticked yet. The learner
+ * page's top line and the daily digest read it.
  */
 export async function todayFor(userId: string, timeZone?: string | null) {
   const at = now();
-  const endOfDay = localMidnight(at, validTimeZone(timeZone), 1);
+  const zone = validTimeZone(timeZone);
+  const endOfDay = localMidnight(at, zone, 1);
   const db = getDb();
-  const [dueCards, plan] = await Promise.all([
-    db.reviewCard.count({ where: { AND: [activeCards(userId, at), { due: { lt: endOfDay } }] } }),
+  const [{ left }, plan] = await Promise.all([
+    leftToday(userId, { AND: [activeCards(userId, at), { due: { lt: endOfDay } }] }, localMidnight(at, zone)),
     db.aiRuntimeJob.findFirst({
       where: { userId, jobType: "next_action_planning", status: "succeeded" },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -41,5 +43,5 @@ export async function todayFor(userId: string, timeZone?: string | null) {
         estimatedMinutes: typeof step.estimatedMinutes === "number" ? step.estimatedMinutes : 0,
       };
   }
-  return { dueCards, firstStep };
+  return { dueCards: left.new + left.learning + left.review, firstStep };
 }
