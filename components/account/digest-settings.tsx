@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import { useId, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
+import { appCodeOf } from "@/components/learner/labels";
 
 /** The daily review digest by email: opt in, at which local hour; says so when this server cannot send mail. */
 export function DigestSettings() {
@@ -13,6 +14,19 @@ export function DigestSettings() {
 }
 
 type Settings = { optIn: boolean; hour: number; mailConfigured: boolean; quietStart: number; quietEnd: number };
+type Saved = { optIn: boolean; hour: number; sendHour: number };
+
+/** What was saved, with the hour the server will really send at (moved out of quiet hours if need be). */
+function savedText(t: ReturnType<typeof useTranslations<"digest">>, saved: Saved) {
+  if (!saved.optIn) return t("savedOff");
+  if (saved.sendHour !== saved.hour) return t("savedMoved", { hour: saved.hour, sendHour: saved.sendHour });
+  return t("savedOn", { hour: saved.hour });
+}
+
+/** A refused save in the learner's language, by the server's error code (never the server's own text). */
+function errorText(t: ReturnType<typeof useTranslations<"digest">>, error: unknown) {
+  return appCodeOf(error) === "INVALID_REQUEST" ? t("errorInvalid") : t("errorOther");
+}
 
 function DigestForm({ d }: { d: Settings }) {
   const t = useTranslations("digest");
@@ -76,11 +90,11 @@ function DigestForm({ d }: { d: Settings }) {
         </div>
       </form>
       <p role="status" className="mt-1 text-sm text-slate-700">
-        {save.data ? (save.data.optIn ? t("savedOn", { hour: save.data.hour }) : t("savedOff")) : ""}
+        {save.data ? savedText(t, save.data) : ""}
       </p>
       {save.error && (
         <p role="alert" className="mt-1 text-sm text-rose-700">
-          {t("error", { message: save.error.message })}
+          {errorText(t, save.error)}
         </p>
       )}
     </section>

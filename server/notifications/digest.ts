@@ -65,11 +65,15 @@ export function localClock(at: Date, timeZone: string) {
 const inQuiet = (hour: number, start: number, end: number) =>
   start === end ? false : start < end ? hour >= start && hour < end : hour >= start || hour < end;
 
+/** The local hour a digest chosen for `digestHour` really goes out: the chosen hour, or the end of quiet hours if it falls in them. */
+export function digestSendHour(digestHour: number, quietStart: number, quietEnd: number) {
+  return inQuiet(digestHour, quietStart, quietEnd) ? quietEnd : digestHour;
+}
+
 /** Is a digest due at this local hour for a learner who chose `digestHour`? (Quiet hours move it to their end.) */
 export function digestHourReached(hour: number, digestHour: number, quietStart: number, quietEnd: number) {
   if (inQuiet(hour, quietStart, quietEnd)) return false;
-  const sendAt = inQuiet(digestHour, quietStart, quietEnd) ? quietEnd : digestHour;
-  return hour >= sendAt;
+  return hour >= digestSendHour(digestHour, quietStart, quietEnd);
 }
 
 function transport() {
@@ -183,13 +187,16 @@ export async function digestSettings(
       where: { id: userId },
       select: { digestOptIn: true, digestHour: true, timeZone: true },
     }));
+  const { quietStart, quietEnd } = mailConfig;
   return {
     optIn: user.digestOptIn,
     hour: user.digestHour,
+    /** The local hour the digest really goes out (the end of quiet hours when the chosen hour is in them). */
+    sendHour: digestSendHour(user.digestHour, quietStart, quietEnd),
     timeZone: user.timeZone,
     mailConfigured: mailConfigured(),
-    quietStart: mailConfig.quietStart,
-    quietEnd: mailConfig.quietEnd,
+    quietStart,
+    quietEnd,
   };
 }
 

@@ -10,8 +10,10 @@ import { createNewLearner, e2eAuthSecret, e2eDatabaseUrl } from "./new-learner";
  * The daily review digest on the account page, in English and in 简体中文 (each in a browser on
  * another time zone, which is saved with the choice): the server's quiet hours and "no SMTP here"
  * are shown; opting in at a chosen hour and opting out are saved (the page after a reload and the
- * app's own read of the database agree); an hour the form does not offer (a tampered option) or a
- * tampered request is refused with a visible message and changes nothing; the digest's signed
+ * app's own read of the database agree); an hour in the quiet hours is saved and the message names
+ * the hour the digest really goes out (the end of the quiet hours); an hour the form does not offer
+ * (a tampered option) or a tampered request is refused with a message in the learner's language,
+ * chosen by the error's code, and changes nothing; the digest's signed
  * unsubscribe link (made by the server's own signing function) shows a button that opts out — its
  * GET changes nothing, a wrong signature is refused — and a mail client's RFC 8058 one-click POST
  * opts out too; the account page then shows the digest off.
@@ -27,8 +29,10 @@ const WORDS = {
     quiet: (s: number, e: number) => `Never sent in quiet hours (${s}:00–${e}:00); a digest due then comes at ${e}:00.`,
     save: "Save",
     savedOn: (h: number) => `Saved: a digest each day at ${h}:00.`,
+    savedMoved: (h: number, s: number) =>
+      `Saved: ${h}:00 is in the quiet hours, so the digest is moved out of them and comes each day at ${s}:00.`,
     savedOff: "Saved: no digest.",
-    error: "Could not save: input does not match the procedure's schema",
+    error: "Could not save: that hour or time zone is not one this page offers. Reload the page and try again.",
     timeZone: "America/New_York",
   },
   "zh-CN": {
@@ -39,8 +43,9 @@ const WORDS = {
     quiet: (s: number, e: number) => `免打扰时段（${s}:00–${e}:00）内不发送；落在其中的提醒在 ${e}:00 发出。`,
     save: "保存",
     savedOn: (h: number) => `已保存：每天 ${h}:00 发送提醒。`,
+    savedMoved: (h: number, s: number) => `已保存：${h}:00 在免打扰时段内，提醒移出免打扰时段，改为每天 ${s}:00 发送。`,
     savedOff: "已保存：不发送提醒。",
-    error: "未能保存：input does not match the procedure's schema",
+    error: "未能保存：该时间或时区不是本页提供的选项。请刷新页面后重试。",
     timeZone: "Asia/Shanghai",
   },
 } as const;
@@ -114,7 +119,10 @@ for (const locale of ["en", "zh-CN"] as const) {
       await optIn.uncheck();
       await hour.selectOption("24");
       await save.click();
+      // In the learner's language, chosen by the error's code: the server's own English text is not shown.
       await expect(alert).toHaveText(w.error);
+      await expect(alert).not.toContainText("input does not match");
+      await expect(alert).not.toContainText("schema");
       await expect(status).toHaveText("");
       await shot(page, `${locale}-refused`);
       expect(await stored(who.id)).toEqual({ optIn: true, hour: 18, timeZone: w.timeZone });
@@ -134,10 +142,22 @@ for (const locale of ["en", "zh-CN"] as const) {
       await expect(optIn).toBeChecked();
       await expect(hour).toHaveValue("18");
 
-      // Another hour, then opt out and back in: each saved and shown after a reload.
+      // An hour in the quiet hours (the e2e server's are the default 22–7): saved as chosen, and the
+      // message names the hour the sender really uses, the end of the quiet hours.
+      expect([server.quietStart, server.quietEnd]).toEqual([22, 7]);
+      await hour.selectOption("23");
+      await save.click();
+      await expect(status).toHaveText(w.savedMoved(23, 7));
+      await expect(alert).toHaveCount(0);
+      expect(await stored(who.id)).toEqual({ optIn: true, hour: 23, timeZone: w.timeZone });
+      expect((await digestSettings(who.id)).sendHour).toBe(7);
+      await page.reload();
+      await expect(hour).toHaveValue("23");
+
+      // Another hour (6:00, also quiet: sent at 7:00), then opt out and back in: each saved and shown after a reload.
       await hour.selectOption("6");
       await save.click();
-      await expect(status).toHaveText(w.savedOn(6));
+      await expect(status).toHaveText(w.savedMoved(6, 7));
       expect(await stored(who.id)).toEqual({ optIn: true, hour: 6, timeZone: w.timeZone });
       await optIn.uncheck();
       await save.click();
@@ -148,7 +168,7 @@ for (const locale of ["en", "zh-CN"] as const) {
       await expect(hour).toHaveValue("6");
       await optIn.check();
       await save.click();
-      await expect(status).toHaveText(w.savedOn(6));
+      await expect(status).toHaveText(w.savedMoved(6, 7));
       expect(await stored(who.id)).toEqual({ optIn: true, hour: 6, timeZone: w.timeZone });
 
       // The digest's unsubscribe link: a wrong signature is refused and a GET only shows the button.
@@ -184,7 +204,7 @@ for (const locale of ["en", "zh-CN"] as const) {
       // Opted in again, then a mail client's one-click POST (RFC 8058) opts out, without a session.
       await optIn.check();
       await save.click();
-      await expect(status).toHaveText(w.savedOn(6));
+      await expect(status).toHaveText(w.savedMoved(6, 7));
       expect((await stored(who.id)).optIn).toBe(true);
       const mailClient = await request.newContext();
       const oneClick = await mailClient.post(link, { form: { "List-Unsubscribe": "One-Click" } });

@@ -7,7 +7,7 @@ import { advanceClock, now, resetClock } from "@/server/clock";
 import { callerAs } from "../helpers/auth";
 import { createLearner, type Learner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
-import { localClock, sendDueDigests, unsubscribeUrl } from "@/server/notifications/digest";
+import { digestHourReached, localClock, sendDueDigests, unsubscribeUrl } from "@/server/notifications/digest";
 import { GET as unsubscribeGet, POST as unsubscribePost } from "@/app/api/digest/unsubscribe/route";
 import { defaultTasks } from "@/server/scheduler/tasks";
 
@@ -50,7 +50,8 @@ afterEach(async () => {
   resetClock();
   refuse = false;
   received.length = 0;
-  for (const k of ["SMTP_HOST", "SMTP_PORT", "MAIL_FROM"]) delete process.env[k];
+  for (const k of ["SMTP_HOST", "SMTP_PORT", "MAIL_FROM", "DIGEST_QUIET_START", "DIGEST_QUIET_END"])
+    delete process.env[k];
 });
 
 function smtp() {
@@ -151,6 +152,36 @@ describe("the daily review digest", () => {
     advanceClock(60 * 60_000);
     await sendDueDigests();
     expect(mailTo(learner.user.email)).toHaveLength(1);
+  });
+
+  it("saving answers the hour the digest really goes out: the chosen one, or the end of quiet hours", async () => {
+    const learner = await createLearner();
+    const account = callerAs(learner.user).account;
+    const cases: [quiet: [number, number] | null, hour: number, sendHour: number][] = [
+      [null, 18, 18],
+      [null, 21, 21],
+      [null, 22, 7],
+      [null, 23, 7],
+      [null, 0, 7],
+      [null, 6, 7],
+      [null, 7, 7],
+      [[20, 9], 23, 9],
+      [[20, 9], 19, 19],
+      [[1, 5], 3, 5],
+      [[1, 5], 23, 23],
+    ];
+    for (const [quiet, hour, sendHour] of cases) {
+      if (quiet) [process.env.DIGEST_QUIET_START, process.env.DIGEST_QUIET_END] = quiet.map(String);
+      else for (const k of ["DIGEST_QUIET_START", "DIGEST_QUIET_END"]) delete process.env[k];
+      const saved = await account.setDigest({ optIn: true, hour, timeZone: "UTC" });
+      expect({ quiet, hour, sendHour: saved.sendHour }).toEqual({ quiet, hour, sendHour });
+      expect(saved.hour).toBe(hour);
+      expect((await account.digest()).sendHour).toBe(sendHour);
+      // The sender agrees: over a local day from midnight, the first hour it sends at is that hour.
+      const [start, end] = quiet ?? [22, 7];
+      const firstSent = Array.from({ length: 24 }, (_, h) => h).find((h) => digestHourReached(h, hour, start, end));
+      expect(firstSent).toBe(sendHour);
+    }
   });
 
   it("a refusing SMTP server fails only the digest: recorded for admins, retried on the next tick", async () => {

@@ -9,6 +9,7 @@ import { router, sessionProcedure, userProcedure } from "../init";
 const digestSchema = z.object({
   optIn: z.boolean(),
   hour: z.number().int(),
+  sendHour: z.number().int(),
   timeZone: z.string().nullable(),
   mailConfigured: z.boolean(),
   quietStart: z.number().int(),
