@@ -1,9 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
-import { startEmbeddedDb, dropDatabase } from "../lib/embedded-db";
-import { deployMigrations } from "../lib/migrator";
-import { DATA_DIR } from "../lib/database-url";
+import { onOwnDb } from "./own-db";
 import { insertJobs, seedBenchUser } from "./setup";
 import { percentiles } from "./stats";
 import { loadAverage } from "./cpu";
@@ -18,15 +15,9 @@ import { loadAverage } from "./cpu";
  */
 const COUNTS = (process.env.BENCH_HELD_COUNTS ?? "0,2000,20000").split(",").map(Number);
 const port = Number(process.env.BENCH_HELD_PG_PORT ?? 54362);
-const database = `ajr_held_${process.pid}`;
-const server = await startEmbeddedDb({ dir: path.join(DATA_DIR, `pg-held-${port}`), port, database, fast: true });
-const db = new pg.Client({ connectionString: server.url });
 const out: { held: number; claimMs: ReturnType<typeof percentiles>; loadAverage: number[] }[] = [];
-try {
-  await deployMigrations(server.url);
-  await db.connect();
+await onOwnDb({ name: "held", port }, async (db) => {
   await seedBenchUser(db);
-  process.env.DATABASE_URL = server.url;
   const { claimJobs } = await import("../../server/jobs/lease");
   for (const held of COUNTS) {
     await db.query(`TRUNCATE "AiRuntimeJob" CASCADE`);
@@ -77,9 +68,5 @@ try {
       "",
     ].join("\n"),
   );
-} finally {
-  await db.end().catch(() => {});
-  await dropDatabase(server.url.replace(/\/[^/]+$/, "/postgres"), database).catch(() => {});
-  await server.stop();
-}
+});
 process.exit(0);

@@ -1,9 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
-import { startEmbeddedDb, dropDatabase } from "../lib/embedded-db";
-import { deployMigrations } from "../lib/migrator";
-import { DATA_DIR } from "../lib/database-url";
+import { onOwnDb } from "./own-db";
 import { insertJobs, seedBenchUser } from "./setup";
 import { loadAverage } from "./cpu";
 
@@ -20,18 +17,11 @@ if (!name) throw new Error("usage: npm run bench:migration -- <prisma/migrations
 const script = fs.readFileSync(path.join("prisma/migrations", name, "migration.sql"), "utf8");
 const JOBS = Number(process.env.BENCH_MIGRATION_JOBS ?? 1_000_000);
 const port = Number(process.env.BENCH_MIGRATION_PG_PORT ?? 54363);
-const database = `ajr_migration_${process.pid}`;
-const dir = path.join(DATA_DIR, `pg-migration-${port}`);
-const server = await startEmbeddedDb({ dir, port, database, fast: true });
-const db = new pg.Client({ connectionString: server.url });
-try {
-  await deployMigrations(server.url);
-  await db.connect();
+await onOwnDb({ name: "migration", port }, async (db) => {
   await seedBenchUser(db);
   for (let done = 0; done < JOBS; done += 100_000) await insertJobs(db, Math.min(100_000, JOBS - done));
   await db.query(`UPDATE "AiRuntimeJob" SET params = '{"count": 5}' WHERE right(id, 1) IN ('1', '6')`);
   await db.query(`VACUUM ANALYZE`);
-  process.env.DATABASE_URL = server.url;
   const { claimJobs } = await import("../../server/jobs/lease");
   const holder = { runtimeInstanceId: "migration-probe", keyId: null };
   await claimJobs({ ...holder, capabilities: ["learning_state_analysis"], limit: 1 }); // warm
@@ -47,10 +37,4 @@ try {
   console.log(
     `[migration] ${name} on ${JOBS} jobs: ${Math.round(migrationMs)} ms; a claim started 50 ms in waited ${Math.round(claimMs)} ms (load average ${loadAverage().join(" ")})`,
   );
-  const { getDb } = await import("../../server/db");
-  await getDb().$disconnect();
-} finally {
-  await db.end().catch(() => {});
-  await dropDatabase(server.url.replace(/\/[^/]+$/, "/postgres"), database).catch(() => {});
-  await server.stop();
-}
+});

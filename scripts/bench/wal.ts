@@ -1,9 +1,6 @@
-import path from "node:path";
 import pg from "pg";
 import { output, usage } from "./payload";
-import { startEmbeddedDb, dropDatabase } from "../lib/embedded-db";
-import { deployMigrations } from "../lib/migrator";
-import { DATA_DIR } from "../lib/database-url";
+import { onOwnDb } from "./own-db";
 import { clearJobs, insertJobs, runSetupSql, seedBenchUser } from "./setup";
 import { cpuNow, cpuSince, loadAverage, postmasterPid } from "./cpu";
 import { pgBossRun } from "./pgboss";
@@ -25,24 +22,12 @@ const BATCH = Number(process.env.BENCH_WAL_BATCH ?? 16);
 const ROUNDS = Number(process.env.BENCH_WAL_ROUNDS ?? 3);
 const SWEEP = Number(process.env.BENCH_WAL_SWEEP ?? 20_000);
 const port = Number(process.env.BENCH_WAL_PG_PORT ?? Number(process.env.BENCH_PG_PORT ?? 54360) + 1);
-const database = `ajr_wal_${process.pid}`;
-const dir = path.join(DATA_DIR, `pg-wal-${port}`);
-const server = await startEmbeddedDb({
-  dir,
-  port,
-  database,
-  fast: true,
-  // pg_stat_wal counts the whole server: no autovacuum's WAL or CPU in either system's figures.
-  settings: { autovacuum: "off", shared_preload_libraries: "pg_stat_statements" },
-});
-const db = new pg.Client({ connectionString: server.url });
-
 type Wal = { records: number; bytes: number };
 /**
  * Bytes from the WAL insert position (exact at once); records from pg_stat_wal, which a backend
  * publishes when it goes idle — at the latest after PostgreSQL's 10 s idle flush — so wait for it.
  */
-const wal = async (): Promise<Wal> => {
+const walOf = (db: pg.Client) => async (): Promise<Wal> => {
   await new Promise((r) => setTimeout(r, 11_000));
   const r = (
     await db.query(
@@ -57,18 +42,18 @@ const per = (a: Wal, b: Wal, n: number) => ({
 });
 type Round = { walRecords: number; walBytes: number; postgresCpuMs: number; clientCpuMs: number };
 
-try {
-  await deployMigrations(server.url);
-  await db.connect();
+// pg_stat_wal counts the whole server: no autovacuum's WAL or CPU in either system's figures.
+const settings = { autovacuum: "off", shared_preload_libraries: "pg_stat_statements" };
+await onOwnDb({ name: "wal", port, settings }, async (db, server) => {
+  const wal = walOf(db);
   await db.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
   await db.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
   await runSetupSql(db);
   await seedBenchUser(db);
-  process.env.DATABASE_URL = server.url;
   const { claimJobs, heartbeat } = await import("../../server/jobs/lease");
   const { submitResults } = await import("../../server/jobs/results-batch");
   const { sweepExpiredLeases } = await import("../../server/jobs/sweep");
-  const roles = { postmaster: postmasterPid(dir) };
+  const roles = { postmaster: postmasterPid(server.dir) };
   const holder = { runtimeInstanceId: "wal-probe", keyId: null };
   /** One turn of a Runtime with BATCH slots: a claim, then the results of all it took in one batch. */
   const turn = async () => {
@@ -235,10 +220,4 @@ try {
   };
   console.log(`[wal] sweep: ${JSON.stringify(sweepResult)}`);
   console.log(`[wal] load average ${loadAverage().join(" ")}`);
-  const { getDb } = await import("../../server/db");
-  await getDb().$disconnect();
-} finally {
-  await db.end().catch(() => {});
-  await dropDatabase(server.url.replace(/\/[^/]+$/, "/postgres"), database).catch(() => {});
-  await server.stop();
-}
+});
