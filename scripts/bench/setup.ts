@@ -1,13 +1,16 @@
+import { readFileSync } from "node:fs";
 import pg from "pg";
 import { ensurePartitions, idAt, listSpans, PARTITIONED, partitionDays } from "../../server/jobs/partitions";
 
 /**
  * BENCH_SETUP_SQL="stmt;stmt" (an experiment, e.g. dropping or narrowing the job table's indexes): run
  * on a freshly migrated bench database before anything else; pg-boss makes its own schema later and
- * is untouched. `npm run bench` and `npm run bench:wal` both take it.
+ * is untouched. `npm run bench` and `npm run bench:wal` both take it; BENCH_SETUP_SQL_FILE names a file run
+ * whole, as one simple query (DO blocks and the like).
  */
 export async function runSetupSql(db: pg.Client) {
   for (const stmt of (process.env.BENCH_SETUP_SQL ?? "").split(";").filter((s) => s.trim())) await db.query(stmt);
+  if (process.env.BENCH_SETUP_SQL_FILE) await db.query(readFileSync(process.env.BENCH_SETUP_SQL_FILE, "utf8"));
 }
 
 /**

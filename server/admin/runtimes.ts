@@ -10,7 +10,7 @@ export const RUNTIME_RECENT_HOURS = 24;
 
 /**
  * Runtime instances with what they hold now (HELD_STATUSES: an `expired` row's lease is lost, so it
- * is in no Runtime's hands; the held-lease partial index still serves the query) and what they
+ * is in no Runtime's hands; the queue table's live statuses serve the query) and what they
  * finished recently (recentByRuntime).
  */
 export async function listRuntimes() {
@@ -19,8 +19,9 @@ export async function listRuntimes() {
   const [instances, held, recent] = await Promise.all([
     db.runtimeInstance.findMany({ orderBy: { lastSeenAt: "desc" }, take: 500 }),
     db.$queryRaw<{ id: string; n: number; jobIds: string[] }[]>`
-      SELECT "lockedBy" AS id, count(*)::int AS n, (array_agg(id ORDER BY "lockedAt"))[1:10] AS "jobIds"
-      FROM "AiRuntimeJob" WHERE status IN (${statusList(HELD_STATUSES)}) AND "lockedBy" IS NOT NULL GROUP BY 1`,
+      SELECT j."lockedBy" AS id, count(*)::int AS n, (array_agg(j.id ORDER BY j."lockedAt"))[1:10] AS "jobIds"
+      FROM "JobQueue" q JOIN "AiRuntimeJob" j ON j.id = q."jobId"
+      WHERE q.status IN (${statusList(HELD_STATUSES)}) AND j.status IN (${statusList(HELD_STATUSES)}) AND j."lockedBy" IS NOT NULL GROUP BY 1`,
     recentByRuntime(since),
   ]);
   const h = new Map(held.map((r) => [r.id, r]));

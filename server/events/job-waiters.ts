@@ -174,8 +174,8 @@ export class JobWaiters {
 /** The earliest upcoming runAfter per job type: the timers a freshly connected process needs. */
 async function scanDue() {
   const rows = await getDb().$queryRaw<{ type: string; at: Date }[]>`
-    SELECT "jobType"::text AS type, min("runAfter") AS at FROM "AiRuntimeJob"
-    WHERE status = 'pending' AND "runAfter" > now() AND NOT "cancelRequested" GROUP BY 1`;
+    SELECT j."jobType"::text AS type, min(j."runAfter") AS at FROM "JobQueue" q JOIN "AiRuntimeJob" j ON j.id = q."jobId"
+    WHERE q.status = 'pending' AND j.status = 'pending' AND j."runAfter" > now() AND NOT j."cancelRequested" GROUP BY 1`;
   return rows.map((r) => ({ type: r.type, at: r.at.getTime() }));
 }
 

@@ -6,7 +6,7 @@ import type { DbOrTx } from "../db";
  * as start-time fair queueing. Each job gets a virtual start, `queueTurn`, when it is created:
  * one past its learner's last waiting job, but never behind the head of the queue (the lowest
  * turn still waiting at that priority). Poll and claim then read the queue in
- * (priority, queueTurn, createdAt) order straight from the partial queue index, with no sort.
+ * (priority, queueTurn, createdAt) order straight from the queue table's pending index, with no sort.
  *
  * So a learner who queues 1,000 jobs gets turns head..head+999, and another learner's new job
  * starts at the head: it is claimed within one job per learner ahead of it, not after the 1,000.
@@ -17,9 +17,9 @@ import type { DbOrTx } from "../db";
 export async function nextQueueTurn(db: DbOrTx, userId: string, priority: number): Promise<number> {
   const rows = await db.$queryRaw<{ turn: number }[]>`
     SELECT GREATEST(
-      (SELECT q."queueTurn" FROM "AiRuntimeJob" q WHERE q.status = 'pending' AND q.priority = ${priority}
+      (SELECT q."queueTurn" FROM "JobQueue" q WHERE q.status = 'pending' AND q.priority = ${priority}
         ORDER BY q."queueTurn" LIMIT 1),
-      (SELECT q."queueTurn" + 1 FROM "AiRuntimeJob" q WHERE q.status = 'pending' AND q."userId" = ${userId} AND q.priority = ${priority}
+      (SELECT q."queueTurn" + 1 FROM "JobQueue" q WHERE q.status = 'pending' AND q."userId" = ${userId} AND q.priority = ${priority}
         ORDER BY q."queueTurn" DESC LIMIT 1),
       0)::int AS turn`;
   return rows[0]?.turn ?? 0;
@@ -33,12 +33,12 @@ export async function nextQueueTurn(db: DbOrTx, userId: string, priority: number
  */
 export function requeueTurnSql(priority: number) {
   return Prisma.sql`CASE WHEN j.priority = ${priority}::int THEN j."queueTurn" ELSE GREATEST(
-      (SELECT q."queueTurn" FROM "AiRuntimeJob" q WHERE q.status = 'pending' AND q.priority = ${priority}::int AND q.id <> j.id
+      (SELECT q."queueTurn" FROM "JobQueue" q WHERE q.status = 'pending' AND q.priority = ${priority}::int AND q."jobId" <> j.id
         ORDER BY q."queueTurn" LIMIT 1),
-      (SELECT q."queueTurn" + 1 FROM "AiRuntimeJob" q WHERE q.status = 'pending' AND q."userId" = j."userId" AND q.priority = ${priority}::int AND q.id <> j.id
+      (SELECT q."queueTurn" + 1 FROM "JobQueue" q WHERE q.status = 'pending' AND q."userId" = j."userId" AND q.priority = ${priority}::int AND q."jobId" <> j.id
         ORDER BY q."queueTurn" DESC LIMIT 1),
       0) END`;
 }
 
-/** Queue order for poll and claim; matches AiRuntimeJob_pending_queue_idx column for column. */
-export const QUEUE_ORDER = Prisma.sql`j.priority, j."queueTurn", j."createdAt"`;
+/** Queue order for poll and claim, on the queue row q; matches JobQueue_pending_idx column for column. */
+export const QUEUE_ORDER = Prisma.sql`q.priority, q."queueTurn", q."createdAt"`;

@@ -1,11 +1,6 @@
 import { getPool } from "../db";
 import { now } from "../clock";
-import { IN_FLIGHT_STATUSES } from "./constants";
-import { statusList } from "./status-sql";
 import { idAt } from "./partitions";
-
-/** The in-flight statuses past pending: those of the lease index's predicate. */
-const LEASED_OR_EXPIRED = IN_FLIGHT_STATUSES.filter((s) => s !== "pending");
 
 /**
  * Which partition of the job table a statement names. Planned over the parent, a
@@ -54,16 +49,22 @@ async function load(): Promise<Known> {
   const live: string[] = [];
   for (const r of ranges) {
     const present = r.to !== null && (r.from === null || r.from <= hi) && lo < r.to;
-    if (present || (await inFlight(r.name))) live.push(r.name);
+    if (present || (await inFlight(r))) live.push(r.name);
   }
   return { ranges, live: live.length === 1 ? live[0]! : JOBS, at: Date.now() };
 }
 
-/** Whether a partition holds a job not ended: two probes of its partial indexes (queue, leases), not a scan. */
-async function inFlight(table: string) {
+/**
+ * Whether a partition holds a job not ended: a queue row (one per job in flight) in its id range,
+ * one probe of the queue's primary key; for the default partition (no range), a queue row whose
+ * job is in it.
+ */
+async function inFlight(r: Range) {
   const { rows } = await getPool().query<{ busy: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM "${table}" WHERE status = 'pending')
-         OR EXISTS (SELECT 1 FROM "${table}" WHERE status IN (${statusList(LEASED_OR_EXPIRED).sql})) AS busy`,
+    r.to === null
+      ? `SELECT EXISTS (SELECT 1 FROM "JobQueue" q JOIN "${r.name}" j ON j.id = q."jobId") AS busy`
+      : `SELECT EXISTS (SELECT 1 FROM "JobQueue" WHERE ($1::text IS NULL OR "jobId" >= $1) AND "jobId" < $2) AS busy`,
+    r.to === null ? [] : [r.from, r.to],
   );
   return rows[0]!.busy;
 }

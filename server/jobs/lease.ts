@@ -86,11 +86,15 @@ const inScope = (scope: KeyScope | undefined) => {
   return s.mayReceiveLearnerKeys ? types : Prisma.sql`${types} AND j."apiKeyMode" = 'platform_key'`;
 };
 
-/** Pending, visible (runAfter reached, no cancel asked), of the Runtime's types and within its key's scopes. */
-const takeable = (input: PollInput, at: Date, lockKey = false) =>
-  Prisma.sql`j.status = 'pending' AND ${visible(at)} AND j."jobType" IN (${Prisma.join(
+/** Pending in the queue, of the Runtime's types: a condition on the queue row q (JobQueue_pending_idx). */
+const queued = (input: PollInput) =>
+  Prisma.sql`q.status = 'pending' AND q."jobType" IN (${Prisma.join(
     takeableTypes(input).map((t) => Prisma.sql`${t}::"JobType"`),
-  )})${inScope(input.scope && { ...input.scope, jobTypes: [] })}${keyCheck(input, lockKey)}`;
+  )})`;
+
+/** Of a queued job's row j: visible (runAfter reached, no cancel asked) and within the key's scopes. */
+const takeable = (input: PollInput, at: Date, lockKey = false) =>
+  Prisma.sql`${visible(at)}${inScope(input.scope && { ...input.scope, jobTypes: [] })}${keyCheck(input, lockKey)}`;
 
 /** A request's key, checked again in the statement that reads or takes jobs for it (keyStillValid). */
 function keyCheck(input: { keyId?: string | null; scope?: KeyScope }, lock: boolean) {
@@ -135,8 +139,8 @@ export async function pollJobs(input: PollInput) {
     WITH ${beforeCtes({ ...lostLeasesSpec(at, limit, "poll"), table })}
     SELECT FALSE AS lost, q.*, NULL::text AS "fromStatus", NULL::text AS status, NULL::text AS "errorCode", NULL::boolean AS notified FROM (
       SELECT j.id, j."jobType"::text AS "jobType", j."targetType"::text AS "targetType", j."targetId", j.priority, j."attemptNo", j."createdAt"
-      FROM ${Prisma.raw(`"${table}"`)} j
-      WHERE ${takeable(input, at)}
+      FROM "JobQueue" q JOIN ${Prisma.raw(`"${table}"`)} j ON j.id = q."jobId"
+      WHERE ${queued(input)} AND j.status = 'pending' AND ${takeable(input, at)}
       ORDER BY ${QUEUE_ORDER}
       LIMIT ${Prisma.raw(String(limit))}) q
     UNION ALL SELECT TRUE, l.id, l."jobType", l."targetType", l."targetId", l.priority, l."attemptNo", l."createdAt",
@@ -187,6 +191,7 @@ export function claimStatement(input: PollInput, at: Date, table?: string) {
 export function claimSpec(input: PollInput, at: Date): TransitionSpec {
   return {
     action: "claim",
+    queue: queued(input),
     where: takeable(input, at, true),
     batch: { orderBy: QUEUE_ORDER, limit: clampLimit(input.limit) },
     to: Prisma.sql`'locked'`,

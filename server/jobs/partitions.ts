@@ -136,7 +136,7 @@ export async function ensurePartitions(
         for (const { table } of [...PARTITIONED].reverse())
           await c.query(
             `CREATE TABLE "${table}${part}" PARTITION OF "${table}" FOR VALUES FROM ('${idAt(from)}') TO ('${idAt(to)}')` +
-              (table === JOBS ? " WITH (fillfactor = 85)" : ""),
+              (table === JOBS ? " WITH (fillfactor = 70)" : ""),
           );
         for (const { table } of PARTITIONED.filter((t) => t.table !== JOBS))
           await c.query(

@@ -44,8 +44,8 @@ export async function pruneFinishedJobs(
       const n = await getDb().$executeRaw`
         DELETE FROM ${table} WHERE id IN (
           SELECT id FROM ${table}
-          WHERE status IN (${statusList(TERMINAL_STATUSES)}) AND "finishedAt" < ${cutoff}::timestamp(3)
-          ORDER BY "finishedAt" LIMIT ${batch}
+          WHERE "createdAt" < ${cutoff}::timestamp(3) AND status IN (${statusList(TERMINAL_STATUSES)}) AND "finishedAt" < ${cutoff}::timestamp(3)
+          ORDER BY "createdAt" LIMIT ${batch}
           FOR UPDATE SKIP LOCKED)`;
       deleted += n;
       if (n < batch) break;

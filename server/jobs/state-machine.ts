@@ -112,6 +112,12 @@ export type TransitionSpec = {
   now: Date;
   /** For batches: ORDER BY ... LIMIT n and SKIP LOCKED. */
   batch?: { orderBy: Prisma.Sql; limit: number };
+  /**
+   * Candidates found through the queue (JobQueue, one row per job in flight): a condition on the
+   * job's queue row q, read by the queue's indexes (pending order, lease check times); `where` and
+   * `batch.orderBy` may name q too. Only the job row is locked; its triggers keep q.
+   */
+  queue?: Prisma.Sql;
   /** Event error columns; may reference the updated row as u. */
   eventErrorCode?: Prisma.Sql;
   eventErrorMessage?: Prisma.Sql;
@@ -177,12 +183,15 @@ export function attemptEndSet(at: Date, retryAt: Prisma.Sql, endRunAfter: Prisma
  * LOCKED so concurrent claimers and sweepers get disjoint rows; their LIMIT is inlined because a
  * parameterised LIMIT lets a generic plan prefer a full scan over the partial queue index.
  */
-export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batch" | "to" | "table">) {
+export function candidates(spec: Pick<TransitionSpec, "action" | "where" | "batch" | "to" | "table" | "queue">) {
   const lockClause = spec.batch
-    ? Prisma.sql`ORDER BY ${spec.batch.orderBy} LIMIT ${Prisma.raw(String(Math.max(1, Math.floor(spec.batch.limit))))} FOR UPDATE SKIP LOCKED`
-    : Prisma.sql`FOR UPDATE`;
-  return Prisma.sql`SELECT j.id, j.status AS "fromStatus", (${spec.to})::"JobStatus" AS "toStatus" FROM ${jobTable(spec)} j
-      WHERE ${spec.where} AND j.status IN (${statusList(ACTIONS[spec.action].from)})
+    ? Prisma.sql`ORDER BY ${spec.batch.orderBy} LIMIT ${Prisma.raw(String(Math.max(1, Math.floor(spec.batch.limit))))} FOR UPDATE OF j SKIP LOCKED`
+    : Prisma.sql`FOR UPDATE OF j`;
+  const from = spec.queue
+    ? Prisma.sql`"JobQueue" q JOIN ${jobTable(spec)} j ON j.id = q."jobId" WHERE ${spec.queue} AND`
+    : Prisma.sql`${jobTable(spec)} j WHERE`;
+  return Prisma.sql`SELECT j.id, j.status AS "fromStatus", (${spec.to})::"JobStatus" AS "toStatus" FROM ${from}
+      ${spec.where} AND j.status IN (${statusList(ACTIONS[spec.action].from)})
       ${lockClause}`;
 }
 

@@ -4,6 +4,7 @@ import { jobConfig } from "../config";
 import { now } from "../clock";
 import { attemptEnd, attemptEndSet, transition, type JobRow, type TransitionSpec } from "./state-machine";
 import { backoffSql, retriesWhen } from "./retry-policy";
+import { statusList } from "./status-sql";
 
 /**
  * Ends attempts whose lease has passed (no heartbeat for JOB_LEASE_SECONDS, or the execution
@@ -11,19 +12,24 @@ import { backoffSql, retriesWhen } from "./retry-policy";
  * retries remain, else → failed with JOB_TIMEOUT; a job asked to cancel ends cancelled. Both
  * events are written; the row moves in one statement, so `expired` is never left behind.
  */
-function expire(where: Prisma.Sql, at: Date, batch?: number, backoff = true) {
-  return transition(getDb(), expireSpec(where, at, batch, backoff));
+function expire(which: Leases, at: Date, batch?: number, backoff = true) {
+  return transition(getDb(), expireSpec(which, at, batch, backoff));
 }
+
+/** Which leases an expiry looks at: through the queue's lease index (a condition on q), or by the job row. */
+export type Leases = { queue: Prisma.Sql } | { where: Prisma.Sql };
 
 /**
  * The expiry as a transition spec: the sweep runs it, and claim and poll run it in the statement
  * that takes jobs (server/jobs/lease.ts), so a passed lease ends the same way whoever sees it first.
  */
-export function expireSpec(where: Prisma.Sql, at: Date, batch?: number, backoff = true): TransitionSpec {
+export function expireSpec(which: Leases, at: Date, batch?: number, backoff = true): TransitionSpec {
+  const where = "where" in which ? Prisma.sql`${which.where} AND ` : Prisma.empty;
   return {
     action: "expire",
-    where: Prisma.sql`${where} AND (j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
-    batch: batch ? { orderBy: Prisma.sql`j."leaseCheckAt"`, limit: batch } : undefined,
+    where: Prisma.sql`${where}(j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
+    queue: "queue" in which ? which.queue : undefined,
+    batch: batch ? { orderBy: "queue" in which ? Prisma.sql`q."leaseCheckAt"` : Prisma.sql`j."leaseCheckAt"`, limit: batch } : undefined,
     to: attemptEnd(retriesWhen()),
     set: Prisma.sql`${attemptEndSet(at, backoff ? Prisma.sql`${at}::timestamp(3) + ${backoffSql()}` : Prisma.sql`${at}::timestamp(3)`, Prisma.sql`${at}::timestamp(3)`)},
       "errorCode" = CASE WHEN t."toStatus" = 'cancelled' THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,
@@ -38,18 +44,23 @@ export function expireSpec(where: Prisma.Sql, at: Date, batch?: number, backoff 
   };
 }
 
+/** The statuses of the queue's lease index (JobQueue_lease_idx): held, or expired mid-sweep. */
+const LEASED = statusList(["locked", "running", "expired"]);
+
 /**
- * The leases due for a look (leaseCheckAt never passes lockUntil, server/jobs/lease.ts): the lease
- * index is read up to now only. The sweep and the claim/poll prelude select by it.
+ * The leases due for a look (leaseCheckAt never passes lockUntil, server/jobs/lease.ts): the queue's
+ * lease index is read up to now only. The sweep and the claim/poll prelude select by it.
  */
-export const dueLeases = (at: Date) => Prisma.sql`j."leaseCheckAt" < ${at}::timestamp(3)`;
+export const dueLeases = (at: Date): Leases => ({
+  queue: Prisma.sql`q.status IN (${LEASED}) AND q."leaseCheckAt" < ${at}::timestamp(3)`,
+});
 
 /**
  * Held leases without a check time: taken by an app instance that ran before the column existed
  * (a rolling upgrade). The sweep ends them by lockUntil, so none is left held forever; their next
  * heartbeat gives them a check time.
  */
-const uncheckedLeases = Prisma.sql`j."leaseCheckAt" IS NULL`;
+const uncheckedLeases: Leases = { queue: Prisma.sql`q.status IN (${LEASED}) AND q."leaseCheckAt" IS NULL` };
 
 export type SweepResult = { expired: number; requeued: number; failed: number; cancelled: number; batches: number };
 
@@ -67,7 +78,7 @@ export async function sweepExpiredLeases(
   const batchSize = opts.batchSize ?? jobConfig.sweepBatchSize;
   const maxBatches = opts.maxBatches ?? Infinity;
   const result: SweepResult = { expired: 0, requeued: 0, failed: 0, cancelled: 0, batches: 0 };
-  const sweeper = async (which: (at: Date) => Prisma.Sql) => {
+  const sweeper = async (which: (at: Date) => Leases) => {
     while (result.batches < maxBatches) {
       result.batches++;
       const at = now();
@@ -84,7 +95,7 @@ export async function sweepExpiredLeases(
 /** Ends one job's passed lease now (used by lock, so correctness never waits for the cron). */
 export async function sweepJob(jobId: string) {
   // No backoff here: a Runtime asking for this very job takes it over at once.
-  return expire(Prisma.sql`j.id = ${jobId}`, now(), undefined, false);
+  return expire({ where: Prisma.sql`j.id = ${jobId}` }, now(), undefined, false);
 }
 
 function tally(result: SweepResult, rows: JobRow[]) {

@@ -48,14 +48,15 @@ export async function getAlerts(): Promise<AlertState> {
   const dayAgo = new Date(at.getTime() - 24 * 3_600_000);
   const [pending, live, finished, digests] = await Promise.all([
     db.$queryRaw<{ jobType: string; n: number; oldest: Date }[]>`
-      SELECT "jobType"::text AS "jobType", count(*)::int AS n, min("createdAt") AS oldest FROM "AiRuntimeJob"
-      WHERE status = 'pending' AND "runAfter" <= ${at}::timestamp(3) AND NOT "cancelRequested" GROUP BY 1`,
+      SELECT j."jobType"::text AS "jobType", count(*)::int AS n, min(j."createdAt") AS oldest
+      FROM "JobQueue" q JOIN "AiRuntimeJob" j ON j.id = q."jobId"
+      WHERE q.status = 'pending' AND j.status = 'pending' AND j."runAfter" <= ${at}::timestamp(3) AND NOT j."cancelRequested" GROUP BY 1`,
     db.$queryRaw<{ capabilities: string[] }[]>`
       SELECT capabilities FROM "RuntimeInstance" WHERE "lastSeenAt" >= ${liveSince}::timestamp(3)`,
     db.$queryRaw<{ succeeded: number; failed: number }[]>(Prisma.sql`
-      SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
-      FROM "AiRuntimeJob" WHERE "finishedAt" >= ${windowFrom}::timestamp(3) AND "finishedAt" <= ${at}::timestamp(3)
-        AND status IN (${statusList(OUTCOME_STATUSES)})`),
+      SELECT count(*) FILTER (WHERE "toStatus" = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE "toStatus" = 'failed')::int AS failed
+      FROM "JobEvent" WHERE "createdAt" >= ${windowFrom}::timestamp(3) AND "createdAt" <= ${at}::timestamp(3)
+        AND "toStatus" IN (${statusList(OUTCOME_STATUSES)})`),
     // Review digests the SMTP server refused (or could not be reached for) in the last day, not sent since.
     db.$queryRaw<{ n: number; lastError: string | null }[]>`
       SELECT count(*)::int AS n, (array_agg("lastError" ORDER BY "updatedAt" DESC))[1] AS "lastError"

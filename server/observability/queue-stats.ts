@@ -5,7 +5,7 @@ import { jobCounts } from "./rollups";
 /**
  * Counts by state and type (the rollup counters plus the events since their watermark: a few
  * hundred rows whatever the table's size), queue depth and the oldest visible pending job (the
- * pending-queue partial index): read at scrape time.
+ * queue table's pending index): read at scrape time.
  */
 export async function queueStats() {
   const db = getDb();
@@ -13,8 +13,8 @@ export async function queueStats() {
   const [byState, queue] = await Promise.all([
     jobCounts(db),
     db.$queryRaw<{ depth: number; oldest: Date | null }[]>`
-      SELECT count(*)::int AS depth, min("createdAt") AS oldest FROM "AiRuntimeJob"
-      WHERE status = 'pending' AND "runAfter" <= ${at}::timestamp(3) AND NOT "cancelRequested"`,
+      SELECT count(*)::int AS depth, min(j."createdAt") AS oldest FROM "JobQueue" q JOIN "AiRuntimeJob" j ON j.id = q."jobId"
+      WHERE q.status = 'pending' AND j.status = 'pending' AND j."runAfter" <= ${at}::timestamp(3) AND NOT j."cancelRequested"`,
   ]);
   const oldest = queue[0]?.oldest ?? null;
   return {
