@@ -8,6 +8,7 @@ import { traceTransitions } from "../observability/job-spans";
 import { runSql } from "../sql";
 import { statusList } from "./status-sql";
 import { JOBS, siblingOf } from "./job-partition";
+import { IN_FLIGHT_STATUSES } from "./constants";
 
 /**
  * The one state machine. Each action names the statuses it may start from; the SQL below is
@@ -79,6 +80,8 @@ const RETURNED = [
   "locale",
   "createdAt",
   "traceparent",
+  "queueTurn",
+  "leaseCheckAt",
 ] as const satisfies readonly (keyof AiRuntimeJob)[];
 const ENUM_COLUMNS: ReadonlySet<string> = new Set([
   "jobType",
@@ -234,13 +237,28 @@ function eventSteps(spec: TransitionSpec) {
     : Prisma.sql`(VALUES (1, u."fromStatus", u.status, ${code}))`;
 }
 
-/** One transition's CTEs — `<p>target` (rows locked), `<p>upd` (rows written), `<p>ev` (their events). */
+/**
+ * One transition's CTEs — `<p>target` (rows locked), `<p>upd` (rows written), `<p>queue` and
+ * `<p>dequeue` (their queue rows kept), `<p>ev` (their events). The job row's `queueSeq` moves, so
+ * its trigger, which keeps the queue row for every other writer, leaves this statement's rows to
+ * the set-based `<p>queue` and `<p>dequeue` (prisma/migrations/…_job_queue).
+ */
 function transitionCtes(spec: TransitionSpec, p: string) {
-  const [target, upd, ev] = ["target", "upd", "ev"].map((n) => Prisma.raw(`${p}${n}`));
+  const [target, upd, ev, queue, dequeue] = ["target", "upd", "ev", "queue", "dequeue"].map((n) =>
+    Prisma.raw(`${p}${n}`),
+  );
   return Prisma.sql`${target} AS (${candidates(spec)}), ${upd} AS (
-      UPDATE ${jobTable(spec)} j SET status = t."toStatus", ${spec.set}, "updatedAt" = ${spec.now}::timestamp(3)
+      UPDATE ${jobTable(spec)} j SET status = t."toStatus", ${spec.set}, "updatedAt" = ${spec.now}::timestamp(3),
+        "queueSeq" = j."queueSeq" + 1
       FROM ${target} t WHERE j.id = t.id
       RETURNING ${RETURNING}, t."fromStatus"::text AS "fromStatus"
+    ), ${queue} AS (
+      UPDATE "JobQueue" q SET status = u.status::"JobStatus", priority = u.priority, "queueTurn" = u."queueTurn",
+        "leaseCheckAt" = u."leaseCheckAt"
+      FROM ${upd} u WHERE q."jobId" = u.id AND u.status IN (${statusList(IN_FLIGHT_STATUSES)})
+        AND (q.status::text, q."leaseCheckAt", q.priority, q."queueTurn") IS DISTINCT FROM (u.status, u."leaseCheckAt", u.priority, u."queueTurn")
+    ), ${dequeue} AS (
+      DELETE FROM "JobQueue" q USING ${upd} u WHERE q."jobId" = u.id AND u.status NOT IN (${statusList(IN_FLIGHT_STATUSES)})
     ), ${ev} AS (
       INSERT INTO ${eventTable(spec)} ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "errorCode", "errorMessage", "createdAt")
       SELECT u.id, step."from"::"JobStatus", step."to"::"JobStatus", ${spec.actor.type}::"ActorType", ${spec.actor.id}::text,

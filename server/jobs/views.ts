@@ -2,7 +2,7 @@ import { Prisma, type AiRuntimeJob } from "../generated/prisma/client";
 
 /**
  * Columns that never leave the domain: the credential and key ids, the input hash, the fair
- * queue's turn, the cancel request's time. Every other column of the job row is in the view;
+ * queue's turn and the queue row's write counter, the cancel request's time. Every other column of the job row is in the view;
  * tests/jobs/views.test.ts checks this list against the Prisma model, as RETURNED is.
  */
 export const HIDDEN_JOB_COLUMNS = [
@@ -10,6 +10,7 @@ export const HIDDEN_JOB_COLUMNS = [
   "lockedByKeyId",
   "inputHash",
   "queueTurn",
+  "queueSeq",
   "cancelRequestedAt",
 ] as const satisfies readonly (keyof AiRuntimeJob)[];
 type Hidden = (typeof HIDDEN_JOB_COLUMNS)[number];

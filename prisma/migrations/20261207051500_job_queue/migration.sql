@@ -21,9 +21,14 @@ CREATE INDEX "JobQueue_pending_learner_idx" ON "JobQueue"("userId", "priority", 
 CREATE INDEX "JobQueue_lease_idx" ON "JobQueue"("leaseCheckAt") WHERE (status = ANY (ARRAY['locked'::"JobStatus", 'running'::"JobStatus", 'expired'::"JobStatus"]));
 CREATE INDEX "JobQueue_status_createdAt_jobId_idx" ON "JobQueue"("status", "createdAt", "jobId");
 
--- Every writer of a job row keeps its queue row: this release's transitions, an instance of the
--- previous release still running during the rollout, scripts and tests alike. Row triggers on the
--- partitioned table, so every span's partition (and those made later) has them.
+-- Every writer of a job row keeps its queue row. The state machine does it in its own statement,
+-- set-based, and moves "queueSeq" so the trigger leaves its rows alone (a row trigger costs about
+-- as much as the update itself); any other writer (an instance of the previous release still
+-- running during the rollout, the admin's priority change, scripts, tests) leaves "queueSeq" as it
+-- was, and the trigger keeps the queue row. Row triggers on the partitioned table, so every span's
+-- partition (and those made later) has them.
+ALTER TABLE "AiRuntimeJob" ADD COLUMN "queueSeq" INTEGER NOT NULL DEFAULT 0;
+
 CREATE FUNCTION "job_queue_sync"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'DELETE' THEN
@@ -46,8 +51,8 @@ END $$;
 CREATE TRIGGER "AiRuntimeJob_queue_insert" AFTER INSERT ON "AiRuntimeJob" FOR EACH ROW
   WHEN (NEW.status IN ('pending', 'locked', 'running', 'expired')) EXECUTE FUNCTION "job_queue_sync"();
 CREATE TRIGGER "AiRuntimeJob_queue_update" AFTER UPDATE OF status, priority, "queueTurn", "leaseCheckAt" ON "AiRuntimeJob" FOR EACH ROW
-  WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.priority IS DISTINCT FROM NEW.priority
-    OR OLD."queueTurn" IS DISTINCT FROM NEW."queueTurn" OR OLD."leaseCheckAt" IS DISTINCT FROM NEW."leaseCheckAt")
+  WHEN (OLD."queueSeq" = NEW."queueSeq" AND (OLD.status IS DISTINCT FROM NEW.status OR OLD.priority IS DISTINCT FROM NEW.priority
+    OR OLD."queueTurn" IS DISTINCT FROM NEW."queueTurn" OR OLD."leaseCheckAt" IS DISTINCT FROM NEW."leaseCheckAt"))
   EXECUTE FUNCTION "job_queue_sync"();
 CREATE TRIGGER "AiRuntimeJob_queue_delete" AFTER DELETE ON "AiRuntimeJob" FOR EACH ROW
   WHEN (OLD.status IN ('pending', 'locked', 'running', 'expired')) EXECUTE FUNCTION "job_queue_sync"();
