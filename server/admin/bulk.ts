@@ -4,22 +4,22 @@ import { now } from "../clock";
 import { recordAudit } from "../audit";
 import { AppError } from "../errors";
 import { CANCELLABLE_STATUSES, RERUNNABLE_STATUSES } from "../jobs/constants";
-import { statusList } from "../jobs/status-sql";
 import type { BulkScope } from "./filter-schema";
-import { filterSql } from "./filters";
+import { filterSql, statusSql } from "./filters";
 
 export type BulkAction = "rerun" | "cancel";
 
 /**
  * Which of the scope's jobs the action applies to: re-run takes failed or cancelled jobs that
  * have no re-run yet (re-run is idempotent per source job, so the others would make nothing);
- * cancel takes pending, locked or running jobs not already asked to stop.
+ * cancel takes pending, locked or running jobs not already asked to stop. The statuses are read
+ * as the explorer reads them (statusSql): ended ones from the errors indexes, live ones from the queue table.
  */
 export function eligibleSql(action: BulkAction) {
   return action === "rerun"
-    ? Prisma.sql`j.status IN (${statusList(RERUNNABLE_STATUSES)})
+    ? Prisma.sql`${statusSql(RERUNNABLE_STATUSES)}
         AND NOT EXISTS (SELECT 1 FROM "AiRuntimeJob" c WHERE c."retriedFromJobId" = j.id)`
-    : Prisma.sql`j.status IN (${statusList(CANCELLABLE_STATUSES)}) AND NOT j."cancelRequested"`;
+    : Prisma.sql`${statusSql(CANCELLABLE_STATUSES)} AND NOT j."cancelRequested"`;
 }
 
 export async function scopeSql(scope: BulkScope) {

@@ -2,8 +2,9 @@ import { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db";
 import type { JobStatus } from "../generated/prisma/enums";
 import { type JobFilter, type JobSort } from "./filter-schema";
-import { filterSql, searchBranches } from "./filters";
+import { filterSql, searchBranches, statusGroupSql, statusGroups } from "./filters";
 import { parseCursorPosition } from "../cursor";
+import { statusList } from "../jobs/status-sql";
 
 /** Counting stops here: an exact count over millions of rows would cost more than the page. */
 export const COUNT_CAP = 10_000;
@@ -62,27 +63,57 @@ export async function exploreJobs(input: ExploreInput) {
   return { items, nextCursor: more && last ? encodeCursor(last) : null };
 }
 
-/** The page's SQL (exported so a test can EXPLAIN exactly what the explorer runs). */
+/** One branch of a page: a condition on the job row j, or one live status read from the queue table. */
+type Branch = { cond: Prisma.Sql; lead?: Prisma.Sql; queued?: JobStatus };
+
+/**
+ * The page's SQL (exported so a test can EXPLAIN exactly what the explorer runs). A search, or a
+ * status filter, is one page per branch, each read in order from its own index and merged: the
+ * search's (see searchBranches), or the statuses' (see statusGroups) — each live status from the
+ * queue table's (status, createdAt, jobId), failed and cancelled from the errors indexes,
+ * succeeded in createdAt order. With a search, the status is checked on the search's rows.
+ */
 export async function explorerQuery(input: ExploreInput): Promise<Prisma.Sql> {
   const db = getDb();
-  const where = await filterSql(db, input.filter, { withoutSearch: true });
+  const { filter } = input;
+  const groups = filter.status?.length && !filter.q ? statusGroups(filter.status) : [];
+  const where = await filterSql(db, filter, { withoutSearch: true, withoutStatus: groups.length > 0 });
   const desc = input.sort === "createdAt_desc";
   const after = input.cursor ? decodeCursor(input.cursor) : null;
-  const keyset = after
-    ? desc
-      ? Prisma.sql`AND (j."createdAt", j.id) < (${after.createdAt}::timestamp(3), ${after.id})`
-      : Prisma.sql`AND (j."createdAt", j.id) > (${after.createdAt}::timestamp(3), ${after.id})`
-    : Prisma.empty;
-  const order = desc ? Prisma.sql`j."createdAt" DESC, j.id DESC` : Prisma.sql`j."createdAt" ASC, j.id ASC`;
+  const dir = Prisma.raw(desc ? "DESC" : "ASC");
+  /** Keyset and order on one table's (createdAt, id) columns. */
+  const keyset = (createdAt: Prisma.Sql, id: Prisma.Sql) =>
+    after
+      ? Prisma.sql`AND (${createdAt}, ${id}) ${Prisma.raw(desc ? "<" : ">")} (${after.createdAt}::timestamp(3), ${after.id})`
+      : Prisma.empty;
+  const orderOn = (createdAt: Prisma.Sql, id: Prisma.Sql) => Prisma.sql`${createdAt} ${dir}, ${id} ${dir}`;
+  const order = orderOn(Prisma.sql`j."createdAt"`, Prisma.sql`j.id`);
   // The limit is inlined: a parameterised LIMIT can make a generic plan give up the index.
   const take = Prisma.raw(String(input.limit + 1));
-  const page = ({ cond, lead }: { cond: Prisma.Sql; lead?: Prisma.Sql }) =>
-    Prisma.sql`(SELECT * FROM "AiRuntimeJob" j WHERE ${where} AND ${cond} ${keyset}
-      ORDER BY ${lead ? Prisma.sql`${lead} ${Prisma.raw(desc ? "DESC" : "ASC")}, ` : Prisma.empty}${order} LIMIT ${take})`;
-  // A search is one page per branch (each from its own index), merged; see searchBranches.
-  const source = input.filter.q
-    ? Prisma.sql`(SELECT * FROM (${Prisma.join((await searchBranches(db, input.filter.q)).map(page), " UNION ALL ")}) j ORDER BY ${order} LIMIT ${take})`
-    : page({ cond: Prisma.sql`TRUE` });
+  const page = ({ cond, lead, queued }: Branch) => {
+    if (queued) {
+      // The queue row's (createdAt, jobId) are the job's: its index gives the order, the job is read by id.
+      const q = { createdAt: Prisma.sql`q."createdAt"`, id: Prisma.sql`q."jobId"` };
+      return Prisma.sql`(SELECT j.* FROM "JobQueue" q JOIN "AiRuntimeJob" j ON j.id = q."jobId"
+        WHERE q.status = ${statusList([queued])} AND j.status = q.status AND ${where} ${keyset(q.createdAt, q.id)}
+        ORDER BY ${orderOn(q.createdAt, q.id)} LIMIT ${take})`;
+    }
+    return Prisma.sql`(SELECT j.* FROM "AiRuntimeJob" j WHERE ${where} AND ${cond} ${keyset(Prisma.sql`j."createdAt"`, Prisma.sql`j.id`)}
+      ORDER BY ${lead ? Prisma.sql`${lead} ${dir}, ` : Prisma.empty}${order} LIMIT ${take})`;
+  };
+  const branches: Branch[] = filter.q
+    ? await searchBranches(db, filter.q)
+    : groups.length
+      ? groups.flatMap((g) =>
+          g.kind === "queue"
+            ? g.statuses.map((s) => ({ cond: Prisma.sql`TRUE`, queued: s }))
+            : [{ cond: statusGroupSql(g) }],
+        )
+      : [{ cond: Prisma.sql`TRUE` }];
+  const source =
+    branches.length === 1
+      ? page(branches[0]!)
+      : Prisma.sql`(SELECT * FROM (${Prisma.join(branches.map(page), " UNION ALL ")}) j ORDER BY ${order} LIMIT ${take})`;
   return Prisma.sql`
     SELECT j.id, j."jobType"::text AS "jobType", j.status::text AS status, j."userId", u.email AS "userEmail",
       u.name AS "userName", u.locale AS "userLocale",
@@ -97,9 +128,15 @@ export async function explorerQuery(input: ExploreInput): Promise<Prisma.Sql> {
 /** How many jobs the filter matches, counted up to COUNT_CAP + 1 (so "more than 10,000" is known). */
 export async function countJobs(filter: JobFilter) {
   const db = getDb();
-  const where = await filterSql(db, filter, { withoutSearch: true });
+  const groups = filter.status?.length && !filter.q ? statusGroups(filter.status) : [];
+  const where = await filterSql(db, filter, { withoutSearch: true, withoutStatus: groups.length > 0 });
   const cap = Prisma.raw(String(COUNT_CAP + 1));
-  const branches = filter.q ? (await searchBranches(db, filter.q)).map((b) => b.cond) : [Prisma.sql`TRUE`];
+  // Disjoint branches (search, or status groups), each counted from its own index up to the cap.
+  const branches = filter.q
+    ? (await searchBranches(db, filter.q)).map((b) => b.cond)
+    : groups.length
+      ? groups.map(statusGroupSql)
+      : [Prisma.sql`TRUE`];
   const [row] = await db.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM (${Prisma.join(
       branches.map((b) => Prisma.sql`(SELECT 1 FROM "AiRuntimeJob" j WHERE ${where} AND ${b} LIMIT ${cap})`),

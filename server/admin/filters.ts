@@ -2,17 +2,62 @@ import { Prisma } from "../generated/prisma/client";
 import type { DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { unstorableDetails } from "../security/storable-text";
+import type { JobStatus } from "../generated/prisma/enums";
+import { IN_FLIGHT_STATUSES } from "../jobs/constants";
+import { statusList } from "../jobs/status-sql";
 import type { JobFilter } from "./filter-schema";
+
+/**
+ * A status filter's statuses by the index that finds them (no index of the job row names its
+ * status, so that a claim, a heartbeat and a result stay HOT updates):
+ * - `queue`: in flight (pending, locked, running, expired), read from the queue table: one JobQueue
+ *   row per job in flight, indexed by (status, createdAt, jobId);
+ * - `errors`: failed and cancelled, whose every ending sets errorCode, read from the job row's
+ *   partial indexes WHERE errorCode IS NOT NULL (with the status checked on the row: a job retried
+ *   back to pending or one that succeeded may carry an errorCode too);
+ * - `succeeded`: most jobs, read in createdAt order with the status checked on the row.
+ * The groups are disjoint; each condition checks the row's own status, which is the truth.
+ */
+export type StatusGroup = { kind: "queue" | "errors" | "succeeded"; statuses: JobStatus[] };
+
+export function statusGroups(statuses: readonly JobStatus[]): StatusGroup[] {
+  const kindOf = (s: JobStatus): StatusGroup["kind"] =>
+    IN_FLIGHT_STATUSES.includes(s) ? "queue" : s === "succeeded" ? "succeeded" : "errors";
+  const unique = [...new Set(statuses)];
+  return (["queue", "errors", "succeeded"] as const)
+    .map((kind) => ({ kind, statuses: unique.filter((s) => kindOf(s) === kind) }))
+    .filter((g) => g.statuses.length > 0);
+}
+
+/** One group's condition over `"AiRuntimeJob" j`. */
+export function statusGroupSql(g: StatusGroup): Prisma.Sql {
+  const list = statusList(g.statuses);
+  if (g.kind === "queue")
+    return Prisma.sql`j.status IN (${list}) AND j.id IN (SELECT q."jobId" FROM "JobQueue" q WHERE q.status IN (${list}))`;
+  if (g.kind === "errors") return Prisma.sql`j.status IN (${list}) AND j."errorCode" IS NOT NULL`;
+  return Prisma.sql`j.status IN (${list})`;
+}
+
+/** Any of the statuses, as one condition over `"AiRuntimeJob" j` (an OR of the groups). */
+export function statusSql(statuses: readonly JobStatus[]): Prisma.Sql {
+  const groups = statusGroups(statuses).map(statusGroupSql);
+  return groups.length === 1 ? groups[0]! : Prisma.sql`((${Prisma.join(groups, ") OR (")}))`;
+}
 
 /**
  * Turns an explorer filter into one SQL condition over `"AiRuntimeJob" j`. Every branch is
  * an equality or range that an index serves (see the admin console migration): the explorer has
- * to stay fast over millions of rows, so no LIKE '%…%' and no function over a column.
+ * to stay fast over millions of rows, so no LIKE '%…%' and no function over a column. The
+ * explorer leaves out the search and the status (`withoutSearch`, `withoutStatus`) to page them
+ * as branches of their own.
  */
-export async function filterSql(db: DbOrTx, f: JobFilter, opts: { withoutSearch?: boolean } = {}): Promise<Prisma.Sql> {
+export async function filterSql(
+  db: DbOrTx,
+  f: JobFilter,
+  opts: { withoutSearch?: boolean; withoutStatus?: boolean } = {},
+): Promise<Prisma.Sql> {
   const parts: Prisma.Sql[] = [];
-  if (f.status?.length)
-    parts.push(Prisma.sql`j.status IN (${Prisma.join(f.status.map((s) => Prisma.sql`${s}::"JobStatus"`))})`);
+  if (f.status?.length && !opts.withoutStatus) parts.push(statusSql(f.status));
   if (f.jobType?.length)
     parts.push(Prisma.sql`j."jobType" IN (${Prisma.join(f.jobType.map((t) => Prisma.sql`${t}::"JobType"`))})`);
   if (f.user) parts.push(Prisma.sql`j."userId" IN (${Prisma.join(await userIds(db, f.user))})`);

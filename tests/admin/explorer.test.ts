@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "@/server/generated/prisma/client";
 import { getDb } from "@/server/db";
-import { countJobs, exploreJobs, explorerQuery, type ExploreInput } from "@/server/admin/explorer";
+import { COUNT_CAP, countJobs, exploreJobs, explorerQuery, type ExploreInput } from "@/server/admin/explorer";
+import type { JobStatus } from "@/server/generated/prisma/enums";
 import type { JobFilter } from "@/server/admin/filter-schema";
 import { callerAs } from "../helpers/auth";
 import { createLearner, createTestJob, uid, type Learner } from "../helpers/factories";
@@ -32,7 +33,8 @@ beforeAll(async () => {
   tag = uid("gen");
   const base = await createTestJob(learner);
   // Deterministic variety: type cycles every 5 rows, state every 7, one row in 50 belongs to
-  // the other learner, failed rows carry an error code, params carry the row number.
+  // the other learner, failed and cancelled rows carry an error code (every such ending sets one),
+  // a few succeeded ones too (a success after a failed attempt), params carry the row number.
   await db().$executeRaw`
     INSERT INTO "AiRuntimeJob" (id, "userId", "jobType", "targetType", "targetId", "snapshotId", status, "inputHash", "idempotencyKey",
       params, "errorCode", "errorMessage", "attemptNo", "createdAt", "updatedAt", "finishedAt", "lockedAt")
@@ -41,8 +43,9 @@ beforeAll(async () => {
       (ARRAY[${Prisma.join(TYPES)}])[1 + g % 5]::"JobType", "targetType", "targetId", "snapshotId",
       (ARRAY[${Prisma.join(STATES)}])[1 + g % 7]::"JobStatus", "inputHash", ${tag} || '-key-' || g,
       jsonb_build_object('n', g, 'gen', ${tag}::text),
-      CASE WHEN g % 7 = 3 THEN (ARRAY['INVALID_SCHEMA', 'MODEL_TIMEOUT', 'INVALID_SNAPSHOT'])[1 + g % 3] END,
-      CASE WHEN g % 7 = 3 THEN 'attempt failed' END,
+      CASE WHEN g % 7 = 3 THEN (ARRAY['INVALID_SCHEMA', 'MODEL_TIMEOUT', 'INVALID_SNAPSHOT'])[1 + g % 3]
+        WHEN g % 7 = 4 THEN 'CANCELLED' WHEN g % 70 = 0 THEN 'MODEL_RATE_LIMIT' END,
+      CASE WHEN g % 7 = 3 THEN 'attempt failed' WHEN g % 7 = 4 THEN 'cancelled by admin' END,
       1 + g % 3,
       timestamp '2026-01-01' + g * interval '1 minute', now(),
       CASE WHEN g % 7 IN (0, 1, 2, 3, 4) THEN timestamp '2026-01-01' + g * interval '1 minute' + interval '30 seconds' END,
@@ -59,6 +62,7 @@ beforeAll(async () => {
     SELECT ${tag} || '_' || g, NULL, 'pending', 'learner', NULL, 0, timestamp '2026-01-01' + g * interval '1 minute'
     FROM generate_series(1, ${N}) g`;
   await db().$executeRaw`ANALYZE "AiRuntimeJob"`;
+  await db().$executeRaw`ANALYZE "JobQueue"`;
   await db().$executeRaw`ANALYZE "JobEvent"`;
 }, 180_000);
 
@@ -70,6 +74,7 @@ const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)
 afterAll(async () => {
   await db().$executeRaw`DELETE FROM "AiRuntimeJob" WHERE "userId" IN (${learner.user.id}, ${other.user.id})`;
   await db().$executeRaw`ANALYZE "AiRuntimeJob"`;
+  await db().$executeRaw`ANALYZE "JobQueue"`;
   await db().$executeRaw`ANALYZE "JobEvent"`;
 }, 120_000);
 
@@ -107,6 +112,41 @@ describe("explorer over 120k jobs", () => {
     expect((await countJobs(filter)).total).toBe(expected.length);
     const asc = await walk(filter, "createdAt_asc", 700);
     expect(asc.ids).toEqual([...ids].reverse());
+  });
+
+  it("live, ended and mixed states agree with an independent query, and paging walks them once, in order", async () => {
+    const sets: JobStatus[][] = [
+      ["pending"],
+      ["running", "pending", "locked"],
+      ["cancelled"],
+      ["succeeded"],
+      ["failed", "running"],
+      ["pending", "cancelled", "succeeded"],
+    ];
+    for (const status of sets) {
+      const filter = mine({ status, jobType: ["weak_point_analysis"] });
+      const expected = await db().aiRuntimeJob.findMany({
+        where: { status: { in: status }, jobType: "weak_point_analysis", params: { path: ["gen"], equals: tag } },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        select: { id: true },
+      });
+      expect(expected.length, status.join()).toBeGreaterThan(3000);
+      const { ids } = await walk(filter, "createdAt_desc", 1000);
+      expect(ids, status.join()).toEqual(expected.map((r) => r.id));
+      const asc = await walk(filter, "createdAt_asc", 1500);
+      expect(asc.ids, status.join()).toEqual([...ids].reverse());
+      const count = await countJobs(filter);
+      expect(count, status.join()).toEqual({
+        total: Math.min(expected.length, COUNT_CAP),
+        capped: expected.length > COUNT_CAP,
+      });
+    }
+    // A succeeded job that carries an error code (from a failed attempt before) is succeeded, not failed.
+    const succeededWithCode = `${tag}_70`;
+    expect((await walk(mine({ status: ["succeeded"], errorCode: "MODEL_RATE_LIMIT" }))).ids).toContain(
+      succeededWithCode,
+    );
+    expect((await walk(mine({ status: ["failed", "cancelled"], errorCode: "MODEL_RATE_LIMIT" }))).ids).toEqual([]);
   });
 
   it("filters by user (id or email), error code, Runtime instance and time range", async () => {
@@ -179,6 +219,10 @@ describe("explorer over 120k jobs", () => {
     ["state", { status: ["failed"] }],
     ["type", { jobType: ["flashcard_generation"] }],
     ["state and type", { status: ["failed"], jobType: ["quiz_generation"] }],
+    ["live state", { status: ["running"] }],
+    ["live states and type", { status: ["pending", "locked"], jobType: ["quiz_generation"] }],
+    ["succeeded", { status: ["succeeded"] }],
+    ["mixed states", { status: ["pending", "cancelled", "succeeded"] }],
     ["error code", { errorCode: "INVALID_SCHEMA" }],
     ["search", { q: "some-id" }],
     ["params field", { json: { in: "params", path: "n", value: "77" } }],
@@ -219,23 +263,67 @@ describe("explorer over 120k jobs", () => {
     expect(pred!.pred).toBe("(params <> '{}'::jsonb)");
   });
 
-  it("EXPLAIN ANALYZE: failed jobs of a type that has none read their own index, not every failure", async () => {
-    // knowledge_point_extraction is not among the generated types: the combination is empty. The
-    // newest-first walk of the status index used to read all 17,000 failed rows to find that out.
-    type Analyzed = PlanNode & { "Index Name"?: string; "Actual Rows"?: number; "Rows Removed by Filter"?: number };
-    const filter: JobFilter = { status: ["failed"], jobType: ["knowledge_point_extraction"] };
+  type Analyzed = PlanNode & {
+    "Index Name"?: string;
+    "Actual Rows"?: number;
+    "Actual Loops"?: number;
+    "Rows Removed by Filter"?: number;
+  };
+  /** The page's plan, run: the nodes reading the job partitions that hold the jobs, and every index read. */
+  async function analyzed(filter: JobFilter) {
     const query = await explorerQuery({ filter, sort: "createdAt_desc", limit: 50 });
     const [row] = await db().$queryRaw<
       { "QUERY PLAN": [{ Plan: Analyzed }] }[]
     >`EXPLAIN (ANALYZE, FORMAT JSON) ${query}`;
-    const read = (nodes(row!["QUERY PLAN"][0].Plan) as Analyzed[]).filter((n) => onJobTable(n["Relation Name"]));
+    const all = nodes(row!["QUERY PLAN"][0].Plan) as Analyzed[];
     const full = await fullPartitions();
-    const onJobs = read.filter((n) => full.has(n["Relation Name"]!));
+    const onJobs = all.filter((n) => onJobTable(n["Relation Name"]) && full.has(n["Relation Name"]!));
+    /** Rows the nodes read, kept or dropped, over all their loops. */
+    const read = (ns: Analyzed[]) =>
+      ns.reduce(
+        (sum, n) => sum + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 1),
+        0,
+      );
+    return { all, onJobs, read };
+  }
+
+  it("EXPLAIN ANALYZE: failed jobs of a type that has none read the errors index, not every failure", async () => {
+    // knowledge_point_extraction is not among the generated types: the combination is empty. A
+    // newest-first walk of the jobs would read every row of the other types to find that out.
+    const { onJobs, read } = await analyzed({ status: ["failed"], jobType: ["knowledge_point_extraction"] });
     expect(onJobs.length).toBeGreaterThan(0);
     expect(onJobs.every((n) => n["Index Name"])).toBe(true);
-    expect(await parentIndexes(onJobs.map((n) => n["Index Name"]))).toEqual(["AiRuntimeJob_rare_endings_idx"]);
+    expect(await parentIndexes(onJobs.map((n) => n["Index Name"]))).toEqual([
+      "AiRuntimeJob_errors_jobType_createdAt_id_idx",
+    ]);
     // No row of the partitions holding the jobs read or dropped.
-    expect(onJobs.reduce((sum, n) => sum + (n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0), 0)).toBe(0);
+    expect(read(onJobs)).toBe(0);
+  });
+
+  it("EXPLAIN ANALYZE: a page of cancelled jobs reads the errors index, about as many rows as it shows", async () => {
+    const { onJobs, read } = await analyzed({ status: ["cancelled"] });
+    expect(onJobs.every((n) => n["Index Name"])).toBe(true);
+    expect(await parentIndexes(onJobs.map((n) => n["Index Name"]))).toEqual(["AiRuntimeJob_errors_createdAt_id_idx"]);
+    // Failed, cancelled and a few succeeded rows carry a code: 51 cancelled among fewer than 200 read.
+    expect(read(onJobs)).toBeLessThan(200);
+  });
+
+  it("EXPLAIN ANALYZE: live states read the queue table's index in order and each job by its id", async () => {
+    // Running: a page of 51 from the queue's (status, createdAt, jobId), each job by primary key.
+    const running = await analyzed({ status: ["running"] });
+    const queueIndexes = running.all.filter((n) => n["Relation Name"] === "JobQueue").map((n) => n["Index Name"]);
+    expect(queueIndexes).toEqual(["JobQueue_status_createdAt_jobId_idx"]);
+    // In the index's order: it stops at the page's 51 rows (a sort would read every running job first).
+    expect(running.read(running.all.filter((n) => n["Relation Name"] === "JobQueue"))).toBeLessThanOrEqual(51);
+    expect(await parentIndexes(running.onJobs.map((n) => n["Index Name"]))).toEqual(["AiRuntimeJob_pkey"]);
+    expect(running.onJobs.every((n) => n["Index Name"])).toBe(true);
+    expect(running.read(running.onJobs)).toBeLessThanOrEqual(51);
+    // Locked: none among 120k jobs, found out from the queue's index without reading one job.
+    const locked = await analyzed({ status: ["locked"] });
+    expect(locked.read(locked.onJobs)).toBe(0);
+    expect(locked.all.filter((n) => n["Relation Name"] === "JobQueue").map((n) => n["Index Name"])).toEqual([
+      "JobQueue_status_createdAt_jobId_idx",
+    ]);
   });
 
   it("EXPLAIN: a search by id, key or user reads each by its own index, never walking the createdAt order", async () => {

@@ -18,12 +18,14 @@ async function shadowDatabases(url: string) {
 /**
  * The job table is partitioned (by time). The rows below have ids no span holds, so they sit in its
  * `_default` partition, and a claim there names that partition (server/jobs/job-partition.ts), as
- * it names the one live partition on a running instance. Its indexes are PostgreSQL's copies of
- * AiRuntimeJob_pending_queue_idx and AiRuntimeJob_lease_idx, named after their columns.
+ * it names the one live partition on a running instance. The queue's order and lease check times
+ * are indexed on JobQueue (one row per job in flight, written by the job table's insert trigger):
+ * a claim reads its pending and lease indexes and each job row by the partition's primary key.
  */
 const PART = "AiRuntimeJob_default";
-const QUEUE_IDX = `"${PART}_priority_queueTurn_createdAt_jobType_idx"`;
-const LEASE_IDX = `"${PART}_leaseCheckAt_idx"`;
+const QUEUE_IDX = `"JobQueue_pending_idx"`;
+const LEASE_IDX = `"JobQueue_lease_idx"`;
+const JOB_PKEY = `"${PART}_pkey"`;
 
 describe("schema and migrations", () => {
   it("prisma/schema.prisma and prisma/migrations agree (no drift), and no shadow database is left behind", async () => {
@@ -58,6 +60,16 @@ describe("schema and migrations", () => {
       `NULL, 'rt', now() - (g % 300) * interval '1 second', now() + interval '1 minute', now() + interval '30 seconds' + (g % 30) * interval '1 second', 1`,
     );
     await db.$executeRawUnsafe(`ANALYZE "AiRuntimeJob"`);
+    await db.$executeRawUnsafe(`ANALYZE "JobQueue"`);
+    // The insert trigger gave each job in flight its queue row, and no finished one any.
+    expect(
+      await db.$queryRawUnsafe(
+        `SELECT status::text, count(*)::int AS n FROM "JobQueue" WHERE "jobId" LIKE 'queued\\_%' OR "jobId" LIKE 'held\\_%' OR "jobId" LIKE 'done\\_%' GROUP BY 1 ORDER BY 1`,
+      ),
+    ).toEqual([
+      { status: "pending", n: 3_000 },
+      { status: "running", n: 2_000 },
+    ]);
     // The claim's own statement as server/sql.ts runs it: a named prepared statement, executed
     // many times, on a connection of the claim pool (generic plans from the first run: server/db.ts)
     // and, as before, in PostgreSQL's default mode (custom plans for five runs, then maybe generic).
@@ -98,6 +110,7 @@ describe("schema and migrations", () => {
           expect(text, `run ${run}:\n${text}`).toMatch(
             new RegExp(`(Index Scan using|Bitmap Index Scan on) ${QUEUE_IDX}`),
           );
+          expect(text, `run ${run}:\n${text}`).toMatch(new RegExp(`Index Scan using ${JOB_PKEY}`));
           expect(text, `run ${run}`).not.toMatch(/Seq Scan|Sort/);
           // The types are checked inside the index (its last key), not on each job's row.
           expect(text, `run ${run}:\n${text}`).toMatch(/Index Cond: .*"jobType"/);
@@ -159,10 +172,12 @@ describe("schema and migrations", () => {
         }
       }
     } finally {
+      // On this test's own connection: no app statement timeout for a million rows' cascades.
+      await client.query("ROLLBACK").catch(() => {});
+      await client.query(
+        `DELETE FROM "AiRuntimeJob" WHERE id LIKE 'done\\_%' OR id LIKE 'queued\\_%' OR id LIKE 'held\\_%'`,
+      );
       await client.end();
     }
-    await db.$executeRawUnsafe(
-      `DELETE FROM "AiRuntimeJob" WHERE id LIKE 'done\\_%' OR id LIKE 'queued\\_%' OR id LIKE 'held\\_%'`,
-    );
   }, 900_000); // a failure bound: the million rows take 1–5 minutes to write, longer on a loaded machine
 });
