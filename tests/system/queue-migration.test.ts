@@ -15,7 +15,14 @@ import { validOutput } from "../helpers/outputs";
 import { eventually } from "../helpers/eventually";
 import { spawnRuntimes, type RuntimeProcess } from "./runtime-process";
 import { expectSucceededOnce, outcomeViolations, paramsFor } from "./jobs";
-import { oldCreate, oldHeartbeat, oldLock, oldSucceed, type OldHolder, type OldJob } from "./previous-release";
+import {
+  oldCreate,
+  oldHeartbeat,
+  oldLock,
+  oldSucceed,
+  type OldHolder,
+  type OldJob,
+} from "../../scripts/lib/previous-release";
 
 /**
  * The queue table's migration (prisma/migrations/…_job_queue) on a live instance: a database as the

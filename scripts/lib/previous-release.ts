@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type pg from "pg";
-import { idAt } from "@/server/jobs/partitions";
+import { idAt } from "../../server/jobs/partitions";
 
 /**
  * The job writes of the release before the queue table (prisma/migrations/…_job_queue), as plain
@@ -66,63 +66,84 @@ export async function oldCreate(db: pg.ClientBase, job: OldJob) {
 }
 
 /**
- * One transition as the previous state machine ran it: lock the row by id (fenced on its status
- * and the guard), update it, write the events; returns the job's attempt number, or null when the
- * guard failed.
+ * One transition as the previous state machine ran it: lock the candidate rows (by id, fenced on
+ * status and a guard; or a batch in queue order, SKIP LOCKED), update them, write their events.
+ * In `guard` and `set`, $1 is the time, $2 the actor, $3… `params`. Returns the attempt numbers of
+ * the rows changed (none when the guard failed).
  */
 async function oldTransition(
   db: pg.ClientBase,
-  o: { jobId: string; from: string[]; guard?: string; to: string; set: string; actor: string; params: unknown[] },
+  o: { where: string; from: string[]; batch?: string; to: string; set: string; actor: string; params: unknown[] },
 ) {
   const at = ts(new Date());
   const { rows } = await db.query<{ attemptNo: number }>(
     `WITH target AS (
        SELECT j.id, j.status AS "fromStatus" FROM "AiRuntimeJob" j
-       WHERE j.id = $1 AND j.status IN (${o.from.map((s) => `'${s}'`).join(", ")})${o.guard ? ` AND ${o.guard}` : ""}
-       FOR UPDATE),
+       WHERE ${o.where} AND j.status IN (${o.from.map((s) => `'${s}'`).join(", ")})
+       ${o.batch ? `${o.batch} FOR UPDATE SKIP LOCKED` : "FOR UPDATE"}),
      upd AS (
-       UPDATE "AiRuntimeJob" j SET status = '${o.to}', ${o.set}, "updatedAt" = $2::timestamp(3)
+       UPDATE "AiRuntimeJob" j SET status = '${o.to}', ${o.set}, "updatedAt" = $1::timestamp(3)
        FROM target t WHERE j.id = t.id
        RETURNING j.id, j.status, j."attemptNo", t."fromStatus"),
      ev AS (
        INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
-       SELECT u.id, u."fromStatus", u.status, 'runtime', $3, u."attemptNo", $2::timestamp(3) FROM upd u
+       SELECT u.id, u."fromStatus", u.status, 'runtime', $2, u."attemptNo", $1::timestamp(3) FROM upd u
        WHERE u."fromStatus" IS DISTINCT FROM u.status)
      SELECT "attemptNo" FROM upd`,
-    [o.jobId, at, o.actor, ...o.params],
+    [at, o.actor, ...o.params],
   );
-  return rows[0]?.attemptNo ?? null;
+  return rows.map((r) => r.attemptNo);
 }
 
+/** The lease a lock or claim sets: $1 the time, $3 the key, $4 the lease's end. */
+const LOCK_SET = `"attemptNo" = j."attemptNo" + 1, "lockedBy" = $2, "lockedByKeyId" = $3, "lockedAt" = $1::timestamp(3),
+  "lockUntil" = $4::timestamp(3), "leaseCheckAt" = $4::timestamp(3), stage = NULL, progress = 0, "progressMessage" = NULL`;
+
 /** The previous release's lock of one job: a lease of `leaseMs` from now (in the past for a lease already lost). */
-export function oldLock(db: pg.ClientBase, jobId: string, holder: OldHolder, leaseMs: number) {
-  const at = new Date();
-  return oldTransition(db, {
-    jobId,
+export async function oldLock(db: pg.ClientBase, jobId: string, holder: OldHolder, leaseMs: number) {
+  const [attemptNo] = await oldTransition(db, {
+    where: `j.id = $5 AND j."runAfter" <= $1::timestamp(3)`,
     from: ["pending"],
-    guard: `j."runAfter" <= $4::timestamp(3)`,
     to: "locked",
-    set: `"attemptNo" = j."attemptNo" + 1, "lockedBy" = $3, "lockedByKeyId" = $5, "lockedAt" = $4::timestamp(3),
-      "lockUntil" = $6::timestamp(3), "leaseCheckAt" = $6::timestamp(3), stage = NULL, progress = 0, "progressMessage" = NULL`,
+    set: LOCK_SET,
     actor: holder.runtimeInstanceId,
-    params: [ts(at), holder.keyId, ts(new Date(at.getTime() + leaseMs))],
+    params: [holder.keyId, ts(new Date(Date.now() + leaseMs)), jobId],
+  });
+  return attemptNo ?? null;
+}
+
+/** The previous release's claim: up to `limit` visible pending jobs of `jobType` in queue order; their ids' attempts. */
+export function oldClaim(db: pg.ClientBase, holder: OldHolder, jobType: string, limit: number, leaseMs: number) {
+  return oldTransition(db, {
+    where: `j."runAfter" <= $1::timestamp(3) AND NOT j."cancelRequested" AND j."jobType" = $5::"JobType"`,
+    from: ["pending"],
+    batch: `ORDER BY j.priority, j."queueTurn", j."createdAt" LIMIT ${Math.max(1, Math.floor(limit))}`,
+    to: "locked",
+    set: LOCK_SET,
+    actor: holder.runtimeInstanceId,
+    params: [holder.keyId, ts(new Date(Date.now() + leaseMs)), jobType],
   });
 }
 
 /** The previous release's heartbeat: the holder's lease extended by `leaseMs` (capped by the timeout), locked → running. */
-export function oldHeartbeat(db: pg.ClientBase, jobId: string, holder: OldHolder, attemptNo: number, leaseMs: number) {
-  const at = new Date();
-  return oldTransition(db, {
-    jobId,
+export async function oldHeartbeat(
+  db: pg.ClientBase,
+  jobId: string,
+  holder: OldHolder,
+  attemptNo: number,
+  leaseMs: number,
+) {
+  const [attempt] = await oldTransition(db, {
+    where: `j.id = $3 AND j."lockedBy" = $2 AND j."attemptNo" = $4 AND j."lockUntil" > $1::timestamp(3)`,
     from: ["locked", "running"],
-    guard: `j."lockedBy" = $3 AND j."attemptNo" = $5 AND j."lockUntil" > $4::timestamp(3)`,
     to: "running",
-    set: `"startedAt" = CASE WHEN j.status = 'locked' THEN $4::timestamp(3) ELSE j."startedAt" END,
-      "lockUntil" = LEAST($6::timestamp(3), j."lockedAt" + make_interval(secs => j."timeoutSeconds")),
-      "leaseCheckAt" = LEAST($6::timestamp(3), j."lockedAt" + make_interval(secs => j."timeoutSeconds")), progress = 50`,
+    set: `"startedAt" = CASE WHEN j.status = 'locked' THEN $1::timestamp(3) ELSE j."startedAt" END,
+      "lockUntil" = LEAST($5::timestamp(3), j."lockedAt" + make_interval(secs => j."timeoutSeconds")),
+      "leaseCheckAt" = LEAST($5::timestamp(3), j."lockedAt" + make_interval(secs => j."timeoutSeconds")), progress = 50`,
     actor: holder.runtimeInstanceId,
-    params: [ts(at), attemptNo, ts(new Date(at.getTime() + leaseMs))],
+    params: [jobId, attemptNo, ts(new Date(Date.now() + leaseMs))],
   });
+  return attempt ?? null;
 }
 
 /** The previous release's accepted result: the job succeeded and its result row, in one transaction. */
@@ -137,15 +158,14 @@ export async function oldSucceed(
   await db.query("BEGIN");
   try {
     const done = await oldTransition(db, {
-      jobId,
+      where: `j.id = $3 AND j."lockedBy" = $2 AND j."attemptNo" = $4 AND j."lockUntil" > $1::timestamp(3)`,
       from: ["locked", "running"],
-      guard: `j."lockedBy" = $3 AND j."attemptNo" = $5 AND j."lockUntil" > $4::timestamp(3)`,
       to: "succeeded",
-      set: `"finishedAt" = $4::timestamp(3), progress = 100, "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL`,
+      set: `"finishedAt" = $1::timestamp(3), progress = 100, "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL`,
       actor: holder.runtimeInstanceId,
-      params: [ts(at), attemptNo],
+      params: [jobId, attemptNo],
     });
-    if (done === null) throw new Error(`the previous release lost the lease of ${jobId}`);
+    if (!done.length) throw new Error(`the previous release lost the lease of ${jobId}`);
     const body = JSON.stringify(output);
     await db.query(
       `INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "outputSchemaVersion", "createdAt")
