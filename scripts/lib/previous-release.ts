@@ -68,15 +68,15 @@ export async function oldCreate(db: pg.ClientBase, job: OldJob) {
 /**
  * One transition as the previous state machine ran it: lock the candidate rows (by id, fenced on
  * status and a guard; or a batch in queue order, SKIP LOCKED), update them, write their events.
- * In `guard` and `set`, $1 is the time, $2 the actor, $3… `params`. Returns the attempt numbers of
- * the rows changed (none when the guard failed).
+ * In `where` and `set`, $1 is the time, $2 the actor, $3… `params`. Returns the rows changed, with
+ * their attempt numbers (none when the guard failed).
  */
 async function oldTransition(
   db: pg.ClientBase,
   o: { where: string; from: string[]; batch?: string; to: string; set: string; actor: string; params: unknown[] },
 ) {
   const at = ts(new Date());
-  const { rows } = await db.query<{ attemptNo: number }>(
+  const { rows } = await db.query<{ id: string; attemptNo: number }>(
     `WITH target AS (
        SELECT j.id, j.status AS "fromStatus" FROM "AiRuntimeJob" j
        WHERE ${o.where} AND j.status IN (${o.from.map((s) => `'${s}'`).join(", ")})
@@ -89,10 +89,10 @@ async function oldTransition(
        INSERT INTO "JobEvent" ("jobId", "fromStatus", "toStatus", "actorType", "actorId", "attemptNo", "createdAt")
        SELECT u.id, u."fromStatus", u.status, 'runtime', $2, u."attemptNo", $1::timestamp(3) FROM upd u
        WHERE u."fromStatus" IS DISTINCT FROM u.status)
-     SELECT "attemptNo" FROM upd`,
+     SELECT id, "attemptNo" FROM upd`,
     [at, o.actor, ...o.params],
   );
-  return rows.map((r) => r.attemptNo);
+  return rows;
 }
 
 /** The lease a lock or claim sets: $1 the time, $3 the key, $4 the lease's end. */
@@ -101,7 +101,7 @@ const LOCK_SET = `"attemptNo" = j."attemptNo" + 1, "lockedBy" = $2, "lockedByKey
 
 /** The previous release's lock of one job: a lease of `leaseMs` from now (in the past for a lease already lost). */
 export async function oldLock(db: pg.ClientBase, jobId: string, holder: OldHolder, leaseMs: number) {
-  const [attemptNo] = await oldTransition(db, {
+  const [row] = await oldTransition(db, {
     where: `j.id = $5 AND j."runAfter" <= $1::timestamp(3)`,
     from: ["pending"],
     to: "locked",
@@ -109,10 +109,10 @@ export async function oldLock(db: pg.ClientBase, jobId: string, holder: OldHolde
     actor: holder.runtimeInstanceId,
     params: [holder.keyId, ts(new Date(Date.now() + leaseMs)), jobId],
   });
-  return attemptNo ?? null;
+  return row?.attemptNo ?? null;
 }
 
-/** The previous release's claim: up to `limit` visible pending jobs of `jobType` in queue order; their ids' attempts. */
+/** The previous release's claim: up to `limit` visible pending jobs of `jobType` in queue order: their ids and attempts. */
 export function oldClaim(db: pg.ClientBase, holder: OldHolder, jobType: string, limit: number, leaseMs: number) {
   return oldTransition(db, {
     where: `j."runAfter" <= $1::timestamp(3) AND NOT j."cancelRequested" AND j."jobType" = $5::"JobType"`,
@@ -133,7 +133,7 @@ export async function oldHeartbeat(
   attemptNo: number,
   leaseMs: number,
 ) {
-  const [attempt] = await oldTransition(db, {
+  const [row] = await oldTransition(db, {
     where: `j.id = $3 AND j."lockedBy" = $2 AND j."attemptNo" = $4 AND j."lockUntil" > $1::timestamp(3)`,
     from: ["locked", "running"],
     to: "running",
@@ -143,7 +143,7 @@ export async function oldHeartbeat(
     actor: holder.runtimeInstanceId,
     params: [jobId, attemptNo, ts(new Date(Date.now() + leaseMs))],
   });
-  return attempt ?? null;
+  return row?.attemptNo ?? null;
 }
 
 /** The previous release's accepted result: the job succeeded and its result row, in one transaction. */
