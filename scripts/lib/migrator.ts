@@ -126,11 +126,12 @@ async function loadEngine(url: string, pools: pg.Pool[]): Promise<Engine> {
   );
 }
 
-function migrationsList() {
+/** The migration folders in order; with `before`, only those that sort before that folder's name. */
+function migrationsList(before?: string) {
   const dirs = fs.existsSync(MIGRATIONS_DIR)
     ? fs
         .readdirSync(MIGRATIONS_DIR, { withFileTypes: true })
-        .filter((d) => d.isDirectory())
+        .filter((d) => d.isDirectory() && (before === undefined || d.name < before))
         .map((d) => d.name)
         .sort()
     : [];
@@ -177,12 +178,16 @@ async function withEngine<T>(url: string, fn: (e: Engine) => Promise<T>): Promis
 /**
  * Applies every migration not yet recorded in _prisma_migrations, then makes the time partitions
  * of events and results ahead of now (server/jobs/partitions.ts; the daily retention run makes
- * them too), so a fresh deploy writes its first events and results into one.
+ * them too), so a fresh deploy writes its first events and results into one. `before` (a
+ * migration folder's name) stops short of that migration: the database is left as the release
+ * before it had it (a test or bench of that migration on a live instance then runs it).
  */
-export async function deployMigrations(url: string): Promise<string[]> {
+export async function deployMigrations(url: string, opts: { before?: string } = {}): Promise<string[]> {
+  if (opts.before !== undefined && !fs.existsSync(path.join(MIGRATIONS_DIR, opts.before, "migration.sql")))
+    throw new Error(`no migration ${opts.before} in ${MIGRATIONS_DIR}`);
   await renameAbsoluteMigrationRows(url);
   const applied = await withEngine(url, async (e) => {
-    const out = await e.applyMigrations({ migrationsList: migrationsList(), filters: noFilter });
+    const out = await e.applyMigrations({ migrationsList: migrationsList(opts.before), filters: noFilter });
     return out.appliedMigrationNames;
   });
   const client = new pg.Client({ connectionString: url });

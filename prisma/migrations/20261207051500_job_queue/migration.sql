@@ -3,6 +3,15 @@
 -- fair turn, the lease check time and the live statuses the console filters by are indexed there.
 -- The job row keeps every column and stays what every read reads, but no index of it names a
 -- column the claim, a heartbeat or the result changes, so those updates are HOT: no index entry.
+-- On a live instance the previous release keeps writing jobs while this runs. Every lock this
+-- script needs on the job table (and so on its partitions) is taken here, at once and the strongest
+-- (the index drops below need ACCESS EXCLUSIVE): a script that held a weaker one (the triggers'
+-- SHARE ROW EXCLUSIVE) and then asked for more would deadlock with a writer whose transaction had
+-- read the table before the script began and writes after (a creation: its key's lookup, then
+-- the insert). Taken first, the writer's write goes ahead of the waiting request, its transaction
+-- ends, and every later read and write of the job table waits for this script's commit.
+LOCK TABLE "AiRuntimeJob" IN ACCESS EXCLUSIVE MODE;
+
 CREATE TABLE "JobQueue" (
     "jobId" TEXT NOT NULL,
     "status" "JobStatus" NOT NULL,
@@ -58,8 +67,7 @@ CREATE TRIGGER "AiRuntimeJob_queue_delete" AFTER DELETE ON "AiRuntimeJob" FOR EA
   WHEN (OLD.status IN ('pending', 'locked', 'running', 'expired')) EXECUTE FUNCTION "job_queue_sync"();
 
 -- The jobs in flight now, read through the old indexes while they still exist; writers wait the
--- copy out (SHARE), so none changes a job between its read and its queue row.
-LOCK TABLE "AiRuntimeJob" IN SHARE MODE;
+-- whole script out (the lock above), so none changes a job between its read and its queue row.
 INSERT INTO "JobQueue" ("jobId", status, priority, "queueTurn", "createdAt", "jobType", "userId", "leaseCheckAt")
 SELECT id, status, priority, "queueTurn", "createdAt", "jobType", "userId", "leaseCheckAt" FROM "AiRuntimeJob"
 WHERE status IN ('pending', 'locked', 'running', 'expired')
