@@ -65,7 +65,7 @@ describe("runSql", () => {
     const claims = await runSql<{ generic: number; custom: number }>(
       getDb(),
       Prisma.sql`SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements
-        WHERE statement LIKE '%FOR UPDATE SKIP LOCKED%' AND statement NOT LIKE '%pg_prepared_statements%'`,
+        WHERE statement LIKE '%FOR UPDATE OF j SKIP LOCKED%' AND statement NOT LIKE '%pg_prepared_statements%'`,
       "claims",
     );
     expect(claims).toEqual([{ generic: 1, custom: 0 }]);

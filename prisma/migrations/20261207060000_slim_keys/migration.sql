@@ -1,16 +1,11 @@
 -- Each row of an attempt's record enters as few indexes as its reads need (docs/postgres-per-job.md).
 -- A job's result is keyed by the job (one result per job; its id stays a column, still written and
--- returned). An attempt's usage row is keyed by (job, attempt); its id stays a column. A job's events
--- are keyed by (job, id): the timeline reads them in that order, so (jobId, createdAt) goes.
--- Each primary key of a partitioned table is built again: writes to that table wait for the build
--- (measured at a million jobs: docs/postgres-per-job.md).
+-- returned). An attempt's usage row is keyed by (job, attempt); its id stays a column. The result
+-- table's primary key is built again: writes of results wait for the build (measured at a million
+-- jobs: docs/postgres-per-job.md).
 ALTER TABLE "AiRuntimeResult" DROP CONSTRAINT "AiRuntimeResult_pkey";
 DROP INDEX "AiRuntimeResult_jobId_key";
 ALTER TABLE "AiRuntimeResult" ADD CONSTRAINT "AiRuntimeResult_pkey" PRIMARY KEY ("jobId");
 
 ALTER TABLE "JobUsage" DROP CONSTRAINT "JobUsage_pkey";
 ALTER TABLE "JobUsage" ADD CONSTRAINT "JobUsage_pkey" PRIMARY KEY USING INDEX "JobUsage_jobId_attemptNo_key";
-
-ALTER TABLE "JobEvent" DROP CONSTRAINT "JobEvent_pkey";
-ALTER TABLE "JobEvent" ADD CONSTRAINT "JobEvent_pkey" PRIMARY KEY ("jobId", "id");
-DROP INDEX "JobEvent_jobId_createdAt_idx";
