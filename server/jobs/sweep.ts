@@ -29,7 +29,9 @@ export function expireSpec(which: Leases, at: Date, batch?: number, backoff = tr
     action: "expire",
     where: Prisma.sql`${where}(j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
     queue: "queue" in which ? which.queue : undefined,
-    batch: batch ? { orderBy: "queue" in which ? Prisma.sql`q."leaseCheckAt"` : Prisma.sql`j."leaseCheckAt"`, limit: batch } : undefined,
+    batch: batch
+      ? { orderBy: "queue" in which ? Prisma.sql`q."leaseCheckAt"` : Prisma.sql`j."leaseCheckAt"`, limit: batch }
+      : undefined,
     to: attemptEnd(retriesWhen()),
     set: Prisma.sql`${attemptEndSet(at, backoff ? Prisma.sql`${at}::timestamp(3) + ${backoffSql()}` : Prisma.sql`${at}::timestamp(3)`, Prisma.sql`${at}::timestamp(3)`)},
       "errorCode" = CASE WHEN t."toStatus" = 'cancelled' THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,
