@@ -228,6 +228,7 @@ export const EXPORT_SECTIONS: ExportSection[] = [
           lockUntil: true,
           leaseCheckAt: true,
           queueTurn: true,
+          queueSeq: true,
           traceparent: true,
           inputHash: true,
           userId: true,
