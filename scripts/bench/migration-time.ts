@@ -12,7 +12,8 @@ import { oldClaim, oldCreate, type OldHolder } from "../lib/previous-release";
  * server (BENCH_MIGRATION_PG_PORT, default 54363). The database is migrated to the state before
  * that migration (so a script that cannot run twice is measured too), then filled with
  * BENCH_MIGRATION_JOBS jobs (default 1,000,000): half a percent pending, a tenth of a percent held
- * with live leases, the rest finished; a fifth with non-empty params, as generation jobs have. The
+ * with live leases, the rest finished with a result and a usage row; a fifth with non-empty params, as
+ * generation jobs have. The
  * script then runs as the deploy runs it (one query, one transaction) and, once it holds a lock on
  * the job table, two writes of the previous release start beside it, each on its own connection
  * and in the SQL that release ran on the layout before the migration
@@ -63,6 +64,11 @@ await onOwnDb({ name: "migration", port, migrateBefore: name }, async (db, serve
   await fill(HELD, { status: "running", lockedBy: "bench-runtime", lockUntilSql: "now() + interval '10 minutes'" });
   await fill(PENDING, {});
   await db.query(`UPDATE "AiRuntimeJob" SET params = '{"count": 5}' WHERE right(id, 1) IN ('1', '6')`);
+  // Each finished job's result and usage row, as the results path writes them: what a migration of those tables rebuilds.
+  await db.query(`INSERT INTO "AiRuntimeResult" (id, "jobId", "attemptNo", output, "outputHash", "outputSchemaVersion", "createdAt")
+    SELECT 'r' || id, id, 1, '{"summary": "ok", "overallMastery": 0.5}', md5(id), 'v2', "finishedAt" FROM "AiRuntimeJob" WHERE status = 'succeeded'`);
+  await db.query(`INSERT INTO "JobUsage" (id, "jobId", "attemptNo", "userId", "jobType", "apiKeyMode", "promptTokens", "completionTokens", outcome, "createdAt")
+    SELECT 'u' || id, id, 1, "userId", "jobType", "apiKeyMode", 1200, 300, 'succeeded', "finishedAt" FROM "AiRuntimeJob" WHERE status = 'succeeded'`);
   await db.query(`VACUUM ANALYZE`);
 
   const connect = async () => {
