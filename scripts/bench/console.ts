@@ -374,7 +374,7 @@ export async function generate(db: pg.Client, rows: number, learnerId: string) {
         -- A type that runs on materials only gets a material target (its id only: the console never opens it).
         (ARRAY[${JOB_TYPES.map((t) => `'${targetTypesOf(t).includes("user") ? "user" : "material"}'`).join(",")}])[1 + g % ${JOB_TYPES.length}]::"TargetType",
         ${user}, s::"JobStatus", 'h', 'ck' || g, '{}',
-        CASE WHEN s IN ('succeeded', 'failed') THEN 1 ELSE 0 END, CASE WHEN s = 'failed' THEN 'INVALID_SCHEMA' END,
+        CASE WHEN s IN ('succeeded', 'failed') THEN 1 ELSE 0 END, CASE WHEN s = 'failed' THEN 'INVALID_SCHEMA' WHEN s = 'cancelled' THEN 'CANCELLED' END,
         c, c, c, CASE WHEN s IN ('succeeded', 'failed') THEN c + w END, CASE WHEN s <> 'pending' THEN c + w + r END
       FROM (SELECT g, to_timestamp(${end / 1000}) - interval '${span} seconds' + (g::float8 / ${rows}) * interval '${span} seconds' AS c,
               (0.2 + (g % 97) * 0.3) * interval '1 second' AS w, (1 + (g % 89) * 0.5) * interval '1 second' AS r,
