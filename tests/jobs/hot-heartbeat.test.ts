@@ -6,8 +6,8 @@ import { runtime } from "../helpers/runtime-api";
 
 /**
  * A heartbeat that does not change the status moves only lockUntil, stage, progress and
- * updatedAt: no indexed column (the lease index is on lockedAt) and room on the page
- * (fillfactor 85), so PostgreSQL writes it as a HOT update — one heap record instead of a new
+ * updatedAt: no indexed column (the lease check time is indexed on the queue row) and room on the
+ * page (the job partitions' fillfactor), so PostgreSQL writes it as a HOT update — one heap record instead of a new
  * entry in each of the job row's indexes. Read from the heap page itself (pageinspect): the row
  * version each heartbeat leaves is a heap-only tuple. No statistics counters, which other backends
  * flush whenever they like.
