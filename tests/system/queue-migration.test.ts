@@ -143,7 +143,11 @@ describe("[SYSTEM] the queue table's migration on a live instance", () => {
     let next = 0;
     const spec = (extra: Partial<OldJob> = {}) => ({ ...specs[next++ % specs.length]!, ...extra });
     const outputFor = async (jobId: string) => {
-      const job = await getDb().aiRuntimeJob.findUniqueOrThrow({ where: { id: jobId } });
+      // Only the columns the previous release's table has (this release adds queueSeq).
+      const job = await getDb().aiRuntimeJob.findUniqueOrThrow({
+        where: { id: jobId },
+        select: { userId: true, jobType: true, params: true },
+      });
       const kps = await getDb().knowledgePoint.findMany({ where: { userId: job.userId }, select: { id: true } });
       return validOutput(
         job.jobType,
