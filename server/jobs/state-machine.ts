@@ -118,7 +118,8 @@ export type TransitionSpec = {
   /**
    * Candidates found through the queue (JobQueue, one row per job in flight): a condition on the
    * job's queue row q, read by the queue's indexes (pending order, lease check times); `where` and
-   * `batch.orderBy` may name q too. Only the job row is locked; its triggers keep q.
+   * `batch.orderBy` may name q too. Only the job row is locked; the statement's `queue` and
+   * `dequeue` CTEs then keep q (transitionCtes).
    */
   queue?: Prisma.Sql;
   /** Event error columns; may reference the updated row as u. */

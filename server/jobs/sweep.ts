@@ -5,6 +5,7 @@ import { now } from "../clock";
 import { attemptEnd, attemptEndSet, transition, type JobRow, type TransitionSpec } from "./state-machine";
 import { backoffSql, retriesWhen } from "./retry-policy";
 import { statusList } from "./status-sql";
+import { HELD_STATUSES } from "./constants";
 
 /**
  * Ends attempts whose lease has passed (no heartbeat for JOB_LEASE_SECONDS, or the execution
@@ -29,9 +30,8 @@ export function expireSpec(which: Leases, at: Date, batch?: number, backoff = tr
     action: "expire",
     where: Prisma.sql`${where}(j."lockUntil" < ${at}::timestamp(3) OR j.status = 'expired')`,
     queue: "queue" in which ? which.queue : undefined,
-    batch: batch
-      ? { orderBy: "queue" in which ? Prisma.sql`q."leaseCheckAt"` : Prisma.sql`j."leaseCheckAt"`, limit: batch }
-      : undefined,
+    // Batches read the queue's lease index in its order; a job named by id takes no batch.
+    batch: batch && "queue" in which ? { orderBy: Prisma.sql`q."leaseCheckAt"`, limit: batch } : undefined,
     to: attemptEnd(retriesWhen()),
     set: Prisma.sql`${attemptEndSet(at, backoff ? Prisma.sql`${at}::timestamp(3) + ${backoffSql()}` : Prisma.sql`${at}::timestamp(3)`, Prisma.sql`${at}::timestamp(3)`)},
       "errorCode" = CASE WHEN t."toStatus" = 'cancelled' THEN 'CANCELLED' ELSE 'JOB_TIMEOUT' END,
@@ -47,7 +47,7 @@ export function expireSpec(which: Leases, at: Date, batch?: number, backoff = tr
 }
 
 /** The statuses of the queue's lease index (JobQueue_lease_idx): held, or expired mid-sweep. */
-const LEASED = statusList(["locked", "running", "expired"]);
+const LEASED = statusList([...HELD_STATUSES, "expired"]);
 
 /**
  * The leases due for a look (leaseCheckAt never passes lockUntil, server/jobs/lease.ts): the queue's

@@ -35,7 +35,8 @@ import {
 const MIGRATION = "20261207051500_job_queue";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const TYPES: JobType[] = ["learning_state_analysis", "weak_point_analysis", "next_action_planning"];
-const LEASE_MS = 60_000;
+// Long enough that no lease held across the migration and the new app's start runs out on a slow machine.
+const LEASE_MS = 300_000;
 
 let url: string;
 let adminUrl: string;
