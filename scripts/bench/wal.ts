@@ -5,6 +5,7 @@ import { clearJobs, insertJobs, runSetupSql, seedBenchUser } from "./setup";
 import { cpuNow, cpuSince, loadAverage, postmasterPid } from "./cpu";
 import { pgBossRun } from "./pgboss";
 import { median } from "./stats";
+import { FLOOR_VARIANTS, floorRound, type FloorRound } from "./wal-floor";
 
 /**
  * `npm run bench:wal`: PostgreSQL's own work per job, ours against pg-boss 12 at the same batch
@@ -14,7 +15,9 @@ import { median } from "./stats";
  * of those ids. Per job: WAL records and bytes (pg_stat_wal and the insert position) and
  * PostgreSQL's CPU (/proc), in BENCH_WAL_ROUNDS alternating rounds of BENCH_WAL_JOBS jobs (medians).
  * Then where our PostgreSQL time and WAL go per statement (pg_stat_statements: calls, execution
- * µs and WAL bytes per job), and a sweep of BENCH_WAL_SWEEP expired leases.
+ * µs and WAL bytes per job), and a sweep of BENCH_WAL_SWEEP expired leases. Each round also measures
+ * the floor of an event row per transition (scripts/bench/wal-floor.ts): what any queue writes that keeps an event
+ * row per transition and stores the output, with nothing else.
  * Port: BENCH_WAL_PG_PORT (default BENCH_PG_PORT + 1).
  */
 const JOBS = Number(process.env.BENCH_WAL_JOBS ?? 4000);
@@ -127,15 +130,16 @@ await onOwnDb({ name: "wal", port, settings }, async (db, server) => {
   for (let i = 0; i < 20; i++) await turn();
   await pgBossRun(server.url, 20 * BATCH, 1, roles, "12-fetch-batch", BATCH);
 
-  type Rounds = { ours: Round; pgBoss: Round; pgBossOutput: Round };
+  type Rounds = { ours: Round; pgBoss: Round; pgBossOutput: Round; floor: FloorRound[] };
   const rounds: Rounds[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const a = await ours();
     const b = await pgBoss();
     const c = await pgBoss(true);
-    rounds.push({ ours: a, pgBoss: b, pgBossOutput: c });
+    const floor = await floorRound(db, roles, JOBS, BATCH);
+    rounds.push({ ours: a, pgBoss: b, pgBossOutput: c, floor });
     console.log(
-      `[wal] round ${r + 1}: ours ${JSON.stringify(a)} pg-boss 12 fetch(${BATCH}) ${JSON.stringify(b)} the same storing our output ${JSON.stringify(c)}`,
+      `[wal] round ${r + 1}: ours ${JSON.stringify(a)} pg-boss 12 fetch(${BATCH}) ${JSON.stringify(b)} the same storing our output ${JSON.stringify(c)} floor ${JSON.stringify(floor)}`,
     );
   }
   const med = (f: (r: Rounds) => number) => +median(rounds.map(f)).toFixed(3);
@@ -158,6 +162,13 @@ await onOwnDb({ name: "wal", port, settings }, async (db, server) => {
       walBytes: med((r) => r.pgBossOutput.walBytes),
       postgresCpuMs: med((r) => r.pgBossOutput.postgresCpuMs),
     },
+    floor: FLOOR_VARIANTS.map((v, i) => ({
+      variant: v.name,
+      walRecords: med((r) => r.floor[i]!.walRecords),
+      walBytes: med((r) => r.floor[i]!.walBytes),
+      postgresCpuMs: med((r) => r.floor[i]!.postgresCpuMs),
+      walBytesToPgBoss: med((r) => r.floor[i]!.walBytes / r.pgBoss.walBytes),
+    })),
     ratios: {
       walBytes: med((r) => r.ours.walBytes / r.pgBoss.walBytes),
       postgresCpu: med((r) => r.ours.postgresCpuMs / r.pgBoss.postgresCpuMs),
