@@ -46,6 +46,7 @@ export async function getJobDetail(jobId: string, opts: { ownerId?: string } = {
   if (!job || (opts.ownerId && job.userId !== opts.ownerId))
     throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
   const { result, events } = job;
+  const usage = result ? await attemptUsage(jobId, result.attemptNo, result.usage) : null;
   return {
     job: toJobView(job),
     result: result
@@ -57,7 +58,7 @@ export async function getJobDetail(jobId: string, opts: { ownerId?: string } = {
           promptVersion: result.promptVersion,
           modelProvider: result.modelProvider,
           modelName: result.modelName,
-          usage: result.usage as Record<string, number> | null,
+          usage,
           latencyMs: result.latencyMs,
           degraded: result.degraded,
           createdAt: result.createdAt,
@@ -75,6 +76,26 @@ export async function getJobDetail(jobId: string, opts: { ownerId?: string } = {
       createdAt: e.createdAt,
     })),
   };
+}
+
+/**
+ * What an attempt cost, as the Runtime reported it: its usage row (docs/contract.md#the-runtime-protocol
+ * usage fields); for a result stored before the usage row was the only copy and without one, the result's own.
+ */
+async function attemptUsage(jobId: string, attemptNo: number, stored: unknown) {
+  const row = await getDb().jobUsage.findUnique({
+    where: { jobId_attemptNo: { jobId, attemptNo } },
+    select: {
+      provider: true,
+      model: true,
+      promptTokens: true,
+      completionTokens: true,
+      cacheHitTokens: true,
+      cacheMissTokens: true,
+      durationMs: true,
+    },
+  });
+  return (row ?? stored ?? null) as Record<string, string | number | null> | null;
 }
 
 /** A learner's own snapshot; another learner's is not found. */

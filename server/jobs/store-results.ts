@@ -68,7 +68,8 @@ export async function storeResults(
       set: Prisma.sql`"finishedAt" = ${at}::timestamp(3), "lockedBy" = NULL, "lockUntil" = NULL, "leaseCheckAt" = NULL, progress = 100,
       "errorCode" = NULL, "errorMessage" = NULL, "promptVersion" = COALESCE(${pick(arrays.promptVersions, "text[]")}, j."promptVersion"),
       "outputSchemaVersion" = ${pick(arrays.versions, "text[]")}`,
-      // Each field once, typed: no text parsed twice in the statement. The usage row takes no ON
+      // Each field once, typed: no text parsed twice in the statement. The usage row is the attempt's one
+      // record of its usage (the result row's `usage` is no longer written). The usage row takes no ON
       // CONFLICT (a speculative insert costs a WAL record and its own work per row): upd holds each
       // (job, attempt) at most once, in the one transition that ends that attempt, so no usage row of
       // it exists yet (a fail stores its usage as it ends the attempt, whose result is then fenced out).
@@ -76,17 +77,17 @@ export async function storeResults(
       SELECT * FROM unnest(${ids}::text[], ${col((v) => JSON.stringify(v.output))}::text[], ${col((v) => v.outputHash)}::text[],
         ${arrays.versions}::text[], ${arrays.promptVersions}::text[],
         ${col((v) => v.item.modelProvider ?? null)}::text[], ${col((v) => v.item.modelName ?? null)}::text[],
-        ${col((v) => (v.item.usage ? JSON.stringify(v.item.usage) : null))}::jsonb[], ${col((v) => v.item.latencyMs ?? null)}::int[],
+        ${col((v) => v.item.usage != null)}::boolean[], ${col((v) => v.item.latencyMs ?? null)}::int[],
         ${col((v) => v.item.degraded ?? false)}::boolean[], ${col((v) => v.item.usage?.provider ?? null)}::text[],
         ${col((v) => v.item.usage?.model ?? null)}::text[], ${usageInts("promptTokens")}::int[], ${usageInts("completionTokens")}::int[],
         ${usageInts("cacheHitTokens")}::int[], ${usageInts("cacheMissTokens")}::int[], ${usageInts("durationMs")}::int[])
-        AS b(id, output, "outputHash", version, "promptVersion", provider, model, usage, "latencyMs", degraded,
+        AS b(id, output, "outputHash", version, "promptVersion", provider, model, "hasUsage", "latencyMs", degraded,
           "usageProvider", "usageModel", "promptTokens", "completionTokens", "cacheHitTokens", "cacheMissTokens", "durationMs")
     ), res AS (
       INSERT INTO ${Prisma.raw(`"${siblingOf(table, "AiRuntimeResult")}"`)} (id, "jobId", "attemptNo", output, "outputHash", "outputSchemaVersion",
-        "promptVersion", "modelProvider", "modelName", usage, "latencyMs", degraded, "createdAt")
+        "promptVersion", "modelProvider", "modelName", "latencyMs", degraded, "createdAt")
       SELECT gen_random_uuid()::text, u.id, u."attemptNo", b.output::jsonb, b."outputHash", b.version,
-        b."promptVersion", b.provider, b.model, b.usage, b."latencyMs", b.degraded, ${at}::timestamp(3)
+        b."promptVersion", b.provider, b.model, b."latencyMs", b.degraded, ${at}::timestamp(3)
       FROM upd u JOIN batch_in b ON b.id = u.id RETURNING id, "jobId"
     ), usage_row AS (
       INSERT INTO "JobUsage" (id, "jobId", "attemptNo", "userId", "jobType", "apiKeyMode", provider, model,
@@ -94,7 +95,7 @@ export async function storeResults(
       SELECT gen_random_uuid()::text, u.id, u."attemptNo", u."userId", u."jobType"::"JobType", u."apiKeyMode"::"ApiKeyMode",
         b."usageProvider", b."usageModel", b."promptTokens", b."completionTokens", b."cacheHitTokens", b."cacheMissTokens", b."durationMs",
         'succeeded', ${at}::timestamp(3)
-      FROM upd u JOIN batch_in b ON b.id = u.id WHERE b.usage IS NOT NULL
+      FROM upd u JOIN batch_in b ON b.id = u.id WHERE b."hasUsage"
       RETURNING "userId", "apiKeyMode", "promptTokens"::bigint + "completionTokens" AS tokens
     ), ${tokenBudgetSql(at)}`,
       extraColumns: Prisma.sql`(SELECT res.id FROM res WHERE res."jobId" = upd.id) AS "resultId"`,

@@ -80,7 +80,11 @@ const jobRow = z
         promptVersion: optionalText,
         modelProvider: optionalText,
         modelName: optionalText,
-        usage: z.unknown(),
+        usage: z
+          .unknown()
+          .describe(
+            "Null for results stored since the job's `usage` list became the attempt's one record of its usage",
+          ),
         latencyMs: z.number().int().nullable(),
         degraded: z.boolean(),
         createdAt: date,

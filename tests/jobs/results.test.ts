@@ -143,6 +143,9 @@ describe("result submission", () => {
     expect(res.status).toBe(200);
     const row = await jobRow(job.id);
     expect(row.events.at(-1)).toMatchObject({ fromStatus: "locked", toStatus: "succeeded" });
-    expect(row.result).toMatchObject({ degraded: true, usage: { promptTokens: 10, completionTokens: 20 } });
+    expect(row.result).toMatchObject({ degraded: true, usage: null });
+    expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([
+      { attemptNo: 1, promptTokens: 10, completionTokens: 20, outcome: "succeeded" },
+    ]);
   });
 });

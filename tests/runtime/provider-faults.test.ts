@@ -324,7 +324,7 @@ describe("reference Runtime against a misbehaving provider (fake OpenAI-compatib
     const row = await s.finished();
     expect(row.status).toBe("succeeded");
     expect(row.result!.modelName).toHaveLength(128);
-    expect(row.result!.usage).toMatchObject({ provider: "deepseek", promptTokens: 7, completionTokens: 0 });
+    expect(await s.usage()).toMatchObject([{ provider: "deepseek", promptTokens: 7, completionTokens: 0 }]);
   });
 });
 

@@ -75,7 +75,9 @@ describe("reference Runtime against the real Runtime routes over HTTP", () => {
       ).toMatchObject({ ok: true });
       expect(row.events.map((e) => e.toStatus)).toEqual(["pending", "locked", "running", "succeeded"]);
       expect(row.progress).toBe(100);
-      expect(row.result!.usage).toMatchObject({
+      expect(
+        await getDb().jobUsage.findUniqueOrThrow({ where: { jobId_attemptNo: { jobId: job.id, attemptNo: 1 } } }),
+      ).toMatchObject({
         provider: "local",
         model: "local-analyzer-1",
         promptTokens: 0,

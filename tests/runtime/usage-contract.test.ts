@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { now, resetClock } from "@/server/clock";
 import { getDb } from "@/server/db";
+import { getJobDetail } from "@/server/jobs/queries";
 import { metrics } from "@/server/observability/metrics";
 import { RESULT_LIMITS } from "@/server/runtime-api/contract";
 import { buildOpenApiDocument } from "@/server/runtime-api/openapi";
@@ -133,7 +134,28 @@ describe("usage and Retry-After on the Runtime protocol", () => {
     expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([
       { outcome: "succeeded", promptTokens: 10, completionTokens: 5 },
     ]);
-    expect((await jobRow(job.id)).result!.usage).toEqual(extra.usage);
+    // The usage row is its one copy: the result row keeps none, and the job detail reads the row.
+    expect((await jobRow(job.id)).result!.usage).toBeNull();
+    expect((await getJobDetail(job.id)).result!.usage).toEqual({
+      ...extra.usage,
+      cacheHitTokens: 0,
+      cacheMissTokens: 0,
+    });
+  });
+
+  it("the job detail shows the usage a result stored before the usage row was its one copy, when there is no usage row", async () => {
+    const { learner, job, rt } = await lockedJob();
+    const output = validOutput(
+      "weak_point_analysis",
+      learner.knowledgePoints.map((k) => k.id),
+    );
+    expect((await rt.result(job.id, 1, output)).status).toBe(200);
+    expect(await getDb().jobUsage.count({ where: { jobId: job.id } })).toBe(0);
+    expect((await getJobDetail(job.id)).result!.usage).toBeNull();
+    // As the previous release stored it: the usage as a JSON on the result row.
+    const old = { provider: "deepseek", promptTokens: 3, completionTokens: 4 };
+    await getDb().aiRuntimeResult.update({ where: { jobId: job.id }, data: { usage: old } });
+    expect((await getJobDetail(job.id)).result!.usage).toEqual(old);
   });
 
   const bad: [string, Record<string, unknown>][] = [
