@@ -15,9 +15,9 @@ import { FLOOR_VARIANTS, floorRound, type FloorRound } from "./wal-floor";
  * of those ids. Per job: WAL records and bytes (pg_stat_wal and the insert position) and
  * PostgreSQL's CPU (/proc), in BENCH_WAL_ROUNDS alternating rounds of BENCH_WAL_JOBS jobs (medians).
  * Then where our PostgreSQL time and WAL go per statement (pg_stat_statements: calls, execution
- * µs and WAL bytes per job), and a sweep of BENCH_WAL_SWEEP expired leases. Each round also measures
- * the floor of an event row per transition (scripts/bench/wal-floor.ts): what any queue writes that keeps an event
- * row per transition and stores the output, with nothing else.
+ * µs and WAL bytes per job), and a sweep of BENCH_WAL_SWEEP expired leases. Each round also
+ * measures the floor of an event row per transition (scripts/bench/wal-floor.ts): what any queue
+ * that keeps one and stores the output writes, with nothing else.
  * Port: BENCH_WAL_PG_PORT (default BENCH_PG_PORT + 1).
  */
 const JOBS = Number(process.env.BENCH_WAL_JOBS ?? 4000);
@@ -162,8 +162,8 @@ await onOwnDb({ name: "wal", port, settings }, async (db, server) => {
       walBytes: med((r) => r.pgBossOutput.walBytes),
       postgresCpuMs: med((r) => r.pgBossOutput.postgresCpuMs),
     },
-    floor: FLOOR_VARIANTS.map((v, i) => ({
-      variant: v.name,
+    floor: FLOOR_VARIANTS.map((name, i) => ({
+      variant: name,
       walRecords: med((r) => r.floor[i]!.walRecords),
       walBytes: med((r) => r.floor[i]!.walBytes),
       postgresCpuMs: med((r) => r.floor[i]!.postgresCpuMs),

@@ -39,14 +39,18 @@ export async function listJobs(filter: JobListFilter) {
  * own jobs: another learner's job is reported as not found, never as forbidden.
  */
 export async function getJobDetail(jobId: string, opts: { ownerId?: string } = {}) {
-  const job = await getDb().aiRuntimeJob.findUnique({
-    where: { id: jobId },
-    include: { result: true, events: { orderBy: { id: "asc" } } },
-  });
+  // The job and its attempts' usage rows at once (a job has a few attempts; the result names which).
+  const [job, usages] = await Promise.all([
+    getDb().aiRuntimeJob.findUnique({
+      where: { id: jobId },
+      include: { result: true, events: { orderBy: { id: "asc" } } },
+    }),
+    getDb().jobUsage.findMany({ where: { jobId }, select: USAGE_FIELDS }),
+  ]);
   if (!job || (opts.ownerId && job.userId !== opts.ownerId))
     throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
   const { result, events } = job;
-  const usage = result ? await attemptUsage(jobId, result.attemptNo, result.usage) : null;
+  const usage = result ? attemptUsage(usages, result.attemptNo, result.usage) : null;
   return {
     job: toJobView(job),
     result: result
@@ -78,24 +82,27 @@ export async function getJobDetail(jobId: string, opts: { ownerId?: string } = {
   };
 }
 
+/** The usage fields of docs/contract.md#the-runtime-protocol, as a usage row stores them. */
+const USAGE_FIELDS = {
+  attemptNo: true,
+  provider: true,
+  model: true,
+  promptTokens: true,
+  completionTokens: true,
+  cacheHitTokens: true,
+  cacheMissTokens: true,
+  durationMs: true,
+} as const;
+
 /**
- * What an attempt cost, as the Runtime reported it: its usage row (docs/contract.md#the-runtime-protocol
- * usage fields); for a result stored before the usage row was the only copy and without one, the result's own.
+ * What an attempt cost, as the Runtime reported it: its usage row; for a result stored before the
+ * usage row was the only copy and without one, the result's own copy.
  */
-async function attemptUsage(jobId: string, attemptNo: number, stored: unknown) {
-  const row = await getDb().jobUsage.findUnique({
-    where: { jobId_attemptNo: { jobId, attemptNo } },
-    select: {
-      provider: true,
-      model: true,
-      promptTokens: true,
-      completionTokens: true,
-      cacheHitTokens: true,
-      cacheMissTokens: true,
-      durationMs: true,
-    },
-  });
-  return (row ?? stored ?? null) as Record<string, string | number | null> | null;
+function attemptUsage(rows: { attemptNo: number }[], attemptNo: number, stored: unknown) {
+  const row = rows.find((r) => r.attemptNo === attemptNo);
+  if (!row) return (stored ?? null) as Record<string, string | number | null> | null;
+  const { attemptNo: _, ...usage } = row;
+  return usage as Record<string, string | number | null>;
 }
 
 /** A learner's own snapshot; another learner's is not found. */
