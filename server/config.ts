@@ -115,13 +115,24 @@ export const SETTINGS = {
     int(0).default(30_000),
     "PostgreSQL idle_in_transaction_session_timeout of the app's connections: a transaction left waiting longer loses its connection (0 = none)",
   ),
-  EXPORTS_PER_LEARNER: def(int(1, 100).default(2), "downloads of one learner's export at once; more answer 429"),
-  EXPORTS_PER_KEY: def(int(1, 100).default(4), "exports one platform service key streams at once; more answer 429"),
-  EXPORTS_PER_INSTANCE: def(int(1, 1000).default(6), "exports one app process streams at once; more answer 429"),
-  EXPORT_SEND_TIMEOUT_MS: def(
-    int(100).default(30_000),
-    "an export whose reader takes nothing for this long is ended (the download breaks; it held no database connection)",
+  EXPORTS_PER_LEARNER: def(
+    int(1, 100).default(2),
+    "downloads of exports one person has open at once (account page, console); one more answers 429",
   ),
+  EXPORTS_PER_KEY: def(
+    int(1, 100).default(4),
+    "exports one platform service key has open at once; one more answers 429",
+  ),
+  EXPORTS_PER_INSTANCE: def(
+    int(1, 1000).default(6),
+    "export pages one app process reads at once; more wait their turn, shared one tenant after another",
+  ),
+  EXPORT_MIN_BYTES_PER_SECOND: def(
+    int(1).default(1024),
+    "an export whose reader takes less than this (over EXPORT_RATE_WINDOW_MS) is ended",
+  ),
+  EXPORT_RATE_WINDOW_MS: def(int(100).default(30_000), "the window over which an export's reader pace is measured"),
+  EXPORT_MAX_SECONDS: def(int(1).default(3600), "an export still being read after this long is ended"),
   INGEST_PER_KEY: def(int(1, 100).default(2), "activity calls of one platform service key at once; more answer 429"),
   INGEST_PER_INSTANCE: def(int(1, 1000).default(4), "activity calls one app process stores at once; more answer 429"),
   BETTER_AUTH_SECRET: def(

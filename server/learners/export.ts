@@ -1,6 +1,6 @@
 import { getPrimaryDb, type DbOrTx } from "../db";
 import { setting } from "../config";
-import { takeSlot, type Owner } from "../bulkheads";
+import { openExport, type ExportTenant } from "../bulkheads";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
@@ -25,10 +25,12 @@ export const EXPORT_VERSION = 1;
  * the learner's size (docs/data-rights.md has the measurement). Each page is one short statement
  * and no connection or transaction is held while the reader is behind: a page follows the last
  * row of the one before (export-sections.ts), so every row is written once, as it stood when its
- * page was read. A reader that takes nothing for EXPORT_SEND_TIMEOUT_MS ends its download. At most
- * EXPORTS_PER_LEARNER downloads of one learner, EXPORTS_PER_KEY of one service key and
- * EXPORTS_PER_INSTANCE in all run at once (server/bulkheads.ts): one more is 429 before anything
- * is read. An unknown learner is NOT_FOUND (also right after an erasure) and an admin account is
+ * page was read. A reader slower than EXPORT_MIN_BYTES_PER_SECOND (over EXPORT_RATE_WINDOW_MS)
+ * or a download longer than EXPORT_MAX_SECONDS is ended (json-stream.ts). Each tenant (the person
+ * asking, or the service key) has at most EXPORTS_PER_LEARNER or EXPORTS_PER_KEY downloads open:
+ * one more is 429 with a Retry-After the deadlines keep, before anything is read. Every page is
+ * read in a turn of the process's EXPORTS_PER_INSTANCE, shared fairly between tenants
+ * (server/bulkheads.ts): a download waiting on its reader holds none. An unknown learner is NOT_FOUND (also right after an erasure) and an admin account is
  * FORBIDDEN to anyone but its owner (erasure refuses admins too): both before the first byte.
  * Audited ("learner.export") before anything is sent, so a download cut short is on record as well.
  *
@@ -43,10 +45,11 @@ export async function exportLearnerStream(
   opts: { standby?: boolean } = {},
 ): Promise<{ exportedAt: Date; stream: ReadableStream<Uint8Array>; readFrom?: ReadSource }> {
   assertStorableUserId(userId);
-  const give = takeSlot("export", exportOwner(userId, actor));
+  const share = openExport(exportTenant(actor));
+  const give = share.close;
   try {
     const db = getPrimaryDb();
-    const user = await accountOf(db, userId);
+    const user = await share.turn(() => accountOf(db, userId));
     if (!user) throw new AppError("NOT_FOUND", "learner not found");
     if (user.role === "admin" && !(actor.type === "learner" && actor.id === userId))
       throw new AppError("FORBIDDEN", "an admin account cannot be exported as a learner");
@@ -60,9 +63,14 @@ export async function exportLearnerStream(
       db,
     );
     const pages = opts.standby ? await readerOf() : null;
-    const read: Reader = pages?.read ?? ((statement) => statement(db));
+    const readIn: Reader = pages?.read ?? ((statement) => statement(db));
+    const read: Reader = (statement) => share.turn(() => readIn(statement));
     const exportedAt = now();
-    const out = jsonWriter({ sendTimeoutMs: setting("EXPORT_SEND_TIMEOUT_MS") });
+    const out = jsonWriter({
+      minBytesPerSecond: setting("EXPORT_MIN_BYTES_PER_SECOND"),
+      rateWindowMs: setting("EXPORT_RATE_WINDOW_MS"),
+      deadline: share.deadline,
+    });
     const written = writeSections(read, userId, out, {
       format: EXPORT_FORMAT,
       version: EXPORT_VERSION,
@@ -78,13 +86,13 @@ export async function exportLearnerStream(
 }
 
 /**
- * Whose downloads an export counts against: the person asking (the learner, or the admin), and
- * for a service key both the key and the learner it names.
+ * Whose share an export is: the person asking (the learner, or the admin), or the service key.
+ * An operator's command is a tenant of its own name.
  */
-function exportOwner(userId: string, actor: DataRightsActor): Owner {
-  if (actor.type === "service") return { learner: userId, key: actor.id };
-  if (actor.type === "system") return {};
-  return { learner: actor.id };
+function exportTenant(actor: DataRightsActor): ExportTenant {
+  if (actor.type === "service") return { key: actor.id };
+  if (actor.type === "system") return { person: `system:${actor.id}` };
+  return { person: actor.id };
 }
 
 async function writeSections(

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { getDb, getPool } from "@/server/db";
 import { GET as accountExport } from "@/app/api/account/export/route";
-import { slotsHeld } from "@/server/bulkheads";
+import { GET as consoleExport } from "@/app/api/admin/learners/[userId]/export/route";
+import { exportsNow } from "@/server/bulkheads";
+import { setting } from "@/server/config";
 import { APP_URL, setPassword, signedInCookie } from "../helpers/auth";
 import { eventually } from "../helpers/eventually";
 import { createLearner, uid } from "../helpers/factories";
@@ -10,10 +12,11 @@ import { platform, serviceKey } from "../helpers/platform-api";
 
 /**
  * An export never holds a database connection while it waits on its reader, a stalled reader
- * ends its download, and the downloads at once are capped per learner, per key and per process.
+ * ends its download, each tenant keeps at most its own downloads open, and nobody's open
+ * downloads keep another tenant's export from completing.
  */
-async function bigLearner(materials = 12) {
-  const learner = await createLearner();
+async function bigLearner(materials = 12, role: "learner" | "admin" = "learner") {
+  const learner = await createLearner({ role });
   const password = `pw-${uid()}`;
   await setPassword(learner.user.id, password);
   const text = "Chlorophyll absorbs red and blue light. ".repeat(6000).slice(0, 200 * 1024);
@@ -45,7 +48,7 @@ async function idleInTransaction() {
 }
 
 describe("export bulkheads", () => {
-  it("downloads nobody reads hold no connection and no transaction; a third of one learner's is 429 with Retry-After", async () => {
+  it("downloads nobody reads hold no connection, no transaction and no turn; a third of one person's is 429 with a Retry-After its deadlines keep", async () => {
     const me = await bigLearner();
     const first = await download(me.cookie);
     const second = await download(me.cookie);
@@ -53,22 +56,19 @@ describe("export bulkheads", () => {
     // Each has read its head and stopped at the reader: it waits holding nothing.
     await eventually("both exports wait on their readers holding no connection", async () => inUse() === 0);
     expect(await idleInTransaction()).toBe(0);
+    expect(exportsNow()).toMatchObject({ open: 2, busy: 0, waiting: 0 });
 
     const third = await download(me.cookie);
     expect(third.status).toBe(429);
-    expect(third.headers.get("retry-after")).toMatch(/^\d+$/);
+    // By then the earlier of her two downloads has ended at the latest: it is cut at its deadline.
+    const retryAfter = Number(third.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(setting("EXPORT_MAX_SECONDS"));
     expect((await third.json()).error.code).toBe("RATE_LIMITED");
 
-    // Another learner is not held back by her.
-    const other = await bigLearner(1);
-    const theirs = await download(other.cookie);
-    expect(theirs.status).toBe(200);
-    const doc = JSON.parse(await theirs.text());
-    expect(doc.materials).toHaveLength(2);
-
-    // A reader that goes away gives its slot back; the one left is read to the end, whole.
+    // A reader that goes away gives its place back; the one left is read to the end, whole.
     await first.body!.cancel();
-    await eventually("the cancelled export gave its slot back", async () => slotsHeld("export") === 1);
+    await eventually("the cancelled export gave its place back", async () => exportsNow().open === 1);
     const again = await download(me.cookie);
     expect(again.status).toBe(200);
     await again.body!.cancel();
@@ -77,15 +77,16 @@ describe("export bulkheads", () => {
     expect(whole.materials.filter((m: { text: string }) => m.text.length === 200 * 1024)).toHaveLength(12);
     expect(whole.sessions.length).toBeGreaterThan(0);
     expect(whole.sessions[0]).not.toHaveProperty("id");
+    await eventually("every download ended", async () => exportsNow().open === 0);
   });
 
-  it("a stalled reader's download is ended after the send timeout and gives its slot back", async () => {
-    process.env.EXPORT_SEND_TIMEOUT_MS = "300";
+  it("a stalled reader's download is ended after its rate window and gives its place back", async () => {
+    process.env.EXPORT_RATE_WINDOW_MS = "300";
     try {
       const me = await bigLearner();
       const stalled = [await download(me.cookie), await download(me.cookie)];
       expect(stalled.map((r) => r.status)).toEqual([200, 200]);
-      await eventually("the stalled downloads ended", async () => slotsHeld("export") === 0);
+      await eventually("the stalled downloads ended", async () => exportsNow().open === 0);
       expect(inUse()).toBe(0);
       // Nothing more comes: the stream ended in an error, not in a short valid document.
       await expect(new Response(stalled[0]!.body).text()).rejects.toThrow();
@@ -93,36 +94,55 @@ describe("export bulkheads", () => {
       expect(next.status).toBe(200);
       await next.body!.cancel();
     } finally {
-      delete process.env.EXPORT_SEND_TIMEOUT_MS;
+      delete process.env.EXPORT_RATE_WINDOW_MS;
     }
   });
 
-  it("a service key streams at most EXPORTS_PER_KEY exports at once, and the instance at most EXPORTS_PER_INSTANCE", async () => {
-    process.env.EXPORTS_PER_KEY = "2";
-    process.env.EXPORTS_PER_INSTANCE = "3";
+  it("three learners and a key holding every download they can leave another learner's, the console's and the platform's exports to complete", async () => {
+    // One turn in the whole process: the attack could not be fairer to the attackers.
+    process.env.EXPORTS_PER_INSTANCE = "1";
+    const held: Response[] = [];
     try {
       const key = await serviceKey();
       const api = platform(key);
-      const learners = [uid("ext"), uid("ext"), uid("ext")];
-      for (const ext of learners) expect((await api.putLearner(ext, { name: "L" })).status).toBeLessThan(300);
-      const open = [await apiExport(key, learners[0]!), await apiExport(key, learners[1]!)];
-      expect(open.map((r) => r.status)).toEqual([200, 200]);
-      const over = await apiExport(key, learners[2]!);
-      expect(over.status).toBe(429);
-      expect(over.headers.get("retry-after")).toMatch(/^\d+$/);
-      expect((await over.json()).error.code).toBe("RATE_LIMITED");
+      const exts = Array.from({ length: 5 }, () => uid("ext"));
+      for (const ext of exts) expect((await api.putLearner(ext, { name: "L" })).status).toBeLessThan(300);
+      const attackers = [await bigLearner(), await bigLearner(), await bigLearner()];
+      for (const a of attackers) held.push(await download(a.cookie), await download(a.cookie));
+      for (const ext of exts.slice(0, 4)) held.push(await apiExport(key, ext));
+      expect(held.map((r) => r.status)).toEqual(Array(10).fill(200));
+      // Each is at its own cap: one more of theirs is refused, with a bound.
+      const over = [await download(attackers[0]!.cookie), await apiExport(key, exts[4]!)];
+      expect(over.map((r) => r.status)).toEqual([429, 429]);
+      for (const r of over) expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+      // The attack, held open by readers that never read: it holds no turn and no connection.
+      await eventually("the held downloads wait on their readers", async () => inUse() === 0);
+      expect(exportsNow()).toMatchObject({ open: 10, busy: 0 });
 
-      // A learner's own download takes the instance's last slot; the next one anywhere is refused.
-      const me = await bigLearner(1);
-      const mine = await download(me.cookie);
-      expect(mine.status).toBe(200);
-      const other = await bigLearner(1);
-      expect((await download(other.cookie)).status).toBe(429);
-      await mine.body!.cancel();
-      for (const r of open) await r.body!.cancel();
+      const ben = await bigLearner(2);
+      const admin = await bigLearner(0, "admin");
+      const otherKey = await serviceKey();
+      const otherExt = uid("ext");
+      expect((await platform(otherKey).putLearner(otherExt, { name: "P" })).status).toBeLessThan(300);
+
+      const own = await download(ben.cookie);
+      const consoleRes = await consoleExport(
+        new Request(`${APP_URL}/api/admin/learners/${ben.user.id}/export`, { headers: { cookie: admin.cookie } }),
+        { params: Promise.resolve({ userId: ben.user.id }) },
+      );
+      const apiRes = await apiExport(otherKey, otherExt);
+      expect([own.status, consoleRes.status, apiRes.status]).toEqual([200, 200, 200]);
+      const [mine, theirs, platformDoc] = await Promise.all([own.json(), consoleRes.json(), apiRes.json()]);
+      expect(mine.materials).toHaveLength(3);
+      expect(theirs.account.id).toBe(ben.user.id);
+      expect(theirs.materials).toHaveLength(3);
+      expect(platformDoc.account.externalId).toBe(otherExt);
+      // The attack is still open while the others were served.
+      expect(exportsNow().open).toBe(10);
     } finally {
-      delete process.env.EXPORTS_PER_KEY;
+      for (const r of held) await r.body?.cancel();
       delete process.env.EXPORTS_PER_INSTANCE;
     }
+    await eventually("every download ended", async () => exportsNow().open === 0);
   });
 });
