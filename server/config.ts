@@ -134,6 +134,10 @@ export const SETTINGS = {
   EXPORT_RATE_WINDOW_MS: def(int(100).default(30_000), "the window over which an export's reader pace is measured"),
   EXPORT_MAX_SECONDS: def(int(1).default(3600), "an export still being read after this long is ended"),
   INGEST_PER_KEY: def(int(1, 100).default(2), "activity calls of one platform service key at once; more answer 429"),
+  CARD_LOG_FULL_COOLDOWN_SECONDS: def(
+    int(0, 3600).default(10),
+    "after a 409 CARD_LOG_FULL, the same key's activity calls for that learner are 429 for this long, before their body is read",
+  ),
   INGEST_PER_INSTANCE: def(int(1, 1000).default(4), "activity calls one app process stores at once; more answer 429"),
   BETTER_AUTH_SECRET: def(
     z.string().min(32, "at least 32 characters").optional(),

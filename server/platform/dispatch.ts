@@ -4,6 +4,7 @@ import { errorAnswer } from "../runtime-api/dispatch";
 import { takeCall } from "./rate-limit";
 import { ROUTES, type Route } from "./routes";
 import { takeSlot } from "../bulkheads";
+import { heldBack, holdBack } from "./refusals";
 import { EXTERNAL_ID } from "./schemas";
 import { requireScope, verifyServiceKey } from "./service-keys";
 import { unstorableDetails } from "../security/storable-text";
@@ -18,13 +19,20 @@ export type PlatformRequest = {
   path: string[];
   authorization: string | null;
   contentType: string | null;
-  /** The raw body; the transport has already refused bodies over the limit. */
-  body: string;
+  /**
+   * The raw body, or how to read it: a door passes a reader, called only once the caller's key,
+   * scope, rate and slot are checked, so a refused caller's body is never read or parsed. The
+   * reader refuses a body over the limit (413) by its declared length or at the first bytes past.
+   */
+  body: string | (() => Promise<string>);
 };
 export type PlatformResponse = { status: number; body: unknown; headers?: Record<string, string> };
 
 /**
- * Every platform API call: route → service key → scope → rate limit → JSON → zod → domain call.
+ * Every platform API call: route → service key → scope → rate limit → slot → body → JSON → zod →
+ * domain call. Everything before the body is cheap, so a refusal (401, 403, 429) costs no reading
+ * or parsing; a key that filled a card's log (409 CARD_LOG_FULL) is held back from that learner's
+ * activity for CARD_LOG_FULL_COOLDOWN_SECONDS (429 before its body is read, refusals.ts).
  * Errors leave in the Runtime protocol's shape, {"error": {code, message, details}}, through the
  * same errorAnswer (unexpected ones as a logged 500, an unreachable database as 503).
  */
@@ -33,13 +41,21 @@ export async function dispatchPlatform(req: PlatformRequest): Promise<PlatformRe
     const { route, params } = match(req.method, req.path);
     const caller = await verifyServiceKey(req.authorization);
     requireScope(caller, route.scope);
+    const held = route.lane ? heldBack(caller.keyId, params) : null;
+    if (held) throw held;
     await takeCall(caller.keyId);
-    // Heavy work's slot before its body is parsed: a refused call costs neither parsing nor the database.
+    // Heavy work's slot before its body is read: a refused call costs neither reading, parsing nor the database.
     const give = route.lane ? takeSlot(route.lane, { key: caller.keyId }) : null;
     try {
-      const body = route.body ? parseBody(route, req) : undefined;
+      const text = !route.body ? "" : typeof req.body === "string" ? req.body : await req.body();
+      const body = route.body ? parseBody(route, { ...req, body: text }) : undefined;
       checkIds(params);
-      return await route.run({ body: body as never, params, actor: { type: "platform", id: caller.keyId } });
+      try {
+        return await route.run({ body: body as never, params, actor: { type: "platform", id: caller.keyId } });
+      } catch (e) {
+        if (route.lane && (e as AppError)?.code === "CARD_LOG_FULL") holdBack(caller.keyId, params);
+        throw e;
+      }
     } finally {
       give?.();
     }
@@ -84,7 +100,7 @@ function checkIds(params: Record<string, string>) {
   }
 }
 
-function parseBody(route: Route, req: PlatformRequest): unknown {
+function parseBody(route: Route, req: PlatformRequest & { body: string }): unknown {
   if (req.contentType && !/^application\/(.+\+)?json\b/i.test(req.contentType))
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
   const limit = maxBodyBytes();

@@ -2,26 +2,24 @@ import { readTextWithin } from "../read-within";
 import { errorAnswer } from "../runtime-api/dispatch";
 import { dispatchPlatform, maxBodyBytes, tooLarge, type PlatformResponse } from "./dispatch";
 
-/** Past this much, an oversize body is not read to its end to answer 413 politely. */
-const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
-
 /**
  * The platform API on the web's Request and Response: what the App Router route
- * (app/api/v1/[...path]/route.ts) calls. Reads the body keeping at most the limit (413 above it,
- * the rest never held in memory), then dispatchPlatform().
+ * (app/api/v1/[...path]/route.ts) calls. dispatchPlatform() reads the body only once the caller is
+ * known and allowed (key, scope, rate, slot): a declared length over the limit is 413 unread, and
+ * a body is read only up to the first bytes past the limit (413, the rest never read).
  */
 export async function servePlatformRequest(req: Request, path: string[]): Promise<Response> {
   let answer: PlatformResponse;
   try {
-    const limit = maxBodyBytes();
     const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    const body = hasBody
-      ? await readTextWithin(req.body, limit, {
-          declaredLength: req.headers.get("content-length"),
-          drainUpTo: DRAIN_LIMIT_BYTES,
-        })
-      : "";
-    if (body === null) throw tooLarge(limit);
+    const body = async () => {
+      const limit = maxBodyBytes();
+      const text = hasBody
+        ? await readTextWithin(req.body, limit, { declaredLength: req.headers.get("content-length") })
+        : "";
+      if (text === null) throw tooLarge(limit);
+      return text;
+    };
     answer = await dispatchPlatform({
       method: req.method,
       path,

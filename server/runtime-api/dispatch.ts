@@ -18,8 +18,11 @@ export type RuntimeRequest = {
   path: string[];
   authorization: string | null;
   contentType: string | null;
-  /** The raw body; the transport has already refused bodies over MAX_BODY_BYTES. */
-  body: string;
+  /**
+   * The raw body, or how to read it: a door passes a reader, called only once the Runtime key is
+   * verified, so an unknown caller's body is never read; it refuses a body over MAX_BODY_BYTES.
+   */
+  body: string | (() => Promise<string>);
   /** Aborted when the client goes away: frees a long poll's waiter. */
   signal?: AbortSignal;
 };
@@ -60,7 +63,8 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
     if (req.method !== "POST") throw new AppError("METHOD_NOT_ALLOWED", "Runtime endpoints take POST");
     const caller = { ...(await verifyRuntimeKey(req.authorization)), signal: req.signal };
     const { request, run } = ENDPOINTS[name];
-    const body = request.safeParse(parseJson(req));
+    const text = typeof req.body === "string" ? req.body : await req.body();
+    const body = request.safeParse(parseJson({ ...req, body: text }));
     if (!body.success) {
       throw new AppError(
         "INVALID_REQUEST",
@@ -82,7 +86,7 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
   }
 }
 
-function parseJson(req: RuntimeRequest): unknown {
+function parseJson(req: RuntimeRequest & { body: string }): unknown {
   if (req.contentType && !/^application\/(.+\+)?json\b/i.test(req.contentType))
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "send the body as application/json");
   if (Buffer.byteLength(req.body) > MAX_BODY_BYTES) throw tooLarge();

@@ -7,8 +7,8 @@ import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse }
  * The Runtime API on Node's own request and response objects: what the production server's short
  * door calls (`npm start`: server/production-server.mjs → door.ts → here), and the tests' HTTP
  * servers and the bench harness. Under `next dev` and plain `next start` the App Router route
- * serves the protocol through fetch-http.ts instead. Reads the body (keeping at most
- * MAX_BODY_BYTES), then dispatch().
+ * serves the protocol through fetch-http.ts instead. dispatch() verifies the Runtime key, then
+ * reads the body (keeping at most MAX_BODY_BYTES).
  */
 export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse, path: string[]) {
   let answer: RuntimeResponse;
@@ -18,7 +18,8 @@ export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse,
     if (!res.writableFinished) gone.abort();
   });
   try {
-    const body = await readBody(req);
+    // Read only once dispatch() has verified the Runtime key: an unknown caller's body is never read.
+    const body = () => readBody(req);
     answer = await dispatch({
       method: req.method ?? "GET",
       path,

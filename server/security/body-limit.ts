@@ -3,8 +3,13 @@ import { readWithin } from "../read-within";
 import { nestsDeeperThan, tooDeepMessage } from "./json-depth";
 
 /** The error shape every door answers with, readable by tRPC clients too (`data`), for a body refused before any handler. */
-function refusal(status: number, code: "PAYLOAD_TOO_LARGE" | "MALFORMED_JSON", message: string, details?: unknown) {
-  const trpcCode = status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST";
+function refusal(
+  status: number,
+  code: "PAYLOAD_TOO_LARGE" | "MALFORMED_JSON" | "UNAUTHORIZED",
+  message: string,
+  details?: unknown,
+) {
+  const trpcCode = status === 413 ? "PAYLOAD_TOO_LARGE" : status === 401 ? "UNAUTHORIZED" : "BAD_REQUEST";
   return Response.json(
     {
       error: {
@@ -21,6 +26,20 @@ function refusal(status: number, code: "PAYLOAD_TOO_LARGE" | "MALFORMED_JSON", m
 /** A body over the limit: 413. */
 export function payloadTooLarge(limit: number): Response {
   return refusal(413, "PAYLOAD_TOO_LARGE", `request body over ${limit} bytes`, { limitBytes: limit });
+}
+
+/**
+ * The body limit of a caller nobody signed in. A body declared larger, or of unknown length, is
+ * read only once the caller's session is looked up: with none, its limit is this (413 unread, or
+ * at the first bytes past it); with one, the door's limit.
+ */
+export const ANONYMOUS_BODY_BYTES = 64 * 1024;
+
+/** Whether a request's body may be larger than ANONYMOUS_BODY_BYTES (declared so, or of unknown length). */
+export function mayBeLarge(req: Request): boolean {
+  if (req.method === "GET" || req.method === "HEAD") return false;
+  const declared = req.headers.get("content-length");
+  return declared === null || !(Number(declared) <= ANONYMOUS_BODY_BYTES);
 }
 
 /** JSON nested deeper than MAX_JSON_DEPTH (a body, or tRPC's `input` query parameter): 400 MALFORMED_JSON. */

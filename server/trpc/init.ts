@@ -19,10 +19,17 @@ export type Context = {
  * A database too busy or unreachable to look the session up is 503 UNAVAILABLE here as in the
  * procedures (the route adds Retry-After), not tRPC's 500 for a context that failed.
  */
-export async function createContext({ headers }: { headers: Headers }): Promise<Context> {
+export async function createContext({
+  headers,
+  known,
+}: {
+  headers: Headers;
+  /** The session the route already looked up (a large body's caller), so it is looked up once. */
+  known?: Session | null;
+}): Promise<Context> {
   let session: Session | null;
   try {
-    session = await getSession(headers);
+    session = known !== undefined ? known : await getSession(headers);
   } catch (e) {
     if (!isDatabaseUnavailable(e)) throw e;
     console.error("[trpc] database unavailable for the session:", (e as { message?: string }).message ?? "");
