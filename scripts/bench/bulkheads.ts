@@ -6,18 +6,23 @@ import { deployMigrations } from "../lib/migrator";
 import { DATA_DIR } from "../lib/database-url";
 import { ensureBuilt, startAppServer } from "../lib/app-server";
 import { percentiles } from "./stats";
-import { loadAverage } from "./cpu";
+import { loadAverage, postmasterPid } from "./cpu";
+import { bigPost, idleCpuPerMs, refusalCost } from "./refusals";
 import type { Learner } from "../../tests/helpers/factories";
 
 /**
  * `npm run bench:bulkheads`: what one tenant's worst costs the others, on the production server.
- * Quiet, then under attack (scripts/lib/bulkhead-attack.ts) — twelve exports of a 10 MB learner
- * that nobody reads, one key's activity calls of 1,000 reviews of one card four at a time for the
- * whole phase, a bulk cancel of 300 jobs — another learner's `jobs.list` (BENCH_BULKHEADS_CALLS
- * calls one after another, default 100), a sign-in, readiness, and the time from creation to
- * success of ten jobs a reference Runtime runs. Both phases in one run on one server (port
- * BENCH_PG_PORT for PostgreSQL), so a shared machine's load weighs on both: the figures that matter
- * are the ratios. Writes bench-results/bulkheads.json and .md.
+ * First what each refusal costs the app (CPU per refused call, scripts/bench/refusals.ts). Then
+ * another learner's `jobs.list` (BENCH_BULKHEADS_CALLS calls one after another, default 100)
+ * quiet and under each attack in turn (scripts/lib/bulkhead-attack.ts): (1) every export download
+ * three accounts and a key can hold, read by nobody, with the others' exports (her own, the
+ * console's, the platform's) read beside them; (2) four callers posting 2 MB bodies with a bogus
+ * key for the whole phase; (3) with the downloads still held, one key's activity calls of 1,000
+ * reviews of one card four at a time for the whole phase and a bulk cancel of 300 jobs — there
+ * also a sign-in, readiness, and the time from creation to success of ten jobs a reference
+ * Runtime runs. All in one run on one server (port BENCH_PG_PORT for PostgreSQL), so a shared
+ * machine's load weighs on every phase: the figures that matter are the ratios. Writes
+ * bench-results/bulkheads.json and .md.
  */
 const CALLS = Number(process.env.BENCH_BULKHEADS_CALLS ?? 100);
 const port = Number(process.env.BENCH_PG_PORT ?? 54360);
@@ -39,7 +44,9 @@ const { getDb, closeDb } = await import("../../server/db");
 const { runtimeKey } = await import("../../tests/helpers/factories");
 const { createJobs } = await import("../../tests/system/jobs");
 const { spawnRuntime } = await import("../../tests/system/runtime-process");
-const { prepareBulkheadAttack, startBulkheadAttack, listTimes } = await import("../lib/bulkhead-attack");
+const { startBulkRun } = await import("../../server/admin/bulk");
+const { prepareBulkheadAttack, holdExports, startFlood, listTimes, othersExports } =
+  await import("../lib/bulkhead-attack");
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const t = performance.now();
@@ -91,13 +98,104 @@ try {
   const quiet = await phase(otherCookie, other.user.email, password, other);
   console.log("[bulkheads] quiet", JSON.stringify(quiet));
 
-  // The flood goes on, four calls at a time, for the whole phase.
-  let flooding = true;
-  const attack = await startBulkheadAttack(app.url, setup, { floodCalls: 4, flooding: () => flooding });
+  // What a refusal costs: each kind one after another, the app otherwise idle.
+  const roles = {
+    appGroup: app.pgid()!,
+    postmaster: server.pid ?? postmasterPid(path.join(DATA_DIR, `pg-bench-${port}`)),
+  };
+  const idle = await idleCpuPerMs(roles.appGroup, roles.postmaster);
+  const v1 = (ext: string) => `${app.url}/api/v1/learners/${ext}/activity`;
+  const fat = (i: number) =>
+    JSON.stringify({
+      reviews: Array.from({ length: 1000 }, (_, n) => ({
+        externalId: `fat-${i}-${n}`,
+        cardExternalId: "one-card",
+        front: "F".repeat(900),
+        back: "B".repeat(900),
+        rating: "good",
+        reviewedAt: new Date(Date.UTC(2026, 0, 1) + n * 60_000).toISOString(),
+      })),
+    });
+  const fatBody = fat(0);
+  const postText = (url: string, body: string, headers: Record<string, string>) =>
+    fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then(
+      async (r) => (await r.arrayBuffer(), r.status),
+    );
+  const exts: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const ext = `fat-${i}-${process.pid}`;
+    const put = await fetch(`${app.url}/api/v1/learners/${ext}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${setup.otherKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Fat" }),
+    });
+    await put.text();
+    exts.push(ext);
+  }
+  const refusals = [];
+  for (const r of [
+    {
+      name: "platform API, bogus key, 2 MB body → 401",
+      n: 100,
+      send: () => bigPost(v1(setup.ext), 2_000_000, { authorization: "Bearer sk_bogus" }),
+    },
+    {
+      name: "platform API, 1,000 reviews of one card (1.9 MB) → 409 CARD_LOG_FULL",
+      n: exts.length,
+      send: (i: number) => postText(v1(exts[i]!), fatBody, { authorization: `Bearer ${setup.otherKey}` }),
+    },
+    {
+      name: "platform API, the same key and learner again (1.9 MB) → 429 held back",
+      n: 100,
+      send: (i: number) => postText(v1(exts[i % exts.length]!), fatBody, { authorization: `Bearer ${setup.otherKey}` }),
+    },
+    {
+      name: "Runtime API, bogus key, 200 KB body → 401",
+      n: 100,
+      send: () => bigPost(`${app.url}/internal/runtime/jobs/poll`, 200_000, { authorization: "Bearer rk_bogus" }),
+    },
+    {
+      name: "tRPC, no session, 900 KB body → 413",
+      n: 100,
+      send: () => bigPost(`${app.url}/api/trpc/jobs.create`, 900_000, { origin: app.url }),
+    },
+  ])
+    refusals.push(await refusalCost(r, roles, idle));
+  console.log("[bulkheads] refusals", JSON.stringify(refusals));
+
+  // Attack 1: every export the attackers can hold, read by nobody; the others' exports beside them.
+  let flooding = false;
+  const attack = await holdExports(app.url, setup);
+  const besideExports = othersExports(app.url, setup);
+  const exportsHeld = percentiles(await listTimes(app.url, otherCookie, CALLS));
+  const beside = await besideExports;
+  console.log("[bulkheads] exports held", JSON.stringify({ exportsHeld, beside }));
+
+  // Attack 2: four callers posting 2 MB bodies with a bogus key for the whole phase.
+  let refusing = true;
+  const bogus = Promise.all(
+    Array.from({ length: 4 }, async () => {
+      let n = 0;
+      while (refusing) {
+        await bigPost(v1(setup.ext), 2_000_000, { authorization: "Bearer sk_bogus" }).catch(() => 0);
+        n++;
+      }
+      return n;
+    }),
+  );
+  const refusalFlood = percentiles(await listTimes(app.url, otherCookie, CALLS));
+  refusing = false;
+  const bogusCalls = (await bogus).reduce((a, b) => a + b, 0);
+  console.log("[bulkheads] refusal flood", JSON.stringify({ refusalFlood, bogusCalls }));
+
+  // Attack 3: the activity flood, four calls at a time for the whole phase, and the bulk run.
+  flooding = true;
+  const flood = startFlood(app.url, setup, 4, () => flooding);
+  const bulk = await startBulkRun("cancel", { ids: held }, held.length, setup.attacker.user.id);
   const loud = await phase(otherCookie, other.user.email, password, other).finally(() => (flooding = false));
-  const floodStatuses = await attack.flood;
+  const floodStatuses = await flood;
   for (;;) {
-    const run = await getDb().bulkRun.findUniqueOrThrow({ where: { id: attack.bulk.id } });
+    const run = await getDb().bulkRun.findUniqueOrThrow({ where: { id: bulk.id } });
     if (run.status !== "running") break;
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -115,13 +213,21 @@ try {
     calls: CALLS,
     loadAverage: loadAverage(),
     quiet,
+    refusals,
+    exportsHeld,
+    beside,
+    refusalFlood: { ...refusalFlood, bogusCalls },
     attack: loud,
     ratios: {
+      exportsHeldP95: ratio(exportsHeld.p95, quiet.list.p95),
+      refusalFloodP95: ratio(refusalFlood.p95, quiet.list.p95),
       listP50: ratio(loud.list.p50, quiet.list.p50),
       listP95: ratio(loud.list.p95, quiet.list.p95),
       jobP95: ratio(loud.jobMs.p95, quiet.jobMs.p95),
     },
     exports: count(attack.exportStatuses),
+    accompliceExports: attack.accompliceStatuses.map(count),
+    keyExports: count(attack.keyExportStatuses),
     flood: count(floodStatuses),
     bulk: { jobs: held.length, cancelled },
   };
@@ -134,6 +240,27 @@ try {
       "",
       `\`npm run bench:bulkheads\` (${result.at}), production server, one app process, a shared 2-core machine (load average ${result.loadAverage.join(" ")}): both phases in one run, so read the ratios.`,
       "",
+      "## What a refusal costs the app (CPU per call, less the idle app's)",
+      "",
+      "| refused call | answers | app CPU ms / call | PostgreSQL CPU ms / call | wall ms / call |",
+      "|---|---|---|---|---|",
+      ...refusals.map(
+        (r) => `| ${r.name} | ${r.statuses} | ${r.cpuMsPerCall} | ${r.postgresMsPerCall} | ${r.wallMsPerCall} |`,
+      ),
+      "",
+      "## Another learner under each attack",
+      "",
+      "| another learner's `jobs.list` (" + CALLS + " calls) | p50 ms | p95 ms | p95 / quiet |",
+      "|---|---|---|---|",
+      `| quiet | ${quiet.list.p50} | ${quiet.list.p95} | 1 |`,
+      `| (1) every export three accounts and a key can hold, unread | ${exportsHeld.p50} | ${exportsHeld.p95} | ${result.ratios.exportsHeldP95} |`,
+      `| (2) four callers posting 2 MB with a bogus key (${bogusCalls} calls) | ${refusalFlood.p50} | ${refusalFlood.p95} | ${result.ratios.refusalFloodP95} |`,
+      `| (3) (1) held, plus a key's activity flood and a bulk run | ${loud.list.p50} | ${loud.list.p95} | ${result.ratios.listP95} |`,
+      "",
+      `Beside attack (1), read to their end: ${beside.map((b, i) => `${["her own export", "the console's export of her", "the platform's export"][i]} ${b.status}${b.whole ? " whole" : " NOT whole"} (${b.bytes} bytes, ${b.ms} ms)`).join("; ")}.`,
+      "",
+      "## Attack (3) in detail",
+      "",
       "| | quiet | under attack | ratio |",
       "|---|---|---|---|",
       `| another learner's \`jobs.list\`, p50 / p95 ms (${CALLS} calls) | ${quiet.list.p50} / ${quiet.list.p95} | ${loud.list.p50} / ${loud.list.p95} | ${result.ratios.listP50} / ${result.ratios.listP95} |`,
@@ -141,11 +268,11 @@ try {
       `| sign-in (status, ms) | ${quiet.signIn.status}, ${quiet.signIn.ms} | ${loud.signIn.status}, ${loud.signIn.ms} | |`,
       `| readiness (status, ms) | ${quiet.ready.status}, ${quiet.ready.ms} | ${loud.ready.status}, ${loud.ready.ms} | |`,
       "",
-      `The attack: 12 exports of a 10 MB learner read to their head only (${result.exports}); one key's activity calls of 1,000 reviews of one card, four at a time for the whole phase (${result.flood}); a bulk cancel of ${held.length} jobs (${cancelled} cancelled).`,
+      `The downloads held: the attacker's 12 tries of a 10 MB export (${result.exports}), each accomplice's 3 (${result.accompliceExports.join("; ")}), the key's 5 (${result.keyExports}). The flood: one key's activity calls of 1,000 reviews of one card, four at a time for the whole phase (${result.flood}); a bulk cancel of ${held.length} jobs (${cancelled} cancelled).`,
       "",
     ].join("\n"),
   );
-  console.log(`[bulkheads] written: list p95 x${result.ratios.listP95}, job p95 x${result.ratios.jobP95}`);
+  console.log(`[bulkheads] written: ${JSON.stringify(result.ratios)}`);
 } finally {
   await runtime?.kill("SIGKILL");
   await app.stop();

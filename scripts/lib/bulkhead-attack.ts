@@ -8,53 +8,126 @@ import { createJobs } from "../../tests/system/jobs";
 
 /**
  * One tenant's worst beside another learner, on an app at `url` (the bulkheads system test and
- * `npm run bench:bulkheads`): an attacker with a 10 MB export, `heldJobs` of its jobs held back a
- * day (the bulk run's scope; a Runtime started afterwards leaves them), the other learner, both
- * signed in, and a service key with a learner of its own to flood with activity. Import it once
- * DATABASE_URL is set.
+ * `npm run bench:bulkheads`): an attacker with a 10 MB export and two accomplices (free accounts
+ * with a 2 MB export each), `heldJobs` of the attacker's jobs held back a day (the bulk run's
+ * scope; a Runtime started afterwards leaves them), the other learner and an admin, all signed in,
+ * a service key with a learner of its own to flood with activity, and another key with a learner
+ * of its own (the platform's export beside the attack). Import it once DATABASE_URL is set.
  */
 export async function prepareBulkheadAttack(opts: { url: string; password: string; heldJobs: number; label: string }) {
   const { url, password } = opts;
-  const [attacker, other] = [await createLearner(), await createLearner()];
-  for (const l of [attacker, other]) await setPassword(l.user.id, password);
+  const [attacker, other, admin] = [
+    await createLearner(),
+    await createLearner(),
+    await createLearner({ role: "admin" }),
+  ];
+  const accomplices = [await createLearner(), await createLearner()];
+  for (const l of [attacker, other, admin, ...accomplices]) await setPassword(l.user.id, password);
   const attackerCookie = await signedInCookie(attacker.user.email, password);
   const otherCookie = await signedInCookie(other.user.email, password);
-  // A 10 MB export: 50 materials of 200 KB.
+  const adminCookie = await signedInCookie(admin.user.email, password);
+  const accompliceCookies = [];
+  for (const a of accomplices) accompliceCookies.push(await signedInCookie(a.user.email, password));
+  // A 10 MB export: 50 materials of 200 KB; the accomplices' 2 MB, the other learner's 400 KB.
   const text = "Chlorophyll absorbs red and blue light. ".repeat(6000).slice(0, 200 * 1024);
+  const materials = (userId: string, n: number) =>
+    Array.from({ length: n }, (_, i) => ({ userId, title: `M${i}`, content: text }));
   await getDb().material.createMany({
-    data: Array.from({ length: 50 }, (_, i) => ({ userId: attacker.user.id, title: `M${i}`, content: text })),
+    data: [
+      ...materials(attacker.user.id, 50),
+      ...accomplices.flatMap((a) => materials(a.user.id, 10)),
+      ...materials(other.user.id, 2),
+    ],
   });
   const held = await createJobs([attacker], opts.heldJobs);
   await getDb().aiRuntimeJob.updateMany({
     where: { id: { in: held } },
     data: { runAfter: new Date(Date.now() + 86_400_000) },
   });
-  const key = (await createServiceKey(uid("svc"), ["learners:write", "activity:write"], opts.label)).key;
+  const scopes = ["learners:write", "activity:write", "data:export"] as const;
+  const key = (await createServiceKey(uid("svc"), [...scopes], opts.label)).key;
   const ext = uid("ext");
-  const put = await fetch(`${url}/api/v1/learners/${ext}`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Flood" }),
-  });
-  await put.text();
-  return { attacker, other, attackerCookie, otherCookie, held, key, ext, learnerStatus: put.status };
+  const otherKey = (await createServiceKey(uid("svc"), [...scopes], opts.label)).key;
+  const otherExt = uid("ext");
+  const statuses: number[] = [];
+  for (const [k, e, name] of [
+    [key, ext, "Flood"],
+    [otherKey, otherExt, "Beside"],
+  ]) {
+    const put = await fetch(`${url}/api/v1/learners/${e}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${k}`, "content-type": "application/json" },
+      body: JSON.stringify({ name }),
+    });
+    await put.text();
+    statuses.push(put.status);
+  }
+  return {
+    attacker,
+    other,
+    admin,
+    attackerCookie,
+    otherCookie,
+    adminCookie,
+    accompliceCookies,
+    held,
+    key,
+    ext,
+    otherKey,
+    otherExt,
+    learnerStatus: Math.max(...statuses),
+  };
 }
 
 export type BulkheadSetup = Awaited<ReturnType<typeof prepareBulkheadAttack>>;
 
 /**
- * The attack: twelve exports that nobody reads past their head (their statuses awaited), then one
- * key's activity calls of 1,000 reviews of one card, `floodCalls` at a time (each caller calls again
- * while `flooding()` says so), and a bulk cancel of the held jobs. `flood` resolves to the calls'
- * statuses (0: no answer); `closeExports` lets the downloads go.
+ * The attack: every export download the attackers can hold, read past their head by nobody (their
+ * statuses awaited) — twelve tries of the attacker's, three of each accomplice's, five of the
+ * flooding key's — then that key's activity calls of 1,000 reviews of one card, `floodCalls` at a
+ * time (each caller calls again while `flooding()` says so), and a bulk cancel of the held jobs.
+ * `flood` resolves to the calls' statuses (0: no answer); `closeExports` lets the downloads go.
  */
 export async function startBulkheadAttack(
   url: string,
   setup: BulkheadSetup,
   opts: { floodCalls: number; flooding?: () => boolean },
 ) {
-  const downloads = Array.from({ length: 12 }, () => neverRead(url, "/api/account/export", setup.attackerCookie));
+  const held = await holdExports(url, setup);
+  const flood = startFlood(url, setup, opts.floodCalls, opts.flooding ?? (() => false));
+  const bulk = await startBulkRun("cancel", { ids: setup.held }, setup.held.length, setup.attacker.user.id);
+  return { ...held, flood, bulk };
+}
+
+/** Every export download the attackers can hold, read past its head by nobody: their statuses. */
+export async function holdExports(url: string, setup: BulkheadSetup) {
+  const cookie = (c: string) => ({ cookie: c });
+  const downloads = Array.from({ length: 12 }, () =>
+    neverRead(url, "/api/account/export", cookie(setup.attackerCookie)),
+  );
   const exportStatuses = await Promise.all(downloads.map((d) => d.status));
+  const accompliceDownloads = setup.accompliceCookies.map((c) =>
+    Array.from({ length: 3 }, () => neverRead(url, "/api/account/export", cookie(c))),
+  );
+  const accompliceStatuses = await Promise.all(accompliceDownloads.map((ds) => Promise.all(ds.map((d) => d.status))));
+  const keyDownloads = Array.from({ length: 5 }, () =>
+    neverRead(url, `/api/v1/learners/${setup.ext}/export`, { authorization: `Bearer ${setup.key}` }),
+  );
+  const keyExportStatuses = await Promise.all(keyDownloads.map((d) => d.status));
+  const all = [...downloads, ...accompliceDownloads.flat(), ...keyDownloads];
+  return {
+    exportStatuses,
+    accompliceStatuses,
+    keyExportStatuses,
+    closeExports: () => all.forEach((d) => d.socket.destroy()),
+  };
+}
+
+/**
+ * The flooding key's activity calls of 1,000 reviews of one card, `calls` at a time, each caller
+ * calling again while `flooding()` says so: resolves to the calls' statuses (0: no answer).
+ */
+export function startFlood(url: string, setup: BulkheadSetup, calls: number, flooding: () => boolean) {
   const reviews = Array.from({ length: 1000 }, (_, i) => ({
     externalId: `flood-${i}`,
     cardExternalId: "one-card",
@@ -63,10 +136,9 @@ export async function startBulkheadAttack(
     rating: "good",
     reviewedAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
   }));
-  const flooding = opts.flooding ?? (() => false);
   const floodStatuses: number[] = [];
-  const flood = Promise.all(
-    Array.from({ length: opts.floodCalls }, async () => {
+  return Promise.all(
+    Array.from({ length: calls }, async () => {
       do {
         const status = await fetch(`${url}/api/v1/learners/${setup.ext}/activity`, {
           method: "POST",
@@ -80,13 +152,43 @@ export async function startBulkheadAttack(
       } while (flooding());
     }),
   ).then(() => floodStatuses);
-  const bulk = await startBulkRun("cancel", { ids: setup.held }, setup.held.length, setup.attacker.user.id);
-  return {
-    exportStatuses,
-    flood,
-    bulk,
-    closeExports: () => downloads.forEach((d) => d.socket.destroy()),
+}
+
+/**
+ * The exports beside the attack, read to their end: the other learner's own, the console's of her
+ * (the admin's) and the platform's (the other key's learner). Each one's status, size, and whether
+ * it parsed whole as the learner named.
+ */
+export async function othersExports(url: string, setup: BulkheadSetup) {
+  const read = async (
+    path: string,
+    headers: Record<string, string>,
+    id: (doc: { account: Record<string, unknown> }) => boolean,
+  ) => {
+    const t = performance.now();
+    const res = await fetch(`${url}${path}`, { headers });
+    const text = await res.text();
+    let whole = false;
+    try {
+      whole = id(JSON.parse(text));
+    } catch {
+      whole = false;
+    }
+    return { status: res.status, bytes: text.length, whole, ms: Math.round(performance.now() - t) };
   };
+  return Promise.all([
+    read("/api/account/export", { cookie: setup.otherCookie }, (d) => d.account.id === setup.other.user.id),
+    read(
+      `/api/admin/learners/${setup.other.user.id}/export`,
+      { cookie: setup.adminCookie },
+      (d) => d.account.id === setup.other.user.id,
+    ),
+    read(
+      `/api/v1/learners/${setup.otherExt}/export`,
+      { authorization: `Bearer ${setup.otherKey}` },
+      (d) => d.account.externalId === setup.otherExt,
+    ),
+  ]);
 }
 
 /** A learner's own list, `n` times one after another over HTTP: each call's milliseconds. */
@@ -105,7 +207,7 @@ export async function listTimes(url: string, cookie: string, n: number) {
 }
 
 /** A GET of `path` over a raw socket that reads the answer's head and then stops reading. */
-function neverRead(url: string, path: string, cookie: string) {
+function neverRead(url: string, path: string, headers: Record<string, string>) {
   const { hostname, port } = new URL(url);
   const socket = net.connect(Number(port), hostname);
   const status = new Promise<number>((resolve, reject) => {
@@ -115,6 +217,7 @@ function neverRead(url: string, path: string, cookie: string) {
     });
     socket.once("error", reject);
   });
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nCookie: ${cookie}\r\n\r\n`);
+  const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${lines.join("")}\r\n`);
   return { status, socket };
 }
