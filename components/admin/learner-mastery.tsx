@@ -1,15 +1,25 @@
 type Point = { knowledgePointId: string; title: string; mastery: number; evidence: number };
-type Mastery = { mean: number | null; weakest: Point | null; points: Point[] };
+type Mastery = { mean: number | null; weakest: Point | null; points: Point[]; pointCount: number };
 
 const pct = (x: number) => `${Math.round(x * 100)} %`;
 
 /**
  * A learner's mastery (masteryOf, the analyses' number): the mean over the points with evidence
- * and the weakest point with its figure; every point, weakest first, behind a disclosure.
+ * and the weakest point with its figure; the few weakest points behind a disclosure, with a link
+ * to the rest (the learner's export holds every point).
  */
-export function LearnerMasteryCell({ mastery, email }: { mastery: Mastery | null; email: string }) {
-  if (!mastery || !mastery.points.length) return <span className="text-slate-500">—</span>;
-  const pointsText = `${mastery.points.length} ${mastery.points.length === 1 ? "point" : "points"}`;
+export function LearnerMasteryCell({
+  mastery,
+  email,
+  userId,
+}: {
+  mastery: Mastery | null;
+  email: string;
+  userId: string | null;
+}) {
+  if (!mastery || !mastery.pointCount) return <span className="text-slate-500">—</span>;
+  const pointsText = `${mastery.pointCount} ${mastery.pointCount === 1 ? "point" : "points"}`;
+  const more = mastery.pointCount - mastery.points.length;
   return (
     <div data-testid="learner-mastery" className="min-w-40">
       {mastery.mean === null ? (
@@ -42,6 +52,15 @@ export function LearnerMasteryCell({ mastery, email }: { mastery: Mastery | null
             </li>
           ))}
         </ul>
+        {more > 0 && userId && (
+          <a
+            className="text-slate-700 underline"
+            href={`/api/admin/learners/${encodeURIComponent(userId)}/export`}
+            aria-label={`${more} more points of ${email}: the learner's export`}
+          >
+            {more} more in the export
+          </a>
+        )}
       </details>
     </div>
   );

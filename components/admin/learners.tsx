@@ -274,7 +274,7 @@ export function Learners() {
                       {l.stats ? l.stats.forgottenPoints : "—"}
                     </td>
                     <td className="text-xs">
-                      <LearnerMasteryCell mastery={l.mastery} email={l.email} />
+                      <LearnerMasteryCell mastery={l.mastery} email={l.email} userId={l.userId} />
                     </td>
                     <td className="text-xs tabular-nums">{l.stats ? l.stats.jobsThisMonth : "—"}</td>
                     <td className="text-xs tabular-nums">{l.stats ? l.stats.costThisMonth.toFixed(4) : "—"}</td>

@@ -29,21 +29,50 @@ export function publicOrigin(): string {
   return (setting("BETTER_AUTH_URL") ?? `http://localhost:${setting("PORT")}`).replace(/\/$/, "");
 }
 
-/** HMAC of the learner's id: the unsubscribe link works without signing in and names no one else. */
-export function unsubscribeSignature(userId: string): string {
-  return crypto.createHmac("sha256", authSecret()).update(`digest-unsubscribe:${userId}`).digest("base64url");
+/**
+ * HMAC of the learner's id and opt-in count (`epoch`, User.digestEpoch): the unsubscribe link works
+ * without signing in, names no one else, and is retired by the learner's next opt-in (a forwarded
+ * digest cannot unsubscribe her for good). Links sent before the count existed sign the id alone
+ * and stand for epoch 0.
+ */
+export function unsubscribeSignature(userId: string, epoch: number): string {
+  const what = epoch === 0 ? `digest-unsubscribe:${userId}` : `digest-unsubscribe:${userId}:${epoch}`;
+  return crypto.createHmac("sha256", authSecret()).update(what).digest("base64url");
 }
 
-export function verifyUnsubscribe(userId: unknown, signature: unknown): userId is string {
+/** The learner and opt-in a link names, if its signature is good (whether that opt-in is current is the caller's to check). */
+export function verifyUnsubscribe(
+  userId: unknown,
+  epochText: unknown,
+  signature: unknown,
+): { userId: string; epoch: number } | null {
   if (typeof userId !== "string" || typeof signature !== "string" || userId.length > 64 || signature.length > 64)
-    return false;
-  const want = Buffer.from(unsubscribeSignature(userId));
+    return null;
+  const epoch =
+    epochText == null ? 0 : typeof epochText === "string" && /^[1-9]\d{0,8}$/.test(epochText) ? Number(epochText) : NaN;
+  if (Number.isNaN(epoch)) return null;
+  const want = Buffer.from(unsubscribeSignature(userId, epoch));
   const got = Buffer.from(signature);
-  return want.length === got.length && crypto.timingSafeEqual(want, got);
+  return want.length === got.length && crypto.timingSafeEqual(want, got) ? { userId, epoch } : null;
 }
 
-export const unsubscribeUrl = (userId: string) =>
-  `${publicOrigin()}/api/digest/unsubscribe?u=${encodeURIComponent(userId)}&s=${unsubscribeSignature(userId)}`;
+export const unsubscribeUrl = (userId: string, epoch: number) =>
+  `${publicOrigin()}/api/digest/unsubscribe?u=${encodeURIComponent(userId)}${epoch ? `&e=${epoch}` : ""}&s=${unsubscribeSignature(userId, epoch)}`;
+
+/** The learner's unsubscribe link as it is sent now (under her current opt-in). */
+export async function unsubscribeLink(userId: string) {
+  const { digestEpoch } = await getDb().user.findUniqueOrThrow({
+    where: { id: userId },
+    select: { digestEpoch: true },
+  });
+  return unsubscribeUrl(userId, digestEpoch);
+}
+
+/** Whether a verified link's opt-in is the learner's current one (else a later opt-in retired it). */
+export async function currentOptIn(link: { userId: string; epoch: number }) {
+  const user = await getDb().user.findUnique({ where: { id: link.userId }, select: { digestEpoch: true } });
+  return user?.digestEpoch === link.epoch;
+}
 
 /** The learner's local date (YYYY-MM-DD) and hour at `at`. */
 export function localClock(at: Date, timeZone: string) {
@@ -108,9 +137,10 @@ export type DigestRun = { considered: number; sent: number; failed: number; skip
 /** One scheduler tick: every opted-in learner whose local digest hour has come gets today's digest once. */
 export async function sendDueDigests(at = now()): Promise<DigestRun> {
   if (!mailConfigured()) return { considered: 0, sent: 0, failed: 0, skipped: "no SMTP_HOST" };
+  // The digest is a learner's: an admin's account gets none, whatever its stored choice.
   const learners = await getDb().user.findMany({
-    where: { digestOptIn: true },
-    select: { id: true, email: true, name: true, locale: true, timeZone: true, digestHour: true },
+    where: { digestOptIn: true, role: "learner" },
+    select: { id: true, email: true, name: true, locale: true, timeZone: true, digestHour: true, digestEpoch: true },
   });
   const run: DigestRun = { considered: 0, sent: 0, failed: 0, skipped: null };
   let mailer: ReturnType<typeof transport> | null = null;
@@ -141,11 +171,18 @@ export async function sendDueDigests(at = now()): Promise<DigestRun> {
 
 async function sendDigest(
   mailer: ReturnType<typeof transport>,
-  learner: { id: string; email: string; name: string; locale: string | null; timeZone: string | null },
+  learner: {
+    id: string;
+    email: string;
+    name: string;
+    locale: string | null;
+    timeZone: string | null;
+    digestEpoch: number;
+  },
 ) {
   const locale = isLocale(learner.locale) ? learner.locale : DEFAULT_LOCALE;
   const { dueCards, firstStep } = await todayFor(learner.id, learner.timeZone);
-  const unsubscribe = unsubscribeUrl(learner.id);
+  const unsubscribe = unsubscribeUrl(learner.id, learner.digestEpoch);
   const message = digestMessage(locale, {
     name: learner.name,
     dueCards,
@@ -165,6 +202,12 @@ async function sendDigest(
 
 /** Learner's choice (account page): opt in or out, the local hour, and their time zone. */
 export async function setDigest(userId: string, input: { optIn: boolean; hour: number; timeZone?: string }) {
+  // Opting in (from out) counts a new opt-in: the links sent under the last one are retired.
+  if (input.optIn)
+    await getDb().user.updateMany({
+      where: { id: userId, digestOptIn: false },
+      data: { digestEpoch: { increment: 1 } },
+    });
   const user = await getDb().user.update({
     where: { id: userId },
     data: {
@@ -200,9 +243,12 @@ export async function digestSettings(
   };
 }
 
-/** The signed link's action: the learner is opted out (idempotent). */
-export async function unsubscribe(userId: string) {
-  await getDb().user.updateMany({ where: { id: userId }, data: { digestOptIn: false } });
+/** The signed link's action: the learner is opted out (idempotent), unless a later opt-in retired the link. */
+export async function unsubscribe(link: { userId: string; epoch: number }) {
+  await getDb().user.updateMany({
+    where: { id: link.userId, digestEpoch: link.epoch },
+    data: { digestOptIn: false },
+  });
 }
 
 /** For the console: digests that failed in the last day (the SMTP server refused or was unreachable). */

@@ -78,6 +78,30 @@ describe("the Learners page's figures", () => {
     }
   });
 
+  it("a row's payload is fixed whatever the learner holds: the five weakest points, a count, a link to the rest", async () => {
+    const admin = await createLearner({ role: "admin" });
+    const small = await createLearner();
+    const big = await createLearner();
+    const points = (userId: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        userId,
+        title: `Point ${i} `.padEnd(200, "x"),
+        description: "d".repeat(500),
+      }));
+    await getDb().knowledgePoint.createMany({ data: points(small.user.id, 3) });
+    await getDb().knowledgePoint.createMany({ data: points(big.user.id, 3000) });
+    const list = callerAs(admin.user).admin.learners.list;
+    const row = async (email: string) => (await list({ search: email })).items[0]!;
+    const [few, many] = [await row(small.user.email), await row(big.user.email)];
+    expect(few.mastery).toMatchObject({ pointCount: 3 });
+    expect(few.mastery!.points).toHaveLength(3);
+    expect(many.mastery).toMatchObject({ pointCount: 3000 });
+    expect(many.mastery!.points).toHaveLength(5);
+    // 3,000 points of 700 bytes each, and her row is the size of a row of three.
+    const size = (r: unknown) => JSON.stringify(r).length;
+    expect(size(many)).toBeLessThan(size(few) + 1000);
+  });
+
   it("sorts by a figure and filters by language, overdue cards and forgotten points, on the server", async () => {
     const admin = await createLearner({ role: "admin" });
     const tag = `sortcase${Date.now()}`;

@@ -1,6 +1,6 @@
 import { expect, request, test, type Page } from "@playwright/test";
 import { closeDb } from "@/server/db";
-import { digestSettings, unsubscribeUrl } from "@/server/notifications/digest";
+import { digestSettings, unsubscribeLink } from "@/server/notifications/digest";
 import { expectAccessible } from "./a11y";
 import { trpc } from "./admin-helpers";
 import { signIn } from "./learner-helpers";
@@ -172,7 +172,7 @@ for (const locale of ["en", "zh-CN"] as const) {
       expect(await stored(who.id)).toEqual({ optIn: true, hour: 6, timeZone: w.timeZone });
 
       // The digest's unsubscribe link: a wrong signature is refused and a GET only shows the button.
-      const link = unsubscribeUrl(who.id);
+      const link = await unsubscribeLink(who.id);
       expect(new URL(link).origin).toBe(new URL(page.url()).origin);
       const forged = link.replace(/s=([^&]+)$/, (_, s: string) => `s=${s.slice(0, -1)}${s.endsWith("A") ? "B" : "A"}`);
       expect(forged).not.toBe(link);

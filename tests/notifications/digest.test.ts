@@ -7,7 +7,7 @@ import { advanceClock, now, resetClock } from "@/server/clock";
 import { callerAs } from "../helpers/auth";
 import { createLearner, type Learner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
-import { digestHourReached, localClock, sendDueDigests, unsubscribeUrl } from "@/server/notifications/digest";
+import { digestHourReached, localClock, sendDueDigests, unsubscribeLink } from "@/server/notifications/digest";
 import { GET as unsubscribeGet, POST as unsubscribePost } from "@/app/api/digest/unsubscribe/route";
 import { defaultTasks } from "@/server/scheduler/tasks";
 
@@ -115,7 +115,7 @@ describe("the daily review digest", () => {
     expect(chinese!.html).toContain('lang="zh-CN"');
 
     // RFC 8058: List-Unsubscribe names the signed link, List-Unsubscribe-Post says one-click.
-    const link = unsubscribeUrl(zh.user.id);
+    const link = await unsubscribeLink(zh.user.id);
     const header = (name: string) => chinese!.headerLines.find((h) => h.key === name)?.line ?? "";
     expect(header("list-unsubscribe-post")).toBe("List-Unsubscribe-Post: List-Unsubscribe=One-Click");
     expect(header("list-unsubscribe").replace(/\s+/g, "")).toContain(`<${link}>`);
@@ -135,6 +135,35 @@ describe("the daily review digest", () => {
     await sendDueDigests();
     expect(mailTo(en.user.email)).toHaveLength(0);
     expect(mailTo(zh.user.email)).toHaveLength(0);
+  });
+
+  it("a later opt-in retires the link an earlier digest carried; an admin gets no digest", async () => {
+    smtp();
+    const zone = daytimeZone();
+    const learner = await optedIn("en", zone);
+    const admin = await optedIn("en", zone);
+    await getDb().user.update({ where: { id: admin.user.id }, data: { role: "admin" } });
+    await sendDueDigests();
+    expect(mailTo(admin.user.email)).toHaveLength(0);
+    const [first] = mailTo(learner.user.email);
+    const old = await unsubscribeLink(learner.user.id);
+    expect(first!.text).toContain(old);
+
+    // She unsubscribes with it, then opts in again: the old link (forwarded, say) no longer works.
+    const oneClick = () => new URLSearchParams({ "List-Unsubscribe": "One-Click" });
+    expect((await unsubscribePost(new Request(old, { method: "POST", body: oneClick() }))).status).toBe(200);
+    const { hour } = localClock(now(), zone);
+    await callerAs(learner.user).account.setDigest({ optIn: true, hour, timeZone: zone });
+    const fresh = await unsubscribeLink(learner.user.id);
+    expect(fresh).not.toBe(old);
+    expect((await unsubscribeGet(new Request(old))).status).toBe(410);
+    expect((await unsubscribePost(new Request(old, { method: "POST", body: oneClick() }))).status).toBe(410);
+    expect((await getDb().user.findUniqueOrThrow({ where: { id: learner.user.id } })).digestOptIn).toBe(true);
+    // Saving the hour again is not a new opt-in: the current link stays good, and opts her out.
+    await callerAs(learner.user).account.setDigest({ optIn: true, hour, timeZone: zone });
+    expect(await unsubscribeLink(learner.user.id)).toBe(fresh);
+    expect((await unsubscribePost(new Request(fresh, { method: "POST", body: oneClick() }))).status).toBe(200);
+    expect((await getDb().user.findUniqueOrThrow({ where: { id: learner.user.id } })).digestOptIn).toBe(false);
   });
 
   it("waits for the learner's hour and for the end of quiet hours", async () => {

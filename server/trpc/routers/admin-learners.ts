@@ -57,7 +57,12 @@ export const adminLearnersRouter = router({
               })
               .nullable(),
             mastery: z
-              .object({ mean: z.number().nullable(), weakest: pointMastery.nullable(), points: z.array(pointMastery) })
+              .object({
+                mean: z.number().nullable(),
+                weakest: pointMastery.nullable(),
+                points: z.array(pointMastery),
+                pointCount: z.number().int(),
+              })
               .nullable(),
           }),
         ),
