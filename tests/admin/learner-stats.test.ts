@@ -92,10 +92,12 @@ describe("the Learners page's figures", () => {
     await getDb().knowledgePoint.createMany({ data: points(big.user.id, 3000) });
     const list = callerAs(admin.user).admin.learners.list;
     const row = async (email: string) => (await list({ search: email })).items[0]!;
+    const held = async (userId: string) => getDb().knowledgePoint.count({ where: { userId } });
     const [few, many] = [await row(small.user.email), await row(big.user.email)];
-    expect(few.mastery).toMatchObject({ pointCount: 3 });
-    expect(few.mastery!.points).toHaveLength(3);
-    expect(many.mastery).toMatchObject({ pointCount: 3000 });
+    expect(few.mastery!.pointCount).toBe(await held(small.user.id));
+    expect(few.mastery!.points).toHaveLength(Math.min(5, few.mastery!.pointCount));
+    expect(many.mastery!.pointCount).toBe(await held(big.user.id));
+    expect(many.mastery!.pointCount).toBeGreaterThanOrEqual(3000);
     expect(many.mastery!.points).toHaveLength(5);
     // 3,000 points of 700 bytes each, and her row is the size of a row of three.
     const size = (r: unknown) => JSON.stringify(r).length;

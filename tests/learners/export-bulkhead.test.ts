@@ -54,7 +54,10 @@ describe("export bulkheads", () => {
     const second = await download(me.cookie);
     expect([first.status, second.status]).toEqual([200, 200]);
     // Each has read its head and stopped at the reader: it waits holding nothing.
-    await eventually("both exports wait on their readers holding no connection", async () => inUse() === 0);
+    await eventually(
+      "both exports wait on their readers holding no connection and no turn",
+      async () => inUse() === 0 && exportsNow().busy === 0,
+    );
     expect(await idleInTransaction()).toBe(0);
     expect(exportsNow()).toMatchObject({ open: 2, busy: 0, waiting: 0 });
 
@@ -116,8 +119,11 @@ describe("export bulkheads", () => {
       expect(over.map((r) => r.status)).toEqual([429, 429]);
       for (const r of over) expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
       // The attack, held open by readers that never read: it holds no turn and no connection.
-      await eventually("the held downloads wait on their readers", async () => inUse() === 0);
-      expect(exportsNow()).toMatchObject({ open: 10, busy: 0 });
+      await eventually(
+        "the held downloads wait on their readers holding no turn",
+        async () => inUse() === 0 && exportsNow().busy === 0,
+      );
+      expect(exportsNow()).toMatchObject({ open: 10, busy: 0, waiting: 0 });
 
       const ben = await bigLearner(2);
       const admin = await bigLearner(0, "admin");
