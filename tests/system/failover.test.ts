@@ -325,11 +325,17 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
     // mode, or it would resume replay): a job committed now is on the primary and the synchronous
     // standby's disk, but not in what the console reads.
     cluster.patronictl(["pause", "--wait"]);
-    const standby = new pg.Client({ connectionString: cluster.replicaUrl(DB) });
-    standby.on("error", () => {});
-    await standby.connect();
+    // Replay paused on every standby: the replica listener may send a read to either.
+    const { leader } = await cluster.healthy();
+    const standbys = cluster.nodes
+      .filter((n) => n.name !== leader)
+      .map((n) => new pg.Client({ connectionString: cluster.nodeUrl(n, DB) }));
+    for (const standby of standbys) {
+      standby.on("error", () => {});
+      await standby.connect();
+    }
     try {
-      await standby.query("SELECT pg_wal_replay_pause()");
+      for (const standby of standbys) await standby.query("SELECT pg_wal_replay_pause()");
       const hidden = await createTestJob(learner);
       expect(await explore()).not.toContain(hidden.id);
       // Not there yet: the job's page asks the primary instead of answering "not found".
@@ -362,8 +368,10 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
       expect(await exportsBy(admin.user.id)).toBe(2);
       process.env.DB_READ_MAX_LAG_SECONDS = "30";
     } finally {
-      await standby.query("SELECT pg_wal_replay_resume()");
-      await standby.end();
+      for (const standby of standbys) {
+        await standby.query("SELECT pg_wal_replay_resume()");
+        await standby.end();
+      }
       cluster.patronictl(["resume", "--wait"]);
     }
 
