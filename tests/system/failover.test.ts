@@ -437,7 +437,13 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
       signalNode(pids, "SIGCONT");
     };
 
-    const faults: { name: string; run: (leader: string, sync: string) => Promise<void>; red: boolean }[] = [
+    const faults: {
+      name: string;
+      run: (leader: string, sync: string) => Promise<void>;
+      red: boolean;
+      /** The leader stays (no failover): etcd's quorum lost under failsafe_mode. */
+      stays?: boolean;
+    }[] = [
       {
         name: "SIGKILL of the primary's postmaster",
         red: true,
@@ -455,6 +461,36 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
         name: "the primary's PostgreSQL alone hung (SIGSTOPped) and resumed",
         red: true,
         run: async (leader) => hangAndResume(leader, false),
+      },
+      {
+        name: "etcd's quorum lost (two of three members SIGKILLed) and back",
+        red: false,
+        stays: true,
+        run: async (leader) => {
+          const node = cluster.nodes.find((n) => n.name === leader)!;
+          await cluster.stopEtcd("etcd2");
+          await cluster.stopEtcd("etcd3");
+          // Held until the leader runs on failsafe_mode (every member answered its POST /failsafe)
+          // and has acknowledged twenty probe writes since, then the two members come back.
+          await eventually(
+            "the leader on failsafe_mode",
+            async () => {
+              const r = await fetch(`http://127.0.0.1:${node.restPort}/patroni`, { signal: AbortSignal.timeout(2000) });
+              return (
+                ((await r.json()) as { failsafe_mode_is_active?: boolean }).failsafe_mode_is_active === true || null
+              );
+            },
+            120_000,
+          );
+          const before = writer.acked.size;
+          await eventually(
+            "twenty probe writes acknowledged without etcd",
+            async () => writer.acked.size >= before + 20 || null,
+            120_000,
+          );
+          cluster.startEtcd("etcd2");
+          cluster.startEtcd("etcd3");
+        },
       },
       {
         name: "planned switchover (patronictl switchover)",
@@ -484,7 +520,7 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
       step(`${fault.name}: leader ${leader}, synchronous standby ${sync}`);
       await fault.run(leader, sync);
       const after = await cluster.healthy();
-      expect(after.leader).toBe(sync);
+      expect(after.leader).toBe(fault.stays ? leader : sync);
       step(`${fault.name}: ${after.leader} leads, ${after.sync} is its synchronous standby again`);
       await eventually("readiness green", async () => readiness.seen.at(-1)?.[1] === 200 || null, 120_000);
       await readiness.stop();
@@ -524,7 +560,7 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
 
       await eventually("every job finished", async () => (await unfinished(ids)) === 0 || null, 150_000);
       const outage = await claimOutage(wave, faultAt);
-      const line = `${fault.name}: ${writes}; first claim ${(outage.firstClaimMs / 1000).toFixed(1)} s after the fault (claims paused ${(outage.gapMs / 1000).toFixed(1)} s); readiness ${red.length ? `red from ${(red[0]![0] / 1000).toFixed(1)} s, ` : "never red, "}green at ${(green / 1000).toFixed(1)} s`;
+      const line = `${fault.name}: ${writes}; ${outage.gapMs ? `first claim ${(outage.firstClaimMs / 1000).toFixed(1)} s after the fault (claims paused ${(outage.gapMs / 1000).toFixed(1)} s)` : "claims never paused over 1.5 s"}; readiness ${red.length ? `red from ${(red[0]![0] / 1000).toFixed(1)} s, ` : "never red, "}green at ${(green / 1000).toFixed(1)} s`;
       figures.push(line);
       step(line);
 
