@@ -67,14 +67,14 @@ function pgBinDir(): string {
 /**
  * A highly available PostgreSQL on this machine: a three-member etcd, three Patroni nodes of
  * Debian's PostgreSQL (deploy/patroni.yml, strict synchronous mode) and HAProxy (deploy/haproxy-postgres.cfg) routing by
- * Patroni's REST checks. Ports are `portBase` + 0…19 (HA_PORT_BASE, default 56600). As root,
+ * Patroni's REST checks. Ports are `portBase` + 0…19 (HA_PORT_BASE, default 31600: below Linux's ephemeral ports, so no outgoing connection holds one). As root,
  * Patroni and PostgreSQL run as the postgres user. Resolves once a leader and a synchronous
  * standby are up.
  */
 export async function startPatroniCluster(
   opts: { portBase?: number; timing?: typeof TEST_TIMING; log?: (m: string) => void } = {},
 ): Promise<PatroniCluster> {
-  const base = opts.portBase ?? Number(process.env.HA_PORT_BASE ?? 56600);
+  const base = opts.portBase ?? Number(process.env.HA_PORT_BASE ?? 31600);
   const timing = opts.timing ?? TEST_TIMING;
   const log = opts.log ?? (() => {});
   // A cluster left by a run that died would answer in this one's place: refuse rather than share.
