@@ -72,7 +72,13 @@ function pgBinDir(): string {
  * standby are up.
  */
 export async function startPatroniCluster(
-  opts: { portBase?: number; timing?: typeof TEST_TIMING; log?: (m: string) => void } = {},
+  opts: {
+    portBase?: number;
+    timing?: typeof TEST_TIMING;
+    log?: (m: string) => void;
+    /** Patroni's etcd API: v2 as shipped, or `etcd3` to compare (scripts/bench/fence.ts). */
+    dcs?: "etcd" | "etcd3";
+  } = {},
 ): Promise<PatroniCluster> {
   const base = opts.portBase ?? Number(process.env.HA_PORT_BASE ?? 31600);
   const timing = opts.timing ?? TEST_TIMING;
@@ -176,6 +182,7 @@ export async function startPatroniCluster(
       .replace(/^(\s+ttl:) \d+$/m, `$1 ${timing.ttl}`)
       .replace(/^(\s+loop_wait:) \d+$/m, `$1 ${timing.loop_wait}`)
       .replace(/^(\s+retry_timeout:) \d+$/m, `$1 ${timing.retry_timeout}`)
+      .replace(/^etcd:$/m, `${opts.dcs ?? "etcd"}:`)
       // Never a watchdog in tests: a stopped Patroni must not reset the machine.
       .replace(/^(\s+mode:) automatic$/m, `$1 "off"`)
       // Tests throw the data away: no fsync.
