@@ -111,6 +111,10 @@ export const SETTINGS = {
     int(0).default(60_000),
     "PostgreSQL statement_timeout of the app's connections: a statement running longer is cancelled (0 = none)",
   ),
+  DB_COMMIT_TIMEOUT_MS: def(
+    int(0).default(10_000),
+    "the app's deadline on a commit (a COMMIT, or a statement outside a transaction after DB_STATEMENT_TIMEOUT_MS): past it the connection is closed and the request answers 503 OUTCOME_UNKNOWN (0 = none)",
+  ),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: def(
     int(0).default(30_000),
     "PostgreSQL idle_in_transaction_session_timeout of the app's connections: a transaction left waiting longer loses its connection (0 = none)",

@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { databaseConfig, setting } from "./config";
 import { applySessionLimits } from "./db-session";
+import { DeadlineClient } from "./db-deadline";
 
 /**
  * A small pool of its own (DB_RESERVE_POOL_MAX connections) for the doors that need the
@@ -23,6 +24,8 @@ function create(): Handles {
     connectionString,
     max: setting("DB_RESERVE_POOL_MAX"),
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
+    // Commits under the app's deadline (server/db-deadline.ts).
+    Client: DeadlineClient,
     onConnect: applySessionLimits,
   });
   pool.on("error", (e) => console.error("[db] idle reserve connection lost:", e.message));

@@ -4,6 +4,7 @@ import { PrismaClient } from "./generated/prisma/client";
 import { databaseConfig, setting } from "./config";
 import { readScope } from "./read-scope";
 import { applySessionLimits } from "./db-session";
+import { DeadlineClient } from "./db-deadline";
 import { closeReserveDb } from "./db-reserve";
 
 export type Db = InstanceType<typeof PrismaClient>;
@@ -20,6 +21,8 @@ function create(): Handles {
     connectionString,
     max: setting("DB_POOL_MAX"),
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
+    // Commits under the app's deadline (server/db-deadline.ts).
+    Client: DeadlineClient,
     // A primary lost without a word (power, network) is found by TCP keep-alive, not by waiting forever.
     keepAlive: true,
     onConnect: applySessionLimits,
@@ -30,6 +33,8 @@ function create(): Handles {
     connectionString: databaseConfig.sessionUrl,
     max: setting("DB_CLAIM_POOL_MAX") ?? setting("DB_POOL_MAX"),
     connectionTimeoutMillis: setting("DB_CONNECT_TIMEOUT_MS"),
+    // Commits under the app's deadline (server/db-deadline.ts).
+    Client: DeadlineClient,
     keepAlive: true,
     onConnect: claimConnectionSetup,
   });

@@ -58,6 +58,12 @@ export const ERROR_CODES = {
   INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
   /** The database is unreachable or too busy to answer in time: retry after RETRY_AFTER_SECONDS. */
   UNAVAILABLE: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
+  /**
+   * A write's commit was not confirmed within DB_COMMIT_TIMEOUT_MS (or its connection was lost
+   * during it): it may or may not have happened. Retry after RETRY_AFTER_SECONDS with the same
+   * idempotency key, which returns the first call's work if it was committed and does it once if not.
+   */
+  OUTCOME_UNKNOWN: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -102,8 +108,11 @@ export const RETRY_AFTER_SECONDS = 5;
  * (P1001, P1017, connection errors), a primary lost or demoted in a failover (the connection cut,
  * 57P01–57P03, or a write refused by a standby: 25006), no pooled connection in time (P2024), an interactive
  * transaction past its deadline (P2028), a lock or statement timeout (55P03, 57014), a
- * serialization failure or deadlock (40001, 40P01). Every door answers these 503 UNAVAILABLE with
- * Retry-After, never 500: the request changed nothing (its transaction rolled back) and may be repeated.
+ * serialization failure or deadlock (40001, 40P01), too many connections or out of resources
+ * (53300 "too many clients", 53400, 53100, 53200), a connection failure (08xxx), a commit past the
+ * app's deadline (server/db-deadline.ts). Every door answers these 503 with Retry-After, never
+ * 500: UNAVAILABLE when the request changed nothing (its transaction rolled back), OUTCOME_UNKNOWN
+ * when its commit may have happened (isOutcomeUnknown); either may be repeated with the same key.
  */
 export function isDatabaseUnavailable(e: unknown): boolean {
   const seen = new Set<unknown>();
@@ -122,10 +131,30 @@ export function isDatabaseUnavailable(e: unknown): boolean {
 }
 
 const UNAVAILABLE_PATTERN =
-  /\b(P1001|P1017|P2024|P2028|55P03|57014|40001|40P01|25006|57P01|57P02|57P03)\b|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|not queryable|server closed the connection|read-only transaction|the database system is (not yet accepting|in recovery)|terminating connection|timeout exceeded when trying to connect|DatabaseNotReachable|the database system is (starting|shutting)|lock timeout|canceling statement due to (lock|statement) timeout|Transaction already closed|Unable to start a transaction in the given time/i;
+  /\b(P1001|P1017|P2024|P2028|55P03|57014|40001|40P01|25006|57P01|57P02|57P03|53300|53400|53100|53200|08000|08001|08003|08004|08006|AJR_COMMIT_OUTCOME_UNKNOWN)\b|too many clients|remaining connection slots are reserved|commit outcome unknown|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|not queryable|server closed the connection|read-only transaction|the database system is (not yet accepting|in recovery)|terminating connection|timeout exceeded when trying to connect|DatabaseNotReachable|the database system is (starting|shutting)|lock timeout|canceling statement due to (lock|statement) timeout|Transaction already closed|Unable to start a transaction in the given time/i;
 
-/** The domain error a door answers for isDatabaseUnavailable(e). */
-export function unavailable(): AppError {
+/** A commit the database did not confirm (server/db-deadline.ts's CommitOutcomeUnknown, through Prisma or not). */
+export function isOutcomeUnknown(e: unknown): boolean {
+  const seen = new Set<unknown>();
+  const visit = (x: unknown, depth: number): boolean => {
+    if (!x || typeof x !== "object" || seen.has(x) || depth > 4) return false;
+    seen.add(x);
+    const o = x as { code?: unknown; message?: unknown; meta?: unknown; cause?: unknown };
+    if (o.code === "AJR_COMMIT_OUTCOME_UNKNOWN" || /commit outcome unknown/.test(String(o.message ?? ""))) return true;
+    if (visit(o.meta, depth + 1) || visit(o.cause, depth + 1)) return true;
+    return !!o.meta && typeof o.meta === "object" && Object.values(o.meta).some((v) => visit(v, depth + 1));
+  };
+  return visit(e, 0);
+}
+
+/** The domain error a door answers for isDatabaseUnavailable(e): OUTCOME_UNKNOWN for a commit not confirmed. */
+export function unavailable(e?: unknown): AppError {
+  if (e !== undefined && isOutcomeUnknown(e))
+    return new AppError(
+      "OUTCOME_UNKNOWN",
+      `the write may or may not have been committed; retry after ${RETRY_AFTER_SECONDS} s with the same idempotency key`,
+      { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    );
   return new AppError("UNAVAILABLE", `the service is busy; retry after ${RETRY_AFTER_SECONDS} s`, {
     retryAfterSeconds: RETRY_AFTER_SECONDS,
   });

@@ -27,7 +27,7 @@ export type PatroniCluster = {
   nodeUrl(node: PatroniNode, database: string): string;
   /** The cluster as Patroni's REST API reports it: the leader's name and the synchronous standby's. */
   state(): Promise<{ leader?: string; sync?: string; members: { name: string; role: string; state: string }[] }>;
-  /** Resolves once there is a leader and a streaming synchronous standby (after a fault: the old node rejoined). */
+  /** Resolves once there is a leader, a streaming synchronous standby and every other node streaming (after a fault: the old node rejoined). */
   healthy(timeoutMs?: number): Promise<{ leader: string; sync: string }>;
   /** The postmaster's pid of a node (from postmaster.pid), or null when PostgreSQL is not running there. */
   postmasterPid(node: PatroniNode): number | null;
@@ -39,8 +39,11 @@ export type PatroniCluster = {
   restartPatroni(node: PatroniNode): Promise<void>;
   /** Patroni's synchronous-replication key in etcd: the leader it was written by and its synchronous standby. */
   syncKey(): Promise<{ leader?: string; sync_standby?: string | null } | null>;
+  /** Stops one etcd member (SIGKILL, as a lost machine) or starts it again on its data. */
+  stopEtcd(name: string): Promise<void>;
+  startEtcd(name: string): void;
   patronictl(args: string[]): string;
-  /** The last lines each process wrote (etcd, pg1, pg2, haproxy). */
+  /** The last lines each process wrote (etcd1…3, pg1…3, haproxy). */
   logs(): Map<string, string>;
   stop(): Promise<void>;
 };
@@ -62,20 +65,26 @@ function pgBinDir(): string {
 }
 
 /**
- * A highly available PostgreSQL on this machine: one etcd, two Patroni nodes of Debian's PostgreSQL
- * (deploy/patroni.yml, synchronous_mode) and HAProxy (deploy/haproxy-postgres.cfg) routing by
- * Patroni's REST checks. Ports are `portBase` + 0…19 (HA_PORT_BASE, default 56600). As root,
+ * A highly available PostgreSQL on this machine: a three-member etcd, three Patroni nodes of
+ * Debian's PostgreSQL (deploy/patroni.yml, strict synchronous mode) and HAProxy (deploy/haproxy-postgres.cfg) routing by
+ * Patroni's REST checks. Ports are `portBase` + 0…19 (HA_PORT_BASE, default 31600: below Linux's ephemeral ports, so no outgoing connection holds one). As root,
  * Patroni and PostgreSQL run as the postgres user. Resolves once a leader and a synchronous
  * standby are up.
  */
 export async function startPatroniCluster(
-  opts: { portBase?: number; timing?: typeof TEST_TIMING; log?: (m: string) => void } = {},
+  opts: {
+    portBase?: number;
+    timing?: typeof TEST_TIMING;
+    log?: (m: string) => void;
+    /** Patroni's etcd API: v2 as shipped, or `etcd3` to compare (scripts/bench/fence.ts). */
+    dcs?: "etcd" | "etcd3";
+  } = {},
 ): Promise<PatroniCluster> {
-  const base = opts.portBase ?? Number(process.env.HA_PORT_BASE ?? 56600);
+  const base = opts.portBase ?? Number(process.env.HA_PORT_BASE ?? 31600);
   const timing = opts.timing ?? TEST_TIMING;
   const log = opts.log ?? (() => {});
   // A cluster left by a run that died would answer in this one's place: refuse rather than share.
-  const ports = [0, 1, 5, 6, 10, 11, 12, 13].map((i) => base + i);
+  const ports = [0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15].map((i) => base + i);
   const taken = (await Promise.all(ports.map(async (p) => ((await portFree(p)) ? null : p)))).filter(Boolean);
   if (taken.length)
     throw new Error(
@@ -111,31 +120,37 @@ export async function startPatroniCluster(
   };
   process.on("exit", killAll);
 
-  // etcd: one member, its data in the cluster's folder.
-  const etcdClient = base;
-  const etcdPeer = base + 1;
-  spawnLogged("etcd", ETCD, [
-    "--name",
-    "etcd1",
-    "--data-dir",
-    path.join(dir, "etcd"),
-    "--listen-client-urls",
-    `http://127.0.0.1:${etcdClient}`,
-    "--advertise-client-urls",
-    `http://127.0.0.1:${etcdClient}`,
-    "--listen-peer-urls",
-    `http://127.0.0.1:${etcdPeer}`,
-    "--initial-advertise-peer-urls",
-    `http://127.0.0.1:${etcdPeer}`,
-    "--initial-cluster",
-    `etcd1=http://127.0.0.1:${etcdPeer}`,
-    "--enable-v2=true",
-  ]);
+  // etcd: three members (quorum two), each with its data in the cluster's folder; Patroni speaks
+  // its v2 API (deploy/patroni.yml says why).
+  const etcds = [0, 1, 2].map((i) => ({ name: `etcd${i + 1}`, client: base + i, peer: base + 7 + i }));
+  const etcdCluster = etcds.map((e) => `${e.name}=http://127.0.0.1:${e.peer}`).join(",");
+  const startEtcd = (e: (typeof etcds)[number] & { state?: "new" | "existing" }) =>
+    spawnLogged(e.name, ETCD, [
+      "--name",
+      e.name,
+      "--data-dir",
+      path.join(dir, e.name),
+      "--listen-client-urls",
+      `http://127.0.0.1:${e.client}`,
+      "--advertise-client-urls",
+      `http://127.0.0.1:${e.client}`,
+      "--listen-peer-urls",
+      `http://127.0.0.1:${e.peer}`,
+      "--initial-advertise-peer-urls",
+      `http://127.0.0.1:${e.peer}`,
+      "--initial-cluster",
+      etcdCluster,
+      "--initial-cluster-state",
+      e.state ?? "new",
+      "--enable-v2=true",
+    ]);
+  const etcdProcs = new Map(etcds.map((e) => [e.name, startEtcd(e)]));
+  const etcdClient = etcds[0]!.client;
   await until("etcd", 30_000, async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok, logs);
 
   const bin = pgBinDir();
   const template = fs.readFileSync(path.join(ROOT, "deploy", "patroni.yml"), "utf8");
-  const nodes: PatroniNode[] = [0, 1].map((i) => ({
+  const nodes: PatroniNode[] = [0, 1, 2].map((i) => ({
     name: `pg${i + 1}`,
     pgPort: base + 10 + i * 2,
     restPort: base + 11 + i * 2,
@@ -149,7 +164,7 @@ export async function startPatroniCluster(
       NODE_NAME: n.name,
       REST_HOST: "127.0.0.1",
       REST_PORT: String(n.restPort),
-      ETCD_HOSTS: `127.0.0.1:${etcdClient}`,
+      ETCD_HOSTS: etcds.map((e) => `127.0.0.1:${e.client}`).join(","),
       PG_HOST: "127.0.0.1",
       PG_PORT: String(n.pgPort),
       DATA_DIR: n.dataDir,
@@ -167,6 +182,9 @@ export async function startPatroniCluster(
       .replace(/^(\s+ttl:) \d+$/m, `$1 ${timing.ttl}`)
       .replace(/^(\s+loop_wait:) \d+$/m, `$1 ${timing.loop_wait}`)
       .replace(/^(\s+retry_timeout:) \d+$/m, `$1 ${timing.retry_timeout}`)
+      .replace(/^etcd:$/m, `${opts.dcs ?? "etcd"}:`)
+      // Never a watchdog in tests: a stopped Patroni must not reset the machine.
+      .replace(/^(\s+mode:) automatic$/m, `$1 "off"`)
       // Tests throw the data away: no fsync.
       .replace(/^(\s+)max_connections: (\d+)$/m, `$1max_connections: $2\n$1fsync: "off"`);
     const file = path.join(nodeDir, "patroni.yml");
@@ -176,13 +194,14 @@ export async function startPatroniCluster(
   });
   const patronictlConfig = configs[0]!;
 
-  // The first node bootstraps the cluster; the second clones it once there is a leader.
+  // The first node bootstraps the cluster; the others clone it once there is a leader.
   const patronis = new Map<string, ChildProcess>();
   patronis.set("pg1", spawnLogged("pg1", PATRONI, [configs[0]!], true));
   const rest = (n: PatroniNode, p: string) =>
     fetch(`http://127.0.0.1:${n.restPort}${p}`, { signal: AbortSignal.timeout(2000) });
   await until("the first Patroni node to lead", 120_000, async () => (await rest(nodes[0]!, "/primary")).ok, logs);
-  patronis.set("pg2", spawnLogged("pg2", PATRONI, [configs[1]!], true));
+  for (const [i, n] of nodes.entries())
+    if (i > 0) patronis.set(n.name, spawnLogged(n.name, PATRONI, [configs[i]!], true));
 
   // HAProxy: the shipped file with its ports and servers replaced.
   const primaryPort = base + 5;
@@ -242,6 +261,9 @@ export async function startPatroniCluster(
         async () => {
           const s = await state();
           if (!s.leader || !s.sync) return false;
+          // Every node back: the leader running, the others streaming from it.
+          if (s.members.length !== nodes.length) return false;
+          if (s.members.some((m) => !["running", "streaming"].includes(m.state))) return false;
           const [p, r] = await Promise.all([
             scalar(url(primaryPort, "postgres"), "SELECT NOT pg_is_in_recovery() AS v"),
             scalar(url(replicaPort, "postgres"), "SELECT pg_is_in_recovery() AS v"),
@@ -264,15 +286,21 @@ export async function startPatroniCluster(
       patronis.set(n.name, spawnLogged(n.name, PATRONI, [configs[nodes.indexOf(n)]!], true));
     },
     syncKey: async () => {
-      const key = Buffer.from("/service/ai-job-runtime/sync").toString("base64");
-      const r = await fetch(`http://127.0.0.1:${etcdClient}/v3/kv/range`, {
-        method: "POST",
-        body: JSON.stringify({ key }),
+      const r = await fetch(`http://127.0.0.1:${etcdClient}/v2/keys/service/ai-job-runtime/sync`, {
         signal: AbortSignal.timeout(2000),
       });
-      const body = (await r.json()) as { kvs?: { value: string }[] };
-      const value = body.kvs?.[0]?.value;
-      return value ? JSON.parse(Buffer.from(value, "base64").toString("utf8")) : null;
+      if (r.status === 404) return null;
+      const body = (await r.json()) as { node?: { value?: string } };
+      return body.node?.value ? JSON.parse(body.node.value) : null;
+    },
+    stopEtcd: async (name) => {
+      const child = etcdProcs.get(name)!;
+      kill(child.pid!, "SIGKILL");
+      await exited(child);
+    },
+    startEtcd: (name) => {
+      const e = etcds.find((x) => x.name === name)!;
+      etcdProcs.set(name, startEtcd({ ...e, state: "existing" }));
     },
     patronictl: (args) => {
       const r = spawnSync(PATRONICTL, ["-c", patronictlConfig, ...args], { encoding: "utf8", ...user, cwd: dir });

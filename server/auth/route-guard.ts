@@ -5,7 +5,7 @@ import { traceTag } from "../observability/tracing";
 
 /** The error shape every door answers with ({error: {code, message, details?}}). */
 export function errorAnswer(e: unknown): Response {
-  if (!isAppError(e) && isDatabaseUnavailable(e)) return errorAnswer(unavailable());
+  if (!isAppError(e) && isDatabaseUnavailable(e)) return errorAnswer(unavailable(e));
   if (!isAppError(e)) {
     console.error(`[route] unexpected error${traceTag()}:`, e);
     return Response.json({ error: { code: "INTERNAL", message: "internal error" } }, { status: 500 });

@@ -1,11 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import { getReserveDb } from "../db-reserve";
+import type { QueryConfig } from "pg";
+import { getReserveDb, getReservePool } from "../db-reserve";
 import { setting } from "../config";
 import { isDraining } from "../lifecycle";
 
 /**
- * Liveness of what the app needs: the database answers, and every migration in
+ * Liveness of what the app needs: the database answers and commits (a write probe under
+ * READY_DB_TIMEOUT_MS, server/db-deadline.ts), and every migration in
  * prisma/migrations has been applied (a deploy that skipped `db:migrate` shows up here).
  */
 export async function health(
@@ -31,6 +33,12 @@ export async function health(
         error: "the database is a read-only standby, not the primary",
         migrations: { applied: 0, pending: expected },
       };
+    // A primary that answers reads may still be unable to commit (no synchronous standby in strict
+    // mode, a full disk): a transaction that takes a transaction id must commit within the deadline.
+    await getReservePool().query({
+      text: "SELECT txid_current()",
+      deadlineMs: setting("READY_DB_TIMEOUT_MS"),
+    } as QueryConfig);
     const applied = new Set(rows.map((r) => r.migration_name));
     const pending = expected.filter((m) => !applied.has(m));
     return { ok: pending.length === 0, database: "up" as const, migrations: { applied: applied.size, pending } };

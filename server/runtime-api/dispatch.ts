@@ -111,11 +111,12 @@ export function errorAnswer(e: unknown): RuntimeResponse {
   }
   if (isDatabaseUnavailable(e)) {
     console.error(`[runtime-api] database unavailable${traceTag()}:`, (e as Error).message);
-    const { details } = unavailable();
-    return {
-      status: 503,
-      body: { error: { code: "UNAVAILABLE", message: "the job store is unavailable; retry with backoff", details } },
-    };
+    const { code, details } = unavailable(e);
+    const message =
+      code === "OUTCOME_UNKNOWN"
+        ? "the job store did not confirm the write; retry with backoff (a repeated call finds it if it was made)"
+        : "the job store is unavailable; retry with backoff";
+    return { status: 503, body: { error: { code, message, details } } };
   }
   console.error(`[runtime-api] unexpected error${traceTag()}:`, e);
   return { status: 500, body: { error: { code: "INTERNAL", message: "internal error" } } };

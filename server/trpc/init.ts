@@ -70,7 +70,7 @@ const mapAppErrors = t.middleware(async ({ next }) => {
   if (!result.ok && isDatabaseUnavailable(result.error.cause ?? result.error)) {
     const cause = result.error.cause as { code?: string; message?: string } | undefined;
     console.error("[trpc] database unavailable:", cause?.code ?? "", cause?.message ?? "");
-    throw toTRPCError(unavailable());
+    throw toTRPCError(unavailable(result.error.cause ?? result.error));
   }
   return result;
 });

@@ -18,18 +18,23 @@ import { eventually } from "../helpers/eventually";
 import { APP_URL, setPassword, signedInCookie } from "../helpers/auth";
 import { spawnRuntimes, type RuntimeProcess } from "./runtime-process";
 import { createJobs, expectSucceededOnce, outcomeViolations } from "./jobs";
+import { createServiceKey, SCOPES } from "@/server/platform/service-keys";
 import { openLearnerPage, pushes } from "./learner-page";
 
 /**
- * Losing the database primary (docs/operations.md, "High availability"): a Patroni cluster of two
- * nodes in synchronous mode behind HAProxy (deploy/patroni.yml, deploy/haproxy-postgres.cfg), the
- * app and its Runtimes on HAProxy's primary listener, a learner's page open. Three faults one
- * after another on the same cluster, each while a wave of jobs runs: the primary's postmaster
- * SIGKILLed, the primary's machine hung (its Patroni and PostgreSQL processes SIGSTOPped, then
- * killed and a new Patroni started once a new leader is up, as a reboot does), a planned
- * `patronictl switchover`. After each: no job lost or doubled (the chaos
- * verifier), every result a Runtime was told was accepted is there, live updates come back, and
- * the time from the fault to the first claim and to readiness green is printed (docs/scaling.md).
+ * Losing the database primary (docs/operations.md, "High availability"): a Patroni cluster of three
+ * nodes in strict synchronous mode on a three-member etcd, behind HAProxy (deploy/patroni.yml,
+ * deploy/haproxy-postgres.cfg), the app and its Runtimes on HAProxy's primary listener, a
+ * learner's page open. Four faults one after another on the same cluster, each while a wave of
+ * jobs runs, the platform API starts jobs every 300 ms and a probe writes through the primary
+ * listener every 100 ms: the primary's postmaster SIGKILLed; the primary's whole node hung
+ * (Patroni and PostgreSQL SIGSTOPped) and resumed once another node leads and has acknowledged
+ * writes; the primary's PostgreSQL alone hung and resumed the same way; a planned `patronictl
+ * switchover`. No operator command is typed. A ledger keeps every 2xx a client or a Runtime
+ * received and is reconciled after each fault: every acknowledged probe write, job creation,
+ * claim and result is stored, the stored result is the one the Runtime was told, nothing is
+ * doubled (the chaos verifier); live updates come back; the time from the fault to the first
+ * claim and to readiness green is printed (docs/operations.md).
  */
 process.env.BETTER_AUTH_SECRET ??= crypto.randomBytes(32).toString("base64url");
 process.env.JOB_CREATE_TIMEOUT_MS = "60000";
@@ -53,6 +58,9 @@ beforeAll(async () => {
       await admin.connect();
       const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [DB]);
       if (!rowCount) await admin.query(`CREATE DATABASE ${DB}`);
+      // The probe's own database: one table of numbered writes.
+      const probe = await admin.query("SELECT 1 FROM pg_database WHERE datname = 'probe'");
+      if (!probe.rowCount) await admin.query("CREATE DATABASE probe");
       return true;
     } catch {
       return null;
@@ -80,7 +88,24 @@ beforeAll(async () => {
       // A claim whose answer was lost with the primary comes back to the queue in seconds.
       JOB_LEASE_SECONDS: "10",
       DB_CONNECT_TIMEOUT_MS: "3000",
+      // Creations keep coming through every fault: no quota stops them.
+      QUOTA_JOBS_PER_HOUR: "100000",
+      QUOTA_JOBS_PER_DAY: "100000",
+      QUOTA_JOB_TYPE_PER_HOUR: "none",
     },
+  });
+  await eventually("the probe's table made", async () => {
+    const c = new pg.Client({ connectionString: cluster.primaryUrl("probe") });
+    c.on("error", () => {});
+    try {
+      await c.connect();
+      await c.query("CREATE TABLE IF NOT EXISTS probe (n int PRIMARY KEY)");
+      return true;
+    } catch {
+      return null;
+    } finally {
+      await c.end().catch(() => {});
+    }
   });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
@@ -154,6 +179,128 @@ async function claimOutage(ids: string[], faultAt: number) {
   return { gapMs: 0, firstClaimMs: NaN };
 }
 
+/**
+ * A probe writing through HAProxy's primary listener every 100 ms, each write on a connection of
+ * its own (given up after 5 s): the writes acknowledged, each by the port of the node that took it.
+ */
+let probeNumber = 0;
+function startProbe(url: string) {
+  const acked = new Map<number, number>();
+  const inFlight = new Set<Promise<void>>();
+  let on = true;
+  const write = async (i: number) => {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+    c.on("error", () => {});
+    const giveUp = setTimeout(
+      () => (c as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy(),
+      5000,
+    );
+    try {
+      await c.connect();
+      const { rows } = await c.query<{ port: number }>(
+        "INSERT INTO probe (n) VALUES ($1) RETURNING inet_server_port() AS port",
+        [i],
+      );
+      acked.set(i, rows[0]!.port);
+    } catch {
+      // not acknowledged: nothing to find afterwards
+    } finally {
+      clearTimeout(giveUp);
+      await c.end().catch(() => {});
+    }
+  };
+  const loop = (async () => {
+    while (on) {
+      const p = write(probeNumber++).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    acked,
+    /** Stops writing and waits for every write in flight to be answered or given up. */
+    stop: async () => {
+      on = false;
+      await loop;
+      await Promise.all([...inFlight]);
+    },
+  };
+}
+
+/**
+ * The platform API starting an analysis every 300 ms for learners of its own, each call with an
+ * idempotency key and repeated with the same key after a 503 until it gets a 2xx: the ledger is
+ * the key and the job id of every 2xx, and every answer's status counted.
+ */
+let creationNumber = 0;
+function startCreator(service: string, externalIds: string[]) {
+  const ledger: { key: string; jobId: string; created: boolean }[] = [];
+  const statuses = new Map<number, number>();
+  const inFlight = new Set<Promise<void>>();
+  let on = true;
+  const create = async (key: string, ext: string) => {
+    for (let tries = 0; tries < 60; tries++) {
+      const res = await fetch(`${app.url}/api/v1/learners/${ext}/jobs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${service}`, "content-type": "application/json" },
+        body: JSON.stringify({ jobType: "learning_state_analysis", target: { type: "user" }, idempotencyKey: key }),
+        signal: AbortSignal.timeout(30_000),
+      }).catch(() => null);
+      const status = res?.status ?? 0;
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      if (res && status >= 200 && status < 300) {
+        const answer = (await res.json()) as { created: boolean; job: { id: string } };
+        ledger.push({ key, jobId: answer.job.id, created: answer.created });
+        return;
+      }
+      await res?.body?.cancel();
+      // A 503 (with Retry-After) or no answer: the same key again, sooner than Retry-After in a test.
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    throw new Error(`creation ${key} never answered 2xx`);
+  };
+  const loop = (async () => {
+    while (on) {
+      const i = creationNumber++;
+      const p = create(`failover-${i}`, externalIds[i % externalIds.length]!).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  })();
+  return {
+    ledger,
+    statuses,
+    stop: async () => {
+      on = false;
+      await loop;
+      await Promise.all([...inFlight]);
+    },
+  };
+}
+
+/** The probe's stored writes, read through the primary listener. */
+async function probeRows() {
+  const c = new pg.Client({ connectionString: cluster.primaryUrl("probe") });
+  c.on("error", () => {});
+  await c.connect();
+  try {
+    return (await c.query<{ n: number }>("SELECT n FROM probe")).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** SIGSTOP or SIGCONT to a node's processes: its Patroni (whole node) and its PostgreSQL, the postmaster first. */
+function signalNode(pids: number[], sig: NodeJS.Signals) {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // a backend may end between the listing and its signal
+    }
+  }
+}
+
 const unfinished = (ids: string[]) =>
   getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status: { notIn: [...TERMINAL_STATUSES] } } });
 
@@ -178,11 +325,17 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
     // mode, or it would resume replay): a job committed now is on the primary and the synchronous
     // standby's disk, but not in what the console reads.
     cluster.patronictl(["pause", "--wait"]);
-    const standby = new pg.Client({ connectionString: cluster.replicaUrl(DB) });
-    standby.on("error", () => {});
-    await standby.connect();
+    // Replay paused on every standby: the replica listener may send a read to either.
+    const { leader } = await cluster.healthy();
+    const standbys = cluster.nodes
+      .filter((n) => n.name !== leader)
+      .map((n) => new pg.Client({ connectionString: cluster.nodeUrl(n, DB) }));
+    for (const standby of standbys) {
+      standby.on("error", () => {});
+      await standby.connect();
+    }
     try {
-      await standby.query("SELECT pg_wal_replay_pause()");
+      for (const standby of standbys) await standby.query("SELECT pg_wal_replay_pause()");
       const hidden = await createTestJob(learner);
       expect(await explore()).not.toContain(hidden.id);
       // Not there yet: the job's page asks the primary instead of answering "not found".
@@ -215,8 +368,10 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
       expect(await exportsBy(admin.user.id)).toBe(2);
       process.env.DB_READ_MAX_LAG_SECONDS = "30";
     } finally {
-      await standby.query("SELECT pg_wal_replay_resume()");
-      await standby.end();
+      for (const standby of standbys) {
+        await standby.query("SELECT pg_wal_replay_resume()");
+        await standby.end();
+      }
       cluster.patronictl(["resume", "--wait"]);
     }
 
@@ -229,7 +384,7 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
     await closeReadReplica();
   });
 
-  it("loses no committed job or result and doubles none through a killed, a hung and a switched-over primary", async () => {
+  it("loses no acknowledged write, job, claim or result and doubles none through a killed primary, a hung-and-resumed node, a hung-and-resumed PostgreSQL and a switchover", async () => {
     const learner = await createLearner();
     const page = await learnerPage(learner);
     const key = await runtimeKey();
@@ -238,8 +393,57 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
     const resume = () => runtimes.forEach((r) => void r.kill("SIGCONT"));
     const ids: string[] = [];
     const figures: string[] = [];
+    // The platform's learners, made before any fault.
+    const service = (await createServiceKey(`failover-${Date.now()}`, SCOPES, "test")).key;
+    const externalIds = [0, 1, 2].map((i) => `failover-learner-${Date.now()}-${i}`);
+    for (const ext of externalIds) {
+      const made = await fetch(`${app.url}/api/v1/learners/${ext}`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${service}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Failover", aiConsent: true }),
+      });
+      expect(made.status).toBe(201);
+    }
+    let writer = startProbe(cluster.primaryUrl("probe"));
+    await writer.stop();
 
-    const faults: { name: string; run: (leader: string, sync: string) => Promise<void>; red: boolean }[] = [
+    /**
+     * A node hung while it leads, held until another node leads, is in Patroni's sync key and has
+     * acknowledged probe writes (the new primary's work the resumed node must not undo), then
+     * resumed: no reboot, no command. Patroni on etcd's v2 API finds its key taken and demotes it.
+     */
+    const hangAndResume = async (leader: string, wholeNode: boolean) => {
+      const node = cluster.nodes.find((n) => n.name === leader)!;
+      const pids = [...(wholeNode ? [cluster.patroniPid(node)] : []), ...cluster.postgresPids(node)];
+      signalNode(pids, "SIGSTOP");
+      // Processes the postmaster started meanwhile (none once it is stopped): stopped too.
+      signalNode(cluster.postgresPids(node), "SIGSTOP");
+      const successor = await eventually(
+        "a new leader, in the sync key, while the old one hangs",
+        async () => {
+          const now = (await cluster.state()).leader;
+          return (now && now !== leader && (await cluster.syncKey())?.leader === now && now) || null;
+        },
+        120_000,
+      );
+      const port = cluster.nodes.find((n) => n.name === successor)!.pgPort;
+      const before = [...writer.acked.values()].filter((p) => p === port).length;
+      await eventually(
+        "ten probe writes acknowledged by the new primary",
+        async () => [...writer.acked.values()].filter((p) => p === port).length >= before + 10 || null,
+        120_000,
+      );
+      signalNode(cluster.postgresPids(node), "SIGCONT");
+      signalNode(pids, "SIGCONT");
+    };
+
+    const faults: {
+      name: string;
+      run: (leader: string, sync: string) => Promise<void>;
+      red: boolean;
+      /** The leader stays (no failover): etcd's quorum lost under failsafe_mode. */
+      stays?: boolean;
+    }[] = [
       {
         name: "SIGKILL of the primary's postmaster",
         red: true,
@@ -249,41 +453,43 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
         },
       },
       {
-        name: "the primary's machine hung (SIGSTOP), rebooted once replaced",
+        name: "the primary's whole node hung (Patroni and PostgreSQL SIGSTOPped) and resumed",
         red: true,
+        run: async (leader) => hangAndResume(leader, true),
+      },
+      {
+        name: "the primary's PostgreSQL alone hung (SIGSTOPped) and resumed",
+        red: true,
+        run: async (leader) => hangAndResume(leader, false),
+      },
+      {
+        name: "etcd's quorum lost (two of three members SIGKILLed) and back",
+        red: false,
+        stays: true,
         run: async (leader) => {
-          // The whole node stops, Patroni with its PostgreSQL, as a frozen machine does.
           const node = cluster.nodes.find((n) => n.name === leader)!;
-          // The postmaster first (then it starts no new process), then every process it started;
-          // a backend may end between the listing and its signal.
-          const signal = (pid: number, sig: NodeJS.Signals) => {
-            try {
-              process.kill(pid, sig);
-            } catch {
-              // already gone
-            }
-          };
-          process.kill(cluster.patroniPid(node), "SIGSTOP");
-          process.kill(cluster.postmasterPid(node)!, "SIGSTOP");
-          const pids = cluster.postgresPids(node);
-          for (const pid of pids) signal(pid, "SIGSTOP");
-          // Held stopped until another node leads and has written itself into Patroni's sync key;
-          // then the node is "rebooted": its PostgreSQL and Patroni killed, a new Patroni started,
-          // which finds the lock taken and brings the node back as a standby. In production
-          // Patroni's watchdog resets such a node.
+          await cluster.stopEtcd("etcd2");
+          await cluster.stopEtcd("etcd3");
+          // Held until the leader runs on failsafe_mode (every member answered its POST /failsafe)
+          // and has acknowledged twenty probe writes since, then the two members come back.
           await eventually(
-            "a new leader, in the sync key, while the old one hangs",
+            "the leader on failsafe_mode",
             async () => {
-              const now = (await cluster.state()).leader;
-              return (now && now !== leader && (await cluster.syncKey())?.leader === now) || null;
+              const r = await fetch(`http://127.0.0.1:${node.restPort}/patroni`, { signal: AbortSignal.timeout(2000) });
+              return (
+                ((await r.json()) as { failsafe_mode_is_active?: boolean }).failsafe_mode_is_active === true || null
+              );
             },
             120_000,
           );
-          for (const pid of pids) signal(pid, "SIGKILL");
-          // A Patroni resumed from the freeze sometimes took the leader key back before the new
-          // leader's first loops had settled (docs/operations.md, "A node back from a hang"); a
-          // fresh one, as after a reboot, joins as a standby.
-          await cluster.restartPatroni(node);
+          const before = writer.acked.size;
+          await eventually(
+            "twenty probe writes acknowledged without etcd",
+            async () => writer.acked.size >= before + 20 || null,
+            120_000,
+          );
+          cluster.startEtcd("etcd2");
+          cluster.startEtcd("etcd3");
         },
       },
       {
@@ -297,6 +503,8 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
 
     for (const fault of faults) {
       const { leader, sync } = await cluster.healthy();
+      writer = startProbe(cluster.primaryUrl("probe"));
+      const creator = startCreator(service, externalIds);
       pause();
       const wave = await createJobs([learner], 16);
       ids.push(...wave);
@@ -312,7 +520,7 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
       step(`${fault.name}: leader ${leader}, synchronous standby ${sync}`);
       await fault.run(leader, sync);
       const after = await cluster.healthy();
-      expect(after.leader).toBe(sync);
+      expect(after.leader).toBe(fault.stays ? leader : sync);
       step(`${fault.name}: ${after.leader} leads, ${after.sync} is its synchronous standby again`);
       await eventually("readiness green", async () => readiness.seen.at(-1)?.[1] === 200 || null, 120_000);
       await readiness.stop();
@@ -321,21 +529,61 @@ describe("[SYSTEM] losing the database primary (Patroni, synchronous standby, HA
       const lastRed = red.at(-1)?.[0] ?? 0;
       const green = readiness.seen.find(([t, s]) => t > lastRed && s === 200)?.[0] ?? 0;
 
+      // The ledger of this fault: every 2xx answered is stored.
+      await writer.stop();
+      await creator.stop();
+      const stored = new Set((await probeRows()).map((r) => r.n));
+      const lostWrites = [...writer.acked.keys()].filter((n) => !stored.has(n));
+      expect(lostWrites, "acknowledged probe writes missing").toEqual([]);
+      const made = await getDb().aiRuntimeJob.findMany({
+        where: { id: { in: creator.ledger.map((c) => c.jobId) } },
+        select: { id: true, idempotencyKey: true },
+      });
+      const byId = new Map(made.map((j) => [j.id, j.idempotencyKey]));
+      // Every job answered is stored; one made by this call carries its key (one answering an
+      // earlier call — a repeat after a lost answer — may carry that call's).
+      expect(
+        creator.ledger.filter((c) => !byId.has(c.jobId) || (c.created && byId.get(c.jobId) !== c.key)),
+        "acknowledged creations missing",
+      ).toEqual([]);
+      // Nothing doubled: one job per key, however often a key was repeated.
+      const keyed = await getDb().aiRuntimeJob.groupBy({
+        by: ["idempotencyKey"],
+        where: { idempotencyKey: { in: creator.ledger.map((c) => c.key) } },
+        _count: true,
+      });
+      expect(keyed.filter((k) => k._count > 1)).toEqual([]);
+      expect(creator.statuses.get(500) ?? 0).toBe(0);
+      ids.push(...new Set(creator.ledger.map((c) => c.jobId)));
+      const writes = `${writer.acked.size} probe writes and ${creator.ledger.length} creations acknowledged, all stored (answers: ${[...creator.statuses].map(([k, v]) => `${k}×${v}`).join(", ")})`;
+      step(`${fault.name}: ${writes}`);
+
       await eventually("every job finished", async () => (await unfinished(ids)) === 0 || null, 150_000);
       const outage = await claimOutage(wave, faultAt);
-      const line = `${fault.name}: first claim ${(outage.firstClaimMs / 1000).toFixed(1)} s after the fault (claims paused ${(outage.gapMs / 1000).toFixed(1)} s); readiness ${red.length ? `red from ${(red[0]![0] / 1000).toFixed(1)} s, ` : "never red, "}green at ${(green / 1000).toFixed(1)} s`;
+      const line = `${fault.name}: ${writes}; ${outage.gapMs ? `first claim ${(outage.firstClaimMs / 1000).toFixed(1)} s after the fault (claims paused ${(outage.gapMs / 1000).toFixed(1)} s)` : "claims never paused over 1.5 s"}; readiness ${red.length ? `red from ${(red[0]![0] / 1000).toFixed(1)} s, ` : "never red, "}green at ${(green / 1000).toFixed(1)} s`;
       figures.push(line);
       step(line);
 
       // Nothing committed lost, nothing doubled: every job so far is there and ended once.
       expect(await outcomeViolations(cluster.primaryUrl(DB), ids)).toEqual([]);
       expect((await expectSucceededOnce(ids)).problems).toEqual([]);
-      // Every result a Runtime was told was accepted is stored.
-      const accepted = new Set(
-        runtimes.flatMap((r) => r.events.filter((e) => e.event === "job.succeeded").map((e) => e.jobId!)),
-      );
-      const stored = await getDb().aiRuntimeResult.count({ where: { jobId: { in: [...accepted] } } });
-      expect(stored).toBe(accepted.size);
+      // Every claim a Runtime was handed is recorded, and every result it was told was accepted
+      // is the stored one: that attempt's, with the result id it was given.
+      const told = runtimes.flatMap((r) => r.events);
+      const claims = told.filter((e) => e.event === "job.started");
+      const locked = await getDb().jobEvent.findMany({
+        where: { jobId: { in: [...new Set(claims.map((c) => c.jobId!))] }, toStatus: "locked" },
+        select: { jobId: true, attemptNo: true },
+      });
+      const lockedKeys = new Set(locked.map((l) => `${l.jobId}:${l.attemptNo}`));
+      expect(claims.filter((c) => !lockedKeys.has(`${c.jobId}:${c.attemptNo}`))).toEqual([]);
+      const accepted = told.filter((e) => e.event === "job.succeeded");
+      const results = await getDb().aiRuntimeResult.findMany({
+        where: { jobId: { in: accepted.map((a) => a.jobId!) } },
+        select: { jobId: true, id: true, attemptNo: true },
+      });
+      const resultOf = new Map(results.map((r) => [r.jobId, `${r.id}:${r.attemptNo}`]));
+      expect(accepted.filter((a) => resultOf.get(a.jobId!) !== `${a.resultId}:${a.attemptNo}`)).toEqual([]);
 
       // Live updates are back: a job made now reaches the open page by push.
       const probe = await createTestJob(learner);
