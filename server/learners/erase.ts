@@ -116,7 +116,9 @@ async function deleteEverything(tx: DbOrTx, user: { id: string; email: string },
   // Results, events and rejections go with their jobs (ON DELETE CASCADE).
   counts.jobs = (await tx.aiRuntimeJob.deleteMany({ where })).count;
   counts.snapshots = (await tx.snapshot.deleteMany({ where })).count;
-  counts.quizAttempts = (await tx.quizAttempt.deleteMany({ where })).count;
+  // Answers waiting for her own mark count with her quiz attempts.
+  counts.quizAttempts =
+    (await tx.pendingAnswer.deleteMany({ where })).count + (await tx.quizAttempt.deleteMany({ where })).count;
   counts.studySessions = (await tx.studySession.deleteMany({ where })).count;
   counts.knowledgePoints = (await tx.knowledgePoint.deleteMany({ where })).count;
   counts.materials = (await tx.material.deleteMany({ where })).count;

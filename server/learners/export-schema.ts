@@ -203,8 +203,22 @@ export const learnerExportSchema = z.object({
       knowledgePointId: id,
       question: z.string(),
       correct: z.boolean(),
+      /** `correct` is her own mark of an answer in her own words. */
+      selfMarked: z.boolean(),
       answeredAt: date,
       sourceJobId: id.nullable(),
+    }),
+  ),
+  /** Answers in her own words still waiting for her own mark (counted nowhere until marked). */
+  pendingAnswers: z.array(
+    z.object({
+      id,
+      knowledgePointId: id,
+      sourceJobId: id,
+      itemIndex: z.number().int(),
+      question: z.string(),
+      response: z.string(),
+      answeredAt: date,
     }),
   ),
   studySessions: z.array(
