@@ -11,7 +11,7 @@ import { codeOf } from "../helpers/trpc-code";
 const MODEL = "当浮力大于重力时物体上浮，等于重力时悬浮或漂浮，小于重力时下沉。";
 const OWN_WORDS = "浮力比重力大就会往上浮，两个一样大就停在水里，浮力小了就沉下去";
 
-const q = (type: string, answer: string, extra: Record<string, unknown> = {}) => ({
+const q = (type: "single_choice" | "true_false" | "short_answer", answer: string, extra: Record<string, unknown> = {}) => ({
   type,
   stem: `${type}: ${answer}?`,
   options: [] as string[],
