@@ -280,7 +280,7 @@ function SelfMark(props: {
               type="button"
               disabled={props.busy}
               onClick={() => props.onMark(true)}
-              className="rounded-md bg-emerald-600 px-3 py-1 text-sm font-medium text-white disabled:opacity-50"
+              className="rounded-md bg-emerald-700 px-3 py-1 text-sm font-medium text-white disabled:opacity-50"
             >
               {t("markRight")}
             </button>
