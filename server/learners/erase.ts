@@ -109,7 +109,9 @@ async function deleteEverything(tx: DbOrTx, user: { id: string; email: string },
   counts.usageHours = (await tx.usageHourLearner.deleteMany({ where })).count;
   counts.flashcardMarks = (await tx.flashcardMark.deleteMany({ where })).count;
   counts.reviewLogs = (await tx.reviewLog.deleteMany({ where })).count;
-  counts.reviewCards = (await tx.reviewCard.deleteMany({ where })).count;
+  // The tombstones of cards the learner deleted count with the cards.
+  counts.reviewCards =
+    (await tx.reviewCardTombstone.deleteMany({ where })).count + (await tx.reviewCard.deleteMany({ where })).count;
   counts.reviewDecks = (await tx.reviewDeck.deleteMany({ where })).count;
   counts.digestSends = (await tx.digestSend.deleteMany({ where })).count;
   counts.nextActionTicks = (await tx.nextActionTick.deleteMany({ where })).count;

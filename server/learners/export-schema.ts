@@ -254,6 +254,10 @@ export const learnerExportSchema = z.object({
       lastReview: date.nullable(),
       suspended: z.boolean(),
       buriedUntil: date.nullable(),
+      /** The card's identity apart from its text (job type, knowledge point, generated front), hashed. */
+      sourceKey: z.string().nullable(),
+      /** When the learner last edited its text. */
+      editedAt: date.nullable(),
       createdAt: date,
       logs: z.array(
         z.object({
@@ -271,6 +275,8 @@ export const learnerExportSchema = z.object({
       ),
     }),
   ),
+  /** Generated cards the learner deleted: no later deck brings them back. */
+  deletedCards: z.array(z.object({ sourceKey: z.string(), deletedAt: date })),
   reviewDecks: z.array(
     z.object({
       jobId: id,

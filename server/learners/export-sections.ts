@@ -197,6 +197,19 @@ export const EXPORT_SECTIONS: ExportSection[] = [
       cards.map((c) => ({ ...c, logs: c.logs.map((l) => ({ ...l, rating: ratingName(l.rating) })) })),
   }),
   paged({
+    // Generated cards the learner deleted (tombstones): their identity and when.
+    key: "deletedCards",
+    pageSize: SMALL,
+    keys: ["sourceKey"],
+    page: (tx, userId, after, take) =>
+      tx.reviewCardTombstone.findMany({
+        where: { userId, ...after },
+        omit: { userId: true },
+        orderBy: [{ sourceKey: "asc" }],
+        take,
+      }),
+  }),
+  paged({
     // The learner's answer to each generated deck: added to Review (with what it added, updated, skipped) or not now.
     key: "reviewDecks",
     pageSize: SMALL,

@@ -115,6 +115,7 @@ async function learnerWithEverything(admin: { id: string }) {
   });
   const caller = callerAs(learner.user);
   await caller.credentials.set({ apiKey: "sk-erase-0123456789abcdef" });
+  await getDb().reviewCardTombstone.create({ data: { userId: me, sourceKey: `flashcard_generation:${me}` } });
   // An answer in the learner's own words, waiting for their mark.
   await getDb().pendingAnswer.create({
     data: {
