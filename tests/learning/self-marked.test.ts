@@ -11,7 +11,11 @@ import { codeOf } from "../helpers/trpc-code";
 const MODEL = "当浮力大于重力时物体上浮，等于重力时悬浮或漂浮，小于重力时下沉。";
 const OWN_WORDS = "浮力比重力大就会往上浮，两个一样大就停在水里，浮力小了就沉下去";
 
-const q = (type: "single_choice" | "true_false" | "short_answer", answer: string, extra: Record<string, unknown> = {}) => ({
+const q = (
+  type: "single_choice" | "true_false" | "short_answer",
+  answer: string,
+  extra: Record<string, unknown> = {},
+) => ({
   type,
   stem: `${type}: ${answer}?`,
   options: [] as string[],
@@ -131,7 +135,9 @@ describe("grading: what the app checks, and what she marks herself", () => {
     expect(after.mastery).toBeGreaterThan(before.mastery);
     expect(await db.reviewCard.count({ where: { userId: a.user.id } })).toBe(0);
     const marked = (await attempts()).filter((r) => r.selfMarked);
-    expect(marked.map((r) => [r.correct, r.answeredAt.toISOString()])).toEqual([[true, new Date(res.answeredAt).toISOString()]]);
+    expect(marked.map((r) => [r.correct, r.answeredAt.toISOString()])).toEqual([
+      [true, new Date(res.answeredAt).toISOString()],
+    ]);
 
     // "不知道" she marks wrong: that, and only that, counts wrong and joins her review cards.
     await caller.quiz.mark({ markId: markWrong, correct: false });
