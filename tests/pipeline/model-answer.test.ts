@@ -35,9 +35,10 @@ function buoyancy(description = ""): SnapshotContent {
 const freeAnswers = (snapshot: SnapshotContent) => {
   const params = paramsSchemas.quiz_generation.parse({ count: 6, questionTypes: ["short_answer"] });
   const quiz = analyse("quiz_generation", snapshot, params, AS_OF, "zh-CN") as Quiz;
-  return new Map(
-    quiz.questions.filter((q) => q.stem.startsWith("请用自己的话")).map((q) => [q.knowledgePointId, q.answer]),
-  );
+  const free = quiz.questions.filter((q) => q.stem.startsWith("请用自己的话"));
+  // The explanation quotes the same passage, never another sentence.
+  for (const q of free) expect(q.explanation).toContain(q.answer);
+  return new Map(free.map((q) => [q.knowledgePointId, q.answer]));
 };
 
 describe("a free question's model answer is what the material says about its point", () => {

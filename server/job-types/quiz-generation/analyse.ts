@@ -196,7 +196,13 @@ function make(
     // The model answer is the material's own passage on the point (model-answer.ts): none, no free question.
     const answer = modelAnswer(snapshot, kp);
     return answer
-      ? { type, stem: clip(Q.explain(concept), 1000), options: [], answer: clip(answer, 1000), explanation }
+      ? {
+          type,
+          stem: clip(Q.explain(concept), 1000),
+          options: [],
+          answer: clip(answer, 1000),
+          explanation: clip(Q.from(concept, answer), 2000),
+        }
       : null;
   }
   const s = source(variant - 1);
