@@ -138,6 +138,7 @@ export async function markAnswer(userId: string, markId: string, correct: boolea
 
 /** Her answers still waiting for her mark, oldest first (one quiz's when `jobId` is given), with the model answers. */
 export async function listPendingAnswers(userId: string, jobId?: string) {
+  if (jobId) await getOwnQuiz(userId, jobId);
   const rows = await getDb().pendingAnswer.findMany({
     where: { userId, ...(jobId ? { sourceJobId: jobId } : {}) },
     orderBy: [{ answeredAt: "asc" }, { itemIndex: "asc" }],

@@ -76,6 +76,8 @@ describe("grading: what the app checks, and what she marks herself", () => {
     const a = await createLearner();
     const kp = a.knowledgePoints[1]!.id;
     const caller = callerAs(a.user);
+    // The model answer is the point's own statement (the quality rule model_answer_unsupported holds it to that).
+    await getDb().knowledgePoint.update({ where: { id: kp }, data: { description: MODEL } });
     const job = await succeededJob(
       a,
       "quiz_generation",
@@ -163,6 +165,7 @@ describe("grading: what the app checks, and what she marks herself", () => {
   it("an answer waiting for her mark goes with its knowledge point", async () => {
     const a = await createLearner();
     const kp = a.knowledgePoints[0]!.id;
+    await getDb().knowledgePoint.update({ where: { id: kp }, data: { description: MODEL } });
     const job = await succeededJob(
       a,
       "quiz_generation",

@@ -143,7 +143,11 @@ export const PROCEDURES: Record<string, Entry> = {
     input: async (_w, me) => ({ markId: (await pendingAnswerOf(me)).id, correct: true }),
     foreign: async (w) => ({ markId: (await pendingAnswerOf(w.a)).id, correct: true }),
   },
-  "quiz.pending": { access: "user", input: () => ({}) },
+  "quiz.pending": {
+    access: "user",
+    input: () => ({}),
+    foreign: async (w) => ({ jobId: (await pendingAnswerOf(w.a)).sourceJobId }),
+  },
   "quiz.plays": {
     access: "user",
     input: async (_w, me) => ({ jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id }),
