@@ -269,7 +269,7 @@ function SelfMark(props: {
           </p>
         </div>
       </div>
-      {props.explanation && props.explanation !== props.answer && (
+      {props.explanation && !props.explanation.includes(props.answer) && (
         <p className="mt-1 text-slate-700 [overflow-wrap:anywhere]">{props.explanation}</p>
       )}
       {props.marked === undefined ? (
