@@ -193,17 +193,15 @@ function make(
     return s ? tf(Q.trueOrFalseSource(s.materialTitle, s.sentence), true, Q.materialSays(s.sentence)) : null;
   }
   if (variant === 0) {
-    // The model answer is the material's own passage on the point (model-answer.ts): none, no free question.
-    const answer = modelAnswer(snapshot, kp);
-    return answer
-      ? {
-          type,
-          stem: clip(Q.explain(concept), 1000),
-          options: [],
-          answer: clip(answer, 1000),
-          explanation: clip(Q.from(concept, answer), 2000),
-        }
-      : null;
+    // The model answer is the material's own passage on the point (model-answer.ts), else its statement.
+    const answer = modelAnswer(snapshot, kp) ?? statement;
+    return {
+      type,
+      stem: clip(Q.explain(concept), 1000),
+      options: [],
+      answer: clip(answer, 1000),
+      explanation: clip(Q.from(concept, answer), 2000),
+    };
   }
   const s = source(variant - 1);
   return s
@@ -238,7 +236,6 @@ export function generateQuiz(snapshot: SnapshotContent, params: QuizParams, loca
   // True/false statements alternate true and false (the first one's value from the quiz's first
   // point), so a quiz with two or more holds both.
   let tfAsked = 0;
-  let unsupported = 0;
   const firstTruth = [...order[0]!.kp.id].reduce((h, c) => h + c.charCodeAt(0), 0) % 2 === 0;
   for (let i = 0; questions.length < params.count; i++) {
     const s = order[i % order.length]!;
@@ -259,15 +256,9 @@ export function generateQuiz(snapshot: SnapshotContent, params: QuizParams, loca
       const tries = [0, 1, 2].flatMap((v) =>
         [truth, !truth].map((t) => make(snapshot, s.kp, type, v, difficulty, Q, t)),
       );
-      const base = tries.find((x) => fair(x, s.kp)) ?? make(snapshot, s.kp, type, 0, difficulty, Q, true);
-      if (!base) {
-        // Nothing this point's material supports: the next point asks instead (never all of them).
-        if (++unsupported < order.length) continue;
-        throw new JobFailure("INVALID_SNAPSHOT", "the materials say nothing to ask about these knowledge points");
-      }
-      q = { ...base, stem: clip(Q.numbered(base.stem, questions.length + 1), 1000) };
+      const base = tries.find((x) => fair(x, s.kp)) ?? make(snapshot, s.kp, type, 0, difficulty, Q, true)!;
+      q = { ...base!, stem: clip(Q.numbered(base!.stem, questions.length + 1), 1000) };
     }
-    unsupported = 0;
     if (type === "true_false") tfAsked++;
     stems.add(norm(q.stem));
     questions.push({ ...q, knowledgePointId: s.kp.id, difficulty });

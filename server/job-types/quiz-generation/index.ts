@@ -40,9 +40,8 @@ export const quizGeneration = defineJobType({
         const kp = check.snapshot?.knowledgePoints.find((k) => k.id === q.knowledgePointId);
         // A free answer's model answer is what she marks herself against: it must be the material's.
         if (kp && check.snapshot && gradingOf(q) === "self") {
-          const passage = [...pointPassage(check.snapshot, kp), kp.description].filter((x) => x.trim());
-          const hasMaterial = check.snapshot.materials.some((m) => m.id === kp.materialId);
-          if (hasMaterial && !supported(q.answer, passage))
+          const passage = pointPassage(check.snapshot, kp);
+          if (passage.length && !supported(q.answer, [...passage, kp.description]))
             check.add(
               `questions.${i}.answer`,
               "model_answer_unsupported",

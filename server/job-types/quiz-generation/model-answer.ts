@@ -84,16 +84,14 @@ export function supported(answer: string, passage: readonly string[]): boolean {
 
 /**
  * The model answer of the point's free question: its description when the passage supports it
- * (or when the point has no material to check it by), else the passage itself; null when the
- * material says nothing that names the point: then no free question is asked about it.
+ * (or when there is no passage to check it by: no material, or one that never names the point),
+ * else the passage itself; null when there is neither.
  */
 export function modelAnswer(snapshot: SnapshotContent, kp: Kp): string | null {
   const description = kp.description.trim();
-  const hasMaterial = !!kp.materialId && snapshot.materials.some((m) => m.id === kp.materialId);
-  if (!hasMaterial) return description || null;
   const passage = pointPassage(snapshot, kp);
-  if (description && supported(description, passage)) return description;
-  return passage.length
-    ? passage.join(hasCjk(passage[0]!) ? "" : " ").replace(/\s*\n\s*/g, hasCjk(passage[0]!) ? "" : " ")
-    : null;
+  if (description && (!passage.length || supported(description, passage))) return description;
+  if (!passage.length) return null;
+  const cjk = hasCjk(passage[0]!);
+  return passage.join(cjk ? "" : " ").replace(/\s*\n\s*/g, cjk ? "" : " ");
 }
