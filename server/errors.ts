@@ -42,6 +42,8 @@ export const ERROR_CODES = {
   JOB_NOT_PENDING: { status: 409, trpc: "CONFLICT" },
   /** A review card was rated meanwhile (another tab, a repeated key): the rating was not applied twice. */
   REVIEW_ALREADY_RATED: { status: 409, trpc: "CONFLICT" },
+  /** An answer in her own words was marked meanwhile (another tab): the mark was not applied twice. */
+  ANSWER_ALREADY_MARKED: { status: 409, trpc: "CONFLICT" },
   /** A bulk action's scope changed between its preview and its confirmation. */
   SCOPE_CHANGED: { status: 409, trpc: "CONFLICT" },
   INVALID_SCHEMA: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },

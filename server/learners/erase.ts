@@ -109,14 +109,18 @@ async function deleteEverything(tx: DbOrTx, user: { id: string; email: string },
   counts.usageHours = (await tx.usageHourLearner.deleteMany({ where })).count;
   counts.flashcardMarks = (await tx.flashcardMark.deleteMany({ where })).count;
   counts.reviewLogs = (await tx.reviewLog.deleteMany({ where })).count;
-  counts.reviewCards = (await tx.reviewCard.deleteMany({ where })).count;
+  // The tombstones of cards the learner deleted count with the cards.
+  counts.reviewCards =
+    (await tx.reviewCardTombstone.deleteMany({ where })).count + (await tx.reviewCard.deleteMany({ where })).count;
   counts.reviewDecks = (await tx.reviewDeck.deleteMany({ where })).count;
   counts.digestSends = (await tx.digestSend.deleteMany({ where })).count;
   counts.nextActionTicks = (await tx.nextActionTick.deleteMany({ where })).count;
   // Results, events and rejections go with their jobs (ON DELETE CASCADE).
   counts.jobs = (await tx.aiRuntimeJob.deleteMany({ where })).count;
   counts.snapshots = (await tx.snapshot.deleteMany({ where })).count;
-  counts.quizAttempts = (await tx.quizAttempt.deleteMany({ where })).count;
+  // Answers waiting for her own mark count with her quiz attempts.
+  counts.quizAttempts =
+    (await tx.pendingAnswer.deleteMany({ where })).count + (await tx.quizAttempt.deleteMany({ where })).count;
   counts.studySessions = (await tx.studySession.deleteMany({ where })).count;
   counts.knowledgePoints = (await tx.knowledgePoint.deleteMany({ where })).count;
   counts.materials = (await tx.material.deleteMany({ where })).count;

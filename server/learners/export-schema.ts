@@ -203,8 +203,22 @@ export const learnerExportSchema = z.object({
       knowledgePointId: id,
       question: z.string(),
       correct: z.boolean(),
+      /** `correct` is her own mark of an answer in her own words. */
+      selfMarked: z.boolean(),
       answeredAt: date,
       sourceJobId: id.nullable(),
+    }),
+  ),
+  /** Answers in her own words still waiting for her own mark (counted nowhere until marked). */
+  pendingAnswers: z.array(
+    z.object({
+      id,
+      knowledgePointId: id,
+      sourceJobId: id,
+      itemIndex: z.number().int(),
+      question: z.string(),
+      response: z.string(),
+      answeredAt: date,
     }),
   ),
   studySessions: z.array(
@@ -240,6 +254,10 @@ export const learnerExportSchema = z.object({
       lastReview: date.nullable(),
       suspended: z.boolean(),
       buriedUntil: date.nullable(),
+      /** The card's identity apart from its text (job type, knowledge point, generated front), hashed. */
+      sourceKey: z.string().nullable(),
+      /** When the learner last edited its text. */
+      editedAt: date.nullable(),
       createdAt: date,
       logs: z.array(
         z.object({
@@ -257,6 +275,8 @@ export const learnerExportSchema = z.object({
       ),
     }),
   ),
+  /** Generated cards the learner deleted: no later deck brings them back. */
+  deletedCards: z.array(z.object({ sourceKey: z.string(), deletedAt: date })),
   reviewDecks: z.array(
     z.object({
       jobId: id,

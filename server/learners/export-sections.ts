@@ -115,8 +115,29 @@ export const EXPORT_SECTIONS: ExportSection[] = [
           knowledgePointId: true,
           question: true,
           correct: true,
+          selfMarked: true,
           answeredAt: true,
           sourceJobId: true,
+        },
+        orderBy: [{ answeredAt: "asc" }, { id: "asc" }],
+        take,
+      }),
+  }),
+  paged({
+    key: "pendingAnswers",
+    pageSize: SMALL,
+    keys: ["answeredAt", "id"],
+    page: (tx, userId, after, take) =>
+      tx.pendingAnswer.findMany({
+        where: { userId, ...after },
+        select: {
+          id: true,
+          knowledgePointId: true,
+          sourceJobId: true,
+          itemIndex: true,
+          question: true,
+          response: true,
+          answeredAt: true,
         },
         orderBy: [{ answeredAt: "asc" }, { id: "asc" }],
         take,
@@ -174,6 +195,19 @@ export const EXPORT_SECTIONS: ExportSection[] = [
     // A rating is stored as its FSRS grade (1–4) and exported by its name, as the API takes it.
     shape: (_tx, _userId, cards) =>
       cards.map((c) => ({ ...c, logs: c.logs.map((l) => ({ ...l, rating: ratingName(l.rating) })) })),
+  }),
+  paged({
+    // Generated cards the learner deleted (tombstones): their identity and when.
+    key: "deletedCards",
+    pageSize: SMALL,
+    keys: ["sourceKey"],
+    page: (tx, userId, after, take) =>
+      tx.reviewCardTombstone.findMany({
+        where: { userId, ...after },
+        omit: { userId: true },
+        orderBy: [{ sourceKey: "asc" }],
+        take,
+      }),
   }),
   paged({
     // The learner's answer to each generated deck: added to Review (with what it added, updated, skipped) or not now.

@@ -6,6 +6,7 @@ import { gradeOf, intervals, newMemory, rate, type MemoryColumns, type RatingNam
 import { localMidnight, validTimeZone } from "./day";
 import { pendingDecks } from "./decks";
 import { dueBy } from "./due";
+import { sourceKeyOf, tombstoned } from "./identity";
 
 /** Cards one review session loads at most; the next ones come when these are rated. */
 export const REVIEW_BATCH = 20;
@@ -29,21 +30,34 @@ export function questionCard(q: WrongQuestion) {
 
 /**
  * Quiz questions the learner got wrong join their schedule, due now; a question already in it
- * (wrong in an earlier play of the same quiz) stays as it is.
+ * (wrong in an earlier play of this quiz or of another asking the same, whatever she has made of
+ * its text since) stays as it is, and one she deleted stays deleted (server/review/identity.ts).
  */
 export async function enrolWrongQuestions(userId: string, jobId: string, wrong: WrongQuestion[], db: DbOrTx = getDb()) {
   if (!wrong.length) return 0;
   const due = now();
+  const cards = wrong.map((q) => {
+    const card = questionCard(q);
+    return { q, card, sourceKey: sourceKeyOf("question", q.knowledgePointId, card.front) };
+  });
+  const deleted = await tombstoned(
+    db,
+    userId,
+    cards.map((c) => c.sourceKey),
+  );
   const { count } = await db.reviewCard.createMany({
-    data: wrong.map((q) => ({
-      userId,
-      kind: "question" as const,
-      knowledgePointId: q.knowledgePointId,
-      sourceJobId: jobId,
-      itemIndex: q.index,
-      ...questionCard(q),
-      ...newMemory(due),
-    })),
+    data: cards
+      .filter((c) => !deleted.has(c.sourceKey))
+      .map(({ q, card, sourceKey }) => ({
+        userId,
+        kind: "question" as const,
+        knowledgePointId: q.knowledgePointId,
+        sourceJobId: jobId,
+        itemIndex: q.index,
+        sourceKey,
+        ...card,
+        ...newMemory(due),
+      })),
     skipDuplicates: true,
   });
   return count;

@@ -2,18 +2,15 @@ import { Prisma } from "../generated/prisma/client";
 import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
-import { norm } from "../job-types/fields";
 import { deckCards } from "../job-types/flashcard-generation/schema";
 import { newMemory } from "./fsrs";
 import { withBuried } from "./manage";
+import { sourceKeyOf, tombstoned } from "./identity";
 
 /** Decks waiting for the learner's answer that the Review section lists at most. */
 export const PENDING_DECKS = 5;
 
 type DeckCard = { front: string; back: string; knowledgePointId: string | null };
-
-/** Two cards are one when they are on the same knowledge point and their fronts read the same. */
-const cardKey = (knowledgePointId: string | null, front: string) => `${knowledgePointId ?? ""}\u0000${norm(front)}`;
 
 /**
  * The cards of one of the learner's succeeded decks, read through the flashcard type (deckCards),
@@ -44,12 +41,14 @@ async function assertDeck(tx: DbOrTx, userId: string, jobId: string) {
 export type DeckDecision = { decision: "added" | "dismissed"; added: number; updated: number; skipped: number };
 
 /**
- * The learner's answer "add this deck to Review": each card whose front is not yet scheduled for
- * its knowledge point joins the schedule, due now; a card whose front is (from an earlier deck, a
- * wrong question or the platform) is not added twice — its back is updated when the new deck's
- * differs, else it is skipped; a front twice in one deck counts once. One transaction under the
- * learner's review lock, so two tabs (or two decks added at once) never schedule one front twice;
- * a deck already added keeps its first answer; a deck answered "not now" can be added later.
+ * The learner's answer "add this deck to Review": each card joins the schedule, due now, unless
+ * the card is already there — the same card by its identity (server/review/identity.ts: job type,
+ * knowledge point, generated front), from an earlier deck, a wrong question or the platform,
+ * whatever she has made of its text — or she deleted it (a tombstone): such a card is skipped,
+ * its back updated only when the new deck's differs and she never edited it; a suspended card
+ * stays suspended. A front twice in one deck counts once. One transaction under the learner's
+ * review lock, so two tabs (or two decks added at once) never schedule one card twice; a deck
+ * already added keeps its first answer; a deck answered "not now" can be added later.
  */
 export async function addDeck(userId: string, jobId: string): Promise<DeckDecision> {
   return getDb().$transaction(async (tx) => {
@@ -60,30 +59,50 @@ export async function addDeck(userId: string, jobId: string): Promise<DeckDecisi
     });
     if (answered?.decision === "added") return answered;
     await assertDeck(tx, userId, jobId);
-    const cards = await cardsOfDeck(tx, userId, jobId);
+    const cards = (await cardsOfDeck(tx, userId, jobId)).map((c) => ({
+      ...c,
+      sourceKey: sourceKeyOf("flashcard", c.knowledgePointId, c.front),
+    }));
+    const keys = cards.map((c) => c.sourceKey);
     const points = [...new Set(cards.map((c) => c.knowledgePointId))];
-    const existing = await tx.reviewCard.findMany({
-      where: {
-        userId,
-        OR: [
-          { knowledgePointId: { in: points.filter((p): p is string => p !== null) } },
-          ...(points.includes(null) ? [{ knowledgePointId: null }] : []),
-        ],
-      },
-      select: { id: true, front: true, back: true, knowledgePointId: true },
-    });
-    const scheduled = new Map(existing.map((c) => [cardKey(c.knowledgePointId, c.front), c]));
+    const [existing, deleted] = await Promise.all([
+      tx.reviewCard.findMany({
+        where: {
+          userId,
+          OR: [
+            { sourceKey: { in: keys } },
+            // A card she has not edited (a wrong question, the platform's, one stored before
+            // identities) is also the same card when its text is.
+            {
+              editedAt: null,
+              OR: [
+                { knowledgePointId: { in: points.filter((p): p is string => p !== null) } },
+                ...(points.includes(null) ? [{ knowledgePointId: null }] : []),
+              ],
+            },
+          ],
+        },
+        select: { id: true, front: true, back: true, knowledgePointId: true, sourceKey: true, editedAt: true },
+      }),
+      tombstoned(tx, userId, keys),
+    ]);
+    const scheduled = new Map<string, { id: string; back: string; editedAt: Date | null }>();
+    for (const c of existing) if (c.sourceKey) scheduled.set(c.sourceKey, c);
+    for (const c of existing) {
+      const byText = sourceKeyOf("flashcard", c.knowledgePointId, c.front);
+      if (!c.editedAt && !scheduled.has(byText)) scheduled.set(byText, c);
+    }
     const due = now();
     const fresh: Prisma.ReviewCardCreateManyInput[] = [];
     let updated = 0;
     let skipped = 0;
     for (const [itemIndex, card] of cards.entries()) {
-      const key = cardKey(card.knowledgePointId, card.front);
-      const same = scheduled.get(key);
-      if (!same) {
+      const same = scheduled.get(card.sourceKey);
+      if (deleted.has(card.sourceKey)) skipped++;
+      else if (!same) {
         fresh.push({ userId, kind: "flashcard", sourceJobId: jobId, itemIndex, ...card, ...newMemory(due) });
-        scheduled.set(key, { id: "", ...card });
-      } else if (same.id && same.back !== card.back) {
+        scheduled.set(card.sourceKey, { id: "", back: card.back, editedAt: null });
+      } else if (same.id && !same.editedAt && same.back !== card.back) {
         await tx.reviewCard.update({ where: { id: same.id }, data: { back: card.back } });
         same.back = card.back;
         updated++;

@@ -11,6 +11,7 @@ export const LIMITS = {
   knowledgePointDescription: 1000,
   quizQuestion: 500,
   quizAnswer: 2000,
+  reviewCardText: 4000,
 } as const;
 
 // C0 and C1 controls, DEL, and the bidi embeddings/overrides/isolates.

@@ -115,6 +115,19 @@ async function learnerWithEverything(admin: { id: string }) {
   });
   const caller = callerAs(learner.user);
   await caller.credentials.set({ apiKey: "sk-erase-0123456789abcdef" });
+  await getDb().reviewCardTombstone.create({ data: { userId: me, sourceKey: `flashcard_generation:${me}` } });
+  // An answer in the learner's own words, waiting for their mark.
+  await getDb().pendingAnswer.create({
+    data: {
+      userId: me,
+      knowledgePointId: learner.knowledgePoints[0]!.id,
+      sourceJobId: `quiz-of-${me}`,
+      itemIndex: 0,
+      question: "Explain it in your own words.",
+      response: "In my own words",
+      answeredAt: new Date(),
+    },
+  });
   // Jobs in every status the protocol reaches, with a result, a rejection and usage.
   const jobs: Record<string, string> = {};
   for (const status of ["pending", "locked", "running", "succeeded", "failed", "cancelled"] as const)

@@ -112,6 +112,8 @@ describe("learner B never sees or changes learner A's data", () => {
       "materials.proposals",
       "materials.renameKnowledgePoint",
       "materials.update",
+      "quiz.mark",
+      "quiz.pending",
       "review.addDeck",
       "review.bury",
       "review.deck",

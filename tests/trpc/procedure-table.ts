@@ -18,6 +18,22 @@ import { addDeck } from "@/server/review/decks";
 export type Access = "public" | "user" | "admin";
 export type World = { a: Learner; b: Learner; admin: Learner };
 
+/** An answer in the learner's own words waiting for their mark, on a quiz of theirs. */
+async function pendingAnswerOf(me: Learner) {
+  const job = await succeededJob(me, "quiz_generation", { count: 1 });
+  return getDb().pendingAnswer.create({
+    data: {
+      userId: me.user.id,
+      knowledgePointId: me.knowledgePoints[0]!.id,
+      sourceJobId: job.id,
+      itemIndex: 0,
+      question: "Explain it in your own words.",
+      response: "In my words",
+      answeredAt: new Date(),
+    },
+  });
+}
+
 export type Entry = {
   access: Access;
   /** A valid input for `me` acting on their own data (admin procedures: on learner A's data). */
@@ -121,6 +137,16 @@ export const PROCEDURES: Record<string, Entry> = {
       jobId: (await succeededJob(me, "quiz_generation", { count: 1 })).id,
       answers: [{ index: 0, response: "B" }],
     }),
+  },
+  "quiz.mark": {
+    access: "user",
+    input: async (_w, me) => ({ markId: (await pendingAnswerOf(me)).id, correct: true }),
+    foreign: async (w) => ({ markId: (await pendingAnswerOf(w.a)).id, correct: true }),
+  },
+  "quiz.pending": {
+    access: "user",
+    input: () => ({}),
+    foreign: async (w) => ({ jobId: (await pendingAnswerOf(w.a)).sourceJobId }),
   },
   "quiz.plays": {
     access: "user",

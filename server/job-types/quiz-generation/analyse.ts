@@ -3,6 +3,7 @@ import type { Locale } from "../../i18n/locales";
 import { templatesFor, type Templates } from "../shared/templates";
 import type { Quiz, QuizParams } from "./schema";
 import { JobFailure } from "../../pipeline/errors";
+import { modelAnswer } from "./model-answer";
 import { knowledgeStats, quizOrder, type KpStats } from "../shared/statistics";
 import { BLANK, byConfusion, conceptOf, givesAway, names, negate, replaceAll, swapConcept } from "../shared/items";
 import {
@@ -191,14 +192,17 @@ function make(
     const s = sources[variant - 1];
     return s ? tf(Q.trueOrFalseSource(s.materialTitle, s.sentence), true, Q.materialSays(s.sentence)) : null;
   }
-  if (variant === 0)
+  if (variant === 0) {
+    // The model answer is the material's own passage on the point (model-answer.ts), else its statement.
+    const answer = modelAnswer(snapshot, kp) ?? statement;
     return {
       type,
       stem: clip(Q.explain(concept), 1000),
       options: [],
-      answer: clip(statement, 1000),
-      explanation,
+      answer: clip(answer, 1000),
+      explanation: clip(Q.from(concept, answer), 2000),
     };
+  }
   const s = source(variant - 1);
   return s
     ? {

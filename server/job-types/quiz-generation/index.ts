@@ -3,6 +3,8 @@ import { defineJobType } from "../define";
 import { duplicates, norm } from "../fields";
 import { TEMPLATES } from "../shared/templates";
 import { generateQuiz } from "./analyse";
+import { pointPassage, supported } from "./model-answer";
+import { gradingOf } from "../../learning/grading";
 import { quizGenerationEntry } from "./schema";
 
 export * from "./schema";
@@ -34,7 +36,20 @@ export const quizGeneration = defineJobType({
           "difficulty_mismatch",
           `difficulty ${q.difficulty}, ${params.difficulty} requested`,
         );
-      if (q.type === "short_answer") return;
+      if (q.type === "short_answer") {
+        const kp = check.snapshot?.knowledgePoints.find((k) => k.id === q.knowledgePointId);
+        // A free answer's model answer is what she marks herself against: it must be the material's.
+        if (kp && check.snapshot && gradingOf(q) === "self") {
+          const passage = pointPassage(check.snapshot, kp);
+          if (passage.length && !supported(q.answer, [...passage, kp.description]))
+            check.add(
+              `questions.${i}.answer`,
+              "model_answer_unsupported",
+              "the model answer is not what the knowledge point's passage in its material says",
+            );
+        }
+        return;
+      }
       const options = q.options.map(norm);
       if (options.length < 2)
         check.add(`questions.${i}.options`, "too_few_options", "a choice question needs at least two options");

@@ -50,5 +50,7 @@ export const quizGenerationEntry = catalogueEntry({
     options_repeat: "A question's options are distinct.",
     one_correct_option:
       "A single-choice or true/false question has exactly one option equal to its `answer`; short-answer questions are exempt from the option rules.",
+    model_answer_unsupported:
+      "A short-answer question answered in the learner's own words (not a number or a term) has a model answer the material supports: at least 60 % of its words (Chinese: character pairs) are in its knowledge point's passage — the text under a heading naming the point, else the material's sentences naming its title's distinctive words — or its description. Checked when the snapshot holds the point's material and it has such a passage.",
   },
 });
