@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Quiz } from "@/server/jobs/schemas";
 import { appCodeOf, explainError } from "../labels";
+import { useRefreshFacts } from "../learner-facts";
 import { Time } from "@/components/time";
 import { refreshAfterWrite } from "@/components/trpc/refresh";
 
@@ -16,10 +17,13 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [answers, setAnswers] = useState<Record<number, string>>({});
+  const refreshFacts = useRefreshFacts();
   const plays = useQuery(trpc.quiz.plays.queryOptions({ jobId }));
   const submit = useMutation(
     trpc.quiz.submit.mutationOptions({
-      onSuccess: () => refreshAfterWrite(queryClient, trpc.quiz.plays.queryFilter({ jobId })),
+      // Wrong answers join Review as cards: Review and the top line read again with the plays.
+      onSuccess: () =>
+        Promise.all([refreshAfterWrite(queryClient, trpc.quiz.plays.queryFilter({ jobId })), refreshFacts()]),
     }),
   );
   const graded = submit.data;
