@@ -118,10 +118,12 @@ function reviewSummary(L: Sentences, snapshot: SnapshotContent) {
   const points = snapshot.reviews?.knowledgePoints ?? [];
   if (!points.length) return "";
   const retention = retentionOf(points);
+  const today = snapshot.reviews?.today;
   const sum = (f: (r: ReviewStats) => number) => points.reduce((n, r) => n + f(r), 0);
   return L.reviews(
     sum((r) => r.cards),
     sum((r) => r.dueCards),
     retention === null ? null : pct(retention),
+    today ? { now: today.now, later: today.laterToday, heldBack: today.heldBack } : undefined,
   );
 }

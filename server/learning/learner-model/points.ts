@@ -203,15 +203,16 @@ export const RECENT_ERRORS_WEAK = 2;
 
 /**
  * A point's band, the ONE verdict every analysis, every rule and every learner view reads:
- * `unknown` without any answer or review; `weak` when it is being forgotten in reviews, its
+ * `weak` when it is being forgotten in reviews; else `unknown` without any answer or review; `weak` when its
  * mastery (masteryOf: answers and reviews together) is below WEAK_MASTERY, or two of its three
  * newest answers are wrong; `strong` when, not weak, its mastery is at least STRONG_MASTERY over
  * at least two answers and reviews; `middle` otherwise. Exclusive: no point is both.
  */
 export type Band = "unknown" | "weak" | "middle" | "strong";
 export function bandOf(s: KpStats): Band {
+  if (isForgetting(s.review)) return "weak";
   if (!s.evidence) return "unknown";
-  if (isForgetting(s.review) || s.mastery < WEAK_MASTERY || s.recentErrors >= RECENT_ERRORS_WEAK) return "weak";
+  if (s.mastery < WEAK_MASTERY || s.recentErrors >= RECENT_ERRORS_WEAK) return "weak";
   return s.evidence >= EVIDENCE_FOR_STRENGTH && s.mastery >= STRONG_MASTERY ? "strong" : "middle";
 }
 export const isWeak = (s: KpStats) => bandOf(s) === "weak";
