@@ -42,7 +42,7 @@ const count = z.number().int().min(0);
  * their spaced-repetition schedule (server/review). Predicted recall is as of `asOf`, the end of
  * the capture's UTC day (captures on one day with unchanged reviews share it); `dueCards` counts
  * the cards due at the capture and not set aside (suspended, buried), as the learner model
- * (server/learning/learner-model) and Review count them. Absent when no card of the target's knowledge points is in the schedule (and
+ * (server/learner-model) and Review count them. Absent when no card of the target's knowledge points is in the schedule (and
  * in snapshots captured before the snapshot carried it): every reader treats it as optional.
  */
 export const reviewEvidenceSchema = z.object({

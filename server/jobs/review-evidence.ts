@@ -3,7 +3,7 @@ import type { DbOrTx } from "../db";
 import type { ReviewEvidence } from "../job-types/fields";
 import { retrievability, type MemoryColumns } from "../review/fsrs";
 import { dueBy } from "../review/due";
-import { activeCards } from "../learning/learner-model/cards";
+import { activeCards } from "../learner-model/cards";
 
 const DAY_MS = 86_400_000;
 /** Reviewed cards whose predicted recall is averaged, most recently reviewed first. */

@@ -6,7 +6,7 @@ import type { SnapshotContent } from "./schemas";
 import { boundedLine, boundedText, LIMITS } from "../security/learner-text";
 import { now } from "../clock";
 import { readReviewEvidence } from "./review-evidence";
-import { cardFacts } from "../learning/learner-model/cards";
+import { cardFacts } from "../learner-model/cards";
 
 /** The newest answers a snapshot carries (and the console's mastery reads): the same evidence. */
 export const MAX_ATTEMPTS = 500;

@@ -3,7 +3,7 @@ import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { gradeOf, intervals, newMemory, rate, type MemoryColumns, type RatingName } from "./fsrs";
-import { activeCards, cardFacts, type CardScope } from "../learning/learner-model/cards";
+import { activeCards, cardFacts, type CardScope } from "../learner-model/cards";
 import { pendingDecks } from "./decks";
 import { dueBy } from "./due";
 

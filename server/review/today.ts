@@ -1,6 +1,6 @@
 import { getDb } from "../db";
 import { now } from "../clock";
-import { cardFacts } from "../learning/learner-model/cards";
+import { cardFacts } from "../learner-model/cards";
 
 export type FirstStep = {
   jobId: string;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { now, resetClock } from "@/server/clock";
-import { cardFacts, pointFacts } from "@/server/learning/learner-model";
+import { cardFacts, pointFacts } from "@/server/learner-model";
 import { prepareSnapshot } from "@/server/jobs/snapshot";
 import { localMidnight } from "@/server/review/day";
 import { firstStepOf, todayFor } from "@/server/review/today";
@@ -15,7 +15,7 @@ import { callerAs } from "../helpers/auth";
 import { createLearner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";
 
-/** The learner model (server/learning/learner-model) and every reader of it agreeing, on a real database. */
+/** The learner model (server/learner-model) and every reader of it agreeing, on a real database. */
 afterEach(() => resetClock());
 
 const ZONE = "Asia/Shanghai";

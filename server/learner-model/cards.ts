@@ -1,7 +1,7 @@
-import { Prisma } from "../../generated/prisma/client";
-import { getDb, type DbOrTx } from "../../db";
-import { localMidnight, validTimeZone } from "../../review/day";
-import { dueBy } from "../../review/due";
+import { Prisma } from "../generated/prisma/client";
+import { getDb, type DbOrTx } from "../db";
+import { localMidnight, validTimeZone } from "../review/day";
+import { dueBy } from "../review/due";
 
 /** Which of the learner's cards a count covers: all, one material's points, or one point. */
 export type CardScope = { materialId?: string; knowledgePointId?: string };

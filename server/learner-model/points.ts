@@ -1,4 +1,4 @@
-import type { ReviewEvidence, SnapshotContent } from "../../job-types/fields";
+import type { ReviewEvidence, SnapshotContent } from "../job-types/fields";
 
 /** Each older answer weighs this much of the next newer one: the newest answer counts most. */
 export const RECENCY_DECAY = 0.7;

@@ -9,7 +9,7 @@
  * Review, the page's top line, the digest, the snapshot a job sees (and so every analyzer and
  * every evidence rule) read them here.
  */
-import type { SnapshotContent } from "../../job-types/fields";
+import type { SnapshotContent } from "../job-types/fields";
 import { bandOf, isForgetting, knowledgeStats, type Band } from "./points";
 
 export { cardFacts, type CardFacts } from "./cards";
