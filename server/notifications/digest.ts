@@ -141,10 +141,10 @@ export async function sendDueDigests(at = now()): Promise<DigestRun> {
   return run;
 }
 
-async function sendDigest(
-  mailer: ReturnType<typeof transport>,
-  learner: { id: string; email: string; name: string; locale: string | null; timeZone: string | null },
-) {
+type DigestLearner = { id: string; email: string; name: string; locale: string | null; timeZone: string | null };
+
+/** The learner's digest as it would go out now: the top line's counts and first step, in their language. */
+export async function composeDigest(learner: DigestLearner) {
   const locale = isLocale(learner.locale) ? learner.locale : DEFAULT_LOCALE;
   const { now: dueNow, laterToday, firstStep } = await todayFor(learner.id, learner.timeZone);
   const unsubscribe = unsubscribeUrl(learner.id);
@@ -156,6 +156,11 @@ async function sendDigest(
     pageUrl: `${publicOrigin()}/`,
     unsubscribeUrl: unsubscribe,
   });
+  return { locale, unsubscribe, message };
+}
+
+async function sendDigest(mailer: ReturnType<typeof transport>, learner: DigestLearner) {
+  const { locale, unsubscribe, message } = await composeDigest(learner);
   await mailer.sendMail({
     from: mailConfig.from,
     to: learner.email,
