@@ -21,7 +21,9 @@ test.describe.configure({ mode: "serial" });
 /** A zone where it is daytime now, so "later today" has room in it. */
 const ZONE = ["Asia/Shanghai", "Europe/Berlin", "America/New_York", "Pacific/Auckland", "America/Los_Angeles"].find(
   (zone) => {
-    const hour = Number(new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format());
+    const hour = Number(
+      new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(),
+    );
     return hour >= 6 && hour <= 20;
   },
 )!;
@@ -96,7 +98,11 @@ for (const locale of ["en", "zh-CN"] as const) {
     const material = await call<{ id: string }>(
       req,
       "materials.create",
-      { title: w.material, text: `${w.material}: ${w.points.join("; ")}.`, knowledgePoints: w.points.map((title) => ({ title, description: "" })) },
+      {
+        title: w.material,
+        text: `${w.material}: ${w.points.join("; ")}.`,
+        knowledgePoints: w.points.map((title) => ({ title, description: "" })),
+      },
       "mutation",
     );
     const deck = await call<{ job: { id: string } }>(
@@ -106,9 +112,13 @@ for (const locale of ["en", "zh-CN"] as const) {
       "mutation",
     );
     await expect
-      .poll(async () => (await trpc<{ job: { status: string } }>(req, "jobs.get", { jobId: deck.job.id }, "query")).data?.job.status, {
-        timeout: 90_000,
-      })
+      .poll(
+        async () =>
+          (await trpc<{ job: { status: string } }>(req, "jobs.get", { jobId: deck.job.id }, "query")).data?.job.status,
+        {
+          timeout: 90_000,
+        },
+      )
       .toBe("succeeded");
 
     await page.goto("/");
@@ -131,7 +141,12 @@ for (const locale of ["en", "zh-CN"] as const) {
       await expect(start).toHaveCount(now ? 1 : 0);
       const server = await call<{ now: number; laterToday: number }>(req, "review.today", { timeZone: ZONE }, "query");
       expect(server).toMatchObject({ now, laterToday: later });
-      const queue = await call<{ today: { total: number }; laterToday: number }>(req, "review.queue", { timeZone: ZONE }, "query");
+      const queue = await call<{ today: { total: number }; laterToday: number }>(
+        req,
+        "review.queue",
+        { timeZone: ZONE },
+        "query",
+      );
       expect([queue.today.total, queue.laterToday]).toEqual([now, later]);
       const digest = await composeDigest({ id: who.id, email: who.email, name: "L", locale, timeZone: ZONE });
       expect(digest.message.text).toContain(now + later ? w.mail(now, later) : w.none);

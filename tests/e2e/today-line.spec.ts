@@ -20,7 +20,9 @@ const WORDS = {
     today: "Today",
     review: "Review",
     due: (n: number) =>
-      n === 0 ? "Nothing to review today." : `To review today: ${n === 1 ? "1 card" : `${n} cards`} now · 0 cards later today.`,
+      n === 0
+        ? "Nothing to review today."
+        : `To review today: ${n === 1 ? "1 card" : `${n} cards`} now · 0 cards later today.`,
     open: "Open Review",
     firstStep: (title: string, minutes: number) => `Your plan's first step: ${title} (${minutes} min).`,
     start: /^Review 3 cards due now$/,
