@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "@playwright/test";
 import pg from "pg";
 import { closeDb } from "@/server/db";
 import { composeDigest } from "@/server/notifications/digest";
