@@ -35,7 +35,8 @@ const WORDS = {
     suspended: "Card suspended.",
     show: "Show answer (Space)",
     finished: "Done: 6 cards reviewed. Nothing else is due now.",
-    nothingDue: /^0 cards now · 0 cards later today$/,
+    // Nothing now; cards on a learning step (minutes away) are due later today, labelled so.
+    nothingDue: /^0 cards now · \d+ cards? later today$/,
     caughtUp: /^All caught up\. The next card is due/,
   },
   "zh-CN": {
@@ -53,7 +54,7 @@ const WORDS = {
     suspended: "卡片已暂停。",
     show: "显示答案（空格）",
     finished: "完成：已复习 6 张。目前没有其他到期卡片。",
-    nothingDue: /^现在 0 张 · 今天稍后 0 张$/,
+    nothingDue: /^现在 0 张 · 今天稍后 \d+ 张$/,
     caughtUp: /^都复习完了。下一张卡片.*到期。$/,
   },
 } as const;
