@@ -38,9 +38,21 @@ const DOMAIN: Record<string, string[]> = {
     "review/fsrs.ts",
     // What "due" means (no imports): the snapshot's due counts use the Review view's definition.
     "review/due.ts",
+    // The learner model (the ground floor, the Prisma client, review/due and review/day only): the
+    // snapshot carries its facts, so every analysis reads the figures every view states.
+    "learner-model/",
+    "review/day.ts",
   ],
   // A type's folder holds its local analyzer; a failing analyzer throws the pipeline's JobFailure.
-  "job-types": ["job-types/", "generated/", "i18n/locales.ts", "pipeline/errors.ts", "review/due.ts"],
+  // The learner model's points (pure: a snapshot in, mastery and band out) are the analyzers' figures.
+  "job-types": [
+    "job-types/",
+    "generated/",
+    "i18n/locales.ts",
+    "pipeline/errors.ts",
+    "review/due.ts",
+    "learner-model/points.ts",
+  ],
 };
 
 /** Rooms that may import widely but never the console or the doors (paths relative to server/). */

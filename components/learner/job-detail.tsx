@@ -100,6 +100,11 @@ export function JobDetail({ jobId, live, targets, onOpen }: Props) {
           </p>
         )}
         {job.status === "cancelled" && <p className="rounded-lg bg-slate-100 p-3 text-slate-700">{t("cancelled")}</p>}
+        {job.status === "succeeded" && result?.degraded && (
+          <p role="note" className="mb-3 rounded-lg bg-amber-50 p-3 text-amber-900" data-testid="detail-unverified">
+            {t("unverified")}
+          </p>
+        )}
         {job.status === "succeeded" && result && <ResultView job={job} output={result.output} />}
       </div>
       <History jobType={job.jobType} currentId={job.id} onOpen={onOpen} targets={targets} />

@@ -10,7 +10,9 @@ import { pct } from "./labels";
 /**
  * Mastery per topic across the learner's past learning-state analyses: one line per topic on a
  * shared time axis, so progress over weeks is seen rather than read. A table with the same numbers
- * is one click away (and is what screen readers get).
+ * is one click away (and is what screen readers get). A point of an analysis stored degraded is
+ * drawn hollow and marked unverified (in its tooltip, its topic's label and the table), with a note
+ * saying how many analyses were.
  */
 const W = 640;
 const H = 220;
@@ -41,6 +43,11 @@ export function MasteryChart() {
         </p>
       )}
       {data && data.analyses === 0 && <p className="mt-2 text-sm text-slate-600">{t("empty")}</p>}
+      {data && data.unverified > 0 && (
+        <p className="mt-2 text-sm text-amber-900" data-testid="mastery-unverified">
+          {t("unverified", { count: data.unverified })}
+        </p>
+      )}
       {data && data.analyses > 0 && (
         <Chart
           data={data}
@@ -52,10 +59,11 @@ export function MasteryChart() {
   );
 }
 
+type Point = { at: string; mastery: number; degraded: boolean };
 type Data = {
   analyses: number;
-  overall: { at: string; mastery: number }[];
-  topics: { knowledgePointId: string; title: string; points: { at: string; mastery: number }[] }[];
+  overall: Point[];
+  topics: { knowledgePointId: string; title: string; points: Point[] }[];
 };
 
 function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; toggle: (id: string) => void }) {
@@ -69,6 +77,7 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
     PAD.l + (t1 === t0 ? (W - PAD.l - PAD.r) / 2 : ((new Date(at).getTime() - t0) / (t1 - t0)) * (W - PAD.l - PAD.r));
   const y = (m: number) => PAD.t + (1 - m) * (H - PAD.t - PAD.b);
   const colorOf = (i: number) => COLORS[i % COLORS.length]!;
+  const unverified = t("unverifiedMark");
   return (
     <>
       <p className="mt-1 text-sm text-slate-600">
@@ -115,8 +124,16 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
                 points={t.points.map((p) => `${x(p.at)},${y(p.mastery)}`).join(" ")}
               />
               {t.points.map((p, k) => (
-                <circle key={k} cx={x(p.at)} cy={y(p.mastery)} r="3" fill={colorOf(i)}>
-                  <title>{`${t.title}: ${pct(p.mastery)}`}</title>
+                <circle
+                  key={k}
+                  cx={x(p.at)}
+                  cy={y(p.mastery)}
+                  r="3"
+                  fill={p.degraded ? "#fff" : colorOf(i)}
+                  stroke={colorOf(i)}
+                  data-degraded={p.degraded || undefined}
+                >
+                  <title>{`${t.title}: ${pct(p.mastery)}${p.degraded ? ` (${unverified})` : ""}`}</title>
                 </circle>
               ))}
             </g>
@@ -136,6 +153,7 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
                 data-testid="mastery-topic"
                 data-kp={t.knowledgePointId}
                 data-mastery={pct(last.mastery)}
+                data-degraded={last.degraded || undefined}
                 onClick={() => toggle(t.knowledgePointId)}
                 className={`inline-flex max-w-full items-center gap-1.5 rounded-full text-left [overflow-wrap:anywhere] px-2.5 py-1 text-xs ring-1 ring-slate-300 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-600 ${hidden.has(t.knowledgePointId) ? "text-slate-600" : "text-slate-900"}`}
               >
@@ -145,6 +163,7 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
                   aria-hidden
                 />
                 {t.title} · {pct(last.mastery)}
+                {last.degraded && <span className="text-amber-900">({unverified})</span>}
                 {t.points.length > 1 && (
                   <span className={delta >= 0 ? "text-emerald-800" : "text-rose-800"}>
                     {delta >= 0 ? "▲" : "▼"}
@@ -188,7 +207,7 @@ function Chart({ data, hidden, toggle }: { data: Data; hidden: Set<string>; togg
                     <td key={k} className="pr-2 tabular-nums">
                       {(() => {
                         const p = t.points.find((x) => x.at === o.at);
-                        return p ? pct(p.mastery) : "—";
+                        return p ? `${pct(p.mastery)}${p.degraded ? ` (${unverified})` : ""}` : "—";
                       })()}
                     </td>
                   ))}

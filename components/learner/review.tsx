@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useLocale, useTranslations } from "next-intl";
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import { useTRPC } from "@/components/trpc/client";
@@ -9,6 +9,7 @@ import { browserTimeZone, CardActions, type CardAction } from "./card-actions";
 import { formatInterval } from "./interval";
 import { PendingDecks, ReviewLimits, ReviewScopePicker, type ReviewScope } from "./review-setup";
 import { OPEN_REVIEW } from "./today";
+import { useRefreshFacts } from "./learner-facts";
 
 const RATINGS = ["again", "hard", "good", "easy"] as const;
 // The key that shows the answer, by its ARIA name (aria-keyshortcuts).
@@ -34,10 +35,10 @@ export function ReviewPanel() {
   const t = useTranslations("review");
   const locale = useLocale();
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [scope, setScope] = useState<ReviewScope>({});
   const [timeZone] = useState(browserTimeZone);
-  const queue = useQuery({ ...trpc.review.queue.queryOptions({ ...scope, timeZone }), refetchInterval: 60_000 });
+  // Read again when the facts change (useRefreshFacts: a rating, a deck, a quiz, a finished job), not on a timer.
+  const queue = useQuery(trpc.review.queue.queryOptions({ ...scope, timeZone }));
   // idle → reviewing (Start) → finished (nothing left due in this sitting) → reviewing (Start again).
   const [phase, setPhase] = useState<"idle" | "reviewing" | "finished">("idle");
   // Cards rated in this sitting, and cards set aside in it (suspended, buried, reset, deleted).
@@ -58,12 +59,9 @@ export function ReviewPanel() {
   const card = reviewing ? queue.data?.cards.find((c) => !isRated(c)) : undefined;
   // Left in this sitting: today's count, less the cards in hand already rated (the queue is read again after each).
   const left = queue.data ? Math.max(0, queue.data.today.total - queue.data.cards.filter(isRated).length) : 0;
-  // The page's top line (review.today) counts the same cards: it is read again with the queue.
-  const refresh = () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.review.queue.queryKey() }),
-      queryClient.invalidateQueries({ queryKey: trpc.review.today.queryKey() }),
-    ]);
+  // The page's top line (review.today) counts the same cards: it is read again with the queue,
+  // and a read begun before a rating was saved never has the last word.
+  const refresh = useRefreshFacts();
   const cardKey = card ? `${card.id}:${card.reps}` : null;
   const flipped = cardKey !== null && shown === cardKey;
 
@@ -154,15 +152,30 @@ export function ReviewPanel() {
         <h2 id="review-heading" ref={headingRef} tabIndex={-1} className="text-lg font-semibold focus:outline-none">
           {t("title")}
         </h2>
-        {due && (
-          <p className="text-sm text-slate-700" data-testid="review-due">
-            {t("dueCounts", { total: due.total, flashcards: due.flashcards, questions: due.questions })}
+        {queue.data && (
+          <p
+            className="text-sm text-slate-700"
+            data-testid="review-due"
+            data-now={queue.data.today.total}
+            data-later={queue.data.laterToday}
+          >
+            {t("dayCounts", { now: queue.data.today.total, later: queue.data.laterToday })}
           </p>
         )}
       </div>
       {queue.data && (
         <p className="mt-1 text-sm text-slate-700" data-testid="review-today">
           {t("todayCounts", queue.data.today)}
+        </p>
+      )}
+      {due && queue.data && due.total > queue.data.today.total && (
+        <p className="mt-1 text-sm text-slate-700" data-testid="review-held-back">
+          {t("heldBack", { n: due.total - queue.data.today.total })}
+        </p>
+      )}
+      {queue.data && queue.data.setAside.suspended + queue.data.setAside.buried > 0 && (
+        <p className="mt-1 text-sm text-slate-600" data-testid="review-set-aside">
+          {t("setAside", queue.data.setAside)}
         </p>
       )}
       {queue.data && <PendingDecks decks={queue.data.pendingDecks} onAdded={refresh} />}
@@ -186,7 +199,8 @@ export function ReviewPanel() {
           {t("finished", { done })}
         </p>
       )}
-      {!reviewing && queue.data && (
+      {/* What is left is read after the ratings are saved: never a count from before them. */}
+      {!reviewing && queue.data && !rate.isPending && !queue.isFetching && (
         <div className="mt-3 flex flex-wrap items-center gap-3">
           {queue.data.today.total > 0 ? (
             <button
@@ -194,7 +208,7 @@ export function ReviewPanel() {
               onClick={() => {
                 setDone(0);
                 setSetAside(0);
-                setRated(new Map());
+                // `rated` is kept: a card rated in an earlier sitting comes back only at a higher review count.
                 setShown(null);
                 setPhase("reviewing");
               }}

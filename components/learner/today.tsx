@@ -9,14 +9,20 @@ import { browserTimeZone } from "./card-actions";
 /** The window event the today line's link sends: the Review panel opens over all cards. */
 export const OPEN_REVIEW = "ajr:open-review";
 
-/** The top of the learner page: how many cards are due today and the plan's first step not yet ticked. */
+/**
+ * The top of the learner page, from the learner model: the cards Review offers now and those that
+ * fall due later in her day, both labelled ("2 cards now · 6 cards later today"), as Review states
+ * them; and the plan's first step not yet ticked, by priority, flagged when the plan was stored
+ * degraded. Read again whenever the facts change (useRefreshFacts), not on a timer.
+ */
 export function TodayBanner() {
   const t = useTranslations("review");
   const trpc = useTRPC();
   const [timeZone] = useState(browserTimeZone);
-  const today = useQuery({ ...trpc.review.today.queryOptions({ timeZone }), refetchInterval: 60_000 });
+  const today = useQuery(trpc.review.today.queryOptions({ timeZone }));
   if (!today.data) return null;
-  const { dueCards, firstStep } = today.data;
+  const { now, laterToday, firstStep } = today.data;
+  const dueCards = now + laterToday;
   return (
     <section
       aria-label={t("todayTitle")}
@@ -24,8 +30,10 @@ export function TodayBanner() {
       data-testid="today"
     >
       <p className="font-medium text-slate-900">
-        <span data-testid="today-due">{t("todayDue", { n: dueCards })}</span>
-        {dueCards > 0 && (
+        <span data-testid="today-due" data-now={now} data-later={laterToday}>
+          {dueCards === 0 ? t("todayNone") : t("todayDue", { counts: t("dayCounts", { now, later: laterToday }) })}
+        </span>
+        {now > 0 && (
           <>
             {" "}
             <a
@@ -45,8 +53,18 @@ export function TodayBanner() {
         )}
       </p>
       {firstStep && (
-        <p className="mt-1 text-sm text-slate-800" data-testid="today-first-step">
-          {t("firstStep", { title: firstStep.title, minutes: firstStep.estimatedMinutes })}
+        <p
+          className="mt-1 text-sm text-slate-800"
+          data-testid="today-first-step"
+          data-degraded={firstStep.degraded || undefined}
+        >
+          {firstStep.degraded && (
+            <span className="mr-1 rounded bg-amber-200 px-1 text-xs font-medium text-amber-900">{t("unverified")}</span>
+          )}
+          {t(firstStep.degraded ? "firstStepDegraded" : "firstStep", {
+            title: firstStep.title,
+            minutes: firstStep.estimatedMinutes,
+          })}
         </p>
       )}
     </section>

@@ -4,6 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { openEventStream } from "@/components/event-stream";
 import { useTRPC } from "@/components/trpc/client";
+import { refreshAfterWrite } from "@/components/trpc/refresh";
 import { isTerminal } from "@/server/jobs/constants";
 import type { JobChange } from "@/server/jobs/job-change";
 import { isInFlight, type Job } from "./labels";
@@ -42,8 +43,9 @@ export function useJobFeed(): boolean {
       // Details (result, error text) and list filters by status need the server's copy.
       if (change.created || !known || finished) void queryClient.invalidateQueries(trpc.jobs.list.pathFilter());
       if (finished) void queryClient.invalidateQueries(trpc.jobs.get.queryFilter({ jobId: change.id }));
-      // A finished learning-state analysis adds a point per topic to the mastery chart.
-      if (finished) void queryClient.invalidateQueries(trpc.progress.mastery.pathFilter());
+      // A finished job may change the learner's facts: a learning-state analysis adds a point per
+      // topic to the mastery chart, a plan gives the top line its first step, a deck waits in Review.
+      if (finished) void refreshAfterWrite(queryClient, trpc.progress.pathFilter(), trpc.review.pathFilter());
     };
 
     const close = openEventStream("/api/jobs/events", {

@@ -41,7 +41,8 @@ const count = z.number().int().min(0);
  * What the learner's review log says about each knowledge point of the snapshot that has cards in
  * their spaced-repetition schedule (server/review). Predicted recall is as of `asOf`, the end of
  * the capture's UTC day (captures on one day with unchanged reviews share it); `dueCards` counts
- * the cards due at the capture, by the Review view's definition (server/review/due.ts). Absent when no card of the target's knowledge points is in the schedule (and
+ * the cards due at the capture and not set aside (suspended, buried), as the learner model
+ * (server/learner-model) and Review count them. Absent when no card of the target's knowledge points is in the schedule (and
  * in snapshots captured before the snapshot carried it): every reader treats it as optional.
  */
 export const reviewEvidenceSchema = z.object({
@@ -49,7 +50,7 @@ export const reviewEvidenceSchema = z.object({
   knowledgePoints: z.array(
     z.object({
       knowledgePointId: id,
-      /** Cards of this point in the schedule, and how many of them were due at the capture (as the Review view counts). */
+      /** Cards of this point in the schedule, and how many of them were due at the capture, not suspended nor buried (as Review counts). */
       cards: count,
       dueCards: count,
       /** Reviews in the log, how many were rated Again, and the cards whose latest review was Again. */
@@ -63,6 +64,13 @@ export const reviewEvidenceSchema = z.object({
       lastReviewedAt: z.iso.datetime().nullable(),
     }),
   ),
+  /**
+   * The learner model's day at the capture, over the target's cards, as Review and the page's top
+   * line state it: cards Review offers now under today's limits, the further cards due later in
+   * her day (her time zone), and cards due now held back by the limits. Suspended and buried cards
+   * are in none. Absent in snapshots captured before the snapshot carried it.
+   */
+  today: z.object({ timeZone: z.string().max(64), now: count, laterToday: count, heldBack: count }).optional(),
 });
 export type ReviewEvidence = z.infer<typeof reviewEvidenceSchema>;
 

@@ -3,6 +3,7 @@ import type { DbOrTx } from "../db";
 import type { ReviewEvidence } from "../job-types/fields";
 import { retrievability, type MemoryColumns } from "../review/fsrs";
 import { dueBy } from "../review/due";
+import { activeCards } from "../learner-model/cards";
 
 const DAY_MS = 86_400_000;
 /** Reviewed cards whose predicted recall is averaged, most recently reviewed first. */
@@ -20,8 +21,8 @@ type Reviewed = MemoryColumns & { kp: string };
 /**
  * What the learner's review log says about each of these knowledge points (null: all of theirs)
  * that has cards in the schedule (server/review): counts from every card and log row (aggregated
- * in SQL); the cards due at `at`, by the Review view's own definition (server/review/due.ts), so
- * an analysis never calls a card due that the Review view does not show; the mean predicted recall
+ * in SQL); the cards due at `at` and not set aside (suspended, buried), as the learner model and
+ * Review count them, so an analysis never calls a card due that Review does not show; the mean predicted recall
  * of the most recently reviewed cards (bounded) as of the end of `at`'s UTC day. Ordered by
  * knowledge point id; null when none of them has a card.
  */
@@ -45,7 +46,9 @@ export async function readReviewEvidence(
       GROUP BY 1`),
     db.reviewCard.groupBy({
       by: ["knowledgePointId"],
-      where: { userId, knowledgePointId: kpIds ? { in: kpIds } : { not: null }, due: dueBy(at) },
+      where: {
+        AND: [activeCards(userId, at), { knowledgePointId: kpIds ? { in: kpIds } : { not: null }, due: dueBy(at) }],
+      },
       _count: { _all: true },
     }),
     db.$queryRaw<LogCounts[]>(Prisma.sql`

@@ -6,6 +6,7 @@ import type { SnapshotContent } from "./schemas";
 import { boundedLine, boundedText, LIMITS } from "../security/learner-text";
 import { now } from "../clock";
 import { readReviewEvidence } from "./review-evidence";
+import { cardFacts } from "../learner-model/cards";
 
 /** The newest answers a snapshot carries (and the console's mastery reads): the same evidence. */
 export const MAX_ATTEMPTS = 500;
@@ -42,6 +43,7 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
     materialIds = k.materialId ? [k.materialId] : [];
   }
 
+  const at = now();
   const [materials, knowledgePoints, attempts, sessions, evidence] = await Promise.all([
     db.material.findMany({
       where: { userId, ...(materialIds ? { id: { in: materialIds } } : {}) },
@@ -65,12 +67,14 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
       orderBy: [{ startedAt: "desc" }, { id: "asc" }],
       take: MAX_SESSIONS,
     }),
-    readReviewEvidence(db, userId, kpIds, now()),
+    readReviewEvidence(db, userId, kpIds, at),
   ]);
   // Evidence only of the points in the snapshot (one created between the reads is in neither).
   const inSnapshot = new Set(knowledgePoints.map((k) => k.id));
   const points = evidence?.knowledgePoints.filter((r) => inSnapshot.has(r.knowledgePointId)) ?? [];
-  const reviews = points.length ? { asOf: evidence!.asOf, knowledgePoints: points } : null;
+  const reviews = points.length
+    ? { asOf: evidence!.asOf, knowledgePoints: points, today: await dayOf(db, userId, target, at) }
+    : null;
 
   // Learner-written text is bounded and plain here, whatever was stored before the limits existed:
   // a snapshot is what a model reads and an admin sees.
@@ -97,6 +101,27 @@ export async function readLearningState(db: DbOrTx, userId: string, target: Targ
     // Only when the target's points have cards: a learner without reviews keeps the snapshot (and
     // its hash) they had before the snapshot carried review evidence.
     ...(reviews ? { reviews } : {}),
+  };
+}
+
+/**
+ * The learner model's day over the target's cards (cardFacts), in the learner's stored time zone:
+ * what Review offers now, what falls due later in her day, and what today's limits hold back.
+ */
+async function dayOf(db: DbOrTx, userId: string, target: Target, at: Date) {
+  const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { timeZone: true } });
+  const scope =
+    target.type === "material"
+      ? { materialId: target.id }
+      : target.type === "knowledge_point"
+        ? { knowledgePointId: target.id }
+        : {};
+  const facts = await cardFacts(userId, { at, timeZone: user.timeZone, scope }, db);
+  return {
+    timeZone: facts.timeZone,
+    now: facts.now.total,
+    laterToday: facts.laterToday,
+    heldBack: Math.max(0, facts.dueNow.total - facts.now.total),
   };
 }
 

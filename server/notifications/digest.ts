@@ -11,7 +11,9 @@ import { todayFor } from "../review/today";
 import { digestMessage } from "./digest-text";
 
 /**
- * The daily review digest by email (opt-in): today's due cards and the plan's first step, with a
+ * The daily review digest by email (opt-in): the learner model's counts, as the page's top line
+ * states them (cards Review offers now, and later in her day), and the plan's first step (flagged
+ * when the plan was stored degraded), with a
  * signed one-click unsubscribe link (RFC 8058). Sent through nodemailer to the SMTP server of the
  * environment (SMTP_HOST …); without SMTP_HOST nothing is sent. A learner gets one digest per
  * local day, at their chosen local hour, never in quiet hours (DIGEST_QUIET_START–END, local).
@@ -169,27 +171,37 @@ export async function sendDueDigests(at = now()): Promise<DigestRun> {
   return run;
 }
 
-async function sendDigest(
-  mailer: ReturnType<typeof transport>,
-  learner: {
-    id: string;
-    email: string;
-    name: string;
-    locale: string | null;
-    timeZone: string | null;
-    digestEpoch: number;
-  },
-) {
+type DigestLearner = {
+  id: string;
+  email: string;
+  name: string;
+  locale: string | null;
+  timeZone: string | null;
+  /** Her opt-in count, when the caller read it; otherwise it is read here. */
+  digestEpoch?: number;
+};
+
+/** The learner's digest as it would go out now: the top line's counts and first step, in their language. */
+export async function composeDigest(learner: DigestLearner) {
   const locale = isLocale(learner.locale) ? learner.locale : DEFAULT_LOCALE;
-  const { dueCards, firstStep } = await todayFor(learner.id, learner.timeZone);
-  const unsubscribe = unsubscribeUrl(learner.id, learner.digestEpoch);
+  const { now: dueNow, laterToday, firstStep } = await todayFor(learner.id, learner.timeZone);
+  const unsubscribe =
+    learner.digestEpoch === undefined
+      ? await unsubscribeLink(learner.id)
+      : unsubscribeUrl(learner.id, learner.digestEpoch);
   const message = digestMessage(locale, {
     name: learner.name,
-    dueCards,
+    dueNow,
+    laterToday,
     firstStep,
     pageUrl: `${publicOrigin()}/`,
     unsubscribeUrl: unsubscribe,
   });
+  return { locale, unsubscribe, message };
+}
+
+async function sendDigest(mailer: ReturnType<typeof transport>, learner: DigestLearner) {
+  const { locale, unsubscribe, message } = await composeDigest(learner);
   await mailer.sendMail({
     from: mailConfig.from,
     to: learner.email,

@@ -3,7 +3,7 @@ import { getDb, type DbOrTx } from "../db";
 import { now } from "../clock";
 import { AppError } from "../errors";
 import { gradeOf, intervals, newMemory, rate, type MemoryColumns, type RatingName } from "./fsrs";
-import { localMidnight, validTimeZone } from "./day";
+import { activeCards, cardFacts, type CardScope } from "../learner-model/cards";
 import { pendingDecks } from "./decks";
 import { dueBy } from "./due";
 import { sourceKeyOf, tombstoned } from "./identity";
@@ -83,20 +83,9 @@ const cardSelect = {
 } as const;
 
 /** Which of the learner's cards a review covers: all, one material's points, or one point. */
-export type ReviewScope = { materialId?: string; knowledgePointId?: string };
+export type ReviewScope = CardScope;
 
 export type QueueOptions = { scope?: ReviewScope; timeZone?: string; limit?: number };
-
-/** Cards in the schedule the learner has not set aside: not suspended, not buried past `at`. */
-export function activeCards(userId: string, at: Date, scope: ReviewScope = {}): Prisma.ReviewCardWhereInput {
-  return {
-    userId,
-    suspended: false,
-    OR: [{ buriedUntil: null }, { buriedUntil: { lte: at } }],
-    ...(scope.knowledgePointId ? { knowledgePointId: scope.knowledgePointId } : {}),
-    ...(scope.materialId && !scope.knowledgePointId ? { knowledgePoint: { materialId: scope.materialId } } : {}),
-  };
-}
 
 type QueueRow = Awaited<ReturnType<typeof readCards>>[number];
 const readCards = (where: Prisma.ReviewCardWhereInput, take: number) =>
@@ -109,41 +98,6 @@ const readCards = (where: Prisma.ReviewCardWhereInput, take: number) =>
       })
     : Promise.resolve([]);
 
-/**
- * The due cards (`due`: the caller's scope and time) a learner may still review today, by kind of
- * card, as Anki counts them: new cards and reviews of learnt cards capped by the daily limits less
- * what the review log holds since the learner's local midnight (`dayStart`); learning cards are
- * never held back. The Review view and the page's top line (server/review/today.ts) both count so.
- */
-export async function leftToday(userId: string, due: Prisma.ReviewCardWhereInput, dayStart: Date) {
-  const db = getDb();
-  const [user, byState, doneToday] = await Promise.all([
-    db.user.findUniqueOrThrow({ where: { id: userId }, select: { reviewNewPerDay: true, reviewMaxPerDay: true } }),
-    db.reviewCard.groupBy({ by: ["state"], where: due, _count: { _all: true } }),
-    db.reviewLog.groupBy({
-      by: ["state"],
-      where: { userId, reviewedAt: { gte: dayStart }, state: { in: [0, 2] } },
-      _count: { _all: true },
-    }),
-  ]);
-  const inState = (...states: number[]) =>
-    byState.filter((s) => states.includes(s.state)).reduce((n, s) => n + s._count._all, 0);
-  const done = (state: number) => doneToday.find((s) => s.state === state)?._count._all ?? 0;
-  return {
-    left: {
-      new: Math.min(inState(0), Math.max(0, user.reviewNewPerDay - done(0))),
-      learning: inState(1, 3),
-      review: Math.min(inState(2), Math.max(0, user.reviewMaxPerDay - done(2))),
-    },
-    limits: {
-      newPerDay: user.reviewNewPerDay,
-      reviewsPerDay: user.reviewMaxPerDay,
-      newDoneToday: done(0),
-      reviewsDoneToday: done(2),
-    },
-  };
-}
-
 /** Oldest due first; a deck's cards in their order. */
 function byDue(a: QueueRow, b: QueueRow) {
   return (
@@ -155,45 +109,38 @@ function byDue(a: QueueRow, b: QueueRow) {
 }
 
 /**
- * What the learner reviews now, as Anki counts it: due cards not set aside, within the scope, split
- * into new (never reviewed), learning (on a short step, or relearning after a lapse) and review
- * cards. The daily limits (the learner's settings) cap new cards first shown today and reviews of
- * learnt cards today, counted from the review log since their local midnight; learning cards are
- * never held back. Each card comes with the interval each rating would give it (ts-fsrs), for the
+ * What the learner reviews now, as Anki counts it and as the learner model (cardFacts) states it
+ * to every view: due cards not set aside, within the scope, split into new (never reviewed),
+ * learning (on a short step, or relearning after a lapse) and review cards, under the daily limits
+ * (new cards first shown today and reviews of learnt cards today, counted from the review log since
+ * their local midnight; learning cards are never held back), and how many more fall due later in
+ * their day. Each card comes with the interval each rating would give it (ts-fsrs), for the
  * buttons. Also: counts of due cards by kind, the cards in the schedule, when the next card falls
  * due, and decks waiting for the learner's answer.
  */
 export async function getReviewQueue(userId: string, options: QueueOptions = {}) {
   const { scope = {}, limit = REVIEW_BATCH } = options;
   const at = now();
-  const db = getDb();
-  const active = activeCards(userId, at, scope);
-  const due: Prisma.ReviewCardWhereInput = { AND: [active, { due: dueBy(at) }] };
-  const dayStart = localMidnight(at, validTimeZone(options.timeZone));
-  const [{ left, limits }, byKind, next, total, pending] = await Promise.all([
-    leftToday(userId, due, dayStart),
-    db.reviewCard.groupBy({ by: ["kind"], where: due, _count: { _all: true } }),
-    db.reviewCard.findFirst({
-      where: { AND: [active, { due: { gt: at } }] },
-      orderBy: { due: "asc" },
-      select: { due: true },
-    }),
-    db.reviewCard.count({ where: { userId } }),
+  const due: Prisma.ReviewCardWhereInput = { AND: [activeCards(userId, at, scope), { due: dueBy(at) }] };
+  const [facts, pending] = await Promise.all([
+    cardFacts(userId, { at, timeZone: options.timeZone, scope }),
     pendingDecks(userId),
   ]);
+  const left = facts.now;
   const [learning, review, fresh] = await Promise.all([
     readCards({ AND: [due, { state: { in: [1, 3] } }] }, Math.min(limit, left.learning)),
     readCards({ AND: [due, { state: 2 }] }, Math.min(limit, left.review)),
     readCards({ AND: [due, { state: 0 }] }, Math.min(limit, left.new)),
   ]);
   const cards = [...learning, ...review, ...fresh].sort(byDue).slice(0, limit);
-  const kind = (k: string) => byKind.find((x) => x.kind === k)?._count._all ?? 0;
   return {
-    due: { flashcards: kind("flashcard"), questions: kind("question"), total: kind("flashcard") + kind("question") },
-    today: { ...left, total: left.new + left.learning + left.review },
-    limits,
-    cardsInSchedule: total,
-    nextDueAt: next?.due ?? null,
+    due: facts.dueNow,
+    today: facts.now,
+    laterToday: facts.laterToday,
+    setAside: facts.setAside,
+    limits: facts.limits,
+    cardsInSchedule: facts.inSchedule,
+    nextDueAt: facts.nextDueAt,
     pendingDecks: pending,
     cards: cards.map((c) => ({
       id: c.id,

@@ -18,13 +18,13 @@ const WORDS = {
   en: {
     titles: ["1. Cell membrane", "2. Mitochondria"],
     review: "Review",
-    nothingDue: /^Nothing due/,
+    nothingDue: /^0 cards now · 0 cards later today$/,
     due: /due card/i,
   },
   "zh-CN": {
     titles: ["一、细胞膜", "二、线粒体"],
     review: "复习",
-    nothingDue: /^暂无待复习/,
+    nothingDue: /^现在 0 张 · 今天稍后 0 张$/,
     due: /张到期卡片|张卡片到期/,
   },
 } as const;

@@ -7,7 +7,8 @@ import { createNewLearner } from "./new-learner";
 /**
  * The learner page's top line, in English and in 简体中文: a learner with a material and nothing to
  * review is told so; once a quiz answered all wrong has put three question cards in Review and a
- * plan has run, the line counts three cards due today and shows the plan's first step; its link
+ * plan has run, the line counts three cards due now (and none later today) and shows the plan's
+ * first step by priority; its link
  * opens the Review over all the learner's cards (whatever scope the Review was left on) with focus
  * on its heading. Each card reviewed (rated Easy: due again in days, not today) takes one off the
  * line at once, and after the last the line says nothing is due, also when the learner comes back.
@@ -19,11 +20,13 @@ const WORDS = {
     today: "Today",
     review: "Review",
     due: (n: number) =>
-      n === 0 ? "Nothing to review today." : n === 1 ? "1 card to review today." : `${n} cards to review today.`,
+      n === 0
+        ? "Nothing to review today."
+        : `To review today: ${n === 1 ? "1 card" : `${n} cards`} now · 0 cards later today.`,
     open: "Open Review",
     firstStep: (title: string, minutes: number) => `Your plan's first step: ${title} (${minutes} min).`,
-    start: /^Review 3 due cards$/,
-    nothingDue: /^Nothing due/,
+    start: /^Review 3 cards due now$/,
+    nothingDue: /^0 cards now · 0 cards later today$/,
     progress: (n: number, total: number) => `${n} / ${total}`,
     finished: "Done: 3 cards reviewed. Nothing else is due now.",
     material: "The cell",
@@ -32,11 +35,11 @@ const WORDS = {
   "zh-CN": {
     today: "今天",
     review: "复习",
-    due: (n: number) => (n === 0 ? "今天没有要复习的卡片。" : `今天要复习 ${n} 张。`),
+    due: (n: number) => (n === 0 ? "今天没有要复习的卡片。" : `今天要复习：现在 ${n} 张 · 今天稍后 0 张。`),
     open: "去复习",
     firstStep: (title: string, minutes: number) => `学习计划的第一步：${title}（${minutes} 分钟）。`,
-    start: /^复习 3 张到期卡片$/,
-    nothingDue: /^暂无待复习/,
+    start: /^复习现在到期的 3 张$/,
+    nothingDue: /^现在 0 张 · 今天稍后 0 张$/,
     progress: (n: number, total: number) => `${n} / ${total} 张`,
     finished: "完成：已复习 3 张。目前没有其他到期卡片。",
     material: "细胞",
@@ -44,7 +47,7 @@ const WORDS = {
   },
 } as const;
 
-type Plan = { actions: { title: string; estimatedMinutes: number }[] };
+type Plan = { actions: { title: string; estimatedMinutes: number; priority: number }[] };
 
 /** Starts a job on the target and waits (through the learner's own job view) for its result. */
 async function finished<T>(req: APIRequestContext, jobType: string, target: { type: string; id: string }) {
@@ -131,7 +134,8 @@ for (const locale of ["en", "zh-CN"] as const) {
     const played = await trpc<{ score: number }>(req, "quiz.submit", { jobId: quiz.jobId, answers }, "mutation");
     expect(played.status, JSON.stringify(played.error)).toBe(200);
     expect(played.data.score).toBe(0);
-    const first = plan.output.actions[0]!;
+    // The plan's first step as the plan shows it: by priority, then in the order stored.
+    const first = [...plan.output.actions].sort((a, b) => a.priority - b.priority)[0]!;
     expect(first.title.length).toBeGreaterThan(0);
 
     await page.reload();
@@ -179,8 +183,8 @@ for (const locale of ["en", "zh-CN"] as const) {
     await expect(due).toHaveText(w.due(0));
     await expect(open).toHaveCount(0);
     await expect(step).toHaveText(w.firstStep(first.title, first.estimatedMinutes));
-    const counted = await trpc<{ dueCards: number }>(req, "review.today", { timeZone: "UTC" }, "query");
-    expect(counted.data.dueCards).toBe(0);
+    const counted = await trpc<{ now: number; laterToday: number }>(req, "review.today", { timeZone: "UTC" }, "query");
+    expect(counted.data).toMatchObject({ now: 0, laterToday: 0 });
     await shot(page, `${locale}-all-reviewed`);
   });
 }

@@ -105,7 +105,7 @@ describe("mastery over time", () => {
 
   it("is empty for a learner with no analyses yet", async () => {
     const learner = await createLearner();
-    expect(await as(learner).progress.mastery()).toEqual({ analyses: 0, overall: [], topics: [] });
+    expect(await as(learner).progress.mastery()).toEqual({ analyses: 0, unverified: 0, overall: [], topics: [] });
   });
 });
 

@@ -103,14 +103,14 @@ describe("the daily review digest", () => {
     expect(run.sent).toBeGreaterThanOrEqual(2);
 
     const [english] = mailTo(en.user.email);
-    expect(english!.subject).toBe("3 cards to review today");
+    expect(english!.subject).toBe("To review: 3 cards now · 0 cards later today");
     expect(english!.from?.text).toContain("digest@example.test");
-    expect(english!.text).toContain("3 cards are due for review today.");
+    expect(english!.text).toContain("To review today: 3 cards now · 0 cards later today.");
     expect(english!.text).toMatch(/Your plan's first step: .+ \(\d+ min\)\./);
     expect(english!.text).toContain("Open your learning page: http://");
     const [chinese] = mailTo(zh.user.email);
-    expect(chinese!.subject).toBe("今天要复习 3 张卡片");
-    expect(chinese!.text).toContain("今天要复习 3 张卡片。");
+    expect(chinese!.subject).toBe("要复习：现在 3 张 · 今天稍后 0 张");
+    expect(chinese!.text).toContain("今天要复习：现在 3 张 · 今天稍后 0 张。");
     expect(chinese!.text).toMatch(/学习计划的第一步：.+（\d+ 分钟）。/);
     expect(chinese!.html).toContain('lang="zh-CN"');
 

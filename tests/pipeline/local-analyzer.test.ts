@@ -30,10 +30,12 @@ describe("local analyzer: learning_state_analysis", () => {
     expect(out.overallMastery).toBe(0.604);
     // 45 session minutes + 2 × 8 answers inside 14 days = 61 → medium; the 1 Nov session is outside the window.
     expect(out.engagementLevel).toBe("medium");
-    // Each strength and risk names its point (v2); a point is one or the other, never both.
+    // Each strength and risk names its point (v2); a point is one or the other, never both. Risks
+    // are the learner model's weak band (below 0.6: kp_c at 59 % too), as the weak points read it.
     expect(out.strengths).toEqual([{ knowledgePointId: "kp_a", text: "Light reactions: 100% mastery over 3 answers" }]);
     expect(out.risks).toEqual([
       { knowledgePointId: "kp_b", text: "Calvin cycle: 22% mastery, 2 of the last 3 answers wrong" },
+      { knowledgePointId: "kp_c", text: "Limiting factors: 59% mastery, 1 of the last 2 answers wrong" },
       { knowledgePointId: "kp_d", text: "Chlorophyll: not practised yet" },
     ]);
     expect(out.strongestKnowledgePointId).toBe("kp_a");

@@ -106,11 +106,11 @@ describe("rating a card (FSRS)", () => {
     const queue = await caller.review.queue({ timeZone: "UTC" });
     expect(queue.due.total).toBe(5);
     expect(queue.today.total).toBe(2);
-    expect((await caller.review.today({ timeZone: "UTC" })).dueCards).toBe(2);
+    expect((await caller.review.today({ timeZone: "UTC" })).now).toBe(2);
     // One new card rated Easy (days away): one new card left today, on both.
     await caller.review.rate({ cardId: queue.cards[0]!.id, rating: "easy", reps: 0 });
     expect((await caller.review.queue({ timeZone: "UTC" })).today.total).toBe(1);
-    expect((await caller.review.today({ timeZone: "UTC" })).dueCards).toBe(1);
+    expect((await caller.review.today({ timeZone: "UTC" })).now).toBe(1);
   });
 
   it("a new card rated Again leaves the queue for its one-minute step, then comes back after the cards due before it", async () => {

@@ -1,12 +1,13 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Time } from "@/components/time";
 import { CardActions, type CardAction } from "../card-actions";
 import { useDeckAnswerText } from "../review-setup";
+import { useRefreshFacts } from "../learner-facts";
 
 /**
  * A deck and Review: until the learner answers, "Add these cards to Review?"; once added, what
@@ -16,15 +17,11 @@ import { useDeckAnswerText } from "../review-setup";
 export function DeckInReview({ jobId }: { jobId: string }) {
   const t = useTranslations("review");
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const deck = useQuery(trpc.review.deck.queryOptions({ jobId }));
   const answerText = useDeckAnswerText();
   const [said, setSaid] = useState("");
-  const refresh = () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.review.deck.queryKey({ jobId }) }),
-      queryClient.invalidateQueries({ queryKey: trpc.review.queue.queryKey() }),
-    ]);
+  // The deck, Review and the top line: the deck's cards joined (or left) the schedule.
+  const refresh = useRefreshFacts();
   const add = useMutation(
     trpc.review.addDeck.mutationOptions({
       onSuccess: async (a) => {

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import type { Quiz } from "@/server/jobs/schemas";
 import { appCodeOf, explainError } from "../labels";
+import { useRefreshFacts } from "../learner-facts";
 import { Time } from "@/components/time";
 import { refreshAfterWrite } from "@/components/trpc/refresh";
 import { gradingOf } from "@/server/learning/grading";
@@ -20,11 +21,13 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [answers, setAnswers] = useState<Record<number, string>>({});
+  const refreshFacts = useRefreshFacts();
   const plays = useQuery(trpc.quiz.plays.queryOptions({ jobId }));
   const waiting = useQuery(trpc.quiz.pending.queryOptions({ jobId }));
   const submit = useMutation(
     trpc.quiz.submit.mutationOptions({
-      onSuccess: () => refreshAfterWrite(queryClient),
+      // Wrong answers join Review as cards: Review and the top line read again with the plays.
+      onSuccess: () => Promise.all([refreshAfterWrite(queryClient), refreshFacts()]),
     }),
   );
   const graded = submit.data;
@@ -34,7 +37,8 @@ export function QuizPlayer({ jobId, output }: { jobId: string; output: Quiz }) {
     trpc.quiz.mark.mutationOptions({
       onSuccess: (m) => {
         setMarks((all) => ({ ...all, [m.markId]: m.correct }));
-        return refreshAfterWrite(queryClient);
+        // A wrong mark makes a card: Review and the top line read again too.
+        return Promise.all([refreshAfterWrite(queryClient), refreshFacts()]);
       },
     }),
   );

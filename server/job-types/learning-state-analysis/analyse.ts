@@ -3,34 +3,36 @@ import type { Locale } from "../../i18n/locales";
 import type { LearningAnalysis } from "./schema";
 import {
   activityOf,
+  bandOf,
   isForgetting,
   knowledgeStats,
   pct,
   recallOf,
+  retentionOf,
   round3,
+  STRONG_MASTERY,
+  WEAK_MASTERY,
   type KpStats,
   type ReviewStats,
 } from "../shared/statistics";
 import { templatesFor } from "../shared/templates";
 import { clip, titleOf } from "../shared/text";
 
-/** Mastery (answers and reviews together) at least this high, over at least two answers or reviews, with nothing being forgotten: a strength. */
-export const STRONG_MASTERY = 0.8;
-export const EVIDENCE_FOR_STRENGTH = 2;
-/** Mastery below this is a risk. */
-export const RISK_MASTERY = 0.5;
+/** The learner model's thresholds (bandOf), under the names the evidence rules read. */
+export { STRONG_MASTERY };
+export const RISK_MASTERY = WEAK_MASTERY;
 
-/** A strength: well known by all its evidence, and nothing of it being forgotten. */
-export const isStrength = (s: KpStats) =>
-  s.evidence >= EVIDENCE_FOR_STRENGTH && s.mastery >= STRONG_MASTERY && !isForgetting(s.review);
-/** A risk: being forgotten in reviews, known poorly by all its evidence, or never practised. */
-export const isRisk = (s: KpStats) => isForgetting(s.review) || s.mastery < RISK_MASTERY || !s.evidence;
+/** A strength: the learner model's band says strong. */
+export const isStrength = (s: KpStats) => bandOf(s) === "strong";
+/** A risk: the band says weak (being forgotten, mastery low, or recent answers wrong), or the point was never practised. */
+export const isRisk = (s: KpStats) => bandOf(s) === "weak" || bandOf(s) === "unknown";
 
 /**
  * learning_state_analysis from the snapshot's quiz history, study sessions and review evidence,
  * written in the job's language. Every point's mastery is masteryOf (answers and reviews
- * together); a point is a strength or a risk, never both; a point being forgotten is a risk and
- * never the strongest.
+ * together) and its verdict the learner model's band (bandOf), as the weak-point analysis reads
+ * it: a point is a strength or a risk, never both; a point being forgotten is a risk and never
+ * the strongest.
  */
 export function analyseLearningState(snapshot: SnapshotContent, asOf: Date, locale: Locale = "en"): LearningAnalysis {
   const T = templatesFor(locale);
@@ -53,7 +55,7 @@ export function analyseLearningState(snapshot: SnapshotContent, asOf: Date, loca
   const risks = [
     ...stats.filter((s) => isForgetting(s.review)).map((s) => risk(s, forgetting(L, titleOf(s.kp), s.review!))),
     ...known
-      .filter((s) => !isForgetting(s.review) && s.mastery < RISK_MASTERY)
+      .filter((s) => !isForgetting(s.review) && bandOf(s) === "weak")
       .map((s) =>
         risk(
           s,
@@ -107,16 +109,21 @@ function forgetting(L: Sentences, title: string, r: ReviewStats) {
   return L.forgetting(title, recallOf(r), r.forgotten, r.lapses, r.dueCards);
 }
 
-/** One sentence on the schedule: its cards, how many are due now, the mean predicted recall of the reviewed ones. */
+/**
+ * One sentence on the schedule: its cards, how many are due now (not suspended, not buried), and
+ * the predicted recall over every reviewed card, the forgotten ones counting as not retained
+ * (retentionOf), so a card failed an hour ago lowers it.
+ */
 function reviewSummary(L: Sentences, snapshot: SnapshotContent) {
   const points = snapshot.reviews?.knowledgePoints ?? [];
   if (!points.length) return "";
-  const reviewed = points.filter((r) => r.retrievability !== null && !r.forgotten);
-  const recall = reviewed.length ? pct(reviewed.reduce((m, r) => m + r.retrievability!, 0) / reviewed.length) : null;
+  const retention = retentionOf(points);
+  const today = snapshot.reviews?.today;
   const sum = (f: (r: ReviewStats) => number) => points.reduce((n, r) => n + f(r), 0);
   return L.reviews(
     sum((r) => r.cards),
     sum((r) => r.dueCards),
-    recall,
+    retention === null ? null : pct(retention),
+    today ? { now: today.now, later: today.laterToday, heldBack: today.heldBack } : undefined,
   );
 }

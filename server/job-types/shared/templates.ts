@@ -27,7 +27,13 @@ export type Templates = {
     recallStrength(title: string, mastery: string, reviews: number): string;
     lowRecall(title: string, mastery: string, reviews: number, again: number): string;
     forgetting(title: string, recall: string | null, forgotten: number, lapses: number, due: number): string;
-    reviews(cards: number, due: number, recall: string | null): string;
+    /** `day`: the learner model's day (snapshot.reviews.today), labelled as Review and the top line label it; without it, the cards due now. */
+    reviews(
+      cards: number,
+      due: number,
+      recall: string | null,
+      day?: { now: number; later: number; heldBack: number },
+    ): string;
   };
   weakPoints: {
     mastery(mastery: string, answers: number, reviews: number): string;
@@ -119,7 +125,12 @@ const en: Templates = {
       ]
         .filter(Boolean)
         .join(", ")})`,
-    reviews: (c, d, r) => `Reviews: ${cardsEn(c)} in the schedule, ${d} due now${r ? `, predicted recall ${r}` : ""}.`,
+    reviews: (c, d, r, day) =>
+      `Reviews: ${cardsEn(c)} in the schedule, ${
+        day
+          ? `${cardsEn(day.now)} now · ${cardsEn(day.later)} later today${day.heldBack ? ` (${day.heldBack} more due now, over today's limits)` : ""}`
+          : `${d} due now`
+      }${r ? `, predicted recall ${r}` : ""}.`,
   },
   weakPoints: {
     mastery: (m, n, r) =>
@@ -209,7 +220,12 @@ const zhCN: Templates = {
       ]
         .filter(Boolean)
         .join("，")}）`,
-    reviews: (c, d, r) => `复习计划中有 ${c} 张卡片，现在到期 ${d} 张${r ? `，预计记忆保持率 ${r}` : ""}。`,
+    reviews: (c, d, r, day) =>
+      `复习计划中有 ${c} 张卡片，${
+        day
+          ? `现在 ${day.now} 张 · 今天稍后 ${day.later} 张${day.heldBack ? `（另有 ${day.heldBack} 张现在到期，超出今天的上限）` : ""}`
+          : `现在到期 ${d} 张`
+      }${r ? `，预计记忆保持率 ${r}` : ""}。`,
   },
   weakPoints: {
     mastery: (m, n, r) => `掌握度 ${m}，共作答 ${n} 次${r ? `、复习 ${r} 次` : ""}（越近的作答权重越高）`,

@@ -5,7 +5,8 @@ import { getNextActionTicks, setNextActionTick } from "../../learning/next-actio
 import { userProcedure, router } from "../init";
 import { isoDate, jobIdInput, learnerJobSchema } from "../schemas";
 
-const point = z.object({ at: isoDate, mastery: z.number(), jobId: z.string() });
+/** `degraded`: the analysis was stored degraded; its figure is shown flagged, not as fact. */
+const point = z.object({ at: isoDate, mastery: z.number(), jobId: z.string(), degraded: z.boolean() });
 const ticksSchema = z.object({ jobId: z.string(), done: z.array(z.number().int()) });
 
 /** The learner's side over time: full history, mastery per topic across analyses, ticked next steps. */
@@ -21,6 +22,8 @@ export const progressRouter = router({
     .output(
       z.object({
         analyses: z.number().int(),
+        /** Analyses stored degraded (their points are flagged). */
+        unverified: z.number().int(),
         overall: z.array(point),
         topics: z.array(z.object({ knowledgePointId: z.string(), title: z.string(), points: z.array(point) })),
       }),

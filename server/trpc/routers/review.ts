@@ -63,6 +63,8 @@ export const reviewRouter = router({
       z.object({
         due: z.object({ flashcards: count, questions: count, total: count }),
         today: z.object({ new: count, learning: count, review: count, total: count }),
+        laterToday: count,
+        setAside: z.object({ suspended: count, buried: count }),
         limits: z.object({ newPerDay: count, reviewsPerDay: count, newDoneToday: count, reviewsDoneToday: count }),
         cardsInSchedule: count,
         nextDueAt: isoDate.nullable(),
@@ -124,13 +126,22 @@ export const reviewRouter = router({
     .output(z.object({ id: z.string(), deleted: z.literal(true) }))
     .mutation(({ ctx, input }) => deleteCard(ctx.user.id, input.cardId)),
 
-  /** The top of the learner page: cards due by the end of the learner's day and the plan's first step not yet ticked. */
+  /** The top of the learner page: the cards Review offers now and later in her day, and the plan's first step not yet ticked. */
   today: userProcedure
     .input(z.object({ timeZone }).optional())
     .output(
       z.object({
-        dueCards: count,
-        firstStep: z.object({ jobId: z.string(), index: count, title: z.string(), estimatedMinutes: count }).nullable(),
+        now: count,
+        laterToday: count,
+        firstStep: z
+          .object({
+            jobId: z.string(),
+            index: count,
+            title: z.string(),
+            estimatedMinutes: count,
+            degraded: z.boolean(),
+          })
+          .nullable(),
       }),
     )
     .query(({ ctx, input }) => todayFor(ctx.user.id, input?.timeZone)),
