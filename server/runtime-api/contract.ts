@@ -86,8 +86,12 @@ export const resultsRequest = z
       .array(
         z.object({
           jobId,
-          /** The job's type: the item's output is that type's (an item naming another type is refused, 422). */
-          jobType: jobTypeSchema,
+          /**
+           * The job's type: the item's output is that type's. An item naming another type is refused
+           * (422 INVALID_SCHEMA, rule job_type_mismatch) and the job keeps its lease; an item without
+           * it (protocol 1) is read as its job's type.
+           */
+          jobType: jobTypeSchema.optional(),
           ...resultFields,
         }),
       )
@@ -272,6 +276,12 @@ export const resultResponse = z.object({
   status: z.literal("succeeded"),
   resultId: z.string(),
   idempotent: z.boolean(),
+  /** Stored degraded: the output broke an evidence rule (it is kept and shown marked), or the Runtime said so. */
+  degraded: z
+    .boolean()
+    .describe(
+      "The result was stored degraded: it broke an evidence rule (docs/evidence-rules.md) or the Runtime sent degraded: true. It is kept and shown marked.",
+    ),
 });
 export const failResponse = z.object({
   status: z.enum(["pending", "failed", "cancelled"]),

@@ -7,6 +7,7 @@ import { ENDPOINTS, type EndpointName } from "./endpoints";
 import { jobId as jobIdSchema } from "./contract";
 import { refuseDeepJson } from "../security/json-depth";
 import { traceTag } from "../observability/tracing";
+import { deprecationHeaders, protocolLabel, protocolMajor, PROTOCOL_MAJORS, type ProtocolMajor } from "./protocol";
 
 export { ENDPOINTS, type EndpointName };
 
@@ -18,12 +19,14 @@ export type RuntimeRequest = {
   path: string[];
   authorization: string | null;
   contentType: string | null;
+  /** The Runtime-Protocol header: the protocol major the Runtime speaks (none: the previous one, server/runtime-api/protocol.ts). */
+  protocol?: string | null;
   /** The raw body; the transport has already refused bodies over MAX_BODY_BYTES. */
   body: string;
   /** Aborted when the client goes away: frees a long poll's waiter. */
   signal?: AbortSignal;
 };
-export type RuntimeResponse = { status: number; body: unknown };
+export type RuntimeResponse = { status: number; body: unknown; headers?: Record<string, string> };
 
 /**
  * Every Runtime request, whatever carries it (the Next route, a test's HTTP server, an in-process
@@ -34,7 +37,9 @@ export type RuntimeResponse = { status: number; body: unknown };
 export async function dispatch(req: RuntimeRequest): Promise<RuntimeResponse> {
   const started = performance.now();
   const { name, jobId } = route(req.path);
-  const res = await handle(name, jobId, req);
+  const major = protocolMajor(req.protocol);
+  const res = major ? await handle(name, jobId, req, major) : unsupportedProtocol();
+  if (major) res.headers = { ...res.headers, ...deprecationHeaders(major) };
   metrics().httpDuration.observe(
     { endpoint: name ?? "unknown", status: String(res.status) },
     (performance.now() - started) / 1000,
@@ -54,11 +59,24 @@ function route(path: string[]): { name?: EndpointName; jobId: string } {
   return { jobId: "" };
 }
 
-async function handle(name: EndpointName | undefined, jobId: string, req: RuntimeRequest): Promise<RuntimeResponse> {
+function unsupportedProtocol(): RuntimeResponse {
+  return errorAnswer(
+    new AppError("UNSUPPORTED_PROTOCOL_VERSION", "the Runtime-Protocol header names a major this app does not serve", {
+      supported: Object.keys(PROTOCOL_MAJORS),
+    }),
+  );
+}
+
+async function handle(
+  name: EndpointName | undefined,
+  jobId: string,
+  req: RuntimeRequest,
+  protocol: ProtocolMajor,
+): Promise<RuntimeResponse> {
   try {
     if (!name) throw new AppError("NOT_FOUND", "no such Runtime endpoint (see /internal/runtime/openapi.json)");
     if (req.method !== "POST") throw new AppError("METHOD_NOT_ALLOWED", "Runtime endpoints take POST");
-    const caller = { ...(await verifyRuntimeKey(req.authorization)), signal: req.signal };
+    const caller = { ...(await verifyRuntimeKey(req.authorization)), signal: req.signal, protocol };
     const { request, run } = ENDPOINTS[name];
     const body = request.safeParse(parseJson(req));
     if (!body.success) {
@@ -74,6 +92,7 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
     const touch = touchRuntimeInstance(data.runtimeInstanceId, {
       capabilities: data.capabilities,
       version: data.runtimeVersion,
+      protocolVersion: protocolLabel(protocol),
     }).catch((e) => console.error("[runtime-api] lastSeenAt not recorded:", (e as Error).message));
     const [result] = await Promise.all([run(body.data, jobId, caller), touch]);
     return { status: 200, body: result };
