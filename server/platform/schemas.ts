@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { FAILURE_CODES, JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { JOB_ERROR_CODES, JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { outputSchemaVersionSchema } from "../job-types/catalogue";
 import { learnerExportSchema } from "../learners/export-schema";
 import { jobTypeSchema } from "../jobs/schemas";
 import { refuseUnstorable } from "../security/storable-text";
@@ -189,11 +190,18 @@ export const jobAnswer = z.object({
   finishedAt: z.string().nullable(),
   /** Present once the job succeeded: the output of its job type (docs/contract.md#job-types-and-outputs, in the version `outputSchemaVersion` names). */
   output: z.unknown().nullable(),
-  outputSchemaVersion: z.string().nullable(),
+  outputSchemaVersion: outputSchemaVersionSchema.nullable(),
+  /** Present once the job succeeded: whether its result was stored degraded. */
+  degraded: z
+    .boolean()
+    .nullable()
+    .describe(
+      "Once the job succeeded: true when its result was stored degraded (it broke an evidence rule, docs/evidence-rules.md, or its Runtime said so); null before.",
+    ),
   /** Set once a cancel was asked for a locked or running job: its Runtime stops at its next heartbeat and the job ends cancelled. */
   cancelRequested: z.boolean(),
   error: z
-    .object({ code: z.enum(Object.keys(FAILURE_CODES) as [keyof typeof FAILURE_CODES]), message: z.string() })
+    .object({ code: z.enum(JOB_ERROR_CODES), message: z.string() })
     .nullable()
     .describe(
       "The last failed attempt's error, or null when no attempt failed. A failed or cancelled job: why it ended (code CANCELLED when cancelled). A job put back to pending after a failed attempt (a retryable code such as MODEL_TIMEOUT or JOB_TIMEOUT, retries left) carries that attempt's error while it waits and runs again; it is cleared when an attempt succeeds.",

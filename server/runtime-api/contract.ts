@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JOB_TYPES, jobTypeSchema } from "../job-types/catalogue";
+import { JOB_TYPES, jobTypeSchema, outputSchemaVersionSchema } from "../job-types/catalogue";
 import { snapshotContentSchema } from "../job-types/fields";
 import { REJECTION_LIMITS } from "../jobs/rejection-limits";
 import { MAX_RESULTS_PER_REQUEST, TARGET_TYPES } from "../jobs/constants";
@@ -64,7 +64,10 @@ export { usageSchema, type Usage } from "./usage";
 const resultFields = {
   attemptNo,
   output: z.record(z.string(), z.unknown()),
-  outputSchemaVersion: z.string().min(1).max(16).optional(),
+  /** The version the output is written in; left out: the lease's (protocol 1: v1). */
+  outputSchemaVersion: outputSchemaVersionSchema
+    .optional()
+    .describe("The version `output` is written in; left out: the version the lease named (protocol 1: v1)"),
   promptVersion: z.string().max(RESULT_LIMITS.promptVersion).nullish(),
   modelProvider: z.string().max(RESULT_LIMITS.modelProvider).nullish(),
   modelName: z.string().max(RESULT_LIMITS.modelName).nullish(),
@@ -226,7 +229,10 @@ export const leasedJob = z.object({
   retryCount: z.number().int(),
   maxRetryCount: z.number().int(),
   timeoutSeconds: z.number().int(),
-  outputSchemaVersion: z.string(),
+  /** The output version the job expects from this Runtime: its protocol's (1: v1, 2: v2). */
+  outputSchemaVersion: outputSchemaVersionSchema.describe(
+    "The output version this Runtime submits: v2 under protocol 2, v1 under protocol 1 (docs/contract.md#versions-and-the-compatibility-promise)",
+  ),
   promptVersion: z.string().nullable(),
   /**
    * The language every text field of the output is written in (JSON keys and enum values stay

@@ -7,6 +7,7 @@ import { ENDPOINTS, type EndpointName } from "./endpoints";
 import { jobId as jobIdSchema } from "./contract";
 import { refuseDeepJson } from "../security/json-depth";
 import { traceTag } from "../observability/tracing";
+import { takeRuntimeCall } from "./caps";
 import { deprecationHeaders, protocolLabel, protocolMajor, PROTOCOL_MAJORS, type ProtocolMajor } from "./protocol";
 
 export { ENDPOINTS, type EndpointName };
@@ -73,10 +74,13 @@ async function handle(
   req: RuntimeRequest,
   protocol: ProtocolMajor,
 ): Promise<RuntimeResponse> {
+  let release = () => {};
   try {
     if (!name) throw new AppError("NOT_FOUND", "no such Runtime endpoint (see /internal/runtime/openapi.json)");
     if (req.method !== "POST") throw new AppError("METHOD_NOT_ALLOWED", "Runtime endpoints take POST");
     const caller = { ...(await verifyRuntimeKey(req.authorization)), signal: req.signal, protocol };
+    // Per-key caps before any parsing (server/runtime-api/caps.ts): 429 with Retry-After.
+    release = takeRuntimeCall(caller.keyId);
     const { request, run } = ENDPOINTS[name];
     const body = request.safeParse(parseJson(req));
     if (!body.success) {
@@ -98,6 +102,8 @@ async function handle(
     return { status: 200, body: result };
   } catch (e) {
     return errorAnswer(e);
+  } finally {
+    release();
   }
 }
 
@@ -119,9 +125,12 @@ export const tooLarge = () =>
 
 export function errorAnswer(e: unknown): RuntimeResponse {
   if (isAppError(e)) {
+    const wait =
+      e.code === "RATE_LIMITED" ? (e.details as { retryAfterSeconds?: number })?.retryAfterSeconds : undefined;
     return {
       status: e.status,
       body: { error: { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) } },
+      ...(wait ? { headers: { "retry-after": String(wait) } } : {}),
     };
   }
   if (isDatabaseUnavailable(e)) {

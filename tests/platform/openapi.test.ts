@@ -337,9 +337,23 @@ describe("a job typed per job type in the platform document", () => {
     expect(schemas.QuizGenerationJobRequest.properties.params).toEqual({
       $ref: "#/components/schemas/QuizGenerationParams",
     });
-    expect(schemas.QuizGenerationJob.properties.output.oneOf[0]).toEqual({
+    expect(schemas.QuizGenerationJob.properties.output.anyOf[0]).toEqual({
       $ref: "#/components/schemas/QuizGenerationOutput",
     });
+    // A type whose v1 differs: either version, as `outputSchemaVersion` names it.
+    expect(schemas.LearningStateAnalysisJob.properties.output.anyOf[0]).toEqual({
+      $ref: "#/components/schemas/LearningStateAnalysisAnyOutput",
+    });
+    expect(schemas.LearningStateAnalysisAnyOutput.anyOf).toEqual([
+      { $ref: "#/components/schemas/LearningStateAnalysisOutput" },
+      { $ref: "#/components/schemas/LearningStateAnalysisOutputV1" },
+    ]);
+    expect(schemas.Job.oneOf).toHaveLength(
+      Object.keys(schemas).filter((n) => /^[A-Za-z]+Job$/.test(n) && n !== "Job" && n !== "StartJob").length,
+    );
+    expect(schemas.QuizGenerationJob.properties.error.anyOf[0].properties.code.enum).toContain("LEASE_REVOKED");
+    expect(schemas.QuizGenerationJob.properties.degraded).toMatchObject({ type: ["boolean", "null"] });
+    expect(schemas.QuizGenerationJob.properties.outputSchemaVersion.anyOf[0].enum).toEqual(["v1", "v2"]);
     expect(schemas.QuizGenerationOutput["x-quality-rules"]).toHaveProperty("one_correct_option");
     expect(schemas.StartJobAnswer.properties.job).toEqual({ $ref: "#/components/schemas/Job" });
   });
