@@ -33,7 +33,12 @@ const line = (max: number) =>
   z
     .string()
     .transform(plainLine)
-    .pipe(z.string().min(1, "must not be empty").max(max, `at most ${max} characters`));
+    .pipe(z.string().min(1, "must not be empty").max(max, `at most ${max} characters`))
+    .meta({
+      minLength: 1,
+      maxLength: max,
+      description: `One line: whitespace runs become one space and the ends are trimmed; then 1 to ${max} characters (400 INVALID_REQUEST).`,
+    });
 /** Dates as ISO 8601 with an offset; the years a learning record can plausibly have. */
 const instant = z.iso
   .datetime({ offset: true })
@@ -41,7 +46,10 @@ const instant = z.iso
     const y = new Date(s).getUTCFullYear();
     return y >= 1970 && y <= 2100;
   }, "a date between 1970 and 2100")
-  .meta({ example: "2026-12-01T09:30:00Z" });
+  .meta({
+    example: "2026-12-01T09:30:00Z",
+    description: "ISO 8601 with an offset, in the years 1970 to 2100 (else 400 INVALID_REQUEST).",
+  });
 
 export const learnerBody = z
   .strictObject({
@@ -86,6 +94,9 @@ export const materialBody = z
       .refine(
         (a) => new Set(a.map((k) => k.externalId)).size === a.length,
         "knowledge point externalIds must be distinct",
+      )
+      .describe(
+        `The full set, at most ${MAX_KNOWLEDGE_POINTS}, each externalId once (a repeated one is 400 INVALID_REQUEST).`,
       ),
   })
   .superRefine(refuseUnstorable);
@@ -139,7 +150,10 @@ export const activityBody = z
     (b) => b.quizAttempts.length + b.studySessions.length + b.reviews.length <= MAX_ACTIVITY_ITEMS,
     `at most ${MAX_ACTIVITY_ITEMS} items a call, quiz attempts, study sessions and reviews together`,
   )
-  .superRefine(refuseUnstorable);
+  .superRefine(refuseUnstorable)
+  .describe(
+    `At most ${MAX_ACTIVITY_ITEMS} items a call, quiz attempts, study sessions and reviews together (400 INVALID_REQUEST above). An item repeated within the call or already stored is counted, not stored twice.`,
+  );
 
 const counted = z.object({ received: z.number().int(), new: z.number().int() });
 export const activityAnswer = z.object({

@@ -56,8 +56,10 @@ export function deprecationHeaders(major: ProtocolMajor): Record<string, string>
   };
 }
 
-/** The deprecation of a major as the console shows it, or null when it is current. */
-export function deprecationOf(major: ProtocolMajor) {
+/** The deprecation of a recorded protocol version ("1.x", "2.0.0") as the console shows it, or null when it is current or unknown. */
+export function deprecationOf(recorded: string | null) {
+  const major = recorded ? protocolMajor(recorded.replace(/\.x$/, "")) : null;
+  if (!major) return null;
   const m: { deprecatedAt: Date | null; sunsetAt: Date | null } = PROTOCOL_MAJORS[major];
   return m.deprecatedAt ? { deprecatedAt: m.deprecatedAt, sunsetAt: m.sunsetAt } : null;
 }
