@@ -206,16 +206,16 @@ export const hookCode: Hook["job"]["errorCode"] = "BOOM";
 export const hookPadded: Hook = { type: "ai.job.finished", job: { ...({} as Hook["job"]), extra: true } };
 
 /** A job's error codes, result versions and degraded flag (docs/contract.md#versions-and-the-compatibility-promise). */
-type ReadJob = S["QuizGenerationJob"];
-export const revoked: ReadJob["error"] = { code: "LEASE_REVOKED", message: "the Runtime key holding the lease was revoked" };
+type QuizJob = S["QuizGenerationJob"];
+export const revoked: QuizJob["error"] = { code: "LEASE_REVOKED", message: "the Runtime key holding the lease was revoked" };
 // @ts-expect-error a code the app never writes on a job
-export const expired: ReadJob["error"] = { code: "LEASE_EXPIRED", message: "" };
-export const degradedJob: ReadJob["degraded"] = true;
+export const expired: QuizJob["error"] = { code: "LEASE_EXPIRED", message: "" };
+export const degradedJob: QuizJob["degraded"] = true;
 // @ts-expect-error degraded is a boolean (null before the job succeeded)
-export const degradedWord: ReadJob["degraded"] = "yes";
-export const storedV1: ReadJob["outputSchemaVersion"] = "v1";
+export const degradedWord: QuizJob["degraded"] = "yes";
+export const storedV1: QuizJob["outputSchemaVersion"] = "v1";
 // @ts-expect-error a version no document describes
-export const storedV3: ReadJob["outputSchemaVersion"] = "v3";
+export const storedV3: QuizJob["outputSchemaVersion"] = "v3";
 type Analysis = S["LearningStateAnalysisJob"]["output"];
 export const analysisV1: Analysis = { summary: "s", overallMastery: 0.5, engagementLevel: "low", strengths: ["Light"], risks: [], knowledgePoints: [] };
 // @ts-expect-error a strength is a sentence (v1) or names its point (v2), never a number
