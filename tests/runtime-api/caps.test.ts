@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { hashKey } from "@/server/key-hash";
 import { takeRuntimeCall } from "@/server/runtime-api/caps";
+import { setting } from "@/server/config";
 import { runtimeKey, uid } from "../helpers/factories";
 import { runtime } from "../helpers/runtime-api";
 
@@ -14,8 +15,8 @@ describe("per-key caps on the Runtime door (docs/contract.md#the-runtime-protoco
   it("a key with RUNTIME_KEY_CONCURRENCY requests in flight is answered 429 with Retry-After; another key is not; a finished request frees its slot", async () => {
     const [key, other] = await Promise.all([runtimeKey(), runtimeKey()]);
     const keyId = await keyIdOf(key);
-    // Hold every slot of the key (default 256) as requests in flight would.
-    const held = Array.from({ length: 256 }, () => takeRuntimeCall(keyId, 0));
+    // Hold every slot of the key as requests in flight would.
+    const held = Array.from({ length: setting("RUNTIME_KEY_CONCURRENCY") }, () => takeRuntimeCall(keyId, 0));
     const rt = runtime(key, uid("rt"));
     const refused = await rt.poll({ limit: 1 });
     expect(refused.status).toBe(429);
@@ -30,8 +31,9 @@ describe("per-key caps on the Runtime door (docs/contract.md#the-runtime-protoco
   it("RUNTIME_KEY_RATE_LIMIT requests in one second, then 429 until the next second", () => {
     const keyId = uid("key");
     const second = 5_000_000;
-    for (let i = 0; i < 1000; i++) takeRuntimeCall(keyId, second)();
-    expect(() => takeRuntimeCall(keyId, second + 999)).toThrow(/at most 1000 requests a second/);
+    const rate = setting("RUNTIME_KEY_RATE_LIMIT");
+    for (let i = 0; i < rate; i++) takeRuntimeCall(keyId, second)();
+    expect(() => takeRuntimeCall(keyId, second + 999)).toThrow(`at most ${rate} requests a second`);
     expect(() => takeRuntimeCall(keyId, second + 1000)()).not.toThrow();
   });
 });
