@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import { PROTOCOL_HEADER, RUNTIME_PROTOCOL_VERSION } from "../server/runtime-api/protocol";
 
 /**
  * One POST over a kept-alive connection, answered as status and text. Node's own http client, not
@@ -31,6 +32,8 @@ export function postText(
           authorization: `Bearer ${bearer}`,
           "content-type": "application/json",
           "content-length": Buffer.byteLength(body),
+          // The protocol this Runtime speaks (docs/contract.md#versions-and-the-compatibility-promise).
+          [PROTOCOL_HEADER]: RUNTIME_PROTOCOL_VERSION,
         },
       },
       (res) => {

@@ -215,6 +215,14 @@ export const SETTINGS = {
   IN_PROCESS_SCHEDULER: def(flag.default("1"), "0 turns the in-process scheduler off on this instance"),
   RUNTIME_POLL_INTERVAL_MS: def(int(0).default(2000), "pollIntervalMs told to idle Runtimes"),
   RUNTIME_MAX_BODY_BYTES: def(int(1024).default(256 * 1024), "request body limit of the Runtime routes (413 above)"),
+  RUNTIME_KEY_RATE_LIMIT: def(
+    int(1).default(20_000),
+    "Runtime protocol requests per Runtime key per second, per app process (429 with Retry-After above)",
+  ),
+  RUNTIME_KEY_CONCURRENCY: def(
+    int(1).default(1024),
+    "Runtime protocol requests of one Runtime key at once (a parked long poll counts), per app process (429 with Retry-After above)",
+  ),
   PLATFORM_API_MAX_BODY_BYTES: def(
     int(1024).default(2 * 1024 * 1024),
     "request body limit of the platform API, /api/v1 (413 above; a 200 KB material or 1,000 activity items fit)",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ErrorCode } from "./errors";
 import { FAILURE_CODES, JOB_STATUSES, TARGET_TYPES } from "./jobs/constants";
+import { PROTOCOL_MAJORS } from "./runtime-api/protocol";
 import { JOB_TYPES } from "./job-types/catalogue";
 import { violationSchema } from "./runtime-api/contract";
 
@@ -110,7 +111,19 @@ const DETAILS: Partial<Record<ErrorCode, Details>> = {
   },
   JOB_NOT_CANCELLABLE: {
     always: false,
-    schema: object({ status: jobStatus }, ["status"], "The job's status: it has already finished."),
+    schema: object(
+      { status: jobStatus },
+      ["status"],
+      "The job's status: it has already finished (succeeded or failed). Absent when the job changed under every try to cancel it (a race with its Runtime's own writes): send the cancel again.",
+    ),
+  },
+  UNSUPPORTED_PROTOCOL_VERSION: {
+    always: true,
+    schema: object(
+      { supported: { type: "array", items: { type: "string", enum: Object.keys(PROTOCOL_MAJORS) } } },
+      ["supported"],
+      "The protocol majors this app serves.",
+    ),
   },
   RATE_LIMITED: {
     always: true,
@@ -133,6 +146,14 @@ const DETAILS: Partial<Record<ErrorCode, Details>> = {
   UNAVAILABLE: {
     always: true,
     schema: object({ retryAfterSeconds: { type: "integer", minimum: 1 } }, ["retryAfterSeconds"]),
+  },
+  OUTCOME_UNKNOWN: {
+    always: true,
+    schema: object(
+      { retryAfterSeconds: { type: "integer", minimum: 1 } },
+      ["retryAfterSeconds"],
+      "The write's commit was not confirmed in time: it may have happened. Repeat the same call (the same idempotency key, or the same result), which finds it or makes it once.",
+    ),
   },
 };
 

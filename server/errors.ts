@@ -27,6 +27,8 @@ export const ERROR_CODES = {
   CANCEL_NOT_REQUESTED: { status: 400, trpc: "BAD_REQUEST" },
   CREDENTIAL_REQUIRED: { status: 400, trpc: "BAD_REQUEST" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: "BAD_REQUEST" },
+  /** A Runtime-Protocol header naming a major the app does not serve (server/runtime-api/protocol.ts). */
+  UNSUPPORTED_PROTOCOL_VERSION: { status: 400, trpc: "BAD_REQUEST" },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
   METHOD_NOT_ALLOWED: { status: 405, trpc: "METHOD_NOT_SUPPORTED" },
   NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },

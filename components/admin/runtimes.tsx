@@ -30,6 +30,7 @@ export function Runtimes() {
                 <tr>
                   <th className="py-1">Instance</th>
                   <th>Version</th>
+                  <th>Protocol</th>
                   <th>Capabilities</th>
                   <th>Last seen</th>
                   <th className="text-right">In hand</th>
@@ -56,6 +57,19 @@ export function Runtimes() {
                         </Link>
                       </td>
                       <td className="text-xs">{r.version ?? "—"}</td>
+                      <td className="text-xs" data-testid="runtime-protocol">
+                        {r.protocolVersion ?? "—"}
+                        {r.protocolDeprecation && (
+                          <div className="text-amber-700">
+                            deprecated
+                            {r.protocolDeprecation.sunsetAt && (
+                              <>
+                                , served until <Time value={r.protocolDeprecation.sunsetAt} />
+                              </>
+                            )}
+                          </div>
+                        )}
+                      </td>
                       <td className="max-w-64 text-xs text-slate-600">{r.capabilities.join(", ") || "—"}</td>
                       <td className="text-xs">
                         <Time value={r.lastSeenAt} relative />

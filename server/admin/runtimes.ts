@@ -2,6 +2,7 @@ import { getDb } from "../db";
 import { now } from "../clock";
 import { Prisma } from "../generated/prisma/client";
 import { HELD_STATUSES } from "../jobs/constants";
+import { deprecationOf } from "../runtime-api/protocol";
 import { statusList } from "../jobs/status-sql";
 import { LAST_EVENT, RUNTIME_FAILED, RUNTIME_SUCCEEDED } from "../observability/rollup-sql";
 
@@ -30,6 +31,9 @@ export async function listRuntimes() {
     id: i.id,
     capabilities: i.capabilities,
     version: i.version,
+    /** The Runtime protocol its last request spoke, and that protocol's deprecation (null: current). */
+    protocolVersion: i.protocolVersion,
+    protocolDeprecation: deprecationOf(i.protocolVersion),
     firstSeenAt: i.firstSeenAt,
     lastSeenAt: i.lastSeenAt,
     jobsInHand: h.get(i.id)?.n ?? 0,

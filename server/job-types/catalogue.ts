@@ -58,6 +58,9 @@ export const outputSchemas = {
   v2: mapTypes((t) => JOB_TYPE_CATALOGUE[t].output.schema) as { [T in JobTypeName]: Catalogue[T]["output"]["schema"] },
 } as const;
 export type OutputSchemaVersion = keyof typeof outputSchemas;
+/** Every output schema version, oldest first: what `outputSchemaVersion` may say. */
+export const OUTPUT_SCHEMA_VERSIONS = Object.keys(outputSchemas) as [OutputSchemaVersion, ...OutputSchemaVersion[]];
+export const outputSchemaVersionSchema = z.enum(OUTPUT_SCHEMA_VERSIONS);
 /** The version new jobs are created with and the pipeline writes. */
 export const OUTPUT_SCHEMA_VERSION = "v2" satisfies OutputSchemaVersion;
 

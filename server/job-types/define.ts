@@ -8,6 +8,7 @@ export const COMMON_QUALITY_RULES = {
   unknown_schema_version: "`outputSchemaVersion` names a version the API knows (`v1` or `v2`, the current one).",
   knowledge_point_unknown:
     "Every `knowledgePointId` in the output is the id of a knowledge point in the job's snapshot.",
+  job_type_mismatch: "A `POST /results` item that names its `jobType` names its job's type.",
 } as const;
 export type CommonRule = keyof typeof COMMON_QUALITY_RULES;
 

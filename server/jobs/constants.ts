@@ -39,7 +39,7 @@ export const isHeld = (s: string) => (HELD_STATUSES as readonly string[]).includ
 export const TARGET_TYPES = ["user", "material", "knowledge_point"] as const;
 export const API_KEY_MODES = ["platform_key", "user_deepseek_key"] as const;
 
-export { FAILURE_CODES, isFailureCode, type FailureCode } from "./failure-codes";
+export { FAILURE_CODES, JOB_ERROR_CODES, isFailureCode, type FailureCode, type JobErrorCode } from "./failure-codes";
 
 /**
  * The shortest execution timeout a job may have (JOB_TIMEOUT_SECONDS and createJob hold to it): a

@@ -57,19 +57,23 @@ export function holdsRow(
   );
 }
 
+/**
+ * The answer for a job that does not exist, and the same one for a job this key never held (or no
+ * longer last held): a key learns nothing of other keys' jobs (docs/contract.md#the-runtime-protocol).
+ */
+export const notFound = (jobId: string) => new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+
 export async function lockLost(jobId: string, holder: Holder) {
   const job = await getDb().aiRuntimeJob.findUnique({
     where: { id: jobId },
     select: { status: true, attemptNo: true, lockedBy: true, lockedByKeyId: true },
   });
-  if (!job) return new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+  if (!job || (holder.keyId != null && job.lockedByKeyId !== holder.keyId)) return notFound(jobId);
   const reason =
     job.lockedBy && job.lockedBy !== holder.runtimeInstanceId
       ? "another Runtime holds the lease"
-      : job.lockedBy && holder.keyId != null && job.lockedByKeyId !== holder.keyId
-        ? "the lease was taken with another Runtime key"
-        : HELD_STATUSES.includes(job.status)
-          ? "the lease has passed or the attempt is not current"
-          : `the job is ${job.status}`;
+      : HELD_STATUSES.includes(job.status)
+        ? "the lease has passed or the attempt is not current"
+        : `the job is ${job.status}`;
   return new AppError("LOCK_LOST", `lease lost: ${reason}`, { status: job.status, attemptNo: job.attemptNo });
 }

@@ -19,6 +19,7 @@ import {
 } from "./key-scope";
 import { HELD_STATUSES, isTerminal } from "./constants";
 import { rememberJobContext } from "./job-context";
+import { rememberLease } from "./lease-gate";
 import { getSnapshot } from "./snapshot";
 import { DEFAULT_LOCALE, isLocale } from "../i18n/locales";
 import { QUEUE_ORDER } from "./fair-queue";
@@ -177,7 +178,7 @@ export async function claimJobs(input: PollInput) {
       "claims",
     ),
   );
-  return loadLeases(rows, input.scope);
+  return loadLeases(rows, input.scope, input.keyId);
 }
 
 /** The claim's whole statement (what claimJobs runs on `table`), for the plan tests. */
@@ -213,7 +214,7 @@ export async function lockJob(jobId: string, runtimeInstanceId: string, keyId?: 
       actor: { type: "runtime", id: runtimeInstanceId },
       now: at,
     });
-    if (rows.length) return (await loadLeases(rows, scope))[0]!;
+    if (rows.length) return (await loadLeases(rows, scope, keyId))[0]!;
 
     const job = await getDb().aiRuntimeJob.findUnique({
       where: { id: jobId },
@@ -284,9 +285,11 @@ function clampLimit(limit: number) {
 }
 
 /** What a Runtime needs to run a job it now holds (docs/contract.md#the-runtime-protocol lock response), from the transition's own row. */
-async function loadLeases(rows: JobRow[], scope: KeyScope = FULL_SCOPE) {
+async function loadLeases(rows: JobRow[], scope: KeyScope = FULL_SCOPE, keyId?: string | null) {
   return Promise.all(
     rows.map(async (job) => {
+      // Its holder's result then passes the lease gate without a read (server/jobs/lease-gate.ts).
+      rememberLease(job.id, { runtimeInstanceId: job.lockedBy!, keyId }, job.attemptNo);
       rememberJobContext(job.id, {
         jobType: job.jobType as JobType,
         params: job.params,

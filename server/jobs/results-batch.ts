@@ -4,10 +4,11 @@ import { isAppError } from "../errors";
 import type { Holder } from "./fence";
 import { MAX_RESULTS_PER_REQUEST } from "./constants";
 import { checkResult, submitResult, type ResultAnswer } from "./results";
+import { gateResults } from "./lease-gate";
 import { storeResults, type CheckedResult } from "./store-results";
 
 /** One result of a batch: what POST /{jobId}/result takes, with the job it is for and that job's type. */
-export type BatchedResult = CheckedResult["item"] & { jobType: JobTypeName };
+export type BatchedResult = CheckedResult["item"] & { jobType?: JobTypeName };
 
 /** Per result, what its own POST /{jobId}/result would have answered: the status and the body. */
 export type BatchedAnswer = {
@@ -27,49 +28,49 @@ export type BatchedAnswer = {
 export async function submitResults(holder: Holder, items: BatchedResult[]): Promise<BatchedAnswer[]> {
   if (items.length > MAX_RESULTS_PER_REQUEST) throw new Error(`at most ${MAX_RESULTS_PER_REQUEST} results at once`);
   const at = now();
+  // The leases first (one read for the jobs this process did not lease out): a result that cannot
+  // be stored is answered without its checks, and a job this key never held as one that does not exist.
+  const gate = await gateResults(holder, items, at);
+  // Then each remaining item's checks, once: the single path below reuses them.
   const checked = await Promise.all(
-    items.map(async (item) => {
+    items.map(async (item, i) => {
+      if (gate[i]) return null;
       try {
         return { item, ...(await checkResult(item.jobId, item)) };
       } catch (e) {
-        if (isAppError(e)) return null; // an unknown job: the single path answers JOB_NOT_FOUND
+        if (isAppError(e)) return e;
         throw e;
       }
     }),
   );
-  // An item that names another type than its job's: its output is refused, as one of the wrong type would be.
-  const mistyped = new Map(
-    checked.flatMap((c) => (c && c.item.jobType !== c.jobType ? [[c.item.jobId, c.jobType] as const] : [])),
-  );
   const valid = checked.flatMap((c) =>
-    c?.check.ok && !mistyped.has(c.item.jobId)
+    c && !isAppError(c) && c.check.ok
       ? [{ ...c, item: { ...c.item, degraded: c.degraded }, output: c.check.output }]
       : [],
   );
   const stored = valid.length ? await storeResults(holder, valid, at) : new Map<string, string>();
+  const degradedOf = new Map(valid.map((v) => [v.item.jobId, v.degraded]));
   const answers: BatchedAnswer[] = [];
-  for (const item of items) {
-    const actual = mistyped.get(item.jobId);
-    if (actual) {
-      const message = `the job is a ${actual} job, not ${item.jobType}`;
-      const details = [{ path: "jobType", rule: "job_type_mismatch", message }];
-      answers.push({
-        jobId: item.jobId,
-        httpStatus: 422,
-        body: { error: { code: "INVALID_SCHEMA", message, details } },
-      });
-      continue;
-    }
+  for (const [i, item] of items.entries()) {
     const resultId = stored.get(item.jobId);
     if (resultId) {
-      answers.push({ jobId: item.jobId, httpStatus: 200, body: { status: "succeeded", resultId, idempotent: false } });
-      continue;
-    }
-    try {
+      const degraded = degradedOf.get(item.jobId) ?? false;
       answers.push({
         jobId: item.jobId,
         httpStatus: 200,
-        body: await submitResult(item.jobId, { ...item, ...holder }),
+        body: { status: "succeeded", resultId, idempotent: false, degraded },
+      });
+      continue;
+    }
+    try {
+      const c = checked[i];
+      if (gate[i]) throw gate[i];
+      if (isAppError(c)) throw c;
+      // Not stored (a repeat, a lost lease, a cancel, a refused output): the single result's way says why.
+      answers.push({
+        jobId: item.jobId,
+        httpStatus: 200,
+        body: await submitResult(item.jobId, { ...item, ...holder }, c!),
       });
     } catch (e) {
       if (!isAppError(e)) throw e;

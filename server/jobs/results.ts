@@ -4,9 +4,11 @@ import { now } from "../clock";
 import { AppError } from "../errors";
 import { FAILURE_CODES, isFailureCode } from "./constants";
 import { hashJson } from "./hashing";
-import { HOLDER_COLUMNS, holds, holdsRow, lockLost, type Holder } from "./fence";
+import { HOLDER_COLUMNS, holds, holdsRow, lockLost, notFound, type Holder } from "./fence";
 import { backoffSql, retriesWhen } from "./retry-policy";
-import { checkOutput } from "./quality";
+import { checkOutput, type OutputCheck } from "./quality";
+import { gateResults } from "./lease-gate";
+import type { JobTypeName } from "../job-types/catalogue";
 import { evidenceFindings } from "../job-types/evidence";
 import { insertRejectionSql, keptViolations, reportedRejectionSql, storable, type RejectionReport } from "./rejection";
 import { getJobContext } from "./job-context";
@@ -23,9 +25,16 @@ export type { ResultInput } from "./store-results";
  * RESULT_ALREADY_EXISTS. Output that fails its schema version or the quality rules fails the job
  * (INVALID_SCHEMA, not retried). A cancel-requested job ends cancelled and keeps no result.
  */
-export async function submitResult(jobId: string, input: ResultInput): Promise<ResultAnswer> {
+export async function submitResult(jobId: string, input: ResultInput, checked?: CheckedInput): Promise<ResultAnswer> {
+  // The lease first: a result that cannot be stored never reaches the checks (server/jobs/lease-gate.ts).
+  if (!checked) {
+    const [refused] = await gateResults(input, [{ jobId, attemptNo: input.attemptNo }], now());
+    if (refused) throw refused;
+  }
+  // Each result is checked once, whatever the tries below (a batch passes the checks it already ran).
+  const result = checked ?? (await checkResult(jobId, input));
   for (let tries = 1; ; tries++) {
-    const answer = await submitOnce(jobId, input);
+    const answer = await submitOnce(jobId, input, result);
     if (answer) return answer;
     // Each miss means another writer changed the row between our write and our read; a row that
     // keeps changing that way is not one this Runtime can rely on holding.
@@ -42,15 +51,15 @@ export async function submitResult(jobId: string, input: ResultInput): Promise<R
 export const STORE_TRIES = 3;
 
 /** One try: the answer, an AppError, or null when the write missed although the row looked held. */
-async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnswer | null> {
+async function submitOnce(jobId: string, input: ResultInput, checked: CheckedInput): Promise<ResultAnswer | null> {
   const db = getDb();
   const at = now();
-  const { check, outputHash, version, degraded } = await checkResult(jobId, input);
+  const { check, outputHash, version, degraded } = checked;
 
   // The common case, one statement: the caller holds the lease and the output is valid.
   if (check.ok) {
     const stored = await storeResult(jobId, { ...input, degraded }, { output: check.output, outputHash, version, at });
-    if (stored) return { status: "succeeded", resultId: stored, idempotent: false };
+    if (stored) return { status: "succeeded", resultId: stored, idempotent: false, degraded };
   }
 
   // Otherwise read the row and say exactly why.
@@ -59,14 +68,14 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
     select: {
       ...HOLDER_COLUMNS,
       cancelRequested: true,
-      result: { select: { id: true, attemptNo: true, outputHash: true } },
+      result: { select: { id: true, attemptNo: true, outputHash: true, degraded: true } },
     },
   });
-  if (!job) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+  if (!job || (input.keyId != null && job.lockedByKeyId !== input.keyId)) throw notFound(jobId);
   if (job.status === "succeeded" && job.result) {
     // The same output of the same attempt again: idempotent.
     if (job.result.attemptNo === input.attemptNo && job.result.outputHash === outputHash)
-      return { status: "succeeded", resultId: job.result.id, idempotent: true };
+      return { status: "succeeded", resultId: job.result.id, idempotent: true, degraded: job.result.degraded };
     throw new AppError("RESULT_ALREADY_EXISTS", "this job already has a different result", { resultId: job.result.id });
   }
   if (!holdsRow(job, input, input.attemptNo, at)) throw await lockLost(jobId, input);
@@ -112,18 +121,22 @@ async function submitOnce(jobId: string, input: ResultInput): Promise<ResultAnsw
  */
 export async function checkResult(
   jobId: string,
-  input: Pick<ResultInput, "attemptNo" | "output" | "outputSchemaVersion" | "degraded">,
+  input: Pick<ResultInput, "attemptNo" | "output" | "outputSchemaVersion" | "degraded"> & { jobType?: JobTypeName },
 ) {
   const db = getDb();
   const ctx = await getJobContext(db, jobId);
-  if (!ctx) throw new AppError("JOB_NOT_FOUND", `job ${jobId} not found`);
+  if (!ctx) throw notFound(jobId);
   const version = input.outputSchemaVersion ?? ctx.outputSchemaVersion ?? "v1";
   const snapshot = ctx.snapshotId ? await getSnapshot(db, ctx.snapshotId) : null;
-  const check = checkOutput(ctx.jobType, version, input.output, {
-    knowledgePointIds: snapshot?.kpIds ?? new Set(),
-    snapshot: snapshot?.content ?? null,
-    params: ctx.params,
-  });
+  // A /results item naming another type than its job's: its output is refused and the job fails, as any refused output.
+  const mistyped = input.jobType !== undefined && input.jobType !== ctx.jobType;
+  const check: OutputCheck = mistyped
+    ? mismatch(ctx.jobType, input.jobType!)
+    : checkOutput(ctx.jobType, version, input.output, {
+        knowledgePointIds: snapshot?.kpIds ?? new Set(),
+        snapshot: snapshot?.content ?? null,
+        params: ctx.params,
+      });
   const outputHash = hashJson(check.ok ? check.output : input.output);
   const findings =
     check.ok && snapshot ? evidenceFindings(ctx.jobType, check.output, { snapshot: snapshot.content, version }) : [];
@@ -138,7 +151,19 @@ export async function checkResult(
   };
 }
 
-export type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean };
+/** `degraded`: the result was stored degraded (it broke an evidence rule, or the Runtime said so). */
+export type CheckedInput = Awaited<ReturnType<typeof checkResult>>;
+
+function mismatch(actual: JobTypeName, named: JobTypeName): OutputCheck {
+  const message = `the job is a ${actual} job, not ${named}`;
+  return {
+    ok: false,
+    findings: [`jobType: ${message}`],
+    violations: [{ path: "jobType", rule: "job_type_mismatch", message }],
+  };
+}
+
+export type ResultAnswer = { status: "succeeded"; resultId: string; idempotent: boolean; degraded: boolean };
 
 /** Ends the job succeeded and inserts its result, fenced on the lease (waiting for the row); null if the fence failed. */
 async function storeResult(

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { API_KEY_MODES, FAILURE_CODES, JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { API_KEY_MODES, JOB_ERROR_CODES, JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { outputSchemaVersionSchema } from "../job-types/catalogue";
 import { JOB_TYPES } from "../job-types/catalogue";
 import { LOCALES } from "../i18n/locales";
 import { RATINGS } from "../review/fsrs";
@@ -17,7 +18,8 @@ import { ActorType } from "../generated/prisma/enums";
 const date = z.iso.datetime().meta({ format: "date-time" });
 const id = z.string();
 const optionalText = z.string().nullable();
-const failureCode = z.enum(Object.keys(FAILURE_CODES) as [keyof typeof FAILURE_CODES]).nullable();
+/** A job's or an event's error: a code a Runtime reports, or one the app writes (LEASE_REVOKED, JOB_TIMEOUT). */
+const failureCode = z.enum(JOB_ERROR_CODES).nullable();
 
 const usageRow = z.object({
   id,
@@ -76,7 +78,7 @@ const jobRow = z
         id,
         attemptNo: z.number().int(),
         output: z.unknown(),
-        outputSchemaVersion: z.string(),
+        outputSchemaVersion: outputSchemaVersionSchema,
         promptVersion: optionalText,
         modelProvider: optionalText,
         modelName: optionalText,

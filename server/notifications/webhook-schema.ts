@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { FAILURE_CODES, TARGET_TYPES, TERMINAL_STATUSES } from "../jobs/constants";
-import { JOB_TYPES } from "../job-types/catalogue";
+import { JOB_ERROR_CODES, TARGET_TYPES, TERMINAL_STATUSES } from "../jobs/constants";
+import { JOB_TYPES, outputSchemaVersionSchema } from "../job-types/catalogue";
 
 /**
  * The body of the `ai.job.finished` webhook (server/notifications/webhook.ts) as it is sent: what
@@ -21,14 +21,18 @@ export const jobFinishedWebhook = z.strictObject({
     attemptNo: z.number().int(),
     retryCount: z.number().int(),
     errorCode: z
-      .enum(Object.keys(FAILURE_CODES) as [keyof typeof FAILURE_CODES])
+      .enum(JOB_ERROR_CODES)
       .nullable()
       .describe("Why it failed or was cancelled (a failure code, CANCELLED when cancelled); null when it succeeded"),
     errorMessage: z.string().nullable(),
     finishedAt: z.iso.datetime().nullable(),
     retriedFromJobId: z.string().nullable().describe("Set on an admin's re-run: the job it re-ran"),
     result: z
-      .strictObject({ id: z.string(), outputSchemaVersion: z.string(), degraded: z.boolean() })
+      .strictObject({
+        id: z.string(),
+        outputSchemaVersion: outputSchemaVersionSchema,
+        degraded: z.boolean().describe("Stored degraded: it broke an evidence rule, or its Runtime said so"),
+      })
       .nullable()
       .describe("The stored result of a succeeded job (its output: GET /api/v1/jobs/{id})"),
   }),

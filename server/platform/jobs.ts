@@ -3,7 +3,8 @@ import { getDb } from "../db";
 import { AppError, isAppError } from "../errors";
 import { DEFAULT_LOCALE, isLocale } from "../i18n/locales";
 import { cancelJob } from "../jobs/cancel";
-import type { FailureCode } from "../jobs/constants";
+import type { JobErrorCode } from "../jobs/constants";
+import type { OutputSchemaVersion } from "../job-types/catalogue";
 import { createJob } from "../jobs/create";
 import type { Target } from "../jobs/snapshot";
 import type { Actor } from "../jobs/state-machine";
@@ -56,7 +57,7 @@ export async function readJob(jobId: string): Promise<JobAnswer> {
     where: { id: jobId },
     include: {
       user: { select: { externalId: true } },
-      result: { select: { output: true, outputSchemaVersion: true } },
+      result: { select: { output: true, outputSchemaVersion: true, degraded: true } },
     },
   });
   if (!job || !job.user.externalId) throw new AppError("JOB_NOT_FOUND", "no job has this id");
@@ -78,9 +79,10 @@ export async function readJob(jobId: string): Promise<JobAnswer> {
     startedAt: job.startedAt?.toISOString() ?? null,
     finishedAt: job.finishedAt?.toISOString() ?? null,
     output: job.result?.output ?? null,
-    outputSchemaVersion: job.result?.outputSchemaVersion ?? null,
+    outputSchemaVersion: (job.result?.outputSchemaVersion as OutputSchemaVersion | undefined) ?? null,
+    degraded: job.result?.degraded ?? null,
     cancelRequested: job.cancelRequested,
-    error: job.errorCode ? { code: job.errorCode as FailureCode, message: job.errorMessage ?? "" } : null,
+    error: job.errorCode ? { code: job.errorCode as JobErrorCode, message: job.errorMessage ?? "" } : null,
   };
 }
 

@@ -6,7 +6,7 @@ import { EXTERNAL_ID, MATERIAL_TEXT_BYTES, MAX_ACTIVITY_ITEMS } from "./schemas"
 import { SCOPES } from "./service-keys";
 import { DELIVERY_HEADER, jobFinishedWebhook, SIGNATURE_HEADER } from "../notifications/webhook-schema";
 import { JOB_TYPES, jobTypeOf, type JobTypeName } from "../job-types";
-import { jobTypeSchemas, RETRY_AFTER_HEADER, targetTypeSchema, typeName } from "../runtime-api/openapi";
+import { anyOutputName, jobTypeSchemas, RETRY_AFTER_HEADER, targetTypeSchema, typeName } from "../runtime-api/openapi";
 import { targetTypesOf } from "../job-types/catalogue";
 import { exportAnswer, jobAnswer, jobBody, startJobAnswer } from "./schemas";
 
@@ -28,7 +28,7 @@ const COMMON_ERRORS: Record<number, readonly string[]> = {
   415: ["UNSUPPORTED_MEDIA_TYPE"],
   429: ["RATE_LIMITED"],
   500: ["INTERNAL"],
-  503: ["UNAVAILABLE"],
+  503: ["UNAVAILABLE", "OUTCOME_UNKNOWN"],
 };
 
 const pascal = (s: string) => s[0]!.toUpperCase() + s.slice(1);
@@ -150,8 +150,8 @@ function typeJobs(schemas: Record<string, JsonSchema>, name: string, r: (typeof 
     for (const t of JOB_TYPES)
       schemas[`${typeName(t)}Job`] = ofType(base, t, {
         output: {
-          description: `Present once the job succeeded: its output (outputSchemaVersion ${jobTypeOf(t).output.version}).`,
-          oneOf: [ref(`${typeName(t)}Output`), { type: "null" }],
+          description: `Present once the job succeeded: its output, in the version \`outputSchemaVersion\` names (new jobs: ${jobTypeOf(t).output.version}; a job run by a protocol-1 Runtime: v1).`,
+          anyOf: [ref(anyOutputName(t)), { type: "null" }],
         },
       });
     schemas.Job = byType((t) => `${typeName(t)}Job`, "A job, with the output of its type once it succeeded.");
@@ -184,7 +184,7 @@ function typeExportedJobs(schemas: Record<string, JsonSchema>, answer: string) {
           anyOf: [
             {
               ...stored,
-              properties: { ...(stored.properties as Properties), output: ref(`${typeName(t)}Output`) },
+              properties: { ...(stored.properties as Properties), output: ref(anyOutputName(t)) },
             },
             none,
           ],
@@ -196,6 +196,13 @@ function typeExportedJobs(schemas: Record<string, JsonSchema>, answer: string) {
     "A job of the learner, with its stored result's output typed by its `jobType`.",
   );
 }
+
+/**
+ * The platform API's version (semver, docs/contract.md#versions-and-the-compatibility-promise): it
+ * moves with every change of the document; a change that breaks a client is a new major.
+ * tests/platform/openapi-version.test.ts holds each version to one document.
+ */
+export const PLATFORM_API_VERSION = "2.0.0";
 
 /** The platform API's OpenAPI 3.1 document, generated from the zod schemas its routes parse with. */
 export function buildPlatformOpenApi() {
@@ -224,7 +231,7 @@ export function buildPlatformOpenApi() {
       responses[status] = {
         description:
           status === "503"
-            ? "error.code is UNAVAILABLE: the database is unreachable or timed out; nothing was changed. Retry after the Retry-After header's seconds."
+            ? "error.code is UNAVAILABLE (the database is unreachable or timed out; nothing was changed) or OUTCOME_UNKNOWN (the write's commit was not confirmed in time; it may have happened: repeat the same call with the same idempotencyKey). Retry after the Retry-After header's seconds."
             : `error.code is one of: ${codes.join(", ")}`,
         ...(status === "429"
           ? {
@@ -264,7 +271,7 @@ export function buildPlatformOpenApi() {
     openapi: "3.1.0",
     info: {
       title: "AI Job Runtime — platform API",
-      version: "1.0.0",
+      version: PLATFORM_API_VERSION,
       description:
         'Server to server: a learning platform sends its learners and their learning data by its own ids (`externalId`, every write an idempotent upsert), starts analyses and reads their results (docs/platform-api.md). Every call carries `Authorization: Bearer <service key>`; each key has scopes. Errors are `{"error": {code, message, details}}`: each error status lists its codes, one schema per code, with `details` in that code\'s shape (or `false`: none). Finished jobs are announced by the `jobFinished` webhook (the `webhooks` section), signed with X-AJR-Signature. Generated from server/platform/schemas.ts.',
     },

@@ -139,7 +139,7 @@ export const ROUTES: Route[] = [
     path: "/jobs/{jobId}/cancel",
     operationId: "cancelJob",
     summary:
-      "Cancels a job, by the learner page's rules: a pending job ends cancelled at once (error CANCELLED); a locked or running one gets `cancelRequested: true`, its Runtime stops at its next heartbeat and the job then ends cancelled (the webhook announces it). Idempotent: a job already cancelled, or already asked to stop, answers 200 as it is. A job that has succeeded or failed is 409 JOB_NOT_CANCELLABLE with its status. Any job a service key can read can be cancelled; others are 404. No body.",
+      "Cancels a job, by the learner page's rules: a pending job ends cancelled at once (error CANCELLED); a locked or running one gets `cancelRequested: true`, its Runtime stops at its next heartbeat and the job then ends cancelled (the webhook announces it). Idempotent: a job already cancelled, or already asked to stop, answers 200 as it is. A job that has succeeded or failed is 409 JOB_NOT_CANCELLABLE with its status; a job that changed under every try to cancel it (a race with its Runtime) is 409 JOB_NOT_CANCELLABLE without details: send the cancel again. Any job a service key can read can be cancelled; others are 404. No body.",
     scope: "jobs:write",
     answer: jobAnswer,
     errors: { 404: ["JOB_NOT_FOUND"], 409: ["JOB_NOT_CANCELLABLE"] },

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { FAILURE_CODES, JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { JOB_ERROR_CODES, JOB_STATUSES, TARGET_TYPES } from "../jobs/constants";
+import { outputSchemaVersionSchema } from "../job-types/catalogue";
 import { learnerExportSchema } from "../learners/export-schema";
 import { jobTypeSchema } from "../jobs/schemas";
 import { refuseUnstorable } from "../security/storable-text";
@@ -32,7 +33,12 @@ const line = (max: number) =>
   z
     .string()
     .transform(plainLine)
-    .pipe(z.string().min(1, "must not be empty").max(max, `at most ${max} characters`));
+    .pipe(z.string().min(1, "must not be empty").max(max, `at most ${max} characters`))
+    .meta({
+      minLength: 1,
+      maxLength: max,
+      description: `One line: whitespace runs become one space and the ends are trimmed; then 1 to ${max} characters (400 INVALID_REQUEST).`,
+    });
 /** Dates as ISO 8601 with an offset; the years a learning record can plausibly have. */
 const instant = z.iso
   .datetime({ offset: true })
@@ -40,7 +46,10 @@ const instant = z.iso
     const y = new Date(s).getUTCFullYear();
     return y >= 1970 && y <= 2100;
   }, "a date between 1970 and 2100")
-  .meta({ example: "2026-12-01T09:30:00Z" });
+  .meta({
+    example: "2026-12-01T09:30:00Z",
+    description: "ISO 8601 with an offset, in the years 1970 to 2100 (else 400 INVALID_REQUEST).",
+  });
 
 export const learnerBody = z
   .strictObject({
@@ -85,6 +94,9 @@ export const materialBody = z
       .refine(
         (a) => new Set(a.map((k) => k.externalId)).size === a.length,
         "knowledge point externalIds must be distinct",
+      )
+      .describe(
+        `The full set, at most ${MAX_KNOWLEDGE_POINTS}, each externalId once (a repeated one is 400 INVALID_REQUEST).`,
       ),
   })
   .superRefine(refuseUnstorable);
@@ -138,7 +150,10 @@ export const activityBody = z
     (b) => b.quizAttempts.length + b.studySessions.length + b.reviews.length <= MAX_ACTIVITY_ITEMS,
     `at most ${MAX_ACTIVITY_ITEMS} items a call, quiz attempts, study sessions and reviews together`,
   )
-  .superRefine(refuseUnstorable);
+  .superRefine(refuseUnstorable)
+  .describe(
+    `At most ${MAX_ACTIVITY_ITEMS} items a call, quiz attempts, study sessions and reviews together (400 INVALID_REQUEST above). An item repeated within the call or already stored is counted, not stored twice.`,
+  );
 
 const counted = z.object({ received: z.number().int(), new: z.number().int() });
 export const activityAnswer = z.object({
@@ -189,11 +204,18 @@ export const jobAnswer = z.object({
   finishedAt: z.string().nullable(),
   /** Present once the job succeeded: the output of its job type (docs/contract.md#job-types-and-outputs, in the version `outputSchemaVersion` names). */
   output: z.unknown().nullable(),
-  outputSchemaVersion: z.string().nullable(),
+  outputSchemaVersion: outputSchemaVersionSchema.nullable(),
+  /** Present once the job succeeded: whether its result was stored degraded. */
+  degraded: z
+    .boolean()
+    .nullable()
+    .describe(
+      "Once the job succeeded: true when its result was stored degraded (it broke an evidence rule, docs/evidence-rules.md, or its Runtime said so); null before.",
+    ),
   /** Set once a cancel was asked for a locked or running job: its Runtime stops at its next heartbeat and the job ends cancelled. */
   cancelRequested: z.boolean(),
   error: z
-    .object({ code: z.enum(Object.keys(FAILURE_CODES) as [keyof typeof FAILURE_CODES]), message: z.string() })
+    .object({ code: z.enum(JOB_ERROR_CODES), message: z.string() })
     .nullable()
     .describe(
       "The last failed attempt's error, or null when no attempt failed. A failed or cancelled job: why it ended (code CANCELLED when cancelled). A job put back to pending after a failed attempt (a retryable code such as MODEL_TIMEOUT or JOB_TIMEOUT, retries left) carries that attempt's error while it waits and runs again; it is cleared when an attempt succeeds.",

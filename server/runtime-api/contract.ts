@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JOB_TYPES, jobTypeSchema } from "../job-types/catalogue";
+import { JOB_TYPES, jobTypeSchema, outputSchemaVersionSchema } from "../job-types/catalogue";
 import { snapshotContentSchema } from "../job-types/fields";
 import { REJECTION_LIMITS } from "../jobs/rejection-limits";
 import { MAX_RESULTS_PER_REQUEST, TARGET_TYPES } from "../jobs/constants";
@@ -64,7 +64,10 @@ export { usageSchema, type Usage } from "./usage";
 const resultFields = {
   attemptNo,
   output: z.record(z.string(), z.unknown()),
-  outputSchemaVersion: z.string().min(1).max(16).optional(),
+  /** The version the output is written in; left out: the lease's (protocol 1: v1). */
+  outputSchemaVersion: outputSchemaVersionSchema
+    .optional()
+    .describe("The version `output` is written in; left out: the version the lease named (protocol 1: v1)"),
   promptVersion: z.string().max(RESULT_LIMITS.promptVersion).nullish(),
   modelProvider: z.string().max(RESULT_LIMITS.modelProvider).nullish(),
   modelName: z.string().max(RESULT_LIMITS.modelName).nullish(),
@@ -86,8 +89,12 @@ export const resultsRequest = z
       .array(
         z.object({
           jobId,
-          /** The job's type: the item's output is that type's (an item naming another type is refused, 422). */
-          jobType: jobTypeSchema,
+          /**
+           * The job's type: the item's output is that type's. An item naming another type is refused
+           * (422 INVALID_SCHEMA, rule job_type_mismatch) and the job keeps its lease; an item without
+           * it (protocol 1) is read as its job's type.
+           */
+          jobType: jobTypeSchema.optional(),
           ...resultFields,
         }),
       )
@@ -222,7 +229,10 @@ export const leasedJob = z.object({
   retryCount: z.number().int(),
   maxRetryCount: z.number().int(),
   timeoutSeconds: z.number().int(),
-  outputSchemaVersion: z.string(),
+  /** The output version the job expects from this Runtime: its protocol's (1: v1, 2: v2). */
+  outputSchemaVersion: outputSchemaVersionSchema.describe(
+    "The output version this Runtime submits: v2 under protocol 2, v1 under protocol 1 (docs/contract.md#versions-and-the-compatibility-promise)",
+  ),
   promptVersion: z.string().nullable(),
   /**
    * The language every text field of the output is written in (JSON keys and enum values stay
@@ -272,6 +282,12 @@ export const resultResponse = z.object({
   status: z.literal("succeeded"),
   resultId: z.string(),
   idempotent: z.boolean(),
+  /** Stored degraded: the output broke an evidence rule (it is kept and shown marked), or the Runtime said so. */
+  degraded: z
+    .boolean()
+    .describe(
+      "The result was stored degraded: it broke an evidence rule (docs/evidence-rules.md) or the Runtime sent degraded: true. It is kept and shown marked.",
+    ),
 });
 export const failResponse = z.object({
   status: z.enum(["pending", "failed", "cancelled"]),

@@ -7,6 +7,8 @@ import { ENDPOINTS, type EndpointName } from "./endpoints";
 import { jobId as jobIdSchema } from "./contract";
 import { refuseDeepJson } from "../security/json-depth";
 import { traceTag } from "../observability/tracing";
+import { takeRuntimeCall } from "./caps";
+import { deprecationHeaders, protocolLabel, protocolMajor, PROTOCOL_MAJORS, type ProtocolMajor } from "./protocol";
 
 export { ENDPOINTS, type EndpointName };
 
@@ -18,6 +20,8 @@ export type RuntimeRequest = {
   path: string[];
   authorization: string | null;
   contentType: string | null;
+  /** The Runtime-Protocol header: the protocol major the Runtime speaks (none: the previous one, server/runtime-api/protocol.ts). */
+  protocol?: string | null;
   /**
    * The raw body, or how to read it: a door passes a reader, called only once the Runtime key is
    * verified, so an unknown caller's body is never read; it refuses a body over MAX_BODY_BYTES.
@@ -26,7 +30,7 @@ export type RuntimeRequest = {
   /** Aborted when the client goes away: frees a long poll's waiter. */
   signal?: AbortSignal;
 };
-export type RuntimeResponse = { status: number; body: unknown };
+export type RuntimeResponse = { status: number; body: unknown; headers?: Record<string, string> };
 
 /**
  * Every Runtime request, whatever carries it (the Next route, a test's HTTP server, an in-process
@@ -37,7 +41,9 @@ export type RuntimeResponse = { status: number; body: unknown };
 export async function dispatch(req: RuntimeRequest): Promise<RuntimeResponse> {
   const started = performance.now();
   const { name, jobId } = route(req.path);
-  const res = await handle(name, jobId, req);
+  const major = protocolMajor(req.protocol);
+  const res = major ? await handle(name, jobId, req, major) : unsupportedProtocol();
+  if (major) res.headers = { ...res.headers, ...deprecationHeaders(major) };
   metrics().httpDuration.observe(
     { endpoint: name ?? "unknown", status: String(res.status) },
     (performance.now() - started) / 1000,
@@ -57,11 +63,27 @@ function route(path: string[]): { name?: EndpointName; jobId: string } {
   return { jobId: "" };
 }
 
-async function handle(name: EndpointName | undefined, jobId: string, req: RuntimeRequest): Promise<RuntimeResponse> {
+function unsupportedProtocol(): RuntimeResponse {
+  return errorAnswer(
+    new AppError("UNSUPPORTED_PROTOCOL_VERSION", "the Runtime-Protocol header names a major this app does not serve", {
+      supported: Object.keys(PROTOCOL_MAJORS),
+    }),
+  );
+}
+
+async function handle(
+  name: EndpointName | undefined,
+  jobId: string,
+  req: RuntimeRequest,
+  protocol: ProtocolMajor,
+): Promise<RuntimeResponse> {
+  let release = () => {};
   try {
     if (!name) throw new AppError("NOT_FOUND", "no such Runtime endpoint (see /internal/runtime/openapi.json)");
     if (req.method !== "POST") throw new AppError("METHOD_NOT_ALLOWED", "Runtime endpoints take POST");
-    const caller = { ...(await verifyRuntimeKey(req.authorization)), signal: req.signal };
+    const caller = { ...(await verifyRuntimeKey(req.authorization)), signal: req.signal, protocol };
+    // Per-key caps before any parsing (server/runtime-api/caps.ts): 429 with Retry-After.
+    release = takeRuntimeCall(caller.keyId);
     const { request, run } = ENDPOINTS[name];
     const text = typeof req.body === "string" ? req.body : await req.body();
     const body = request.safeParse(parseJson({ ...req, body: text }));
@@ -78,11 +100,14 @@ async function handle(name: EndpointName | undefined, jobId: string, req: Runtim
     const touch = touchRuntimeInstance(data.runtimeInstanceId, {
       capabilities: data.capabilities,
       version: data.runtimeVersion,
+      protocolVersion: protocolLabel(protocol),
     }).catch((e) => console.error("[runtime-api] lastSeenAt not recorded:", (e as Error).message));
     const [result] = await Promise.all([run(body.data, jobId, caller), touch]);
     return { status: 200, body: result };
   } catch (e) {
     return errorAnswer(e);
+  } finally {
+    release();
   }
 }
 
@@ -104,9 +129,12 @@ export const tooLarge = () =>
 
 export function errorAnswer(e: unknown): RuntimeResponse {
   if (isAppError(e)) {
+    const wait =
+      e.code === "RATE_LIMITED" ? (e.details as { retryAfterSeconds?: number })?.retryAfterSeconds : undefined;
     return {
       status: e.status,
       body: { error: { code: e.code, message: e.message, ...(e.details === undefined ? {} : { details: e.details }) } },
+      ...(wait ? { headers: { "retry-after": String(wait) } } : {}),
     };
   }
   if (isDatabaseUnavailable(e)) {

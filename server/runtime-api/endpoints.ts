@@ -19,12 +19,24 @@ import {
 } from "./contract";
 import { pollOrWait } from "./long-poll";
 import type { KeyScope } from "../jobs/key-scope";
+import { PROTOCOL_MAJORS, type ProtocolMajor } from "./protocol";
 
 /**
  * Who is calling: the id of the Runtime key the request was authenticated with (leases are bound
  * to it), and the request's abort signal (a long poll whose client has gone stops waiting).
  */
-export type Caller = { keyId: string; scope: KeyScope; signal?: AbortSignal };
+export type Caller = { keyId: string; scope: KeyScope; signal?: AbortSignal; protocol?: ProtocolMajor };
+
+/**
+ * The output schema version a caller's protocol major knows (server/runtime-api/protocol.ts): a
+ * Runtime of protocol 1 is leased its jobs as v1 and its results without a version are read as v1.
+ */
+const versionFor = (caller: Caller) => PROTOCOL_MAJORS[caller.protocol ?? 2].outputSchemaVersion;
+/** A lease as the caller's protocol states it. */
+const leasedFor = <T extends { job: { outputSchemaVersion: string } }>(answer: T, caller: Caller): T =>
+  caller.protocol === 1 ? { ...answer, job: { ...answer.job, outputSchemaVersion: versionFor(caller) } } : answer;
+const withVersion = <T extends { outputSchemaVersion?: string }>(item: T, caller: Caller): T =>
+  caller.protocol === 1 ? { ...item, outputSchemaVersion: item.outputSchemaVersion ?? versionFor(caller) } : item;
 
 /** One Runtime endpoint: where it is, what it takes and answers, the domain call, and its documentation. */
 export type Endpoint<S extends z.ZodType = z.ZodType> = {
@@ -56,7 +68,9 @@ export const ENDPOINTS = {
     errors: {},
     run: async (body, _jobId, caller) => ({
       jobs: (await pollOrWait(body, caller)).map((item) =>
-        "job" in item ? { kind: "claimed" as const, ...item } : { kind: "unclaimed" as const, ...item },
+        "job" in item
+          ? { kind: "claimed" as const, ...leasedFor(item, caller) }
+          : { kind: "unclaimed" as const, ...item },
       ),
       pollIntervalMs: jobConfig.pollIntervalMs,
     }),
@@ -69,7 +83,8 @@ export const ENDPOINTS = {
     request: lockRequest,
     response: lockResponse,
     errors: { ...jobErrors, 409: ["JOB_ALREADY_LOCKED", "JOB_NOT_LOCKABLE"] },
-    run: (body, jobId, caller) => lockJob(jobId, body.runtimeInstanceId, caller.keyId, caller.scope),
+    run: async (body, jobId, caller) =>
+      leasedFor(await lockJob(jobId, body.runtimeInstanceId, caller.keyId, caller.scope), caller),
   }),
   heartbeat: endpoint({
     path: "/internal/runtime/jobs/{jobId}/heartbeat",
@@ -89,7 +104,7 @@ export const ENDPOINTS = {
     request: resultRequest,
     response: resultResponse,
     errors: { ...jobErrors, 409: ["LOCK_LOST", "RESULT_ALREADY_EXISTS", "JOB_CANCELLED"], 422: ["INVALID_SCHEMA"] },
-    run: (body, jobId, caller) => submitResult(jobId, { ...body, keyId: caller.keyId }),
+    run: (body, jobId, caller) => submitResult(jobId, { ...withVersion(body, caller), keyId: caller.keyId }),
   }),
   results: endpoint({
     path: "/internal/runtime/jobs/results",
@@ -100,9 +115,10 @@ export const ENDPOINTS = {
     response: resultsResponse,
     errors: {},
     run: (body, _jobId, caller) =>
-      submitResults({ runtimeInstanceId: body.runtimeInstanceId, keyId: caller.keyId }, body.results).then(
-        (results) => ({ results }),
-      ),
+      submitResults(
+        { runtimeInstanceId: body.runtimeInstanceId, keyId: caller.keyId },
+        body.results.map((item) => withVersion(item, caller)),
+      ).then((results) => ({ results })),
   }),
   fail: endpoint({
     path: "/internal/runtime/jobs/{jobId}/fail",

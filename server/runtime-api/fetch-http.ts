@@ -1,5 +1,6 @@
 import { retryAfter } from "./node-http";
 import { readTextWithin } from "../read-within";
+import { PROTOCOL_HEADER } from "./protocol";
 import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
 
 /** Past this much, an oversize body is not read to its end to answer 413 politely. */
@@ -20,6 +21,7 @@ export async function serveRuntimeRequest(req: Request, path: string[]): Promise
       path,
       authorization: req.headers.get("authorization"),
       contentType: req.headers.get("content-type"),
+      protocol: req.headers.get(PROTOCOL_HEADER),
       body,
       // A long poll whose client has gone stops waiting and frees its waiter.
       signal: req.signal,
@@ -29,7 +31,7 @@ export async function serveRuntimeRequest(req: Request, path: string[]): Promise
   }
   return new Response(JSON.stringify(answer.body), {
     status: answer.status,
-    headers: { "content-type": "application/json", ...retryAfter(answer.status) },
+    headers: { "content-type": "application/json", ...retryAfter(answer.status), ...answer.headers },
   });
 }
 

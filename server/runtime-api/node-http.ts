@@ -1,6 +1,7 @@
 import { RETRY_AFTER_SECONDS } from "../errors";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readTextWithin } from "../read-within";
+import { PROTOCOL_HEADER } from "./protocol";
 import { dispatch, errorAnswer, MAX_BODY_BYTES, tooLarge, type RuntimeResponse } from "./dispatch";
 
 /**
@@ -25,6 +26,7 @@ export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse,
       path,
       authorization: req.headers.authorization ?? null,
       contentType: req.headers["content-type"] ?? null,
+      protocol: (req.headers[PROTOCOL_HEADER] as string | undefined) ?? null,
       body,
       signal: gone.signal,
     });
@@ -37,6 +39,7 @@ export async function serveRuntimeApi(req: IncomingMessage, res: ServerResponse,
     "content-type": "application/json",
     "content-length": Buffer.byteLength(text),
     ...retryAfter(answer.status),
+    ...answer.headers,
   });
   res.end(text);
 }

@@ -7,6 +7,7 @@ import { RETRY_AFTER_SECONDS } from "../errors";
 import { errorBodySchema, errorComponents } from "../error-schemas";
 import { MAX_BODY_BYTES } from "./dispatch";
 import { ENDPOINTS } from "./endpoints";
+import { PROTOCOL_MAJORS, RUNTIME_PROTOCOL_VERSION } from "./protocol";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -28,12 +29,13 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
 
 /** The error codes each endpoint answers with, per status (the route builder's and the services' AppError codes). */
 const COMMON_ERRORS = {
-  400: ["INVALID_REQUEST", "MALFORMED_JSON"],
+  400: ["INVALID_REQUEST", "MALFORMED_JSON", "UNSUPPORTED_PROTOCOL_VERSION"],
   401: ["UNAUTHORIZED"],
   413: ["PAYLOAD_TOO_LARGE"],
   415: ["UNSUPPORTED_MEDIA_TYPE"],
+  429: ["RATE_LIMITED"],
   500: ["INTERNAL"],
-  503: ["UNAVAILABLE"],
+  503: ["UNAVAILABLE", "OUTCOME_UNKNOWN"],
 } as const;
 
 /** Every code an endpoint answers with, per status. */
@@ -65,23 +67,39 @@ export const RETRY_AFTER_HEADER = {
   schema: { type: "integer", minimum: 1, example: RETRY_AFTER_SECONDS },
 };
 
+/** The header every 429 RATE_LIMITED answer carries. */
+const RATE_RETRY_AFTER_HEADER = {
+  description:
+    "Seconds to wait: this Runtime key passed RUNTIME_KEY_RATE_LIMIT requests a second or RUNTIME_KEY_CONCURRENCY at once (per app process).",
+  required: true,
+  schema: { type: "integer", minimum: 1 },
+};
+
 /** Each type's output schema, with its quality rules in prose (the API refuses an output that breaks one with 422). */
-function outputSchema(t: JobTypeName): JsonSchema {
+function outputSchema(t: JobTypeName, version: "v1" | "v2" = "v2"): JsonSchema {
   const type = jobTypeOf(t);
   const rules: Record<string, string> = {
     knowledge_point_unknown: COMMON_QUALITY_RULES.knowledge_point_unknown,
     ...type.qualityRules,
   };
+  const schema = version === "v1" ? (type.output.v1 ?? type.output.schema) : type.output.schema;
   return {
-    ...jsonSchema(type.output.schema, "input"),
-    title: `${t} output (${type.output.version})`,
+    ...jsonSchema(schema, "input"),
+    title: `${t} output (${version})`,
     description: [
-      `What a Runtime submits as \`output\` for a ${t} job (outputSchemaVersion "${type.output.version}"). Beyond this schema the API checks these quality rules (rule name: what it asks):`,
+      `What a Runtime submits as \`output\` for a ${t} job (outputSchemaVersion "${version}"${version === "v1" ? ", protocol 1: results stored as v1 are read and shown as they are" : ""}). Beyond this schema the API checks these quality rules (rule name: what it asks):`,
       ...Object.entries(rules).map(([rule, prose]) => `- ${rule}: ${prose}`),
     ].join("\n"),
     "x-quality-rules": rules,
   };
 }
+
+/** The types whose v1 output differs from v2 (the others' v1 is their v2). */
+export const TYPES_WITH_V1 = JOB_TYPES.filter((t) => !!jobTypeOf(t).output.v1);
+
+/** A type's output in either version: `<Type>AnyOutput` when its v1 differs, else `<Type>Output`. */
+export const anyOutputName = (t: JobTypeName) =>
+  TYPES_WITH_V1.includes(t) ? `${typeName(t)}AnyOutput` : `${typeName(t)}Output`;
 
 /** The schemas of the job types and of the shapes the endpoints share, referenced from the endpoints'. */
 function sharedSchemas(): Record<string, JsonSchema> {
@@ -122,8 +140,9 @@ function sharedSchemas(): Record<string, JsonSchema> {
     discriminator: { propertyName: "jobType", mapping },
   };
   schemas.Output = {
-    description: "The output of the job's type: exactly one of these (each refuses fields it does not name).",
-    oneOf: JOB_TYPES.map((t) => ref(`${typeName(t)}Output`)),
+    description:
+      "The output of the job's type, in the version `outputSchemaVersion` names (each refuses fields it does not name).",
+    anyOf: JOB_TYPES.map((t) => ref(anyOutputName(t))),
   };
   schemas.ClaimedJob = {
     type: "object",
@@ -154,17 +173,22 @@ function resultItems(request: JsonSchema, schemas: Record<string, JsonSchema>): 
   const variants = JOB_TYPES.map((t) => ({
     ...item,
     title: `${t} result`,
-    properties: { ...properties(item), jobType: { type: "string", const: t }, output: ref(`${typeName(t)}Output`) },
+    required: [...new Set([...(item.required as string[]), "jobType"])],
+    properties: { ...properties(item), jobType: { type: "string", const: t }, output: ref(anyOutputName(t)) },
   }));
   const name = (t: string) => `${typeName(t as JobTypeName)}ResultItem`;
   JOB_TYPES.forEach((t, i) => (schemas[name(t)] = variants[i]!));
+  // Protocol 1's item names no jobType (the job knows its type): its output is any type's.
+  schemas.UntypedResultItem = {
+    ...item,
+    title: "result without jobType (protocol 1)",
+    required: (item.required as string[]).filter((f) => f !== "jobType"),
+    properties: { ...properties(item), jobType: false, output: ref("Output") },
+  };
   return {
-    description: "One job's result: its `jobType` (the job's, else 422 INVALID_SCHEMA) and an output of that type.",
-    oneOf: JOB_TYPES.map((t) => ref(name(t))),
-    discriminator: {
-      propertyName: "jobType",
-      mapping: Object.fromEntries(JOB_TYPES.map((t) => [t, `#/components/schemas/${name(t)}`])),
-    },
+    description:
+      "One job's result: its `jobType` and an output of that type. An item naming another type than its job's is refused 422 INVALID_SCHEMA (rule job_type_mismatch) and fails the job, as every 422 does. Protocol 1 items name no jobType (`UntypedResultItem`): the job's own type is used.",
+    anyOf: [...JOB_TYPES.map((t) => ref(name(t))), ref("UntypedResultItem")],
   };
 }
 
@@ -184,6 +208,31 @@ function endpointSchemas(name: string, request: JsonSchema, response: JsonSchema
   return { request, response };
 }
 
+/** The Runtime-Protocol request header (server/runtime-api/protocol.ts). */
+const PROTOCOL_PARAMETER = {
+  name: "Runtime-Protocol",
+  in: "header",
+  required: false,
+  description: `The protocol version the Runtime speaks (its major decides): ${RUNTIME_PROTOCOL_VERSION} for this document. Left out: protocol 1 (the release before the header): leases name outputSchemaVersion v1, a result without outputSchemaVersion is read as v1, and every answer carries Deprecation and Sunset. A major the app does not serve: 400 UNSUPPORTED_PROTOCOL_VERSION.`,
+  schema: { type: "string", pattern: "^\\d{1,3}(\\.\\d{1,6}){0,2}$", example: RUNTIME_PROTOCOL_VERSION },
+};
+
+const protocol1 = PROTOCOL_MAJORS[1];
+/** What the answers to a deprecated major carry (RFC 9745, RFC 8594). */
+const DEPRECATION_HEADERS = {
+  Deprecation: {
+    description: `Only in answers to a deprecated protocol (today: 1, deprecated since ${protocol1.deprecatedAt.toISOString().slice(0, 10)}): \`@<unix seconds>\` of its deprecation (RFC 9745).`,
+    schema: { type: "string", pattern: "^@\\d+$" },
+  },
+  Sunset: {
+    description: `Only in answers to a deprecated protocol: the HTTP date after which the app may stop serving it (protocol 1: ${protocol1.sunsetAt.toUTCString()}; RFC 8594).`,
+    schema: { type: "string" },
+  },
+};
+
+/** The versions and the promise, as the document's description opens. */
+const VERSIONS = `Version ${RUNTIME_PROTOCOL_VERSION} (semver: a change that breaks a Runtime is a new major). A Runtime names the version it speaks in the \`Runtime-Protocol\` header; without it the app serves protocol 1 (outputs v1, \`/results\` items without jobType) until ${protocol1.sunsetAt.toISOString().slice(0, 10)}, answering with Deprecation and Sunset headers. Upgrade the app first, then the Runtimes (docs/contract.md#versions-and-the-compatibility-promise).`;
+
 /** The OpenAPI 3.1 document of the Runtime protocol, generated from the shared zod contract and the job-type registry. */
 export function buildOpenApiDocument() {
   const schemas = sharedSchemas();
@@ -195,15 +244,23 @@ export function buildOpenApiDocument() {
     schemas[`${name}Response`] = own.response;
     const errors = errorsOf(e);
     const responses: Record<string, unknown> = {
-      200: { description: "OK", content: { "application/json": { schema: ref(`${name}Response`) } } },
+      200: {
+        description: "OK",
+        headers: DEPRECATION_HEADERS,
+        content: { "application/json": { schema: ref(`${name}Response`) } },
+      },
     };
     for (const [status, codes] of Object.entries(errors)) {
       responses[status] = {
         description:
           status === "503"
-            ? `error.code is UNAVAILABLE: the database is unreachable or timed out; nothing was changed. Retry after the Retry-After header's seconds (${RETRY_AFTER_SECONDS}), with backoff.`
+            ? `error.code is UNAVAILABLE (the database is unreachable or timed out; nothing was changed) or OUTCOME_UNKNOWN (the write's commit was not confirmed in time; it may have happened: repeat the same call). Retry after the Retry-After header's seconds (${RETRY_AFTER_SECONDS}), with backoff.`
             : `error.code is one of: ${codes.join(", ")}`,
-        ...(status === "503" ? { headers: { "Retry-After": RETRY_AFTER_HEADER } } : {}),
+        ...(status === "503"
+          ? { headers: { "Retry-After": RETRY_AFTER_HEADER } }
+          : status === "429"
+            ? { headers: { "Retry-After": RATE_RETRY_AFTER_HEADER } }
+            : {}),
         content: { "application/json": { schema: errorBodySchema(codes) } },
       };
     }
@@ -211,18 +268,19 @@ export function buildOpenApiDocument() {
       post: {
         operationId: e.operationId,
         summary: e.summary,
-        ...(e.path.includes("{jobId}")
-          ? {
-              parameters: [
+        parameters: [
+          PROTOCOL_PARAMETER,
+          ...(e.path.includes("{jobId}")
+            ? [
                 {
                   name: "jobId",
                   in: "path",
                   required: true,
                   schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" },
                 },
-              ],
-            }
-          : {}),
+              ]
+            : []),
+        ],
         requestBody: { required: true, content: { "application/json": { schema: ref(`${name}Request`) } } },
         responses,
       },
@@ -232,9 +290,10 @@ export function buildOpenApiDocument() {
     openapi: "3.1.0",
     info: {
       title: "AI Job Runtime — Runtime protocol",
-      version: "1.1.0",
+      version: RUNTIME_PROTOCOL_VERSION,
       description:
-        'How an external Runtime takes and executes AI jobs (docs/contract.md#the-runtime-protocol). Every request carries `Authorization: Bearer <runtime key>` and `runtimeInstanceId`. A key has scopes (docs/contract.md#consent-credentials-and-cancellation): the job types it may claim (none listed: all) and whether it may receive learners\' own model keys; poll and claim pass by jobs outside them, and lock answers 409 JOB_NOT_LOCKABLE with details.reason "key_scope". Any endpoint may answer 503 UNAVAILABLE with a Retry-After header when the database is unreachable or timed out (nothing changed): retry after that many seconds. Generated from server/runtime-api/contract.ts, endpoints.ts and the job-type registry (server/job-types); unknown request fields are ignored. Leases, long polls, hand-backs and snapshots: docs/protocol.md.',
+        `${VERSIONS} ` +
+        'How an external Runtime takes and executes AI jobs (docs/contract.md#the-runtime-protocol). Every request carries `Authorization: Bearer <runtime key>` and `runtimeInstanceId`. A key has scopes (docs/contract.md#consent-credentials-and-cancellation): the job types it may claim (none listed: all) and whether it may receive learners\' own model keys; poll and claim pass by jobs outside them, and lock answers 409 JOB_NOT_LOCKABLE with details.reason "key_scope". Any endpoint may answer 503 UNAVAILABLE with a Retry-After header when the database is unreachable or timed out (nothing changed): retry after that many seconds; a write whose commit was not confirmed in time answers 503 OUTCOME_UNKNOWN (it may have happened: repeat the same call). Generated from server/runtime-api/contract.ts, endpoints.ts and the job-type registry (server/job-types); unknown request fields are ignored. Leases, long polls, hand-backs and snapshots: docs/protocol.md.',
     },
     servers: [
       { url: "/", description: "The origin this document was fetched from" },
@@ -294,6 +353,20 @@ export function jobTypeSchemas(paramsIo: "input" | "output"): Record<string, Jso
         },
       ],
       [`${typeName(t)}Output`, outputSchema(t)],
+      // v1, where it differs, and either version (what a stored result or a protocol-1 Runtime's output is).
+      ...(jobTypeOf(t).output.v1
+        ? [
+            [`${typeName(t)}OutputV1`, outputSchema(t, "v1")],
+            [
+              `${typeName(t)}AnyOutput`,
+              {
+                title: `${t} output (v1 or v2)`,
+                description: `A ${t} output in the version its \`outputSchemaVersion\` names.`,
+                anyOf: [ref(`${typeName(t)}Output`), ref(`${typeName(t)}OutputV1`)],
+              },
+            ],
+          ]
+        : []),
     ]),
   );
 }

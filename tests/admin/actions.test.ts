@@ -6,7 +6,8 @@ import { getDb } from "@/server/db";
 import { callerAs } from "../helpers/auth";
 import { createLearner, createTestJob, jobRow, runtimeKey, uid, type Learner } from "../helpers/factories";
 import { eventually } from "../helpers/eventually";
-import { runtime } from "../helpers/runtime-api";
+import { ALL_TYPES, call, runtime } from "../helpers/runtime-api";
+import { PROTOCOL_HEADER, PROTOCOL_MAJORS, RUNTIME_PROTOCOL_VERSION } from "@/server/runtime-api/protocol";
 
 /** Bulk actions, priority, the audit trail, the overview and Runtimes, through the admin procedures. */
 let admin: Learner;
@@ -213,5 +214,30 @@ describe("overview and Runtimes", () => {
     await db().$executeRaw`UPDATE "AiRuntimeJob" SET status = 'locked' WHERE id = ${a.id}`;
     expect(after).toMatchObject({ jobsInHand: 0, heldJobIds: [] });
     expect((await rt.fail(a.id, 1, "INVALID_SCHEMA", "x")).body.status).toBe("failed");
+  });
+
+  it("shows each instance's protocol version, a deprecated one with its sunset", async () => {
+    const key = await runtimeKey();
+    const [current, previous] = [uid("rt"), uid("rt")];
+    await call("poll", null, { runtimeInstanceId: current, capabilities: ALL_TYPES, limit: 1 }, { key });
+    // No Runtime-Protocol header: protocol 1.
+    await call(
+      "poll",
+      null,
+      { runtimeInstanceId: previous, capabilities: ALL_TYPES, limit: 1 },
+      {
+        key,
+        headers: { [PROTOCOL_HEADER]: "" },
+      },
+    );
+    const items = (await asAdmin().admin.monitor.runtimes()).items;
+    expect(items.find((i) => i.id === current)).toMatchObject({
+      protocolVersion: RUNTIME_PROTOCOL_VERSION,
+      protocolDeprecation: null,
+    });
+    expect(items.find((i) => i.id === previous)).toMatchObject({
+      protocolVersion: "1.x",
+      protocolDeprecation: { sunsetAt: PROTOCOL_MAJORS[1].sunsetAt.toISOString() },
+    });
   });
 });

@@ -97,3 +97,23 @@ export function validOutput(jobType: JobType, kpIds: string[], params: Record<st
     }
   }
 }
+
+/**
+ * The same output in v1, what a protocol-1 Runtime submits (docs/contract.md#versions-and-the-compatibility-promise):
+ * learning-state strengths and risks as sentences, no strongest point; plans without `dueCards`.
+ */
+export function validV1Output(jobType: JobType, kpIds: string[], params: Record<string, unknown> = {}) {
+  const v2 = validOutput(jobType, kpIds, params);
+  if (jobType !== "learning_state_analysis") return v2;
+  const {
+    strongestKnowledgePointId: _strongest,
+    strengths,
+    risks,
+    ...rest
+  } = v2 as {
+    strongestKnowledgePointId: string | null;
+    strengths: { text: string }[];
+    risks: { text: string }[];
+  };
+  return { ...rest, strengths: strengths.map((s) => s.text), risks: risks.map((r) => r.text) };
+}

@@ -82,7 +82,7 @@ describe("the OpenAPI document at /api/v1/openapi.json", () => {
     expect((await documented("PUT", "/learners/{externalId}", ids, { name: "Doc", aiConsent: true }, key)).status).toBe(
       201,
     );
-    expect((await documented("PUT", "/learners/{externalId}", ids, { name: "" }, key)).status).toBe(400);
+    expect((await documented("PUT", "/learners/{externalId}", ids, { name: "   " }, key)).status).toBe(400);
     const mat = {
       title: "Doc material",
       text: "Text",
@@ -337,9 +337,21 @@ describe("a job typed per job type in the platform document", () => {
     expect(schemas.QuizGenerationJobRequest.properties.params).toEqual({
       $ref: "#/components/schemas/QuizGenerationParams",
     });
-    expect(schemas.QuizGenerationJob.properties.output.oneOf[0]).toEqual({
+    expect(schemas.QuizGenerationJob.properties.output.anyOf[0]).toEqual({
       $ref: "#/components/schemas/QuizGenerationOutput",
     });
+    // A type whose v1 differs: either version, as `outputSchemaVersion` names it.
+    expect(schemas.LearningStateAnalysisJob.properties.output.anyOf[0]).toEqual({
+      $ref: "#/components/schemas/LearningStateAnalysisAnyOutput",
+    });
+    expect(schemas.LearningStateAnalysisAnyOutput.anyOf).toEqual([
+      { $ref: "#/components/schemas/LearningStateAnalysisOutput" },
+      { $ref: "#/components/schemas/LearningStateAnalysisOutputV1" },
+    ]);
+    expect(schemas.Job.oneOf).toContainEqual({ $ref: "#/components/schemas/LearningStateAnalysisJob" });
+    expect(schemas.QuizGenerationJob.properties.error.anyOf[0].properties.code.enum).toContain("LEASE_REVOKED");
+    expect(schemas.QuizGenerationJob.properties.degraded).toMatchObject({ type: ["boolean", "null"] });
+    expect(schemas.QuizGenerationJob.properties.outputSchemaVersion.anyOf[0].enum).toEqual(["v1", "v2"]);
     expect(schemas.QuizGenerationOutput["x-quality-rules"]).toHaveProperty("one_correct_option");
     expect(schemas.StartJobAnswer.properties.job).toEqual({ $ref: "#/components/schemas/Job" });
   });

@@ -109,12 +109,6 @@ function cases(endpoint: Endpoint, rtId: string): Case[] {
       { name: "one job twice", body: { ...body, results: [item, item] }, status: 400, code: "INVALID_REQUEST" },
       { name: "results as an object", body: { ...body, results: item }, status: 400, code: "INVALID_REQUEST" },
       { name: "a result without jobId", body: withItem({ jobId: undefined }), status: 400, code: "INVALID_REQUEST" },
-      {
-        name: "a result without its jobType",
-        body: withItem({ jobType: undefined }),
-        status: 400,
-        code: "INVALID_REQUEST",
-      },
       { name: "a jobType no job has", body: withItem({ jobType: "essay" }), status: 400, code: "INVALID_REQUEST" },
       {
         name: "a job id with SQL in it",

@@ -1,3 +1,4 @@
+import { PROTOCOL_HEADER, RUNTIME_PROTOCOL_VERSION } from "@/server/runtime-api/protocol";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -31,7 +32,11 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 async function post(path: string, key: string, body: unknown) {
   const res = await fetch(`${url}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${key}`,
+      [PROTOCOL_HEADER]: RUNTIME_PROTOCOL_VERSION,
+    },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, json: await res.json() };

@@ -6,8 +6,9 @@ import { runtime } from "../helpers/runtime-api";
 
 /**
  * A lease belongs to the Runtime key that took it as well as to runtimeInstanceId (docs/contract.md#the-runtime-protocol):
- * another valid key that sends the holder's instance id and attempt number gets 409 LOCK_LOST on
- * heartbeat, result and fail, and the job is left exactly as it was; the holder carries on.
+ * another valid key that sends the holder's instance id and attempt number gets 404 JOB_NOT_FOUND on
+ * heartbeat, result and fail, the answer for a job that does not exist (it learns nothing of another
+ * key's job), and the job is left exactly as it was; the holder carries on.
  */
 let a: Learner;
 let holderKey: string;
@@ -27,7 +28,7 @@ async function heldJob() {
 }
 
 describe("a lease is bound to the key that took it", () => {
-  it("heartbeat, result and fail under another key are LOCK_LOST and change nothing", async () => {
+  it("heartbeat, result and fail under another key are answered as for no such job and change nothing", async () => {
     const { jobId, instance, attemptNo } = await heldJob();
     const before = await jobRow(jobId);
     const thief = runtime(otherKey, instance);
@@ -40,10 +41,15 @@ describe("a lease is bound to the key that took it", () => {
       await thief.result(jobId, attemptNo, output),
       await thief.fail(jobId, attemptNo, "INVALID_SNAPSHOT"),
     ];
-    for (const res of answers) {
-      expect(res.status).toBe(409);
-      expect(res.body.error.code).toBe("LOCK_LOST");
-      expect(res.body.error.message).toMatch(/another Runtime key/);
+    const missing = [
+      await thief.heartbeat("no_such_job", attemptNo),
+      await thief.result("no_such_job", attemptNo, output),
+      await thief.fail("no_such_job", attemptNo, "INVALID_SNAPSHOT"),
+    ];
+    for (const [i, res] of answers.entries()) {
+      expect(res.status).toBe(404);
+      expect(res.body.error).toEqual({ code: "JOB_NOT_FOUND", message: `job ${jobId} not found` });
+      expect(missing[i]!.body.error).toEqual({ code: "JOB_NOT_FOUND", message: "job no_such_job not found" });
     }
     const after = await jobRow(jobId);
     expect(after.status).toBe("locked");
@@ -74,8 +80,8 @@ describe("a lease is bound to the key that took it", () => {
     }
     expect(attemptNo).toBe(1);
     const res = await runtime(otherKey, instance).fail(job.id, attemptNo, "NETWORK_ERROR");
-    expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe("LOCK_LOST");
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("JOB_NOT_FOUND");
     expect((await jobRow(job.id)).lockedByKeyId).not.toBeNull();
     expect((await runtime(holderKey, instance).fail(job.id, attemptNo, "NETWORK_ERROR")).status).toBe(200);
   });

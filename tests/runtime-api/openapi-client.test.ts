@@ -44,7 +44,15 @@ describe("the document's contract", () => {
     expect(schemas.QuizGenerationParams.properties.count).toMatchObject({ type: "integer", minimum: 1, maximum: 20 });
     expect(schemas.QuizGenerationOutput["x-quality-rules"]).toHaveProperty("one_correct_option");
     expect(schemas.QuizGenerationOutput.description).toMatch(/one_correct_option: .*exactly one option/);
-    expect(schemas.Output.oneOf).toHaveLength(JOB_TYPES.length);
+    expect(schemas.Output.anyOf).toHaveLength(JOB_TYPES.length);
+    expect(schemas.LearningStateAnalysisOutputV1.required).toContain("strengths");
+    expect(schemas.SubmitResultRequest.properties.outputSchemaVersion.enum).toEqual(["v1", "v2"]);
+    expect(schemas.SubmitResultResponse.required).toContain("degraded");
+    expect(doc.info.version).toMatch(/^2\.\d+\.\d+$/);
+    expect(doc.paths["/internal/runtime/jobs/poll"].post.parameters[0]).toMatchObject({
+      name: "Runtime-Protocol",
+      in: "header",
+    });
     const error422 = errorVariants(doc.paths["/internal/runtime/jobs/{jobId}/result"].post.responses[422]);
     expect(error422.map((e) => e.properties.code.const)).toEqual(["INVALID_SCHEMA"]);
     expect(error422[0].required).toContain("details");

@@ -141,13 +141,17 @@ describe("several results in one request", () => {
     await getDb().aiRuntimeJob.update({ where: { id: passed!.id }, data: { lockUntil: new Date(Date.now() - 1000) } });
     const sameNameOtherKey = runtime(await runtimeKey(), instance);
     const res = await sameNameOtherKey.results([item(learner, keyed!)]);
-    expect([res.body.results[0].httpStatus, res.body.results[0].body.error.code]).toEqual([409, "LOCK_LOST"]);
+    // Another key learns nothing of the job: the answer of a job that does not exist.
+    expect([res.body.results[0].httpStatus, res.body.results[0].body.error]).toEqual([
+      404,
+      { code: "JOB_NOT_FOUND", message: `job ${keyed!.id} not found` },
+    ]);
     const late = await rt.results([item(learner, passed!)]);
     expect([late.body.results[0].httpStatus, late.body.results[0].body.error.code]).toEqual([409, "LOCK_LOST"]);
     expect(await getDb().aiRuntimeResult.count({ where: { jobId: { in: [passed!.id, keyed!.id] } } })).toBe(0);
   });
 
-  it("an item names its job's type: another type is refused (422) and stores nothing; none at all is a 400", async () => {
+  it("an item naming another type than its job's is refused (422) and fails the job, as any refused output; an item without jobType is read as its job's type", async () => {
     const learner = await createLearner();
     const rt = runtime(await runtimeKey(), uid("rt"));
     const [job, other] = await held(learner, rt, 2);
@@ -175,10 +179,15 @@ describe("several results in one request", () => {
     ]);
     expect(fine.httpStatus).toBe(200);
     expect(await getDb().aiRuntimeResult.count({ where: { jobId: job!.id } })).toBe(0);
-    expect((await getDb().aiRuntimeJob.findUniqueOrThrow({ where: { id: job!.id } })).status).toBe("locked");
-    const { jobType: _omitted, ...untyped } = item(learner, job!);
-    const refused = await rt.results([untyped]);
-    expect([refused.status, refused.body.error.code]).toEqual([400, "INVALID_REQUEST"]);
+    // The 422 has one meaning: the job has failed INVALID_SCHEMA, with the broken rule kept at the attempt.
+    expect(await getDb().aiRuntimeJob.findUniqueOrThrow({ where: { id: job!.id } })).toMatchObject({
+      status: "failed",
+      errorCode: "INVALID_SCHEMA",
+    });
+    const [third] = await held(learner, rt, 1);
+    const { jobType: _omitted, ...untyped } = item(learner, third!);
+    const accepted = await rt.results([untyped]);
+    expect([accepted.status, accepted.body.results[0].httpStatus]).toEqual([200, 200]);
   });
 
   it("the whole batch again is idempotent: the same result ids, nothing written twice", async () => {

@@ -95,7 +95,8 @@ describe("usage and Retry-After on the Runtime protocol", () => {
   it("usage commits with the outcome or not at all: a refused fail (lease lost) stores nothing", async () => {
     const { job, fail } = await lockedJob();
     expect((await fail({ usage: { promptTokens: 1 } })).status).toBe(200);
-    // The attempt is over: the same report again, or one from a stranger, is LOCK_LOST and adds no usage.
+    // The attempt is over: the same report again is LOCK_LOST, one from a stranger's key is answered as
+    // for no such job (404), and neither adds usage.
     expect((await fail({ usage: { promptTokens: 999 } })).status).toBe(409);
     const stranger = runtime(await runtimeKey(), uid("rt"));
     const res = await call(
@@ -104,7 +105,7 @@ describe("usage and Retry-After on the Runtime protocol", () => {
       { runtimeInstanceId: stranger.id, attemptNo: 2, errorCode: "NETWORK_ERROR", usage: { promptTokens: 5 } },
       { key: await runtimeKey() },
     );
-    expect(res.status).toBe(409);
+    expect(res.status).toBe(404);
     expect(await getDb().jobUsage.findMany({ where: { jobId: job.id } })).toMatchObject([
       { attemptNo: 1, promptTokens: 1 },
     ]);

@@ -45,7 +45,7 @@ export async function createJobs(learners: Learner[], n: number) {
 export const countStatus = (ids: string[], status: "succeeded" | "running" | "cancelled" | "pending") =>
   getDb().aiRuntimeJob.count({ where: { id: { in: ids }, status } });
 
-/** Every job succeeded exactly once: one succeeded event, one stored result that passes the v1 checks. */
+/** Every job succeeded exactly once: one succeeded event, one stored result that passes the checks of its version. */
 export async function expectSucceededOnce(ids: string[]) {
   const db = getDb();
   const jobs = await db.aiRuntimeJob.findMany({
@@ -65,6 +65,8 @@ export async function expectSucceededOnce(ids: string[]) {
     const content = job.snapshot?.content as SnapshotContent | undefined;
     const check = checkOutput(job.jobType, job.result?.outputSchemaVersion ?? "v2", job.result?.output, {
       knowledgePointIds: new Set(content?.knowledgePoints.map((k) => k.id) ?? []),
+      // The rules that read the snapshot (a knowledge point's passage quotes the material) need it.
+      snapshot: content ?? null,
       params: job.params,
     });
     if (!check.ok) problems.push(`${job.id}: result invalid: ${check.findings.join("; ")}`);

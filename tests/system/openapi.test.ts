@@ -3,8 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../../scripts/lib/app-server";
 import { cancelJob } from "@/server/jobs/cancel";
 import { createLearner, createTestJob, runtimeKey, uid } from "../helpers/factories";
-import { validOutput } from "../helpers/outputs";
+import { validOutput, validV1Output } from "../helpers/outputs";
+import { getDb } from "@/server/db";
+import { JOB_TYPES } from "@/server/job-types/catalogue";
+import { eventually } from "../helpers/eventually";
+import { countStatus, expectSucceededOnce, outcomeViolations, paramsFor } from "./jobs";
+import { PREVIOUS_RUNTIMES, previousRuntimeTree } from "./previous-runtime";
+import { spawnRuntime } from "./runtime-process";
 import { ALL_TYPES } from "../helpers/runtime-api";
+import { PROTOCOL_HEADER, RUNTIME_PROTOCOL_VERSION } from "@/server/runtime-api/protocol";
 
 let app: AppServer;
 let key: string;
@@ -47,10 +54,13 @@ async function call(
   op: Op,
   jobId: string | null,
   body: unknown,
-  opts: { key?: string | null; contentType?: string; raw?: string } = {},
+  opts: { key?: string | null; contentType?: string; raw?: string; protocol?: string | null } = {},
 ) {
   const url = `${app.url}${PATHS[op].replace("{jobId}", jobId ?? "")}`;
   const headers: Record<string, string> = { "content-type": opts.contentType ?? "application/json" };
+  // The current protocol unless the test speaks another (null: no header, a Runtime of protocol 1).
+  const protocol = opts.protocol === undefined ? RUNTIME_PROTOCOL_VERSION : opts.protocol;
+  if (protocol !== null) headers[PROTOCOL_HEADER] = protocol;
   if (opts.key !== null) headers.authorization = `Bearer ${opts.key ?? key}`;
   const res = await fetch(url, { method: "POST", headers, body: opts.raw ?? JSON.stringify(body) });
   const json = await res.json();
@@ -66,7 +76,7 @@ async function call(
     validate(json),
     `${op} ${res.status} body does not match the document: ${JSON.stringify(validate.errors)} ${JSON.stringify(json)}`,
   ).toBe(true);
-  return { status: res.status, body: json };
+  return { status: res.status, body: json, headers: res.headers };
 }
 
 describe("[SYSTEM] the OpenAPI document at /internal/runtime/openapi.json", () => {
@@ -259,3 +269,94 @@ function resolve(pointer: string): { required: string[] } {
   if (node.$ref) node = resolve(String(node.$ref).slice(1));
   return node;
 }
+
+describe("[SYSTEM] the previous releases' Runtimes against this release (protocol 1)", () => {
+  for (const [name, commit] of Object.entries(PREVIOUS_RUNTIMES)) {
+    it(`the reference Runtime of ${name} (${commit.slice(0, 7)}), built from git, runs every job type to the end: 0 lost, 0 failed`, async () => {
+      const tree = previousRuntimeTree(commit);
+      const learners = await Promise.all([createLearner(), createLearner()]);
+      // Two jobs of each of the six types; the Runtime sends every result through POST /results (its batcher).
+      const ids: string[] = [];
+      for (const [i, type] of [...JOB_TYPES, ...JOB_TYPES].entries())
+        ids.push((await createTestJob(learners[i % 2]!, type, { params: paramsFor(type, i) })).id);
+      const rt = spawnRuntime({ apiUrl: app.url, apiKey: key, cwd: tree.dir, env: { RUNTIME_CONCURRENCY: "6" } });
+      try {
+        await eventually(
+          `all ${ids.length} jobs succeeded`,
+          async () => (await countStatus(ids, "succeeded")) === ids.length,
+          90_000,
+        );
+      } finally {
+        await rt.kill("SIGKILL");
+        tree.dispose();
+      }
+      const { problems, jobs } = await expectSucceededOnce(ids);
+      expect(problems).toEqual([]);
+      expect(await outcomeViolations(process.env.DATABASE_URL!, ids)).toEqual([]);
+      // Leased and stored as v1, the version it knows; no attempt of it failed or was retried.
+      expect(new Set(jobs.map((j) => j.result?.outputSchemaVersion))).toEqual(new Set(["v1"]));
+      expect(jobs.every((j) => j.attemptNo === 1 && j.retryCount === 0)).toBe(true);
+      expect(rt.count("job.failed")).toBe(0);
+      const instance = await getDb().runtimeInstance.findUniqueOrThrow({ where: { id: rt.instanceId } });
+      expect(instance.protocolVersion).toBe("1.x");
+    });
+  }
+
+  it("a protocol-1 client that batches: leases say v1 with Deprecation and Sunset, /results items without jobType or version are stored as v1", async () => {
+    const learner = await createLearner();
+    const kpIds = learner.knowledgePoints.map((k) => k.id);
+    const jobs = await Promise.all(
+      JOB_TYPES.map((type, i) => createTestJob(learner, type, { params: paramsFor(type, i) })),
+    );
+    const mine = new Set(jobs.map((j) => j.id));
+    const rt = uid("rt");
+    const claimed = await call(
+      "poll",
+      null,
+      { runtimeInstanceId: rt, capabilities: ALL_TYPES, limit: 50, claim: true },
+      { protocol: null },
+    );
+    expect(claimed.status).toBe(200);
+    expect(claimed.headers.get("deprecation")).toMatch(/^@\d+$/);
+    expect(new Date(claimed.headers.get("sunset")!).getTime()).toBeGreaterThan(Date.now());
+    const leased = claimed.body.jobs.filter((j: { job?: { id: string } }) => j.job && mine.has(j.job.id));
+    expect(leased).toHaveLength(JOB_TYPES.length);
+    expect(new Set(leased.map((j: { job: { outputSchemaVersion: string } }) => j.job.outputSchemaVersion))).toEqual(
+      new Set(["v1"]),
+    );
+    // One request, the original contract's items: no jobType, no outputSchemaVersion, v1 outputs.
+    const results = leased.map(
+      ({ job }: { job: { id: string; jobType: (typeof JOB_TYPES)[number]; params: Record<string, unknown> } }) => ({
+        jobId: job.id,
+        attemptNo: 1,
+        output: validV1Output(job.jobType, kpIds, job.params),
+      }),
+    );
+    const answer = await call("results", null, { runtimeInstanceId: rt, results }, { protocol: null });
+    expect(answer.body.results.map((r: { httpStatus: number; body: unknown }) => [r.httpStatus, r.body])).toEqual(
+      results.map(() => [200, expect.objectContaining({ status: "succeeded", degraded: expect.any(Boolean) })]),
+    );
+    const stored = await getDb().aiRuntimeResult.findMany({ where: { jobId: { in: [...mine] } } });
+    expect(stored.map((r) => r.outputSchemaVersion)).toEqual(results.map(() => "v1"));
+    const instance = await getDb().runtimeInstance.findUniqueOrThrow({ where: { id: rt } });
+    expect(instance.protocolVersion).toBe("1.x");
+  });
+
+  it("the current protocol: leases say v2, no Deprecation; a major the app does not serve is refused 400", async () => {
+    const learner = await createLearner();
+    const job = await createTestJob(learner, "weak_point_analysis");
+    const rt = uid("rt");
+    const locked = await call("lock", job.id, { runtimeInstanceId: rt });
+    expect(locked.body.job.outputSchemaVersion).toBe("v2");
+    expect(locked.headers.get("deprecation")).toBeNull();
+    const other = await call("heartbeat", job.id, { runtimeInstanceId: rt, attemptNo: 1 }, { protocol: "9.0.0" });
+    expect(other.status).toBe(400);
+    expect(other.body.error).toMatchObject({
+      code: "UNSUPPORTED_PROTOCOL_VERSION",
+      details: { supported: ["1", "2"] },
+    });
+    expect((await getDb().runtimeInstance.findUniqueOrThrow({ where: { id: rt } })).protocolVersion).toBe(
+      RUNTIME_PROTOCOL_VERSION,
+    );
+  });
+});

@@ -1,3 +1,4 @@
+import { PROTOCOL_HEADER, RUNTIME_PROTOCOL_VERSION } from "@/server/runtime-api/protocol";
 import { spawn } from "node:child_process";
 import http from "node:http";
 import net from "node:net";
@@ -66,6 +67,8 @@ function post(url: string, key: string, body: unknown) {
       headers: {
         "content-type": "application/json",
         authorization: `Bearer ${key}`,
+        // The current protocol: its leases and results are v2 (docs/contract.md#versions-and-the-compatibility-promise).
+        [PROTOCOL_HEADER]: RUNTIME_PROTOCOL_VERSION,
         "content-length": Buffer.byteLength(text),
       },
     });

@@ -1,3 +1,4 @@
+import { PROTOCOL_HEADER, RUNTIME_PROTOCOL_VERSION } from "@/server/runtime-api/protocol";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import pg from "pg";
@@ -107,7 +108,11 @@ const backendPid = async (c: pg.Client) =>
 async function runtimeCall(key: string, jobId: string, what: "heartbeat" | "result", body: Record<string, unknown>) {
   const res = await fetch(`${app!.url}/internal/runtime/jobs/${jobId}/${what}`, {
     method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${key}`,
+      [PROTOCOL_HEADER]: RUNTIME_PROTOCOL_VERSION,
+    },
     body: JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };

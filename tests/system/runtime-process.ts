@@ -10,10 +10,11 @@ export type RuntimeEvent = { event: string; jobId?: string; [k: string]: unknown
  * A reference Runtime as a separate OS process (`node --import tsx runtime/main.ts`, one process,
  * so SIGKILL really kills it), configured only through its environment like in production.
  */
-export function spawnRuntime(opts: { apiUrl: string; apiKey: string; env?: Record<string, string> }) {
+export function spawnRuntime(opts: { apiUrl: string; apiKey: string; env?: Record<string, string>; cwd?: string }) {
   const instanceId = uid("rt");
   const child = spawn(process.execPath, ["--import", "tsx", "runtime/main.ts"], {
-    cwd: ROOT,
+    // Another tree: a previous release's Runtime (tests/system/previous-runtime.ts).
+    cwd: opts.cwd ?? ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       PATH: process.env.PATH,

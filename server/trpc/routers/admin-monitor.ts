@@ -47,6 +47,8 @@ const runtimeSchema = z.object({
   id: z.string(),
   capabilities: z.array(z.string()),
   version: z.string().nullable(),
+  protocolVersion: z.string().nullable(),
+  protocolDeprecation: z.object({ deprecatedAt: isoDate, sunsetAt: isoDate.nullable() }).nullable(),
   firstSeenAt: isoDate,
   lastSeenAt: isoDate,
   jobsInHand: z.number().int(),

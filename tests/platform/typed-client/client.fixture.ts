@@ -204,3 +204,26 @@ export const hookRunning: Hook["job"]["status"] = "running";
 export const hookCode: Hook["job"]["errorCode"] = "BOOM";
 // @ts-expect-error the webhook's body carries exactly its fields
 export const hookPadded: Hook = { type: "ai.job.finished", job: { ...({} as Hook["job"]), extra: true } };
+
+/** A job's error codes, result versions and degraded flag (docs/contract.md#versions-and-the-compatibility-promise). */
+type QuizJob = S["QuizGenerationJob"];
+export const revoked: QuizJob["error"] = { code: "LEASE_REVOKED", message: "the Runtime key holding the lease was revoked" };
+// @ts-expect-error a code the app never writes on a job
+export const expired: QuizJob["error"] = { code: "LEASE_EXPIRED", message: "" };
+export const degradedJob: QuizJob["degraded"] = true;
+// @ts-expect-error degraded is a boolean (null before the job succeeded)
+export const degradedWord: QuizJob["degraded"] = "yes";
+export const storedV1: QuizJob["outputSchemaVersion"] = "v1";
+// @ts-expect-error a version no document describes
+export const storedV3: QuizJob["outputSchemaVersion"] = "v3";
+type Analysis = S["LearningStateAnalysisJob"]["output"];
+export const analysisV1: Analysis = { summary: "s", overallMastery: 0.5, engagementLevel: "low", strengths: ["Light"], risks: [], knowledgePoints: [] };
+// @ts-expect-error a strength is a sentence (v1) or names its point (v2), never a number
+export const analysisNeither: Analysis = { summary: "s", overallMastery: 0.5, engagementLevel: "low", strengths: [3], risks: [], knowledgePoints: [] };
+type NotCancellable = Answer<"/api/v1/jobs/{jobId}/cancel", "post", 409>;
+export const raced: NotCancellable = { error: { code: "JOB_NOT_CANCELLABLE", message: "job kept changing; try again" } };
+// @ts-expect-error JOB_NOT_CANCELLABLE's details are the job's status
+export const cancelWhy: NotCancellable = { error: { code: "JOB_NOT_CANCELLABLE", message: "", details: { reason: "done" } } };
+export const hookRevoked: Hook["job"]["errorCode"] = "LEASE_REVOKED";
+// @ts-expect-error the webhook's result version is the documents'
+export const hookVersion: NonNullable<Hook["job"]["result"]>["outputSchemaVersion"] = "2";

@@ -85,9 +85,13 @@ export const wrongBatches: ResultsBody[] = [
   { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", jobType: "weak_point_analysis", attemptNo: 1, output: { weakPoints: [], verdict: "fine" } }] },
   // @ts-expect-error a flashcard job's item carrying weak points: the output is its jobType's
   { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", jobType: "flashcard_generation", attemptNo: 1, output: weak }] },
-  // @ts-expect-error an item without its jobType
-  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: weak }] },
+  // @ts-expect-error an item without jobType naming a version no document describes
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: weak, outputSchemaVersion: "v3" }] },
+  // @ts-expect-error an item without jobType whose output is no type's
+  { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: { verdict: "fine" } }] },
 ];
+/** Protocol 1: an item without jobType (the job knows its type), its output of any type, in v1 or v2. */
+export const untypedBatch: ResultsBody = { runtimeInstanceId: "rt-1", results: [{ jobId: "j1", attemptNo: 1, output: weak, outputSchemaVersion: "v1" }] };
 
 /** A 422's details are the broken rules; its code is only INVALID_SCHEMA. */
 export function brokenRules(answer: Answer<"/internal/runtime/jobs/{jobId}/result", 422>): string[] {
@@ -123,3 +127,31 @@ export const pollNotFound: Answer<"/internal/runtime/jobs/poll", 400> = { error:
 export const batchItem: Answer<"/internal/runtime/jobs/results", 200>["results"][number]["body"] = { error: { code: "JOB_ALREADY_LOCKED", message: "" } };
 // @ts-expect-error JOB_CANCELLED carries no details
 export const cancelledDetails: Answer<"/internal/runtime/jobs/{jobId}/result", 409> = { error: { code: "JOB_CANCELLED", message: "", details: { status: "cancelled" } } };
+
+/** Versions, degraded results, caps and protocols (docs/contract.md#versions-and-the-compatibility-promise). */
+type Stored = Answer<"/internal/runtime/jobs/{jobId}/result", 200>;
+export const storedDegraded: Stored = { status: "succeeded", resultId: "r", idempotent: false, degraded: true };
+// @ts-expect-error a result's answer always says whether it was stored degraded
+export const storedUnsaid: Stored = { status: "succeeded", resultId: "r", idempotent: false };
+export const inV1: ResultBody = {
+  runtimeInstanceId: "rt-1",
+  attemptNo: 1,
+  outputSchemaVersion: "v1",
+  output: { summary: "s", overallMastery: 0.5, engagementLevel: "low", strengths: ["Light"], risks: [], knowledgePoints: [] },
+};
+// @ts-expect-error a version no document describes
+export const inV3: ResultBody = { ...weakPoints, outputSchemaVersion: "v3" };
+// @ts-expect-error a v2 learning-state strength names its point; a bare number is neither version's
+export const neitherVersion: ResultBody = { runtimeInstanceId: "rt-1", attemptNo: 1, output: { summary: "s", overallMastery: 0.5, engagementLevel: "low", strongestKnowledgePointId: null, strengths: [1], risks: [], knowledgePoints: [] } };
+type Leased = S["QuizGenerationLeasedJob"];
+export const leasedV1: Leased["outputSchemaVersion"] = "v1";
+// @ts-expect-error a lease names a version the documents describe
+export const leasedV9: Leased["outputSchemaVersion"] = "v9";
+export const slowDown: Answer<"/internal/runtime/jobs/poll", 429> = { error: { code: "RATE_LIMITED", message: "", details: { retryAfterSeconds: 1 } } };
+// @ts-expect-error a 429 always says when to retry
+export const slowDownWhen: Answer<"/internal/runtime/jobs/poll", 429> = { error: { code: "RATE_LIMITED", message: "" } };
+export const oldProtocol: Answer<"/internal/runtime/jobs/poll", 400> = { error: { code: "UNSUPPORTED_PROTOCOL_VERSION", message: "", details: { supported: ["1", "2"] } } };
+// @ts-expect-error the supported majors are the document's
+export const otherProtocol: Answer<"/internal/runtime/jobs/poll", 400> = { error: { code: "UNSUPPORTED_PROTOCOL_VERSION", message: "", details: { supported: ["7"] } } };
+// @ts-expect-error a mistyped item's 422 is INVALID_SCHEMA, never a 404 naming the type
+export const mistypedAs404: Answer<"/internal/runtime/jobs/{jobId}/result", 404> = { error: { code: "INVALID_SCHEMA", message: "", details: [] } };
