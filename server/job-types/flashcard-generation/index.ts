@@ -1,6 +1,8 @@
 import { defineJobType } from "../define";
 import { duplicates, norm } from "../fields";
 import { generateFlashcards } from "./analyse";
+import { CARD_RULES, checkCard } from "../shared/checklist";
+import { conceptOf } from "../shared/items";
 import { flashcardGenerationEntry } from "./schema";
 
 export * from "./schema";
@@ -17,15 +19,21 @@ export const flashcardGeneration = defineJobType({
     }
     v.flashcards.forEach((c, i) => check.knowledgePoint(`flashcards.${i}`, c.knowledgePointId));
   },
-  qualityChecks(v) {
+  qualityChecks(v, { snapshot }) {
     const findings: string[] = [];
+    const concepts = new Map(snapshot.knowledgePoints.map((k) => [k.id, conceptOf(k)]));
     v.flashcards.forEach((c, i) => {
       if (norm(c.front) === norm(c.back)) findings.push(`flashcards.${i}: the back repeats the front`);
+      for (const rule of checkCard(c, concepts.get(c.knowledgePointId) ?? ""))
+        if (rule === "back_short" || rule === "answer_twice") findings.push(`flashcards.${i}: ${CARD_RULES[rule]}`);
     });
     return findings;
   },
   prompt: {
-    task: "Write flashcards from the knowledge points' and materials' own content: a question or cue on the front, the answer on the back.",
+    task: [
+      "Write flashcards from the knowledge points' and materials' own content: a question or cue on the front, the answer on the back.",
+      "The back answers the front in one or two sentences, the answer once; the source passage, if you give it, comes after a blank line, starting with the word for source in the learner's language (Source: / 原文：), never copied whole into the answer.",
+    ].join(" "),
     rules: (params) => [`Generate exactly ${params.count} flashcards.`],
   },
   analyse: (snapshot, params, _asOf, locale) => generateFlashcards(snapshot, params, locale),
