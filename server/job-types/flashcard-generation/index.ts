@@ -1,8 +1,6 @@
 import { defineJobType } from "../define";
 import { duplicates, norm } from "../fields";
 import { generateFlashcards } from "./analyse";
-import { CARD_RULES, checkCard } from "../shared/checklist";
-import { conceptOf } from "../shared/items";
 import { flashcardGenerationEntry } from "./schema";
 
 export * from "./schema";
@@ -19,13 +17,10 @@ export const flashcardGeneration = defineJobType({
     }
     v.flashcards.forEach((c, i) => check.knowledgePoint(`flashcards.${i}`, c.knowledgePointId));
   },
-  qualityChecks(v, { snapshot }) {
+  qualityChecks(v) {
     const findings: string[] = [];
-    const concepts = new Map(snapshot.knowledgePoints.map((k) => [k.id, conceptOf(k)]));
     v.flashcards.forEach((c, i) => {
       if (norm(c.front) === norm(c.back)) findings.push(`flashcards.${i}: the back repeats the front`);
-      for (const rule of checkCard(c, concepts.get(c.knowledgePointId) ?? ""))
-        if (rule === "back_short" || rule === "answer_twice") findings.push(`flashcards.${i}: ${CARD_RULES[rule]}`);
     });
     return findings;
   },

@@ -316,11 +316,19 @@ export function generateQuiz(snapshot: SnapshotContent, params: QuizParams, loca
     }
     if (!q) {
       // Out of distinct material: a numbered variant of the first question keeps stems unique.
-      const tries = [0, 1, 2].flatMap((v) =>
+      const tries = [...Array(8).keys()].flatMap((v) =>
         [truth, !truth].map((t) => make(snapshot, s.kp, type, v, difficulty, Q, t)),
       );
-      const base = tries.find((x) => fair(x, s.kp)) ?? make(snapshot, s.kp, type, 0, difficulty, Q, true)!;
-      q = { ...base!, stem: clip(Q.numbered(base!.stem, questions.length + 1), 1000) };
+      // A point with nothing but its name: asked to explain it (a short answer) or which point it is.
+      const base: NonNullable<ReturnType<typeof make>> = tries.find((x) => fair(x, s.kp)) ??
+        tries.find((x) => !!x) ?? {
+          type,
+          stem: clip(Q.explain(conceptOf(s.kp)), 1000),
+          options: type === "short_answer" ? [] : [conceptOf(s.kp), ...Q.distractors.slice(0, 1)],
+          answer: type === "short_answer" ? clip(statementOf(snapshot, s.kp), 1000) : conceptOf(s.kp),
+          explanation: clip(Q.from(conceptOf(s.kp), statementOf(snapshot, s.kp)), 2000),
+        };
+      q = { ...base, stem: clip(Q.numbered(base.stem, questions.length + 1), 1000) };
     }
     if (type === "true_false") tfOf.set(s.kp.id, own + 1);
     stems.add(norm(q.stem));

@@ -7,12 +7,7 @@ import { checkQuestion, QUESTION_RULES, type QuestionRule } from "../shared/chec
 import { conceptOf } from "../shared/items";
 
 /** The checklist's rules a model's question goes round the quality loop for (the others the API or the evidence rules check). */
-const MODEL_RULES = new Set<QuestionRule>([
-  "negation_distractor",
-  "stem_gives_answer",
-  "blank_in_point_name",
-  "only_one_fits",
-]);
+const MODEL_RULES = new Set<QuestionRule>(["negation_distractor", "blank_in_point_name"]);
 import { quizGenerationEntry } from "./schema";
 
 export * from "./schema";
