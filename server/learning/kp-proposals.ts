@@ -1,14 +1,15 @@
 import { getDb, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { kpExtractionSchema } from "../job-types/knowledge-point-extraction";
-import { norm } from "../job-types/fields";
+import { titleKey } from "../job-types/knowledge-point-extraction/title-key";
 import { KNOWLEDGE_POINTS_PER_MATERIAL, KP_SELECT, kpDescription, kpTitle } from "./materials";
 
 /**
  * The learner's review of a knowledge_point_extraction job: the proposals of a finished job on one
  * of their materials, and accepting some of them as the material's knowledge points. Scoped to the
  * learner: another learner's job or material is not found. A proposal is "present" when the
- * material already has a knowledge point of the same title (trimmed, case- and space-insensitive);
+ * material already has a knowledge point of the same title (trimmed, case- and space-insensitive, an
+ * English plural as its singular: "Alkalis" is "Alkali");
  * accepting never adds a second one, so accepting twice, or racing another accept, adds each once.
  */
 
@@ -37,7 +38,7 @@ async function ownExtraction(db: DbOrTx, userId: string, jobId: string) {
 
 async function titlesOf(db: DbOrTx, materialId: string) {
   const rows = await db.knowledgePoint.findMany({ where: { materialId }, select: { title: true } });
-  return Object.assign(new Set(rows.map((r) => norm(r.title))), { count: rows.length });
+  return Object.assign(new Set(rows.map((r) => titleKey(r.title))), { count: rows.length });
 }
 
 /** A finished job's proposals, in order, each marked when the material already has it. */
@@ -50,7 +51,7 @@ export async function listProposals(userId: string, jobId: string) {
     jobId: job.id,
     materialId: job.targetId,
     materialExists: !!material,
-    proposals: job.proposals.map((p, index) => ({ index, ...p, present: present.has(norm(p.title)) })),
+    proposals: job.proposals.map((p, index) => ({ index, ...p, present: present.has(titleKey(p.title)) })),
   };
 }
 
@@ -93,7 +94,7 @@ export async function acceptProposals(userId: string, jobId: string, indexes: nu
     const fresh = [...indexes]
       .sort((a, b) => a - b)
       .map((i) => job.proposals[i]!)
-      .filter((p) => !present.has(norm(p.title)) && present.add(norm(p.title)));
+      .filter((p) => !present.has(titleKey(p.title)) && present.add(titleKey(p.title)));
     if (present.count + fresh.length > KNOWLEDGE_POINTS_PER_MATERIAL)
       throw new AppError("INVALID_REQUEST", `at most ${KNOWLEDGE_POINTS_PER_MATERIAL} knowledge points per material`);
     const added = [];

@@ -46,8 +46,9 @@ test("[LEARNER] suggests knowledge points for a material, and the accepted ones 
   await expect(material.getByRole("heading", { name: "Suggested knowledge points" })).toBeVisible();
   // Its own title, exactly (another proposal's passage may mention "the light reactions").
   const light = proposals.filter({ has: page.getByText("Light reactions", { exact: true }) });
+  // The sentence it is read from, then the next one of its section; the summary says it in a line of its own.
   await expect(light.getByRole("blockquote")).toHaveText(
-    "In the thylakoid membranes, chlorophyll absorbs light, splits water and releases oxygen.",
+    /^In the thylakoid membranes, chlorophyll absorbs light, splits water and releases oxygen\./,
   );
   await expect(material.getByRole("button", { name: "Suggest again Plant biology" })).toBeEnabled();
   await shot(page, "kp-proposals");

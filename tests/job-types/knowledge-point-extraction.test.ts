@@ -69,9 +69,13 @@ describe("knowledge_point_extraction: the local analyzer", () => {
       expect(p.keyTerms.length).toBeGreaterThan(0);
     }
     const light = out.knowledgePoints.find((p) => p.title === "Light reactions")!;
-    expect(light.passage).toBe(
-      "In the thylakoid membranes, chlorophyll absorbs light, splits water and releases oxygen.",
-    );
+    // The sentence it is read from, then the next one of its section; the summary says it in a line of its own.
+    expect(
+      light.passage.startsWith(
+        "In the thylakoid membranes, chlorophyll absorbs light, splits water and releases oxygen.",
+      ),
+    ).toBe(true);
+    for (const p of out.knowledgePoints) expect(norm(p.summary)).not.toBe(norm(p.passage));
     // The material's noun phrases are the key terms (carbon dioxide, whole; "the" never counts).
     expect(out.knowledgePoints.flatMap((p) => p.keyTerms.map((k) => k.toLowerCase()))).toContain("carbon dioxide");
     expect(out.knowledgePoints.flatMap((p) => p.keyTerms)).not.toContain("the");
@@ -87,16 +91,23 @@ describe("knowledge_point_extraction: the local analyzer", () => {
     expect(out.knowledgePoints.length).toBeLessThanOrEqual(6);
     expect(new Set(titles).size).toBe(titles.length);
     for (const p of out.knowledgePoints) expect(CHINESE).toContain(p.passage);
-    expect(out.knowledgePoints[0]!.passage).toBe("光合作用是植物利用光能把二氧化碳和水转化为葡萄糖的过程。");
+    expect(out.knowledgePoints[0]!.passage.startsWith("光合作用是植物利用光能把二氧化碳和水转化为葡萄糖的过程。")).toBe(
+      true,
+    );
+    // A definition turned round: the term, then what it is.
+    expect(out.knowledgePoints[0]!.summary).toBe("光合作用：植物利用光能把二氧化碳和水转化为葡萄糖的过程");
     // Words, not the whole run of characters: 二氧化碳 is a term of its own.
     expect(out.knowledgePoints.flatMap((p) => p.keyTerms)).toContain("二氧化碳");
   });
 
-  it("is pure, keeps to maxPoints, and leaves out what the material already has", () => {
-    const s = snapshotOf(ENGLISH, [{ id: "k1", title: " light  REACTIONS ", description: "", materialId: "m9" }]);
+  it("is pure, keeps to maxPoints, and proposes what the material already has under its own title", () => {
+    const s = snapshotOf(ENGLISH, [{ id: "k1", title: "Light REACTION", description: "", materialId: "m9" }]);
     expect(extract(s, 2)).toEqual(extract(s, 2));
     expect(extract(s, 2).knowledgePoints).toHaveLength(2);
-    expect(extract(s, 20).knowledgePoints.map((p) => norm(p.title))).not.toContain("light reactions");
+    // Shown as already chosen on a second suggestion, not dropped: the existing point's title, singular or plural.
+    const titles = extract(s, 20).knowledgePoints.map((p) => p.title);
+    expect(titles).toContain("Light REACTION");
+    expect(titles).not.toContain("Light reactions");
   });
 
   it("makes a point of a material without headings or recurring terms, and says its fixed words in the learner's language", () => {

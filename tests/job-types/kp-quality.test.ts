@@ -7,6 +7,9 @@ import { generateFlashcards } from "@/server/job-types/flashcard-generation/anal
 import { isStopWord, keyTermsOf } from "@/server/job-types/shared/terms";
 import { LABELLED } from "./fixtures/kp-labelled";
 import { TEXTBOOK } from "./fixtures/kp-textbook";
+import { SUBJECTS } from "./fixtures/kp-subjects";
+import { repeatsPassage } from "@/server/job-types/knowledge-point-extraction/summary";
+import { titleKey } from "@/server/job-types/knowledge-point-extraction/title-key";
 import { MAX_POINTS, matches, measure, score, strictMatches } from "./fixtures/kp-measure";
 
 /**
@@ -129,6 +132,61 @@ describe("knowledge-point proposals on the textbook set (strict matching)", () =
       expect(p.title).not.toMatch(/^(?:[一二三四五六七八九十]+、|\d+(?:\.\d+)*\.?\s)/u);
       expect(m.content.toLowerCase(), p.title).toContain(p.title.toLowerCase());
     }
+  });
+});
+
+describe("knowledge-point proposals on the subjects set (strict matching, held-out half)", () => {
+  it("has at least twelve materials of subjects the other sets lack, both languages, tune and held-out halves", () => {
+    expect(SUBJECTS.length).toBeGreaterThanOrEqual(12);
+    for (const language of ["en", "zh"] as const)
+      for (const half of ["tune", "held-out"] as const)
+        expect(SUBJECTS.filter((m) => m.language === language && m.half === half).length).toBeGreaterThanOrEqual(4);
+    for (const m of SUBJECTS) expect(m.points.length, m.id).toBeLessThanOrEqual(MAX_POINTS);
+    expect(new Set([...LABELLED, ...TEXTBOOK, ...SUBJECTS].map((m) => m.id)).size).toBe(
+      LABELLED.length + TEXTBOOK.length + SUBJECTS.length,
+    );
+  });
+
+  it("reaches the held-out floors: recall and precision 0.65 in English, 0.75 in Chinese", () => {
+    const floors = { en: 0.65, zh: 0.75 };
+    for (const r of measure(
+      SUBJECTS.filter((m) => m.half === "held-out"),
+      extractKnowledgePoints,
+      strictMatches,
+    )) {
+      expect(r.recall, `${r.language} recall`).toBeGreaterThanOrEqual(floors[r.language]);
+      expect(r.precision, `${r.language} precision`).toBeGreaterThanOrEqual(floors[r.language]);
+    }
+  });
+
+  it("covers the applications of the buoyancy section within the cap of 8, titles trimmed of their modifier", () => {
+    const m = SUBJECTS.find((x) => x.id === "subjects-zh-buoyancy")!;
+    const titles = extractKnowledgePoints(
+      snapshotOf(m.content),
+      { maxPoints: MAX_POINTS },
+      "zh-CN",
+    ).knowledgePoints.map((p) => p.title);
+    expect(titles.length).toBeLessThanOrEqual(MAX_POINTS);
+    for (const t of ["阿基米德原理", "潜水艇", "气球和飞艇", "密度计", "排水量"]) expect(titles).toContain(t);
+    for (const t of ["著名的阿基米德原理", "实验", "浮力的应用"]) expect(titles).not.toContain(t);
+  });
+
+  it("writes summaries that do not repeat their passage, and merges an English plural with its singular", () => {
+    for (const m of SUBJECTS) {
+      const out = extractKnowledgePoints(
+        snapshotOf(m.content),
+        { maxPoints: MAX_POINTS },
+        m.language === "zh" ? "zh-CN" : "en",
+      );
+      for (const p of out.knowledgePoints)
+        expect(repeatsPassage(p.summary, p.passage, p.title), `${m.id}: ${p.summary}`).toBe(false);
+    }
+    const text =
+      "Acids and alkalis\nAn alkali is a base that dissolves in water. Alkalis turn red litmus blue. Strong alkalis are corrosive.";
+    const titles = extractKnowledgePoints(snapshotOf(text), { maxPoints: 8 }).knowledgePoints.map((p) =>
+      titleKey(p.title),
+    );
+    expect(titles.filter((t) => t === "alkali")).toHaveLength(1);
   });
 });
 

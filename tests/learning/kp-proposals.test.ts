@@ -95,6 +95,17 @@ describe("reviewing and accepting proposals", () => {
     expect([r.added, r.alreadyPresent]).toEqual([[], 1]);
   });
 
+  it("counts an English plural as its singular: a point titled in the singular marks the plural proposal present", async () => {
+    const l = await createLearner();
+    await getDb().knowledgePoint.create({
+      data: { userId: l.user.id, materialId: l.material.id, title: "Photosynthesis input", description: "" },
+    });
+    const job = await succeededJob(l, TYPE);
+    expect((await as(l).materials.proposals({ jobId: job.id })).proposals.map((p) => p.present)).toEqual([true, false]);
+    const r = await as(l).materials.acceptProposals({ jobId: job.id, indexes: [0, 1] });
+    expect([r.added.map((k) => k.title), r.alreadyPresent]).toEqual([["Photosynthesis outputs"], 1]);
+  });
+
   it("adds each title once when two accepts race", async () => {
     const l = await createLearner();
     const job = await succeededJob(l, TYPE);

@@ -216,11 +216,11 @@ describe("local analyzer: flashcard_generation", () => {
         'Which term fills the blank: "In the Calvin cycle, in the stroma, the enzyme RuBisCO fixes _____ to build glucose."?',
       ],
     ]);
-    // The back covers the point: its description, then what the material says of it.
+    // The back answers in a sentence (the point's description), then what the material says of it, apart.
     expect(out.flashcards[0]).toMatchObject({
       back:
-        "RuBisCO fixes carbon dioxide in the stroma to build glucose. " +
-        "In the Calvin cycle, in the stroma, the enzyme RuBisCO fixes carbon dioxide to build glucose.",
+        "RuBisCO fixes carbon dioxide in the stroma to build glucose.\n\n" +
+        "Source: In the Calvin cycle, in the stroma, the enzyme RuBisCO fixes carbon dioxide to build glucose.",
       tags: ["photosynthesis", "needs-review"],
     });
     expect(out.flashcards[3]!.tags).toEqual(["photosynthesis"]);

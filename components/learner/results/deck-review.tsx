@@ -65,7 +65,7 @@ export function DeckInReview({ jobId }: { jobId: string }) {
             {cards.map((c) => (
               <li key={c.id} className="rounded-md bg-white p-2 ring-1 ring-slate-200" data-testid="deck-review-card">
                 <p className="text-sm font-medium [overflow-wrap:anywhere]">{c.front}</p>
-                <p className="text-sm text-slate-700 [overflow-wrap:anywhere]">{c.back}</p>
+                <p className="text-sm whitespace-pre-line text-slate-700 [overflow-wrap:anywhere]">{c.back}</p>
                 {c.suspended && <p className="text-xs text-amber-800">{t("suspended")}</p>}
                 {c.buried && (
                   <p className="text-xs text-amber-800">

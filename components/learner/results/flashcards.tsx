@@ -89,7 +89,9 @@ export function FlashcardDeck({ jobId, output }: { jobId: string; output: Flashc
                 <span className="block text-xs uppercase tracking-wide text-slate-600">
                   {isFlipped ? t("answer") : t("question")}
                 </span>
-                <span className={`mt-1 block [overflow-wrap:anywhere] ${isFlipped ? "text-slate-700" : "font-medium"}`}>
+                <span
+                  className={`mt-1 block whitespace-pre-line [overflow-wrap:anywhere] ${isFlipped ? "text-slate-700" : "font-medium"}`}
+                >
                   {isFlipped ? card.back : card.front}
                 </span>
                 {!isFlipped && <span className="sr-only">{t("flipHint")}</span>}

@@ -4,7 +4,7 @@ import type { Locale } from "../../i18n/locales";
 import { templatesFor, type Templates } from "../shared/templates";
 import { JobFailure } from "../../pipeline/errors";
 import { isWeak, knowledgeStats, quizOrder } from "../shared/statistics";
-import { BLANK, conceptOf, names, replaceAll, sectionOf } from "../shared/items";
+import { BLANK, conceptOf, inName, names, replaceAll, sectionOf } from "../shared/items";
 import {
   clip,
   cloze,
@@ -12,6 +12,7 @@ import {
   materialTerms,
   materialTitleOf,
   norm,
+  sentences,
   slug,
   sourceSentences,
   statementOf,
@@ -20,8 +21,46 @@ import {
 
 type Card = Flashcards["flashcards"][number];
 
-/** At most this much of the section on a card's back. */
-const BACK_MAX = 800;
+/** The answer on a card's back: one or two sentences, at most this many graphemes. */
+const ANSWER_MAX = { cjk: 120, latin: 300 } as const;
+/** At most this much of the source passage under the answer. */
+const SOURCE_MAX = 1200;
+
+/** The first one or two sentences of a text that fit on a card as its answer. */
+export function shortAnswer(text: string): string {
+  const cjk = hasCjk(text);
+  const max = cjk ? ANSWER_MAX.cjk : ANSWER_MAX.latin;
+  const all = sentences(text);
+  let out = "";
+  for (const s of all.slice(0, 2)) {
+    const next = out ? `${out}${cjk ? "" : " "}${s}` : s;
+    if (out && Array.from(next).length > max) break;
+    out = next;
+  }
+  return clip(out || text, max);
+}
+
+/** A card's back: the answer, then the passage it comes from apart ("原文：…", "Source: …") unless it is the answer. */
+function backOf(answer: string, source: string, F: Templates["flashcards"]) {
+  const a = clip(answer, 500);
+  const s = source.trim();
+  if (!s || norm(s) === norm(a) || norm(a).includes(norm(s))) return a;
+  return `${a}\n\n${clip(F.source(s), SOURCE_MAX)}`;
+}
+
+/** The definition a point's section gives of it ("…，这个力叫做浮力。", "Osmosis is …"), else its statement. */
+function definitionOf(snapshot: SnapshotContent, kp: Kp, section: string) {
+  const concept = conceptOf(kp);
+  const defining = sentences(section).find(
+    (s) =>
+      names(s, concept) &&
+      /叫做|叫作|称为|是指|是|\bis\b|\bare\b|\bmeans\b|\bstates\b/iu.test(s) &&
+      !/^(?:例如|for example)/iu.test(s),
+  );
+  const said = kp.description.trim() || defining;
+  // Without a definition, the section's first sentences (never another point's sentence, never the bare name).
+  return said && norm(said) !== norm(concept) ? said : section;
+}
 
 function make(
   snapshot: SnapshotContent,
@@ -31,26 +70,25 @@ function make(
 ): Omit<Card, "knowledgePointId" | "tags"> | null {
   const concept = conceptOf(kp);
   const statement = statementOf(snapshot, kp);
-  // The back covers the point's section: its description, then what the material says of it.
+  // The back answers the front in a sentence or two; the point's section follows apart.
   const section = sectionOf(snapshot, kp);
-  const description = kp.description.trim();
-  const back =
-    description && !norm(section).includes(norm(description))
-      ? `${description}${hasCjk(description) ? "" : " "}${section}`
-      : section;
-  if (variant === 0) return { front: clip(F.whatIs(concept), 500), back: clip(back, BACK_MAX) };
+  if (variant === 0)
+    return {
+      front: clip(F.whatIs(concept), 500),
+      back: backOf(shortAnswer(definitionOf(snapshot, kp, section)), section, F),
+    };
   if (variant === 1) {
     const hidden = replaceAll(statement, concept, BLANK);
-    if (names(hidden, concept) || norm(hidden) === norm(statement)) return null;
-    return { front: clip(F.whichIdea(hidden), 500), back: clip(F.clozeBack(concept, back), BACK_MAX) };
+    if (names(hidden, concept) || norm(hidden) === norm(statement) || norm(hidden.split(BLANK).join("")).length < 4)
+      return null;
+    // The answer once: the concept, then the section it comes from.
+    return { front: clip(F.whichIdea(hidden), 500), back: backOf(concept, section, F) };
   }
   const s = sourceSentences(snapshot, kp)[variant - 2];
-  const word = s && keyword(s.sentence, materialTerms(snapshot, kp));
-  if (!s || !word) return null;
-  return {
-    front: clip(F.fillBlank(cloze(s.sentence, word)), 500),
-    back: clip(F.clozeBack(word, s.sentence), 2000),
-  };
+  const terms = materialTerms(snapshot, kp).filter((t) => !inName(t, concept));
+  const word = s && keyword(s.sentence, terms);
+  if (!s || !word || inName(word, concept)) return null;
+  return { front: clip(F.fillBlank(cloze(s.sentence, word)), 500), back: backOf(word, s.sentence, F) };
 }
 
 /**

@@ -25,7 +25,10 @@ export const flashcardGeneration = defineJobType({
     return findings;
   },
   prompt: {
-    task: "Write flashcards from the knowledge points' and materials' own content: a question or cue on the front, the answer on the back.",
+    task: [
+      "Write flashcards from the knowledge points' and materials' own content: a question or cue on the front, the answer on the back.",
+      "The back answers the front in one or two sentences, the answer once; the source passage, if you give it, comes after a blank line, starting with the word for source in the learner's language (Source: / 原文：), never copied whole into the answer.",
+    ].join(" "),
     rules: (params) => [`Generate exactly ${params.count} flashcards.`],
   },
   analyse: (snapshot, params, _asOf, locale) => generateFlashcards(snapshot, params, locale),

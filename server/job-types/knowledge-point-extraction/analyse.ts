@@ -3,8 +3,10 @@ import type { SnapshotContent } from "../fields";
 import type { Locale } from "../../i18n/locales";
 import { JobFailure } from "../../pipeline/errors";
 import { clip, norm, occurrence } from "../shared/text";
-import { isStopWord, keyTermsOf, singular, TERMS_INPUT_MAX, type Term } from "../shared/terms";
+import { isStopWord, keyTermsOf, TERMS_INPUT_MAX, type Term } from "../shared/terms";
 import { counterpartPairs, definitionsIn, headingTopics } from "./signals";
+import { summaryOf } from "./summary";
+import { titleKey } from "./title-key";
 
 type Point = KpExtraction["knowledgePoints"][number];
 /** A piece of the material: `text` is an exact substring of it, `heading` the section it sits under. */
@@ -28,6 +30,9 @@ function headingOf(line: string, next: string | undefined): string | null {
   return t;
 }
 
+/** A list item's marker at the start of a line: "1. ", "2) ", "(3) ", "- ", "• ". */
+const ITEM_MARKER = /^\s*(?:[-*•·]\s+|\d+\s*[.、．)）]\s*|[(（]\s*[一二三四五六七八九十\d]+\s*[)）]\s*)/u;
+
 /** The material's sentences, each an exact substring, with the heading above it (Intl.Segmenter: Chinese too). */
 export function sentencesOf(text: string): Sentence[] {
   const lines = text.split("\n");
@@ -47,7 +52,8 @@ export function sentencesOf(text: string): Sentence[] {
       return;
     }
     let lineStart = true;
-    for (const { segment } of segmenter.segment(line)) {
+    // A list item's marker ("1. ", "(2) ") is no sentence: the item's text still opens its line.
+    for (const { segment } of segmenter.segment(line.replace(ITEM_MARKER, ""))) {
       const s = segment.trim();
       // Too short to say anything: a stray "Dr." or a list marker.
       if (codePoints(s).length >= (HAN.test(s) ? 6 : 20)) out.push({ text: s, heading, lineStart });
@@ -80,11 +86,7 @@ const WEIGHT = { pair: 2.2, headingUsed: 2, headingOnly: 0.6 } as const;
 /** Key terms fill the proposals up to one per sentence of the material (a teacher lists fewer points than a text has nouns). */
 const TERMS_PER_SENTENCE = 1;
 /** A title as proposals compare it: NFKC, lower case, English words singular ("Ecosystems" is "ecosystem"). */
-const keyOf = (title: string) =>
-  norm(title)
-    .split(" ")
-    .map((w) => (HAN.test(w) ? w : singular(w)))
-    .join(" ");
+const keyOf = titleKey;
 
 /** Whether `long` holds `short`: whole words in English, two characters or more in Chinese. */
 function holds(long: string, short: string) {
@@ -111,7 +113,12 @@ export function extractKnowledgePoints(
   const sentences = sentencesOf(content);
   if (!sentences.length) sentences.push({ text: content.trim(), heading: null, lineStart: true });
   const terms = keyTermsOf(content);
-  const taken = new Set(snapshot.knowledgePoints.filter((k) => k.materialId === material.id).map((k) => norm(k.title)));
+  // The material's own points are proposed again when the text yields them, under their own
+  // titles, so that a second suggestion shows them as already chosen (never drops them).
+  const existing = new Map(
+    snapshot.knowledgePoints.filter((k) => k.materialId === material.id).map((k) => [keyOf(k.title), k.title.trim()]),
+  );
+  const taken = new Set<string>();
   const usedAt = (term: string, from = 0) => {
     const i = sentences.findIndex((s, j) => j >= from && written(s.text, term));
     return i >= 0 ? i : sentences.findIndex((s) => written(s.text, term));
@@ -167,21 +174,28 @@ export function extractKnowledgePoints(
     const t = norm(c.title);
     if (chosen.length >= (strong(c) ? params.maxPoints : fill)) continue;
     const k = keyOf(c.title);
-    if (!t || isStopWord(c.title) || aliases.has(t) || taken.has(t)) continue;
+    if (!t || isStopWord(c.title) || aliases.has(t)) continue;
     // A term held by a chosen one is no new point ("Law" once "Newton's first law" is one), nor a
     // key term that holds one ("直角三角形三边" after "直角三角形"); a definition or a heading may.
+    // Nor a pair of topics one of which is chosen ("轮船与排水量" once "排水量" is).
+    const parts = headingTopics(c.title).map(keyOf);
     if (
-      chosen.some((x) => x.key === k || holds(x.key, k) || (!strong(c) && holds(k, x.key))) ||
-      [...taken].some((x) => x === t || holds(x, t))
+      chosen.some(
+        (x) =>
+          x.key === k ||
+          holds(x.key, k) ||
+          (!strong(c) && holds(k, x.key)) ||
+          (parts.length > 1 && parts.includes(x.key)),
+      )
     )
       continue;
     chosen.push({ ...c, key: k });
   }
   const picked: { point: Point; at: number }[] = [];
   const add = (title: string, s: Sentence, at: number) => {
-    const t = clip(title, 200);
-    if (picked.length >= params.maxPoints || taken.has(norm(t))) return;
-    taken.add(norm(t));
+    const t = clip(existing.get(keyOf(title)) ?? title, 200);
+    if (picked.length >= params.maxPoints || taken.has(keyOf(t))) return;
+    taken.add(keyOf(t));
     const keyTerms = termsIn(s.text, terms)
       .slice(0, TERMS_PER_POINT)
       .map((k) => clip(k.text, 60));
@@ -189,11 +203,20 @@ export function extractKnowledgePoints(
       at,
       point: {
         title: t,
-        summary: clip(s.text, 300),
+        summary: clip(summaryOf(t, s.text), 300),
         keyTerms: keyTerms.length ? keyTerms : [clip(t, 60)],
-        passage: passageOf(s.text),
+        passage: passageOf(withNext(s, at)),
       },
     });
+  };
+  // The passage: the sentence and the next one of its section, when it has one (the summary says it in a line).
+  const withNext = (s: Sentence, at: number) => {
+    const next = sentences[at + 1];
+    if (!next || next.heading !== s.heading || next.lineStart) return s.text;
+    const from = content.indexOf(s.text);
+    const to = from >= 0 ? content.indexOf(next.text, from + s.text.length) : -1;
+    // A substring of the material: the two sentences and what lies between them.
+    return to >= 0 && to - from <= PASSAGE_MAX ? content.slice(from, to + next.text.length) : s.text;
   };
   // A key term is read from the first sentence that uses it and no other point's, when there is one.
   const read = new Set(chosen.filter(strong).map((c) => c.at));

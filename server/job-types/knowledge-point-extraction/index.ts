@@ -2,6 +2,10 @@ import type { Locale } from "../../i18n/locales";
 import { defineJobType } from "../define";
 import { duplicates, norm, type SnapshotContent } from "../fields";
 import { extractKnowledgePoints } from "./analyse";
+import { repeatsPassage } from "./summary";
+import { trimModifier } from "./signals";
+import { isStopWord } from "../shared/terms";
+import { titleKey } from "./title-key";
 import { knowledgePointExtractionEntry } from "./schema";
 
 export * from "./schema";
@@ -51,13 +55,23 @@ export const knowledgePointExtraction = defineJobType({
   qualityChecks(v, { snapshot }) {
     const findings: string[] = [];
     const material = targetMaterialText(snapshot) ?? "";
-    const existing = new Set(snapshot.knowledgePoints.map((k) => norm(k.title)));
+    const existing = snapshot.knowledgePoints.map((k) => k.title);
+    const keys = v.knowledgePoints.map((p) => titleKey(p.title));
     v.knowledgePoints.forEach((p, i) => {
       if (/\n/.test(p.summary)) findings.push(`knowledgePoints.${i}.summary: write the summary on one line`);
       if (norm(p.summary) === norm(p.title))
         findings.push(`knowledgePoints.${i}.summary: the summary repeats the title`);
-      if (existing.has(norm(p.title)))
-        findings.push(`knowledgePoints.${i}.title: the material already has this knowledge point`);
+      if (repeatsPassage(p.summary, p.passage, p.title))
+        findings.push(`knowledgePoints.${i}.summary: the summary repeats the passage; say the point in your own words`);
+      if (keys.indexOf(keys[i]!) < i)
+        findings.push(
+          `knowledgePoints.${i}.title: the same term as knowledge point ${keys.indexOf(keys[i]!)} (singular and plural are one)`,
+        );
+      if (trimModifier(p.title) !== p.title)
+        findings.push(`knowledgePoints.${i}.title: drop the modifier ("${trimModifier(p.title)}")`);
+      if (isStopWord(p.title)) findings.push(`knowledgePoints.${i}.title: "${p.title}" is a generic word, not a point`);
+      const same = existing.find((t) => titleKey(t) === keys[i] && norm(t) !== norm(p.title));
+      if (same) findings.push(`knowledgePoints.${i}.title: the material has it as "${same}"; use that title`);
       for (const term of p.keyTerms)
         if (!squash(material).toLowerCase().includes(squash(term).toLowerCase()))
           findings.push(`knowledgePoints.${i}.keyTerms: "${term}" does not occur in the material`);
@@ -69,7 +83,9 @@ export const knowledgePointExtraction = defineJobType({
       "Propose the knowledge points a learner should study in the target material (the snapshot's material whose id is target.id).",
       "For each: a short title, a one-line summary, the key terms (as written in the material) and the passage it comes from.",
       "The passage is copied character for character from the material's content (one or two sentences); never paraphrase it.",
-      "Do not propose a knowledge point the material already has (the snapshot's knowledgePoints).",
+      "When the material already has a point you would propose (the snapshot's knowledgePoints), propose it under its existing title: it is shown as already chosen.",
+      "Cover every section, the applications and the causes too; a title is the term itself without a modifier (阿基米德原理, not 著名的阿基米德原理; Archimedes' principle, not the famous Archimedes' principle), never a generic noun (实验, experiment), and a singular and its plural are one point.",
+      "The summary says the point in one line in your own words (term: what it is); it never copies the passage.",
     ].join(" "),
     rules: (params) => [
       `Propose at most ${params.maxPoints} knowledge points.`,

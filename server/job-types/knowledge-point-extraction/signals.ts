@@ -59,7 +59,14 @@ function englishSubject(sentence: string, verbAt: number, max = 5): string | nul
   const subject = withoutNumbering(sentence.slice(0, verbAt)).replace(DETERMINER_EN, "").trim();
   const words = subject.split(/\s+/);
   if (!subject || words.length > max || PRONOUN_EN.test(subject)) return null;
-  if (words.some((w, i) => !/^[\p{L}\p{N}][\p{L}\p{N}'’-]*$/u.test(w) || (FUNCTION_EN.has(w.toLowerCase()) && i > 0)))
+  // "Price elasticity of demand", "checks and balances": "of" and "and" may join a term's words.
+  const joins = (w: string, i: number) => /^(?:of|and)$/i.test(w) && i > 0 && i < words.length - 1;
+  if (
+    words.some(
+      (w, i) =>
+        !/^[\p{L}\p{N}][\p{L}\p{N}'’-]*$/u.test(w) || (FUNCTION_EN.has(w.toLowerCase()) && i > 0 && !joins(w, i)),
+    )
+  )
     return null;
   if (FUNCTION_EN.has(words[0]!.toLowerCase())) return null;
   // A variable after the term ("The y-intercept c") is no part of it.
@@ -67,6 +74,11 @@ function englishSubject(sentence: string, verbAt: number, max = 5): string | nul
   if (words.length > 1 && /^\p{Ll}[\p{L}]*['’]s$/u.test(words[0]!)) words.shift();
   return words.join(" ");
 }
+
+/** A praising or pointing modifier before a term: "著名的阿基米德原理" is 阿基米德原理, "the famous Archimedes' principle" Archimedes' principle. */
+const MODIFIER_ZH = /^(?:著名|有名|重要|伟大|经典|所谓|这个|这种|那个|那种|上述|下面)的?(?=\p{Script=Han}{2})/u;
+const MODIFIER_EN = /^(?:famous|well-known|important|so-called|celebrated|great)\s+(?=\S)/iu;
+export const trimModifier = (term: string) => term.replace(MODIFIER_ZH, "").replace(MODIFIER_EN, "");
 
 /** Chinese characters of a term just after a defining word: up to punctuation, quotes removed. */
 function chineseTermAhead(text: string): string | null {
@@ -79,7 +91,7 @@ function chineseTermAhead(text: string): string | null {
 /** The Chinese words just before a defining word, back to the clause's start ("所谓惯性，是指" → none; "天气是指" → 天气). */
 function chineseTermBehind(text: string): string | null {
   const clause = text.split(/[，。；：！？、,;:!?\n（(）)“”"]/u).pop() ?? "";
-  const term = clause.replace(/^(?:所谓|我们把|我们将|通常把|把|将|一般地)/u, "").trim();
+  const term = trimModifier(clause.replace(/^(?:所谓|我们把|我们将|通常把|把|将|一般地)/u, "").trim());
   return /^[\p{Script=Han}A-Za-z0-9]+$/u.test(term) && length(term) >= 2 && length(term) <= 8 ? term : null;
 }
 
@@ -97,7 +109,11 @@ const EN_BARE =
   /(?<!\b(?:also|or|is|are|was|were|be|been|often|usually|commonly|sometimes|then)\s+)\b(?:called|known\s+as|termed)\s+(?!(?:the|a|an|him|her|them|it|for|on|off|up)\b)/giu;
 const EN_ALIAS = /\b(?:also|or|sometimes)\s+(?:called|known\s+as|termed|named)\s+/giu;
 const EN_BEHIND = /\s(?:is|are)\s+defined\s+as\b|\srefers?\s+to\b/giu;
-const EN_OPENS = /\s(?:is|are)\s+(?:a|an|the)\s|\s(?:states?|says)\s+that\b|\s(?:is|are)\s+defined\s+as\b/iu;
+const EN_OPENS =
+  /\s(?:is|are)\s+(?:a|an|the|how)\s|\s(?:states?|says)\s+that\b|\s(?:is|are)\s+defined\s+as\b|\s(?:occurs?|happens?)\s+when\b|\s(?:describes?|measures?)\s+how\b|\smeans\s+that\b/iu;
+/** A clause that opens with a short term and says what it is, does or is made of ("宪法是国家的根本法", "太阳系由…组成"). */
+const ZH_OPENS =
+  /(?:^|[；。])((?!这|那|它|其|此|他|她|我|你|每|各|某|有|该|若|当|如|但|而|则|即|又|也)[\p{Script=Han}A-Za-z0-9]{2,6})(?:是(?![否的])|只能|由(?=[^，。；]{2,}组成|[^，。；]{2,}围成)|用(?=[^，。；]{1,8}表示))/gu;
 
 /**
  * The terms a sentence defines, each with a strength: a term named after "叫做 / 称为 / 史称 /
@@ -121,6 +137,13 @@ export function definitionsIn(sentence: string, lineStart: boolean): { found: De
   if (HAN.test(sentence)) {
     after(ZH_ALIAS, chineseTermAhead, (t) => t && aliases.push(t));
     after(ZH_AFTER, chineseTermAhead, (t) => add(t, 3));
+    for (const m of sentence.matchAll(ZH_OPENS)) {
+      const term = trimModifier(m[1]!).replace(/[就也都还则才]$/u, "");
+      if (!/[的了在和与或及]/u.test(term)) add(term, 2.4);
+    }
+    // "就发生日食", "就形成了风": the phenomenon a clause ends on.
+    for (const m of sentence.matchAll(/就(?:发生|形成|出现|产生)了?(\p{Script=Han}{2,4})(?=[，。；！？]|$)/gu))
+      add(m[1]!, 2.4);
     for (const re of [ZH_BEHIND, ZH_IS])
       for (const m of sentence.matchAll(re)) add(chineseTermBehind(sentence.slice(0, m.index)), 3);
     for (const m of sentence.matchAll(ZH_DEFINED)) {
@@ -146,7 +169,7 @@ export function definitionsIn(sentence: string, lineStart: boolean): { found: De
     );
     for (const m of sentence.matchAll(EN_BEHIND)) add(englishTermBehind(sentence.slice(0, m.index)), 3);
     const opens = EN_OPENS.exec(sentence);
-    if (opens) add(englishSubject(sentence, opens.index), 3);
+    if (opens) add(trimModifier(englishSubject(sentence, opens.index) ?? ""), 3);
     const glossary = lineStart
       ? /^([\p{L}][\p{L}\p{N}'’ -]{1,40}?)(?::\s|\s+[–—]\s+)/u.exec(withoutNumbering(sentence))
       : null;
@@ -162,17 +185,20 @@ export function definitionsIn(sentence: string, lineStart: boolean): { found: De
 
 const ZH_LIST =
   /(?:有|分为|分成|包括)[两二三四五六七八九十\d]+(?:种|类|个|部分)\p{Script=Han}{0,4}[：:]([^。；！？]+)/u;
+/** A division without its count: "可分为类地行星、巨行星和远日行星". */
+const ZH_DIVIDED = /(?:可分为|分为|分成)([^。；！？：:，]+)/u;
 const EN_LIST =
   /\b(?:two|three|four|five|six|seven|\d+)\s+(?:main\s+)?(?:types|kinds|forms|ways|stages|parts|groups|classes)\s+of\s+[\p{L}\s-]{1,30}?:\s*([^.;]+)/iu;
 
 /** The items of a list a sentence announces with its count ("有两种方式：蒸发和沸腾"), each a short noun phrase. */
 export function listedItems(sentence: string): string[] {
-  const zh = ZH_LIST.exec(sentence);
+  const zh = ZH_LIST.exec(sentence) ?? ZH_DIVIDED.exec(sentence);
   if (zh)
     return zh[1]!
       .split(/[、，,和与及]|以及/u)
       .map((x) => x.trim())
-      .filter((x) => /^\p{Script=Han}{1,8}$/u.test(x));
+      .filter((x) => /^\p{Script=Han}{1,8}$/u.test(x))
+      .filter((x, _, all) => all.length >= 2 && !/[的了]/u.test(x));
   const en = EN_LIST.exec(sentence);
   if (!en) return [];
   const items = en[1]!

@@ -5,7 +5,19 @@ import type { Quiz, QuizParams } from "./schema";
 import { JobFailure } from "../../pipeline/errors";
 import { modelAnswer } from "./model-answer";
 import { knowledgeStats, quizOrder, type KpStats } from "../shared/statistics";
-import { BLANK, byConfusion, conceptOf, givesAway, names, negate, replaceAll, swapConcept } from "../shared/items";
+import {
+  BLANK,
+  byConfusion,
+  conceptOf,
+  givesAway,
+  inName,
+  isStatement,
+  names,
+  negate,
+  replaceAll,
+  swapConcept,
+} from "../shared/items";
+import { calculationQuestion, misconceptionStatement, whyQuestion } from "./understanding";
 import {
   clip,
   cloze,
@@ -29,12 +41,16 @@ export function difficultyFor(s: KpStats): Difficulty {
   return s.mastery < 0.75 ? "medium" : "hard";
 }
 
-/** Exactly one option equals the answer; the others are distinct from it and from each other. */
+/**
+ * Exactly one option equals the answer; the others are distinct from it and from each other. At
+ * most one generic option ("None of the other options"): a question whose other options are all
+ * generic has only one that fits.
+ */
 function choice(answer: string, distractors: string[], total: number, generic: readonly string[]) {
   const a = clip(answer, 300);
   const seen = new Set([norm(a)]);
   const others: string[] = [];
-  for (const d of [...distractors, ...generic]) {
+  for (const d of [...distractors, ...generic.slice(0, 1)]) {
     const o = clip(d, 300);
     if (others.length >= total - 1 || seen.has(norm(o))) continue;
     seen.add(norm(o));
@@ -80,7 +96,11 @@ function falseStatement(
 ): { text: string; why: string } | null {
   const concept = conceptOf(kp);
   const statement = statementOf(snapshot, kp);
-  const naming = [statement, ...sourceSentences(snapshot, kp).map((s) => s.sentence)].filter((s) => names(s, concept));
+  // Only statements are made false: never a heading or a bare name ("减小和减小压强的方法").
+  const said = (s: string) => isStatement(s, snapshot);
+  const naming = [statement, ...sourceSentences(snapshot, kp).map((s) => s.sentence)].filter(
+    (s) => names(s, concept) && said(s),
+  );
   type Made = { text: string; why: string };
   const swaps: Made[] = [];
   const negations: Made[] = [];
@@ -90,7 +110,9 @@ function falseStatement(
       if (text) swaps.push({ text, why: Q.swapped(concept, sibling, sentence) });
     }
   }
-  for (const sentence of [statement, ...sourceSentences(snapshot, kp).map((s) => s.sentence)].slice(0, 4)) {
+  for (const sentence of [statement, ...sourceSentences(snapshot, kp).map((s) => s.sentence)]
+    .filter(said)
+    .slice(0, 4)) {
     const text = negate(sentence);
     if (text) negations.push({ text, why: Q.negated(sentence) });
   }
@@ -116,23 +138,49 @@ function make(
   const sources = sourceSentences(snapshot, kp);
   const n = OPTIONS_BY_DIFFICULTY[difficulty];
   const terms = materialTerms(snapshot, kp);
+  // A blank never hides the point's own name, nor a word of it ("影响_____大小的因素" for 浮力).
+  const clozeTerms = terms.filter((t) => !inName(t, concept));
   const source = (i: number) => {
     const s = sources[i];
-    const word = s && keyword(s.sentence, terms);
-    return s && word ? { ...s, word, text: cloze(s.sentence, word) } : null;
+    const word = s && keyword(s.sentence, clozeTerms);
+    return s && word && !inName(word, concept) ? { ...s, word, text: cloze(s.sentence, word) } : null;
   };
   const explanation = clip(Q.from(concept, statement), 2000);
+
+  // First what tests understanding: a calculation, a why-question, a misconception the material refutes.
+  const first =
+    type === "true_false"
+      ? truth
+        ? []
+        : [0, 1].map((k) => misconceptionStatement(snapshot, kp, Q, k))
+      : type === "single_choice"
+        ? [
+            calculationQuestion(snapshot, kp, concept, type, n, Q, 0),
+            whyQuestion(snapshot, kp, type, n, Q, 0),
+            whyQuestion(snapshot, kp, type, n, Q, 1),
+          ]
+        : // A short answer asks why first; its calculation has other numbers than the choice's.
+          [
+            whyQuestion(snapshot, kp, type, n, Q, 0),
+            calculationQuestion(snapshot, kp, concept, type, n, Q, 1),
+            whyQuestion(snapshot, kp, type, n, Q, 1),
+          ];
+  const understanding = first.filter((q): q is NonNullable<typeof q> => !!q);
+  if (variant < understanding.length) return understanding[variant]!;
+  variant -= understanding.length;
 
   if (type === "single_choice") {
     if (variant === 0) {
       // Every option with its own concept hidden: the stem names this one, no option may.
+      // Never the answer's own negation: other points' statements and the material's other sentences.
       const own = masked(snapshot, kp);
-      const confusions = [negate(statement)].filter((x): x is string => !!x).map((x) => replaceAll(x, concept, BLANK));
+      // A statement that is only the hidden name says nothing to choose.
+      const says = (x: string) => norm(x.split(BLANK).join("")).length >= 4;
+      if (!says(own)) return null;
       const distractors = [
         ...others.map((k) => masked(snapshot, k)),
-        ...confusions,
         ...materialStatements(snapshot, kp, statement).map((x) => replaceAll(x, concept, BLANK)),
-      ].filter((d) => !names(d, concept));
+      ].filter((d) => !names(d, concept) && says(d));
       return {
         type,
         stem: clip(Q.whichStatement(concept), 1000),
@@ -174,9 +222,11 @@ function make(
       answer: value ? Q.trueFalse[0] : Q.trueFalse[1],
       explanation: clip(why, 2000),
     });
+    // A heading or a bare name is no statement to judge ("判断正误：物体的浮沉条件").
+    const said = (statement: string) => isStatement(statement, snapshot);
     if (!truth) {
       const f = falseStatement(snapshot, kp, variant, Q);
-      if (f) return tf(Q.trueOrFalse(f.text), false, f.why);
+      if (f) return said(f.text) ? tf(Q.trueOrFalse(f.text), false, f.why) : null;
       // Nothing to swap or negate: a sibling's statement under this point's name.
       const other = others[variant];
       if (other && norm(statementOf(snapshot, other)) !== norm(statement))
@@ -188,20 +238,29 @@ function make(
       // No sibling and nothing to negate: the claim that the course lacks this point, which it has.
       return variant === 0 ? tf(Q.trueOrFalse(Q.notInCourse(concept)), false, Q.inCourse(concept, explanation)) : null;
     }
-    if (variant === 0) return tf(Q.trueOrFalse(statement), true, explanation);
+    // A point with nothing to state but its name: that the course has it.
+    if (variant === 0)
+      return said(statement)
+        ? tf(Q.trueOrFalse(statement), true, explanation)
+        : tf(Q.trueOrFalse(Q.isInCourse(concept)), true, explanation);
     const s = sources[variant - 1];
-    return s ? tf(Q.trueOrFalseSource(s.materialTitle, s.sentence), true, Q.materialSays(s.sentence)) : null;
+    return s && said(s.sentence)
+      ? tf(Q.trueOrFalseSource(s.materialTitle, s.sentence), true, Q.materialSays(s.sentence))
+      : null;
   }
   if (variant === 0) {
-    // The model answer is the material's own passage on the point (model-answer.ts), else its statement.
+    // The model answer is the material's own passage on the point (model-answer.ts), else its
+    // statement; a point with nothing to state but its name gets no free question.
     const answer = modelAnswer(snapshot, kp) ?? statement;
-    return {
-      type,
-      stem: clip(Q.explain(concept), 1000),
-      options: [],
-      answer: clip(answer, 1000),
-      explanation: clip(Q.from(concept, answer), 2000),
-    };
+    return norm(answer) === norm(concept)
+      ? null
+      : {
+          type,
+          stem: clip(Q.explain(concept), 1000),
+          options: [],
+          answer: clip(answer, 1000),
+          explanation: clip(Q.from(concept, answer), 2000),
+        };
   }
   const s = source(variant - 1);
   return s
@@ -232,17 +291,26 @@ export function generateQuiz(snapshot: SnapshotContent, params: QuizParams, loca
   const types = params.questionTypes;
   const stems = new Set<string>();
   const nextVariant = new Map<string, number>();
+  const asked = new Map<string, number>();
   const questions: Question[] = [];
   // True/false statements alternate true and false (the first one's value from the quiz's first
   // point), so a quiz with two or more holds both.
-  let tfAsked = 0;
+  const tfOf = new Map<string, number>();
+  const tfStart = new Map<string, boolean>();
   const firstTruth = [...order[0]!.kp.id].reduce((h, c) => h + c.charCodeAt(0), 0) % 2 === 0;
   for (let i = 0; questions.length < params.count; i++) {
     const s = order[i % order.length]!;
-    const round = Math.floor(i / order.length);
-    const type = types[(i + round) % types.length]!;
+    // Each point takes the types in turn (starting from its place in the order), so that every
+    // point is asked every type, whatever the number of points.
+    const turn = asked.get(s.kp.id) ?? 0;
+    asked.set(s.kp.id, turn + 1);
+    const type = types[(turn + (i % order.length)) % types.length]!;
     const difficulty = params.difficulty === "mixed" ? difficultyFor(s) : params.difficulty;
-    const truth = type !== "true_false" || (tfAsked % 2 === 0) === firstTruth;
+    // Each point's statements alternate true and false, and the points start on alternate values,
+    // so a quiz with two or more holds both, and so does each point asked twice.
+    const own = tfOf.get(s.kp.id) ?? 0;
+    if (type === "true_false" && !tfStart.has(s.kp.id)) tfStart.set(s.kp.id, (tfStart.size % 2 === 0) === firstTruth);
+    const truth = type !== "true_false" || (own % 2 === 0) === tfStart.get(s.kp.id);
     const key = `${s.kp.id}:${type}:${truth}`;
     let q: ReturnType<typeof make> = null;
     // Try this point's next unused variant of the type; give up on it after a few blanks.
@@ -253,13 +321,21 @@ export function generateQuiz(snapshot: SnapshotContent, params: QuizParams, loca
     }
     if (!q) {
       // Out of distinct material: a numbered variant of the first question keeps stems unique.
-      const tries = [0, 1, 2].flatMap((v) =>
+      const tries = [...Array(8).keys()].flatMap((v) =>
         [truth, !truth].map((t) => make(snapshot, s.kp, type, v, difficulty, Q, t)),
       );
-      const base = tries.find((x) => fair(x, s.kp)) ?? make(snapshot, s.kp, type, 0, difficulty, Q, true)!;
-      q = { ...base!, stem: clip(Q.numbered(base!.stem, questions.length + 1), 1000) };
+      // A point with nothing but its name: asked to explain it (a short answer) or which point it is.
+      const base: NonNullable<ReturnType<typeof make>> = tries.find((x) => fair(x, s.kp)) ??
+        tries.find((x) => !!x) ?? {
+          type,
+          stem: clip(Q.explain(conceptOf(s.kp)), 1000),
+          options: type === "short_answer" ? [] : [conceptOf(s.kp), ...Q.distractors.slice(0, 1)],
+          answer: type === "short_answer" ? clip(statementOf(snapshot, s.kp), 1000) : conceptOf(s.kp),
+          explanation: clip(Q.from(conceptOf(s.kp), statementOf(snapshot, s.kp)), 2000),
+        };
+      q = { ...base, stem: clip(Q.numbered(base.stem, questions.length + 1), 1000) };
     }
-    if (type === "true_false") tfAsked++;
+    if (type === "true_false") tfOf.set(s.kp.id, own + 1);
     stems.add(norm(q.stem));
     questions.push({ ...q, knowledgePointId: s.kp.id, difficulty });
   }

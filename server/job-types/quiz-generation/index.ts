@@ -5,7 +5,12 @@ import { TEMPLATES } from "../shared/templates";
 import { generateQuiz } from "./analyse";
 import { pointPassage, supported } from "./model-answer";
 import { gradingOf } from "../../learning/grading";
+import { checkQuestion, QUESTION_RULES, type QuestionRule } from "../shared/checklist";
+import { conceptOf } from "../shared/items";
 import { quizGenerationEntry } from "./schema";
+
+/** The checklist's rules a model's question goes round the quality loop for (the others the API or the evidence rules check). */
+const MODEL_RULES = new Set<QuestionRule>(["negation_distractor", "blank_in_point_name"]);
 
 export * from "./schema";
 
@@ -64,8 +69,9 @@ export const quizGeneration = defineJobType({
         );
     });
   },
-  qualityChecks(v, { locale }) {
+  qualityChecks(v, { locale, snapshot }) {
     const findings: string[] = [];
+    const concepts = new Map(snapshot.knowledgePoints.map((k) => [k.id, conceptOf(k)]));
     const [yes, no] = TEMPLATES[locale].quiz.trueFalse;
     const pairs = trueFalsePairs(locale);
     v.questions.forEach((q, i) => {
@@ -76,11 +82,19 @@ export const quizGeneration = defineJobType({
       }
       if (q.type === "short_answer" && q.options.length)
         findings.push(`questions.${i}: a short-answer question has no options`);
+      // The teacher's checklist (docs/item-checklist.md), the rules a model's question is sent back for.
+      for (const rule of checkQuestion(q, concepts.get(q.knowledgePointId) ?? "", snapshot))
+        if (MODEL_RULES.has(rule)) findings.push(`questions.${i}: ${QUESTION_RULES[rule]}`);
     });
     return findings;
   },
   prompt: {
-    task: "Write quiz questions from the knowledge points' and materials' own content. Single-choice and true/false questions have exactly one option equal to the answer among at least two distinct options; short-answer questions have no options.",
+    task: [
+      "Write quiz questions from the knowledge points' and materials' own content. Single-choice and true/false questions have exactly one option equal to the answer among at least two distinct options; short-answer questions have no options.",
+      "Test understanding, not recognition of a sentence: when a point's material gives a formula, ask a calculation with numbers and units (F浮 = ρ液gV排; 称重法 from two spring-scale readings); when it states a cause (因为/所以/由于/因此, because/so/therefore), ask why.",
+      "Distractors are misconceptions the material states and refutes (浸没越深浮力越大) or plausible confusions, never the answer's own negation; every option is of the answer's kind.",
+      "No stem whose grammar or whose point's title gives the answer (no blank in the point's own name); a true/false statement is a full sentence, never a bare heading.",
+    ].join(" "),
     rules: (params, locale) => [
       `A true/false question has exactly the two options ${JSON.stringify(TEMPLATES[locale].quiz.trueFalse)}.`,
       `Generate exactly ${params.count} questions of the types ${JSON.stringify(params.questionTypes)}.`,

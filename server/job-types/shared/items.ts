@@ -52,8 +52,10 @@ export function sectionOf(snapshot: SnapshotContent, kp: Kp): string {
   if (material && key) {
     const lines = material.content.split("\n");
     const next = (i: number) => lines.slice(i + 1).find((l) => l.trim());
+    // A heading with a body of its own: a document's title line over "一、压力" is not 压强's section.
     const at = lines.findIndex((l, i) => {
-      if (!isHeading(l, next(i))) return false;
+      const after = lines.findIndex((x, j) => j > i && x.trim());
+      if (!isHeading(l, next(i)) || (after >= 0 && isHeading(lines[after]!, next(after)))) return false;
       const h = norm(withoutNumbering(l.replace(/^#{1,6}\s+/, "")));
       return h === key || (h.includes(key) && Array.from(key).length >= 2);
     });
@@ -169,7 +171,8 @@ export function negate(statement: string): string | null {
  * ("电荷的定向移动形成电流" → "…形成电压"), or null when the statement does not name it.
  */
 export function swapConcept(statement: string, concept: string, sibling: string): string | null {
-  if (!names(statement, concept) || names(statement, sibling) || norm(concept) === norm(sibling)) return null;
+  // A sibling that holds the concept (显性基因 for 基因) would leave the true statement inside the false one.
+  if (!names(statement, concept) || names(statement, sibling) || norm(sibling).includes(norm(concept))) return null;
   return replaceAll(statement, concept, sibling);
 }
 
@@ -208,4 +211,35 @@ export function namingSentence(snapshot: SnapshotContent, kp: Kp, skip = 0): str
       .map((s) => s.sentence)
       .filter((s) => occurrence(s, concept))[skip] ?? null
   );
+}
+
+/** Whether a term is the point's name or a word of it: a blank that hides it gives nothing to think about. */
+export function inName(term: string, concept: string): boolean {
+  const [t, c] = [norm(term), norm(concept)];
+  return !!t && !!c && (c.includes(t) || t.includes(c));
+}
+
+/**
+ * Whether a text is a statement a learner can judge true or false: not a point's name nor a heading
+ * of its material, and long enough to say something (8 Chinese characters, 4 English words).
+ */
+export function isStatement(text: string, snapshot: SnapshotContent): boolean {
+  const t = norm(text.replace(/[。.！!？?]$/u, ""));
+  if (!t) return false;
+  const names = snapshot.knowledgePoints.flatMap((k) => [norm(k.title), norm(conceptOf(k))]);
+  const headings = snapshot.materials.flatMap((m) =>
+    m.content
+      .split("\n")
+      .filter((l, i, all) =>
+        isHeading(
+          l,
+          all.slice(i + 1).find((x) => x.trim()),
+        ),
+      )
+      .map((l) => norm(withoutNumbering(l.replace(/^#{1,6}\s+/, "")))),
+  );
+  if (names.includes(t) || headings.includes(t)) return false;
+  return hasCjk(text)
+    ? Array.from(text.replace(/[^\p{Script=Han}]/gu, "")).length >= 8
+    : text.trim().split(/\s+/).length >= 4;
 }

@@ -77,6 +77,8 @@ export type Templates = {
     describesOther(other: string, explanation: string): string;
     /** A false statement when the material gives nothing to make false: the course lacks the point. */
     notInCourse(concept: string): string;
+    /** Its true counterpart, for a point with nothing else to state. */
+    isInCourse(concept: string): string;
     inCourse(concept: string, explanation: string): string;
     /** Why a statement with a sibling's term in place of the point's is false. */
     swapped(concept: string, sibling: string, statement: string): string;
@@ -86,6 +88,17 @@ export type Templates = {
     materialSays(sentence: string): string;
     explain(title: string): string;
     numbered(stem: string, n: number): string;
+    /** A calculation: the point's name, the given quantities, the quantity asked for. */
+    calculate(concept: string, given: string[], target: string): string;
+    /** A quantity with its value: its name as the material gives it, its symbol, value and unit. */
+    quantity(name: string | null, symbol: string, value: string): string;
+    /** The working of a calculation: the formula, then the numbers put in. */
+    working(formula: string, steps: string): string;
+    /** A why-question: the material's sentence with its cause hidden. */
+    why(masked: string): string;
+    whyShort(masked: string): string;
+    /** Why a misconception the material refutes is false. */
+    refuted(refutation: string): string;
   };
   flashcards: {
     whatIs(title: string): string;
@@ -93,6 +106,8 @@ export type Templates = {
     fillBlank(text: string): string;
     clozeBack(word: string, sentence: string): string;
     numbered(front: string, n: number): string;
+    /** The passage a card's answer comes from, apart from the answer. */
+    source(text: string): string;
     general: string;
     needsReview: string;
   };
@@ -175,6 +190,7 @@ const en: Templates = {
     pair: (c, s) => `"${c}" — ${s}`,
     describesOther: (o, e) => `That describes "${o}". ${e}`,
     notInCourse: (c) => `"${c}" is not one of this course's knowledge points.`,
+    isInCourse: (c) => `"${c}" is one of this course's knowledge points.`,
     inCourse: (c, e) => `False: "${c}" is one of this course's knowledge points. ${e}`,
     swapped: (c, o, s) => `False: that is "${c}", not "${o}". ${s}`,
     negated: (s) => `False. The material says: ${s}`,
@@ -182,6 +198,12 @@ const en: Templates = {
     materialSays: (s) => `The material says so: ${s}`,
     explain: (t) => `Explain "${t}" in your own words.`,
     numbered: (stem, n) => `${stem} (question ${n})`,
+    calculate: (c, given, t) => `Calculate (${c}): ${given.join(", ")}. What is ${t}?`,
+    quantity: (name, symbol, value) => `${name ? `${name} ` : ""}${symbol} = ${value}`,
+    working: (f, steps) => `${f}, so ${steps}.`,
+    why: (m) => `Why? Choose the reason the material gives: "${m}"`,
+    whyShort: (m) => `Why? Give the reason the material states: "${m}"`,
+    refuted: (r) => `False. ${r}`,
   },
   flashcards: {
     whatIs: (t) => `What is "${t}"?`,
@@ -189,6 +211,7 @@ const en: Templates = {
     fillBlank: (text) => `Which term fills the blank: "${text}"?`,
     clozeBack: (w, s) => `${w} — ${s}`,
     numbered: (front, n) => `${front} (card ${n})`,
+    source: (t) => `Source: ${t}`,
     general: "general",
     needsReview: "needs-review",
   },
@@ -268,6 +291,7 @@ const zhCN: Templates = {
     pair: (c, s) => `“${c}”——${s}`,
     describesOther: (o, e) => `这句话描述的是“${o}”。${e}`,
     notInCourse: (c) => `“${c}”不是本课程的知识点。`,
+    isInCourse: (c) => `“${c}”是本课程的知识点。`,
     inCourse: (c, e) => `错误：“${c}”是本课程的知识点。${e}`,
     swapped: (c, o, s) => `错误：这里说的是“${c}”，而不是“${o}”。${s}`,
     negated: (s) => `错误。材料原文是：${s}`,
@@ -275,6 +299,12 @@ const zhCN: Templates = {
     materialSays: (s) => `材料原文如此：${s}`,
     explain: (t) => `请用自己的话解释“${t}”。`,
     numbered: (stem, n) => `${stem}（第 ${n} 题）`,
+    calculate: (c, given, t) => `计算（${c}）：已知${given.join("，")}，求${t}。`,
+    quantity: (name, symbol, value) => `${name ?? ""}${symbol} = ${value}`,
+    working: (f, steps) => `由${f}得：${steps}。`,
+    why: (m) => `为什么？选出材料给出的原因：“${m}”`,
+    whyShort: (m) => `为什么？写出材料给出的原因：“${m}”`,
+    refuted: (r) => `错误。${r}`,
   },
   flashcards: {
     whatIs: (t) => `什么是“${t}”？`,
@@ -282,6 +312,7 @@ const zhCN: Templates = {
     fillBlank: (text) => `哪个词填入空白处：“${text}”？`,
     clozeBack: (w, s) => `${w}——${s}`,
     numbered: (front, n) => `${front}（第 ${n} 张）`,
+    source: (t) => `原文：${t}`,
     general: "综合",
     needsReview: "待复习",
   },

@@ -35,6 +35,8 @@ const rarityOf = (w: string) =>
 export function singular(word: string): string {
   const w = word.toLowerCase().replace(/['’]s$/, "");
   if (w.length > 4 && w.endsWith("ies")) return `${w.slice(0, -3)}y`;
+  // "branches", "boxes", "classes": the "es" is the plural's.
+  if (w.length > 4 && /(?:ch|sh|x|z|ss)es$/.test(w)) return w.slice(0, -2);
   if (w.length > 3 && w.endsWith("s") && !/(ss|us|is|ys)$/.test(w)) return w.slice(0, -1);
   return w;
 }

@@ -12,7 +12,8 @@ const GENERIC_EN =
   "lesson chapter unit material text question questions answer answers student students teacher " +
   "law laws property properties object objects substance substances condition conditions equation equations " +
   "component components organism organisms movement region regions change changes value values number numbers " +
-  "piece pieces section sections version versions combination tendency amount quantity quantities";
+  "piece pieces section sections version versions combination tendency amount quantity quantities " +
+  "item items list lists experiment experiments";
 
 const GENERIC_ZH =
   "过程 方法 问题 方面 因素 部分 情况 时候 结果 内容 特点 种类 类型 形式 作用 影响 关系 条件 原因 现象 意义 " +
@@ -21,7 +22,7 @@ const GENERIC_ZH =
   "变化 增加 减少 导致 决定 主要 重要 一定 不同 相同 一般 基本 常见 称 又称 叫 称之为 所谓 之一 其他 另外 " +
   "同时 此外 因此 所以 但是 然而 而且 并且 可以 能够 应该 必须 一种 一个 一些 这种 那种 这样 那样 如何 什么 " +
   "物体 物质 符号 公式 表达式 生物 运动 单位 大小 方向 性质 定律 规律 结论 装置 范围 标准 状态 数值 储存 " +
-  "边长 主要内容 外力作用 地区 区域";
+  "边长 主要内容 外力作用 地区 区域 实验 液体 气体 句子 短语 问句 人民 机关 三者 数量 数据 目标 步骤";
 
 export const STOP_EN = new Set([...lists.en, ...GENERIC_EN.split(" ")].map((w) => w.toLowerCase()));
 export const STOP_ZH = new Set([...lists.zh, ...GENERIC_ZH.split(" ")]);
