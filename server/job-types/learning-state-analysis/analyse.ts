@@ -111,8 +111,12 @@ function forgetting(L: Sentences, title: string, r: ReviewStats) {
 function reviewSummary(L: Sentences, snapshot: SnapshotContent) {
   const points = snapshot.reviews?.knowledgePoints ?? [];
   if (!points.length) return "";
-  const reviewed = points.filter((r) => r.retrievability !== null && !r.forgotten);
-  const recall = reviewed.length ? pct(reviewed.reduce((m, r) => m + r.retrievability!, 0) / reviewed.length) : null;
+  // No mean recall while a card is forgotten at its latest review: FSRS's whole-day recall would read 100 %.
+  const reviewed = points.filter((r) => r.retrievability !== null);
+  const recall =
+    reviewed.length && !points.some((r) => r.forgotten)
+      ? pct(reviewed.reduce((m, r) => m + r.retrievability!, 0) / reviewed.length)
+      : null;
   const sum = (f: (r: ReviewStats) => number) => points.reduce((n, r) => n + f(r), 0);
   return L.reviews(
     sum((r) => r.cards),
