@@ -8,6 +8,7 @@ import type { WeakPoints } from "../../weak-point-analysis/schema";
 import { learnerFacts, pointFacts, type Facts } from "./facts";
 import {
   closerPoint,
+  definedTerm,
   shareOf,
   numberValues,
   othersNamed,
@@ -87,7 +88,20 @@ function attached(
   const s = kpId ? ev.byId.get(kpId) : undefined;
   if (kpId && !s) return;
   const facts = s ? pointFacts(s) : learnerFacts(ctx.snapshot, ev);
-  report(add, path, unsupported(withoutNames(text, ctx.snapshot, quotedOf(ctx.snapshot, kpId)), [facts], extra));
+  // The point's own name leading the sentence ("1: not practised yet"), however short.
+  const own = s ? norm(s.kp.title.trim() || s.kp.id) : "";
+  // A name too short to look for ("1") is taken out wherever it stands alone.
+  const said = !own
+    ? text
+    : [...own].length < 2
+      ? norm(text).replace(
+          new RegExp(`(?<![\\p{L}\\d])${own.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&")}(?![\\p{L}\\d])`, "gu"),
+          "§",
+        )
+      : norm(text).startsWith(own)
+        ? `§${norm(text).slice(own.length)}`
+        : text;
+  report(add, path, unsupported(withoutNames(said, ctx.snapshot, quotedOf(ctx.snapshot, kpId)), [facts], extra));
   if (s) {
     const { own, others } = othersNamed(text, s.kp.id, ctx.snapshot);
     if (!own && others.length)
@@ -103,7 +117,10 @@ function attached(
 function free(text: string, path: string, ctx: Ctx, ev: Evidence, add: Add) {
   const learner = learnerFacts(ctx.snapshot, ev);
   for (const clause of namedClauses(text, ctx.snapshot, quotedOf(ctx.snapshot, null), clausesOf)) {
+    // Points whose names are too short to look for (one Latin letter) may be spoken of anywhere.
+    const unnamed = ev.stats.filter((x) => [...norm(x.kp.title.trim() || x.kp.id)].length < 2).map(pointFacts);
     const facts: Facts[] = [
+      ...unnamed,
       ...clause.ids.flatMap((id) => (ev.byId.has(id) ? [pointFacts(ev.byId.get(id)!)] : [])),
       learner,
     ];
@@ -184,8 +201,10 @@ const CHECKS: Record<string, Check> = {
             `the answer is "${q.answer}" but the explanation calls the statement ${verdict ? "true" : "false"}`,
           );
       }
-      itsPoint(q.stem, q.knowledgePointId, `questions.${i}.stem`, ctx, ev, add);
-      const source = [sourceOf(ctx.snapshot, q.knowledgePointId), q.stem, ...q.options, q.answer].join("\n");
+      itsPoint(q.stem, q.knowledgePointId, `questions.${i}.stem`, ctx, ev, add, q.type === "true_false");
+      // An explanation may name any point (a swapped term's own point).
+      const titles = ctx.snapshot.knowledgePoints.map((k) => k.title.trim() || k.id);
+      const source = [sourceOf(ctx.snapshot, q.knowledgePointId), q.stem, ...q.options, q.answer, ...titles].join("\n");
       numbersFrom(q.explanation, source, `questions.${i}.explanation`, add);
     });
   }) as Check,
@@ -200,9 +219,14 @@ const CHECKS: Record<string, Check> = {
       // A cloze's back holds its sentence; a question's back speaks of its point.
       const { own, others } = othersNamed(c.back, c.knowledgePointId, ctx.snapshot);
       const closer = cloze ? null : closerPoint(c.back, c.knowledgePointId, ctx.snapshot);
+      // A back that defines another point ("… 叫做电阻", "Voltage is …") answers another front.
+      const defined = definedTerm(c.back);
+      const definesOther = defined ? othersNamed(defined, c.knowledgePointId, ctx.snapshot) : null;
+      const definedOther = !!definesOther && !definesOther.own && definesOther.others.length > 0;
+      if (definedOther) others.push(...definesOther.others.filter((o) => !others.includes(o)));
       const offPoint = cloze
         ? supportOf(quotedPart(c.front).replace(/_{3,}/gu, " "), c.back) < 0.6
-        : (!own && others.length > 0) || closer !== null;
+        : (!own && others.length > 0) || closer !== null || definedOther;
       if (closer && !others.includes(closer)) others.push(closer);
       if (offPoint || support < 0.6)
         add(
@@ -217,9 +241,10 @@ const CHECKS: Record<string, Check> = {
   }) as Check,
 };
 
-const BLANK = /_{3,}|（\s*）|\(\s*\)/u;
+/** A blank to fill: "_____" standing alone (not inside an id such as "a___b"), "（ ）". */
+const BLANK = /(?<![a-z\d])_{3,}(?![a-z\d])|（\s*）|\(\s*\)/iu;
 
-function itsPoint(text: string, kpId: string, path: string, ctx: Ctx, ev: Evidence, add: Add) {
+function itsPoint(text: string, kpId: string, path: string, ctx: Ctx, ev: Evidence, add: Add, statement = false) {
   const { own, others } = othersNamed(text, kpId, ctx.snapshot);
   if (own) return;
   // Speaks of another point: its words are another's more than its own, or it names another whose
@@ -229,11 +254,14 @@ function itsPoint(text: string, kpId: string, path: string, ctx: Ctx, ev: Eviden
   if (BLANK.test(q) && q.split(/_{3,}/u).every((part) => norm(sourceOf(ctx.snapshot, kpId)).includes(norm(part))))
     return;
   // So does a statement lifted from its point's material (the lead-in "True or false:" aside).
-  const statement = q.replace(/^[^:：]{1,16}[:：]\s*/u, "");
-  if (supportOf(statement, sourceOf(ctx.snapshot, kpId)) >= 0.85) return;
+  const lifted = text.replace(/^[^:：]{1,16}[:：]\s*/u, "");
+  if (supportOf(lifted, sourceOf(ctx.snapshot, kpId)) >= 0.85) return;
   const ownShare = shareOf(q, kpId, ctx.snapshot);
   const closer = closerPoint(q, kpId, ctx.snapshot);
-  const named = others.filter((o) => shareOf(q, o, ctx.snapshot) > ownShare);
+  // A question or a card's front that names another point asks about it; a true/false statement
+  // may name a sibling in place of its own point (the false statement of a swapped term).
+  const described = !!ev.byId.get(kpId)?.kp.description.trim();
+  const named = statement ? (described ? others.filter((o) => shareOf(q, o, ctx.snapshot) > ownShare) : []) : others;
   const off = [...new Set([...(closer ? [closer] : []), ...named])];
   if (!off.length) return;
   add(

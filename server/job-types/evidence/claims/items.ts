@@ -1,5 +1,6 @@
 import { norm, type SnapshotContent } from "../../fields";
 import { canonical, numbersIn } from "./numerals";
+import { keyTermOf } from "../items";
 import { pointsNamed } from "./points";
 
 /** The value a true/false answer or option stands for, or null. */
@@ -70,8 +71,10 @@ export const numberValues = (text: string) =>
 export function sourceOf(snapshot: SnapshotContent, kpId: string): string {
   const kp = snapshot.knowledgePoints.find((k) => k.id === kpId);
   if (!kp) return "";
-  const material = snapshot.materials.find((m) => m.id === kp.materialId);
-  return [kp.title, kp.description, material?.title ?? "", material?.content ?? ""].join("\n");
+  // A point of no material (or of one not in the snapshot) may draw on every material.
+  const own = snapshot.materials.filter((m) => m.id === kp.materialId);
+  const materials = own.length ? own : snapshot.materials;
+  return [kp.title.trim() || kp.id, kp.description, ...materials.flatMap((m) => [m.title, m.content])].join("\n");
 }
 
 /**
@@ -85,9 +88,17 @@ export function othersNamed(text: string, kpId: string, snapshot: SnapshotConten
   const quotesOwn = description.length >= 4 && s.includes(description);
   if (quotesOwn) s = s.split(description).join("§");
   const named = pointsNamed(s, snapshot);
+  // A point whose name is part of this point's title ("Acceleration" in "2.3 Acceleration 2") is not another.
+  const ownTitle = kp ? norm(kp.title.trim() || kp.id) : "";
+  const nameOf = (id: string) => {
+    const k = snapshot.knowledgePoints.find((x) => x.id === id)!;
+    return norm(keyTermOf(k.title.trim() || k.id));
+  };
   return {
     own: quotesOwn || named.some((n) => n.id === kpId),
-    others: [...new Set(named.filter((n) => n.id !== kpId).map((n) => n.id))],
+    others: [...new Set(named.filter((n) => n.id !== kpId).map((n) => n.id))].filter(
+      (id) => !ownTitle.includes(nameOf(id)),
+    ),
   };
 }
 
@@ -107,13 +118,15 @@ function pointWords(snapshot: SnapshotContent) {
  * `kpId` and shares strictly more than `kpId`'s (null otherwise): what a text speaks of.
  */
 export function closerPoint(text: string, kpId: string, snapshot: SnapshotContent): string | null {
+  // A point with no description has nothing to compare with.
+  if (!snapshot.knowledgePoints.find((k) => k.id === kpId)?.description.trim()) return null;
   const own = shareOf(text, kpId, snapshot);
   let best: string | null = null;
   let bestShare = own;
   for (const k of snapshot.knowledgePoints)
     if (k.id !== kpId) {
       const x = shareOf(text, k.id, snapshot);
-      if (x > bestShare + 0.1) {
+      if (x > bestShare + 0.1 && x >= 0.5) {
         best = k.id;
         bestShare = x;
       }
@@ -132,4 +145,16 @@ export function shareOf(text: string, kpId: string, snapshot: SnapshotContent): 
 export function quotedPart(front: string): string {
   const q = /[“"「『]([^”"」』]{4,})[”"」』]/u.exec(front);
   return q ? q[1]! : front;
+}
+
+/**
+ * The term the first sentence of a text defines, if it has the form of a definition: "X 叫做 Y",
+ * "X 称为 Y", "Y 是 …", "Y is …", "… is called Y".
+ */
+export function definedTerm(text: string): string | null {
+  const first = norm(text).split(/[。.!?！？\n](?:\s|$)|[。！？]/u)[0] ?? "";
+  const called = /(?:叫做|叫作|称为|称作|被称为|is called|are called|is known as|are known as)\s*(.+)$/u.exec(first);
+  if (called) return called[1]!;
+  const subject = /^(.{2,40}?)(?:是指|是|指的是|指| is | are | refers to | means )/u.exec(first);
+  return subject ? subject[1]! : null;
 }

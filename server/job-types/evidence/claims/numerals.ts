@@ -152,7 +152,7 @@ function english(s: string): string {
 /** The numbers of a sentence (after `canonical`), with what follows each. */
 export type NumberToken = { value: number; percent: boolean; index: number; length: number };
 export function numbersIn(canon: string): NumberToken[] {
-  return [...canon.matchAll(/(?<![\d.])(\d+(?:\.\d+)?)(\s?%)?/gu)].map((m) => ({
+  return [...canon.matchAll(/(?<![\d.a-z_])(\d+(?:\.\d+)?)(?![a-z\d_])(\s?%)?/gu)].map((m) => ({
     value: Number(m[1]),
     percent: !!m[2],
     index: m.index!,

@@ -1,6 +1,8 @@
 import { norm, type SnapshotContent } from "../../fields";
 import { keyTermOf } from "../items";
 
+const QUOTED = /["“‘「『《]([^"”’」』》]{1,300})["”’」』》]/gu;
+
 export type Named = { id: string; index: number; length: number };
 
 /**
@@ -21,7 +23,15 @@ export function pointsNamed(text: string, snapshot: SnapshotContent): Named[] {
       if (at < 0) break;
       from = at + 1;
       if (!wordEdge(hay, at, n.length)) continue;
-      if (taken.slice(at, at + n.length).some(Boolean)) continue;
+      // Points of one name are all named where it stands.
+      if (taken.slice(at, at + n.length).some(Boolean)) {
+        if (
+          found.some((f) => f.index === at && f.length === n.length) &&
+          !found.some((f) => f.index === at && f.id === id)
+        )
+          found.push({ id, index: at, length: n.length });
+        continue;
+      }
       for (let i = at; i < at + n.length; i++) taken[i] = true;
       found.push({ id, index: at, length: n.length });
     }
@@ -35,7 +45,10 @@ function namesOf(snapshot: SnapshotContent) {
   let names = cache.get(snapshot);
   if (!names) {
     names = snapshot.knowledgePoints
-      .flatMap((k) => [...new Set([norm(k.title), norm(keyTermOf(k.title))])].map((n) => ({ id: k.id, n })))
+      .flatMap((k) => {
+        const title = k.title.trim() || k.id;
+        return [...new Set([norm(title), norm(keyTermOf(title))])].map((n) => ({ id: k.id, n }));
+      })
       .filter(({ n }) => [...n].length >= 2)
       .sort((a, b) => b.n.length - a.n.length);
     cache.set(snapshot, names);
@@ -59,14 +72,9 @@ export const idsNamed = (text: string, snapshot: SnapshotContent) =>
 
 /** The text with each named point's name, each given text (descriptions, questions) and each date taken out. */
 export function withoutNames(text: string, snapshot: SnapshotContent, quoted: string[] = []): string {
-  let s = norm(text);
-  for (const q of quoted
-    .map(norm)
-    .filter((q) => q.length >= 4)
-    .sort((a, b) => b.length - a.length))
-    s = s.split(q).join("§");
+  let s = unquote(norm(text), quoted);
   const named = pointsNamed(s, snapshot);
-  for (const n of [...named].reverse()) s = `${s.slice(0, n.index)} 〔〕 ${s.slice(n.index + n.length)}`;
+  for (const n of spans(named).reverse()) s = `${s.slice(0, n.index)}§${s.slice(n.index + n.length)}`;
   return s.replace(/\d{4}-\d{2}-\d{2}(?:[t ][\d:.]+z?)?/gu, "§");
 }
 
@@ -81,16 +89,35 @@ export function namedClauses(
   quoted: string[],
   split: (s: string) => string[],
 ): { ids: string[]; text: string }[] {
-  let s = norm(text);
-  for (const q of quoted
-    .map(norm)
-    .filter((q) => q.length >= 4)
-    .sort((a, b) => b.length - a.length))
-    s = s.split(q).join("§");
+  let s = unquote(norm(text), quoted);
   const named = pointsNamed(s, snapshot);
-  for (const [j, n] of [...named.entries()].reverse()) s = `${s.slice(0, n.index)}⟦${j}⟧${s.slice(n.index + n.length)}`;
+  const at = spans(named);
+  for (const [j, n] of [...at.entries()].reverse()) s = `${s.slice(0, n.index)}⟦${j}⟧${s.slice(n.index + n.length)}`;
   return split(s).map((c) => ({
-    ids: [...new Set([...c.matchAll(/⟦(\d+)⟧/gu)].map((m) => named[Number(m[1])]!.id))],
+    ids: [...new Set([...c.matchAll(/⟦(\d+)⟧/gu)].flatMap((m) => at[Number(m[1])]!.ids))],
     text: c.replace(/⟦\d+⟧/gu, "§").replace(/\d{4}-\d{2}-\d{2}(?:[t ][\d:.]+z?)?/gu, "§"),
   }));
+}
+
+/**
+ * The text with the snapshot's own texts taken out: each quoted span that is one of them
+ * ("Wrong on …: \"q2\""), and each of them of 4 characters or more wherever it stands.
+ */
+function unquote(normed: string, quoted: string[]): string {
+  const given = quoted.map(norm).filter(Boolean);
+  const exact = new Set(given);
+  let s = normed.replace(QUOTED, (m, inner: string) => (exact.has(norm(inner)) ? "§" : m));
+  for (const q of given.filter((q) => q.length >= 4).sort((a, b) => b.length - a.length)) s = s.split(q).join("§");
+  return s;
+}
+
+/** The places names stand, each once, with every point of that name. */
+function spans(named: Named[]): { index: number; length: number; ids: string[] }[] {
+  const by = new Map<number, { index: number; length: number; ids: string[] }>();
+  for (const n of named) {
+    const span = by.get(n.index) ?? { index: n.index, length: n.length, ids: [] };
+    span.ids.push(n.id);
+    by.set(n.index, span);
+  }
+  return [...by.values()].sort((a, b) => a.index - b.index);
 }

@@ -79,14 +79,6 @@ const PATTERNS: { re: RegExp; says: Quantifier["says"] }[] = [
     says: "all_right",
   },
   {
-    re: new RegExp(`(?:(\\d+)\\s*(?:次|道|题)${ZH_ANS}?\\s*)?${ZH_ALL}(?:是)?${ZH_RIGHT}`, "gu"),
-    says: "all_right",
-  },
-  {
-    re: new RegExp(`(?:(\\d+)\\s*(?:次|道|题)${ZH_ANS}?\\s*)?${ZH_ALL}(?:是)?${ZH_WRONG}`, "gu"),
-    says: "all_wrong",
-  },
-  {
     re: new RegExp(
       `(?:绝大多数|大多数|大部分|多数|多半)${ZH_ANS}?(?:都)?(?:是)?${ZH_RIGHT}|(?:答|做)对(?:了)?(?:绝大多数|大多数|大部分|多数)`,
       "gu",
@@ -99,6 +91,14 @@ const PATTERNS: { re: RegExp; says: Quantifier["says"] }[] = [
       "gu",
     ),
     says: "most_wrong",
+  },
+  {
+    re: new RegExp(`(?:(\\d+)\\s*(?:次|道|题)${ZH_ANS}?\\s*)?${ZH_ALL}(?:是)?${ZH_RIGHT}`, "gu"),
+    says: "all_right",
+  },
+  {
+    re: new RegExp(`(?:(\\d+)\\s*(?:次|道|题)${ZH_ANS}?\\s*)?${ZH_ALL}(?:是)?${ZH_WRONG}`, "gu"),
+    says: "all_wrong",
   },
   {
     re: /(?:没有|从未|尚未|还没有?|未曾)(?:作答|答题|做题|练习|答过题)|(?:0|零)\s*次作答/gu,

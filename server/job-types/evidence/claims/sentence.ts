@@ -60,11 +60,17 @@ const COUNTS: { re: RegExp; kind: Kind | "skip" | "number" }[] = [
   },
   // Answers right and wrong.
   {
-    re: new RegExp(`${WRONG_ZH}\\s*了?\\s*${N}\\s*(?:次|道|题)|${N}\\s*(?:次|道|题)(?:都|全|全部)?${WRONG_ZH}`, "gu"),
+    re: new RegExp(
+      `${WRONG_ZH}\\s*了?\\s*${N}\\s*(?:次|道|题)|${N}\\s*(?:次|道题?|题)(?:都|全|全部)?${WRONG_ZH}`,
+      "gu",
+    ),
     kind: "wrong",
   },
   {
-    re: new RegExp(`${RIGHT_ZH}\\s*了?\\s*${N}\\s*(?:次|道|题)|${N}\\s*(?:次|道|题)(?:都|全|全部)?${RIGHT_ZH}`, "gu"),
+    re: new RegExp(
+      `${RIGHT_ZH}\\s*了?\\s*${N}\\s*(?:次|道|题)|${N}\\s*(?:次|道题?|题)(?:都|全|全部)?${RIGHT_ZH}`,
+      "gu",
+    ),
     kind: "right",
   },
   {
