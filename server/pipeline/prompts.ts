@@ -2,12 +2,13 @@ import { z } from "zod";
 import { jobTypeOf, OUTPUT_SCHEMA_VERSION, outputSchemas, type JobTypeName } from "../job-types";
 import type { SnapshotContent } from "../job-types/fields";
 import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
+import { promptFacts } from "./prompt-facts";
 
 /**
  * Versioned prompts. Bump PROMPT_VERSION whenever the wording or the rules change: every result
  * records the version it was produced with, so outputs of different prompts can be told apart.
  */
-export const PROMPT_VERSION = "analysis-v6";
+export const PROMPT_VERSION = "analysis-v7";
 
 /**
  * Learner-written text (names, material titles and contents, quiz questions) reaches the model
@@ -85,6 +86,8 @@ export function buildPrompt(input: {
   ].join("\n");
   const user = [
     `Snapshot of the learner: ${delimitedJson(snapshot)}`,
+    // The code's figures (server/pipeline/prompt-facts.ts): the model quotes them, never recomputes them.
+    `Facts computed from the snapshot (copy these figures as they are; never recompute them; every number you write about a point or the learner must be one of them): ${delimitedJson(promptFacts(snapshot))}`,
     `Task: ${type.prompt.task}`,
     ...(type.prompt.rules?.(params, locale) ?? []),
     `The JSON object must match this JSON Schema: ${outputSchemaText(jobType)}`,
