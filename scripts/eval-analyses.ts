@@ -3,7 +3,8 @@
  * all forgotten, long histories, many points, mixed reviews — in English and Chinese), every job
  * type through its offline analyzer, then the API's rules, the type's quality checks and the evidence
  * rules as the quality stage runs them. Prints the violations per type and rule; with `--write`,
- * also records them in bench-results/<date>-eval-analyses.md.
+ * also records them in bench-results/<date>-eval-adversarial.md (<date>-eval-analyses.md with
+ * `--adversarial=0`).
  *
  * Then the adversarial evaluation (scripts/eval/adversarial.ts): contradictions of 26 kinds, each
  * in several wordings in Chinese and English, written into the clean outputs of the first
@@ -90,7 +91,7 @@ const report = lines.join("\n");
 console.log(report);
 if (process.argv.includes("--write")) {
   const day = new Date().toISOString().slice(0, 10);
-  const file = path.join("bench-results", `${day}-eval-analyses.md`);
+  const file = path.join("bench-results", `${day}-eval-${attacked > 0 ? "adversarial" : "analyses"}.md`);
   fs.writeFileSync(
     file,
     `${report}\n\nCommand: \`npm run eval:analyses -- --learners=${count} --adversarial=${attacked} --seed=${seed} --write\`\n`,
