@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DATA_CLOSE } from "@/server/pipeline/prompts";
 import { runPipeline } from "@/server/pipeline/run-pipeline";
 import type { promptFacts } from "@/server/pipeline/prompt-facts";
 import { deepseekProvider } from "@/server/providers/deepseek";
@@ -19,7 +18,7 @@ type Facts = ReturnType<typeof promptFacts>;
 function factsOf(body: Record<string, unknown>): Facts {
   const user = (body.messages as { role: string; content: string }[]).find((m) => m.role === "user")!.content;
   const line = user.split("\n").find((l) => l.startsWith("Facts computed from the snapshot"))!;
-  return JSON.parse(line.slice(line.indexOf("{"), line.lastIndexOf(DATA_CLOSE))) as Facts;
+  return JSON.parse(line.slice(line.indexOf("{"))) as Facts;
 }
 
 /**
