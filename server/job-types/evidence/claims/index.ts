@@ -4,6 +4,7 @@ import type { AnyLearningAnalysis } from "../../learning-state-analysis/schema";
 import type { NextActions } from "../../next-action-planning/schema";
 import type { Quiz } from "../../quiz-generation/schema";
 import { MASTERY_BAND, type Evidence, type Finding } from "../finding";
+import { keyTermOf } from "../items";
 import type { WeakPoints } from "../../weak-point-analysis/schema";
 import { learnerFacts, pointFacts, type Facts } from "./facts";
 import {
@@ -261,8 +262,20 @@ function itsPoint(text: string, kpId: string, path: string, ctx: Ctx, ev: Eviden
   // A question or a card's front that names another point asks about it; a true/false statement
   // may name a sibling in place of its own point (the false statement of a swapped term).
   const described = !!ev.byId.get(kpId)?.kp.description.trim();
-  const named = statement ? (described ? others.filter((o) => shareOf(q, o, ctx.snapshot) > ownShare) : []) : others;
-  const off = [...new Set([...(closer ? [closer] : []), ...named])];
+  const kp = ev.byId.get(kpId)?.kp;
+  const nameOf = (id: string) => {
+    const k = ev.byId.get(id)!.kp;
+    return norm(keyTermOf(k.title.trim() || k.id));
+  };
+  // A sibling's name swapped into its own point's description: put back, it is the description.
+  const swapped = (o: string) => !!kp && supportOf(kp.description, norm(q).split(nameOf(o)).join(nameOf(kpId))) >= 0.8;
+  const named = statement
+    ? described
+      ? others.filter((o) => shareOf(q, o, ctx.snapshot) > ownShare && !swapped(o))
+      : []
+    : others;
+  const closerOff = closer && !(statement && swapped(closer)) ? [closer] : [];
+  const off = [...new Set([...closerOff, ...named])];
   if (!off.length) return;
   add(
     "item_asks_its_point",
