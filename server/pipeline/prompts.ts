@@ -2,12 +2,13 @@ import { z } from "zod";
 import { jobTypeOf, OUTPUT_SCHEMA_VERSION, outputSchemas, type JobTypeName } from "../job-types";
 import type { SnapshotContent } from "../job-types/fields";
 import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
+import { promptFacts } from "./prompt-facts";
 
 /**
  * Versioned prompts. Bump PROMPT_VERSION whenever the wording or the rules change: every result
  * records the version it was produced with, so outputs of different prompts can be told apart.
  */
-export const PROMPT_VERSION = "analysis-v6";
+export const PROMPT_VERSION = "analysis-v7";
 
 /**
  * Learner-written text (names, material titles and contents, quiz questions) reaches the model
@@ -19,11 +20,15 @@ export const DATA_CLOSE = "</learner_data>";
 
 /** JSON with "<", ">" and "&" escaped (still valid JSON, same value): the delimiters cannot occur inside. */
 export function delimitedJson(value: unknown): string {
-  const json = JSON.stringify(value).replace(
+  return `${DATA_OPEN}${escapedJson(value)}${DATA_CLOSE}`;
+}
+
+/** JSON with "<", ">" and "&" escaped: it can never hold a delimiter. */
+export function escapedJson(value: unknown): string {
+  return JSON.stringify(value).replace(
     /[<>&\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
-  return `${DATA_OPEN}${json}${DATA_CLOSE}`;
 }
 
 const RULES = [
@@ -85,6 +90,9 @@ export function buildPrompt(input: {
   ].join("\n");
   const user = [
     `Snapshot of the learner: ${delimitedJson(snapshot)}`,
+    // The code's figures (server/pipeline/prompt-facts.ts): the model quotes them, never recomputes them.
+    // Ids and numbers only (no learner-written text), so outside the data block.
+    `Facts computed from the snapshot (copy these figures as they are; never recompute them; every number you write about a point or the learner must be one of them): ${escapedJson(promptFacts(snapshot))}`,
     `Task: ${type.prompt.task}`,
     ...(type.prompt.rules?.(params, locale) ?? []),
     `The JSON object must match this JSON Schema: ${outputSchemaText(jobType)}`,

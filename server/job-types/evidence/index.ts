@@ -1,5 +1,6 @@
 import type { Locale } from "../../i18n/locales";
 import type { SnapshotContent } from "../fields";
+import { claimFindings } from "./claims";
 import { evidenceOf, type EvidenceRules, type Finding } from "./finding";
 import { flashcardRules, quizRules } from "./items";
 import { learningStateRules } from "./learning-state";
@@ -34,11 +35,17 @@ export function evidenceFindings(
   ctx: { snapshot: SnapshotContent; params?: Record<string, unknown>; locale?: Locale; version: string },
 ): Finding[] {
   const rules = EVIDENCE_RULES[jobType] as EvidenceRules<unknown>;
-  return rules.check(
-    output,
-    { snapshot: ctx.snapshot, params: ctx.params ?? {}, locale: ctx.locale ?? "en", version: ctx.version },
-    evidenceOf(ctx.snapshot),
-  );
+  const evidence = evidenceOf(ctx.snapshot);
+  const params = ctx.params ?? {};
+  return [
+    ...rules.check(
+      output,
+      { snapshot: ctx.snapshot, params, locale: ctx.locale ?? "en", version: ctx.version },
+      evidence,
+    ),
+    // The claims in its sentences (docs/evidence-rules.md, "Claims").
+    ...claimFindings(jobType, output, { snapshot: ctx.snapshot, params }, evidence),
+  ];
 }
 
 /** A finding as the model and the console read it. */
