@@ -4,7 +4,7 @@ import { now } from "../clock";
 import { AppError } from "../errors";
 import { quizSchema, type Quiz } from "../jobs/schemas";
 import { enrolWrongQuestions } from "../review/cards";
-import { grade, gradingOf } from "./grading";
+import { grade, gradingOf } from "../job-types/quiz-generation/grading";
 import { boundedText, LIMITS } from "../security/learner-text";
 
 export type QuizAnswer = { index: number; response: string };
@@ -17,7 +17,7 @@ export async function getOwnQuiz(userId: string, jobId: string): Promise<Quiz> {
 
 /**
  * Grades a played quiz. What the app can check (choice, true/false, a number, a term:
- * server/learning/grading.ts) is stored as one QuizAttempt per question with sourceJobId, so the
+ * server/job-types/quiz-generation/grading.ts) is stored as one QuizAttempt per question with sourceJobId, so the
  * next snapshot (and so the next analysis) sees it; questions answered wrong join the learner's
  * review schedule (server/review/cards.ts). An answer in her own words is graded by nobody but
  * her: it is stored as a PendingAnswer, counted nowhere, until she marks it (markAnswer). Every

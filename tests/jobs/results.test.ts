@@ -31,7 +31,9 @@ describe("result submission", () => {
     };
     const again = await rt.result(job.id, 1, reordered);
     expect(again.status).toBe(200);
-    expect(again.body).toEqual({ status: "succeeded", resultId: first.body.resultId, idempotent: true });
+    expect(again.body).toMatchObject({ status: "succeeded", resultId: first.body.resultId, idempotent: true });
+    // The repeat says what the first answer said of the stored result.
+    expect(again.body.degraded).toBe(first.body.degraded);
     expect(await getDb().aiRuntimeResult.count({ where: { jobId: job.id } })).toBe(1);
     expect((await jobRow(job.id)).events.filter((e) => e.toStatus === "succeeded")).toHaveLength(1);
   });

@@ -76,6 +76,11 @@ const ACTIONS: Record<string, (jobId: string, rt: Rt, learner: Learner) => Promi
 };
 
 const held = (s: JobStatus) => s === "locked" || s === "running";
+/**
+ * A job this Runtime's key never held (pending, or cancelled while pending) answers as if it did not
+ * exist: a key learns nothing of jobs it does not hold (docs/contract.md#the-runtime-protocol).
+ */
+const lostOrUnknown = (s: JobStatus) => (s === "pending" || s === "cancelled" ? "JOB_NOT_FOUND" : "LOCK_LOST");
 /** The full table: what each action does from each state. Anything not listed as a `to` is a refusal. */
 function expected(action: string, from: JobStatus): Outcome {
   switch (action) {
@@ -86,13 +91,13 @@ function expected(action: string, from: JobStatus): Outcome {
     case "claim":
       return from === "pending" ? { to: "locked" } : { refused: "NOT_CLAIMED" };
     case "heartbeat":
-      return held(from) ? { to: "running" } : { refused: "LOCK_LOST" };
+      return held(from) ? { to: "running" } : { refused: lostOrUnknown(from) };
     case "result":
       return held(from)
         ? { to: "succeeded" }
-        : { refused: from === "succeeded" ? "RESULT_ALREADY_EXISTS" : "LOCK_LOST" };
+        : { refused: from === "succeeded" ? "RESULT_ALREADY_EXISTS" : lostOrUnknown(from) };
     case "fail":
-      return held(from) ? { to: "failed" } : { refused: "LOCK_LOST" };
+      return held(from) ? { to: "failed" } : { refused: lostOrUnknown(from) };
     case "cancel":
       if (from === "pending") return { to: "cancelled" };
       return held(from) ? { to: from, cancelRequested: true } : { refused: "JOB_NOT_CANCELLABLE" };

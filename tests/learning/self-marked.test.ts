@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { getOwnSnapshot } from "@/server/jobs/queries";
 import { masteryOfLearner } from "@/server/account/learner-mastery";
-import { grade, gradingOf } from "@/server/learning/grading";
+import { grade, gradingOf } from "@/server/job-types/quiz-generation/grading";
 import { callerAs } from "../helpers/auth";
 import { createLearner } from "../helpers/factories";
 import { succeededJob } from "../helpers/finished-jobs";

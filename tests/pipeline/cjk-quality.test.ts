@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { duplicates, graphemes, norm, text } from "@/server/job-types/fields";
 import { checkOutput } from "@/server/jobs/quality";
-import { grade } from "@/server/learning/grading";
+import { grade } from "@/server/job-types/quiz-generation/grading";
 import { runQualityChecks } from "@/server/pipeline/quality-checks";
 import { clip } from "@/server/job-types/shared/text";
 import { smallSnapshot } from "./fixtures";

@@ -100,13 +100,13 @@ describe("the document's contract", () => {
     expect((await rt.result(weak.id, 1, output)).status).toBe(200);
   });
 
-  it("documents 503 UNAVAILABLE with Retry-After on every operation, and the key_scope refusal a live lock answers", async () => {
+  it("documents 503 UNAVAILABLE and OUTCOME_UNKNOWN with Retry-After on every operation, and the key_scope refusal a live lock answers", async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document, read by shape
     for (const [p, item] of Object.entries(doc.paths as Record<string, { post: { responses: Record<string, any> } }>)) {
       const unavailable = item.post.responses["503"];
       expect(unavailable.headers["Retry-After"], p).toMatchObject({ required: true, schema: { type: "integer" } });
       expect(unavailable.description).toMatch(/Retry-After/);
-      expect(errorVariants(unavailable).map((e) => e.properties.code.const)).toEqual(["UNAVAILABLE"]);
+      expect(errorVariants(unavailable).map((e) => e.properties.code.const)).toEqual(["UNAVAILABLE", "OUTCOME_UNKNOWN"]);
     }
     expect(doc.info.description).toMatch(/key_scope/);
     const lock409Answer = doc.paths["/internal/runtime/jobs/{jobId}/lock"].post.responses[409];

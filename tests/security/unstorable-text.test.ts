@@ -112,8 +112,9 @@ describe("fail with a prototype-named errorCode (item 5)", () => {
     });
   }
 
-  it('outputSchemaVersion "toString" fails the output cleanly (422), never a 500', async () => {
+  it('outputSchemaVersion "toString" is refused (400 INVALID_REQUEST, not a version), never a 500, and changes nothing', async () => {
     const { rt, job } = await lockedJob();
+    const before = await fingerprint(job.id);
     const res = await rt.result(
       job.id,
       1,
@@ -123,10 +124,9 @@ describe("fail with a prototype-named errorCode (item 5)", () => {
       ),
       { outputSchemaVersion: "toString" },
     );
-    expect(res.status).toBe(422);
-    const row = await jobRow(job.id);
-    expect(row.status).toBe("failed");
-    expect(row.finishedAt).not.toBeNull();
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("INVALID_REQUEST");
+    expect(await fingerprint(job.id)).toEqual(before);
   });
 });
 

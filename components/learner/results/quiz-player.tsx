@@ -9,7 +9,7 @@ import { appCodeOf, explainError } from "../labels";
 import { useRefreshFacts } from "../learner-facts";
 import { Time } from "@/components/time";
 import { refreshAfterWrite } from "@/components/trpc/refresh";
-import { gradingOf } from "@/server/learning/grading";
+import { gradingOf } from "@/server/job-types/quiz-generation/grading";
 
 /**
  * The generated quiz, playable: what the app can check is graded on the server and saved as quiz

@@ -4,7 +4,7 @@ import { duplicates, norm } from "../fields";
 import { TEMPLATES } from "../shared/templates";
 import { generateQuiz } from "./analyse";
 import { pointPassage, supported } from "./model-answer";
-import { gradingOf } from "../../learning/grading";
+import { gradingOf } from "./grading";
 import { checkQuestion, QUESTION_RULES, type QuestionRule } from "../shared/checklist";
 import { conceptOf } from "../shared/items";
 import { quizGenerationEntry } from "./schema";

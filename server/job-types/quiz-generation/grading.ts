@@ -1,5 +1,5 @@
-import { graphemes, hasCjk } from "../job-types/fields";
-import type { Quiz } from "../jobs/schemas";
+import { graphemes, hasCjk } from "../fields";
+import type { Quiz } from "./schema";
 
 type Question = Pick<Quiz["questions"][number], "type" | "answer" | "options">;
 
