@@ -222,8 +222,9 @@ describe("the thirteen contradictions, each caught", () => {
     expect(
       claimRules("learning_state_analysis", state({ summary: "复习计划中有 4 张卡片，预计记忆保持率 100%。" })),
     ).toContain("claim_percent");
-    // The offline summary no longer says it.
-    expect(state().summary).not.toContain("预计记忆保持率");
+    // The offline summary states the learner model's retention, the forgotten card counting as not retained.
+    expect(state().summary).toContain("预计记忆保持率 50%");
+    expect(claimRules("learning_state_analysis", state())).toEqual([]);
   });
   it("13. counts in English words: 'three out of four answers wrong' about a point answered right", () => {
     expect(claimRules("learning_state_analysis", risk("k3", "Resistance: three out of four answers wrong"))).toContain(

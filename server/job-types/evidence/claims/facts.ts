@@ -1,5 +1,5 @@
 import type { SnapshotContent } from "../../fields";
-import type { KpStats } from "../../shared/statistics";
+import { retentionOf, type KpStats } from "../../shared/statistics";
 import { quotableFigures, type Evidence } from "../finding";
 
 /**
@@ -40,14 +40,18 @@ export function pointFacts(s: KpStats): Facts {
   };
 }
 
-/** The learner as a whole: every answer, the schedule's totals, the overall mastery and mean recall. */
+/**
+ * The learner as a whole: every answer, the schedule's totals, today's counts (now, later today,
+ * held back), the overall mastery and the schedule's retention — the learner model's figures the
+ * summary prints (retentionOf: a card forgotten at its latest review counts as not retained).
+ */
 export function learnerFacts(snapshot: SnapshotContent, ev: Evidence): Facts {
   const points = snapshot.reviews?.knowledgePoints ?? [];
   const sum = (f: (r: (typeof points)[number]) => number) => points.reduce((n, r) => n + f(r), 0);
   const known = ev.stats.filter((s) => s.evidence > 0);
   const overall = known.length ? known.reduce((m, s) => m + s.mastery, 0) / known.length : 0;
-  const reviewed = points.filter((r) => r.retrievability !== null);
-  const recall = reviewed.length ? reviewed.reduce((m, r) => m + r.retrievability!, 0) / reviewed.length : null;
+  const retention = retentionOf(points);
+  const today = snapshot.reviews?.today;
   return {
     label: "the learner",
     answers: [...snapshot.quizAttempts].sort((a, b) => Date.parse(b.answeredAt) - Date.parse(a.answeredAt)),
@@ -57,8 +61,7 @@ export function learnerFacts(snapshot: SnapshotContent, ev: Evidence): Facts {
     lapses: sum((r) => r.lapses),
     cards: sum((r) => r.cards),
     due: sum((r) => r.dueCards),
-    // Mean recall only while no card was forgotten at its latest review (FSRS's whole-day recall would read 100 %).
-    percents: [overall, ...(recall !== null && !sum((r) => r.forgotten) ? [recall] : [])],
-    counts: [known.length, ev.stats.length],
+    percents: [overall, ...(retention !== null ? [retention] : [])],
+    counts: [known.length, ev.stats.length, ...(today ? [today.now, today.laterToday, today.heldBack] : [])],
   };
 }

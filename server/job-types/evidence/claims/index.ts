@@ -29,9 +29,9 @@ import { clausesOf, unsupported, type Unsupported } from "./sentence";
  */
 export const CLAIM_RULES = {
   claim_count:
-    "Every count a sentence states about its point (or, unattached, about the learner) — answers, right and wrong answers (of the newest N when it says 'last N'), reviews, Again ratings, forgotten cards, lapses, cards, due cards, in digits, Chinese numerals or English words — is the snapshot's.",
+    "Every count a sentence states about its point (or, unattached, about the learner) — answers, right and wrong answers (of the newest N when it says 'last N'), reviews, Again ratings, forgotten cards, lapses, cards, due cards, today's now / later-today / held-back counts, in digits, Chinese numerals or English words — is the snapshot's.",
   claim_percent:
-    "Every percentage a sentence states (digits, 百分之四十, 三成, 一半, 'forty percent', 'half') is one of its point's figures (the learner's overall mastery or mean recall in an unattached sentence).",
+    "Every percentage a sentence states (digits, 百分之四十, 三成, 一半, 'forty percent', 'half') is one of its point's figures (the learner's overall mastery or the schedule's retention, forgotten cards counting as not retained, in an unattached sentence).",
   claim_quantifier:
     "Every all/none/most a sentence says of answers ('全部正确', '一次也没答对', 'none of her answers were right', 'most answers wrong') holds for them (the newest N when it says 'last N').",
   claim_point:
@@ -215,7 +215,8 @@ const CHECKS: Record<string, Check> = {
       if (!kp) return;
       itsPoint(c.front, c.knowledgePointId, `flashcards.${i}.front`, ctx, ev, add);
       const source = sourceOf(ctx.snapshot, c.knowledgePointId);
-      const support = supportOf(c.back, `${source}\n${c.front}`);
+      // The source section's label ("Source:", "原文：") is the format's word, not the material's.
+      const support = supportOf(c.back.replace(SOURCE_LABEL, "$1"), `${source}\n${c.front}`);
       const cloze = BLANK.test(c.front);
       // A cloze's back holds its sentence; a question's back speaks of its point.
       const { own, others } = othersNamed(c.back, c.knowledgePointId, ctx.snapshot);
@@ -241,6 +242,9 @@ const CHECKS: Record<string, Check> = {
     });
   }) as Check,
 };
+
+/** The label opening a card back's source section (flashcard-generation: "Source: …", "原文：…"). */
+const SOURCE_LABEL = /(^|\n)[ \t]*(?:source|原文)[ \t]*[:：]/giu;
 
 /** A blank to fill: "_____" standing alone (not inside an id such as "a___b"), "（ ）". */
 const BLANK = /(?<![a-z\d])_{3,}(?![a-z\d])|（\s*）|\(\s*\)/iu;
