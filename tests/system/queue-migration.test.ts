@@ -64,7 +64,31 @@ beforeAll(async () => {
   await closeDb();
   process.env.DATABASE_URL = url;
   await deployMigrations(url, { before: MIGRATION });
+  // The fixtures below are written with this release's Prisma client, which reads the columns
+  // later migrations add: they stand in until the deploy, which then adds them for real.
+  await withClient((c) =>
+    c.query(SHIM.map((col) => `ALTER TABLE ${col.table} ADD COLUMN ${col.column} ${col.type}`).join(";")),
+  );
 });
+
+/** The columns migrations after MIGRATION add that the Prisma client reads (see beforeAll). */
+const SHIM = [
+  { table: `"User"`, column: `"digestEpoch"`, type: "INTEGER NOT NULL DEFAULT 0" },
+  { table: `"QuizAttempt"`, column: `"selfMarked"`, type: "BOOLEAN NOT NULL DEFAULT false" },
+  { table: `"RuntimeInstance"`, column: `"protocolVersion"`, type: "TEXT" },
+  { table: `"ReviewCard"`, column: `"sourceKey"`, type: "TEXT" },
+  { table: `"ReviewCard"`, column: `"editedAt"`, type: "TIMESTAMP(3)" },
+];
+
+async function withClient<T>(fn: (c: pg.Client) => Promise<T>) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
 
 afterAll(async () => {
   await Promise.all(runtimes.map((r) => r.kill("SIGKILL")));
@@ -194,6 +218,8 @@ describe("[SYSTEM] the queue table's migration on a live instance", () => {
     const outputs = new Map<string, unknown>();
     for (const id of [...held, ...oldHeld]) outputs.set(id, await outputFor(id));
     expect((await setup.query(`SELECT to_regclass('"JobQueue"') AS t`)).rows[0].t).toBeNull();
+    // The layout as the previous release left it again: the stand-in columns go before the deploy.
+    await setup.query(SHIM.map((col) => `ALTER TABLE ${col.table} DROP COLUMN ${col.column}`).join(";"));
 
     // An open transaction of the previous release: a new job and a heartbeat, not yet committed.
     const blocker = await connect();
