@@ -106,7 +106,10 @@ describe("the document's contract", () => {
       const unavailable = item.post.responses["503"];
       expect(unavailable.headers["Retry-After"], p).toMatchObject({ required: true, schema: { type: "integer" } });
       expect(unavailable.description).toMatch(/Retry-After/);
-      expect(errorVariants(unavailable).map((e) => e.properties.code.const)).toEqual(["UNAVAILABLE", "OUTCOME_UNKNOWN"]);
+      expect(errorVariants(unavailable).map((e) => e.properties.code.const)).toEqual([
+        "UNAVAILABLE",
+        "OUTCOME_UNKNOWN",
+      ]);
     }
     expect(doc.info.description).toMatch(/key_scope/);
     const lock409Answer = doc.paths["/internal/runtime/jobs/{jobId}/lock"].post.responses[409];
