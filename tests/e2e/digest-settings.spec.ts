@@ -201,13 +201,19 @@ for (const locale of ["en", "zh-CN"] as const) {
       await expect(hour).toHaveValue("6");
       await shot(page, `${locale}-unsubscribed`);
 
-      // Opted in again, then a mail client's one-click POST (RFC 8058) opts out, without a session.
+      // Opted in again: the link sent under the last opt-in is retired (410, nothing changed); a mail
+      // client's one-click POST (RFC 8058) of the new digest's link opts out, without a session.
       await optIn.check();
       await save.click();
       await expect(status).toHaveText(w.savedMoved(6, 7));
       expect((await stored(who.id)).optIn).toBe(true);
       const mailClient = await request.newContext();
-      const oneClick = await mailClient.post(link, { form: { "List-Unsubscribe": "One-Click" } });
+      const retired = await mailClient.post(link, { form: { "List-Unsubscribe": "One-Click" } });
+      expect(retired.status()).toBe(410);
+      expect((await stored(who.id)).optIn).toBe(true);
+      const fresh = await unsubscribeLink(who.id);
+      expect(fresh).not.toBe(link);
+      const oneClick = await mailClient.post(fresh, { form: { "List-Unsubscribe": "One-Click" } });
       expect(oneClick.status()).toBe(200);
       await mailClient.dispose();
       expect((await stored(who.id)).optIn).toBe(false);
